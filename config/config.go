@@ -1,0 +1,69 @@
+// Package config embeds the project's versioned data files: the output
+// format versions, the query DSL version and the JSON schemas.
+//
+// The files are the single source of each version; code never repeats a
+// version literal. Versions are validated as semver when read.
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var (
+	//go:embed RAW_OUTPUT_FORMAT_VERSION
+	rawVersion string
+	//go:embed GOON_OUTPUT_FORMAT_VERSION
+	goonVersion string
+	//go:embed GCF_OUTPUT_FORMAT_VERSION
+	gcfVersion string
+	//go:embed GCX_OUTPUT_FORMAT_VERSION
+	gcxVersion string
+	//go:embed TOON_OUTPUT_FORMAT_VERSION
+	toonVersion string
+	//go:embed QUERY_DSL_VERSION
+	dslVersion string
+
+	//go:embed schemas/query_response.json
+	queryResponseSchema []byte
+)
+
+// semver matches MAJOR.MINOR.PATCH with optional -prerelease and +build, no
+// leading zeros.
+var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+// ValidSemver reports whether v is a valid semantic version.
+func ValidSemver(v string) bool { return semver.MatchString(v) }
+
+func version(name, content string) string {
+	v := strings.TrimSpace(content)
+	if !ValidSemver(v) {
+		// The files are part of the build; a bad one is a build defect that
+		// tests catch, so fail loudly at first use.
+		panic(fmt.Sprintf("config: %s holds %q, not a semantic version", name, v))
+	}
+	return v
+}
+
+// RawVersion returns config/RAW_OUTPUT_FORMAT_VERSION.
+func RawVersion() string { return version("RAW_OUTPUT_FORMAT_VERSION", rawVersion) }
+
+// GOONVersion returns config/GOON_OUTPUT_FORMAT_VERSION.
+func GOONVersion() string { return version("GOON_OUTPUT_FORMAT_VERSION", goonVersion) }
+
+// GCFVersion returns config/GCF_OUTPUT_FORMAT_VERSION.
+func GCFVersion() string { return version("GCF_OUTPUT_FORMAT_VERSION", gcfVersion) }
+
+// GCXVersion returns config/GCX_OUTPUT_FORMAT_VERSION.
+func GCXVersion() string { return version("GCX_OUTPUT_FORMAT_VERSION", gcxVersion) }
+
+// TOONVersion returns config/TOON_OUTPUT_FORMAT_VERSION.
+func TOONVersion() string { return version("TOON_OUTPUT_FORMAT_VERSION", toonVersion) }
+
+// QueryDSLVersion returns config/QUERY_DSL_VERSION.
+func QueryDSLVersion() string { return version("QUERY_DSL_VERSION", dslVersion) }
+
+// QueryResponseSchema returns config/schemas/query_response.json.
+func QueryResponseSchema() []byte { return queryResponseSchema }
