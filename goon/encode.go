@@ -1,0 +1,785 @@
+package goon
+
+import (
+	"bytes"
+	"cmp"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// flushAt is the buffered size at which the encoder hands bytes to the
+// writer; output is written in chunks of about this size.
+const flushAt = 32 << 10
+
+// Encoder writes GOON documents to an output stream. An Encoder is not safe
+// for concurrent use; encode concurrently with one Encoder per goroutine.
+type Encoder struct {
+	w    io.Writer
+	opts Options
+	buf  []byte
+	err  error
+
+	// Scratch space reused across documents.
+	nodes []*graphresponse.Node
+	props []graphresponse.Member
+	edges []*graphresponse.Edge
+	path  []*graphresponse.Edge
+}
+
+// NewEncoder returns an encoder that writes to w.
+func NewEncoder(w io.Writer, opts Options) *Encoder {
+	return &Encoder{w: w, opts: opts}
+}
+
+// Marshal returns the GOON encoding of r.
+func Marshal(r *graphresponse.Response, opts Options) ([]byte, error) {
+	var b bytes.Buffer
+	if err := NewEncoder(&b, opts).Encode(r); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Encode writes the GOON encoding of r (specs/goon.md §3) and flushes it.
+// It fails before writing anything when Options.Version is not a semantic
+// version; otherwise only write errors make it fail. The first write error
+// sticks: Encode returns it and every later call returns it again.
+func (e *Encoder) Encode(r *graphresponse.Response) error {
+	if e.err != nil {
+		return e.err
+	}
+	if !validSemver(e.opts.Version) {
+		return ErrVersion
+	}
+	e.buf = e.buf[:0]
+	lifted := liftNodes(r)
+	e.header(r, len(lifted))
+	e.nodeSection(r, lifted)
+	if r.QueryType == graphresponse.QueryPathFinding {
+		e.pathSection(r)
+	} else {
+		e.edgeSection(r)
+	}
+	if r.Rows != nil {
+		e.rowSection(r)
+	}
+	e.flush()
+	return e.err
+}
+
+// maybeFlush writes the buffer once it is large enough.
+func (e *Encoder) maybeFlush() {
+	if len(e.buf) >= flushAt {
+		e.flush()
+	}
+}
+
+func (e *Encoder) flush() {
+	if e.err == nil && len(e.buf) > 0 {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+func (e *Encoder) header(r *graphresponse.Response, lifted int) {
+	b := append(e.buf, "@header\nquery_type:"...)
+	b = append(b, r.QueryType...)
+	b = append(b, "\ngoon_version:"...)
+	b = append(b, e.opts.Version...)
+	b = append(b, "\nnodes:"...)
+	b = strconv.AppendInt(b, int64(len(r.Nodes)+lifted), 10)
+	b = append(b, "\nedges:"...)
+	b = strconv.AppendInt(b, int64(len(r.Edges)), 10)
+	b = append(b, '\n')
+	if p := r.Pagination; p != nil {
+		if p.HasMore {
+			b = append(b, "has_more:true\n"...)
+		}
+		if p.Truncated {
+			b = append(b, "truncated:true\n"...)
+		}
+		if p.NextCursor != nil {
+			b = append(b, "next_cursor:"...)
+			b = append(b, *p.NextCursor...)
+			b = append(b, '\n')
+		}
+	}
+	if r.QueryType == graphresponse.QueryAggregation {
+		if r.Rows != nil {
+			b = append(b, "rows:"...)
+			b = strconv.AppendInt(b, int64(len(r.Rows)), 10)
+			b = append(b, '\n')
+		}
+		if len(r.GroupColumns) > 0 {
+			b = append(b, "group_by:"...)
+			for i, g := range r.GroupColumns {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendGroupDescriptor(b, g)
+			}
+			b = append(b, '\n')
+		}
+		if len(r.Columns) > 0 {
+			b = append(b, "aggregations:"...)
+			for i, c := range r.Columns {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, c.Name...)
+				b = append(b, '(')
+				b = append(b, c.Function...)
+				b = append(b, ':')
+				b = append(b, c.Target...)
+				if c.Property != "" {
+					b = append(b, '.')
+					b = append(b, c.Property...)
+				}
+				b = append(b, ')')
+			}
+			b = append(b, '\n')
+		}
+	}
+	e.buf = b
+}
+
+func appendGroupDescriptor(b []byte, g graphresponse.GroupColumn) []byte {
+	b = append(b, g.Name...)
+	b = append(b, '(')
+	switch g.Kind {
+	case graphresponse.GroupKindNode:
+		b = append(b, "node"...)
+		if g.Entity != "" {
+			b = append(b, ':')
+			b = append(b, g.Entity...)
+		}
+	case graphresponse.GroupKindProperty:
+		b = append(b, "property"...)
+		if g.Property != "" && g.Property != g.Name {
+			b = append(b, ':')
+			b = append(b, g.Property...)
+		}
+	default:
+		b = append(b, g.Kind...)
+	}
+	return append(b, ')')
+}
+
+// liftNodes returns the node buckets of an aggregation's node-kind group
+// columns, deduplicated on (type, parsed id), first occurrence winning
+// (§3.5).
+func liftNodes(r *graphresponse.Response) []graphresponse.Node {
+	if r.QueryType != graphresponse.QueryAggregation || r.Rows == nil || r.GroupColumns == nil {
+		return nil
+	}
+	var nodeCols []string
+	for _, g := range r.GroupColumns {
+		if g.Kind == graphresponse.GroupKindNode {
+			nodeCols = append(nodeCols, g.Name)
+		}
+	}
+	if len(nodeCols) == 0 {
+		return nil
+	}
+	type key struct {
+		typ string
+		id  int64
+	}
+	var out []graphresponse.Node
+	seen := make(map[key]struct{})
+	for _, row := range r.Rows {
+		for _, name := range nodeCols {
+			cell, ok := row.Get(name)
+			if !ok || cell.Kind() != graphresponse.KindObject {
+				continue
+			}
+			t, ok1 := cell.Get("type")
+			idv, ok2 := cell.Get("id")
+			if !ok1 || !ok2 || t.Kind() != graphresponse.KindString || idv.Kind() != graphresponse.KindString {
+				continue
+			}
+			id, err := strconv.ParseInt(idv.Str(), 10, 64)
+			if err != nil {
+				continue
+			}
+			k := key{t.Str(), id}
+			if _, dup := seen[k]; dup {
+				continue
+			}
+			seen[k] = struct{}{}
+			props, _ := cell.Get("properties")
+			out = append(out, graphresponse.Node{Type: k.typ, ID: id, Props: props.Members()})
+		}
+	}
+	return out
+}
+
+func (e *Encoder) nodeSection(r *graphresponse.Response, lifted []graphresponse.Node) {
+	e.buf = append(e.buf, "@nodes\n"...)
+	list := e.nodes[:0]
+	for i := range r.Nodes {
+		list = append(list, &r.Nodes[i])
+	}
+	for i := range lifted {
+		list = append(list, &lifted[i])
+	}
+	if r.QueryType != graphresponse.QueryAggregation {
+		slices.SortStableFunc(list, func(a, b *graphresponse.Node) int {
+			if c := cmp.Compare(a.Type, b.Type); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+	}
+	for start := 0; start < len(list); {
+		end := start + 1
+		for end < len(list) && list[end].Type == list[start].Type {
+			end++
+		}
+		e.buf = appendGroupHeader(e.buf, list[start].Type, end-start)
+		for _, n := range list[start:end] {
+			e.nodeLine(n)
+			e.maybeFlush()
+		}
+		start = end
+	}
+	clear(list)
+	e.nodes = list[:0]
+}
+
+func appendGroupHeader(b []byte, typ string, n int) []byte {
+	b = append(b, typ...)
+	b = append(b, '(')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, "):\n"...)
+}
+
+// tier returns the property-order tier of a key (§3.3).
+func tier(key string) int {
+	switch key {
+	case "iid", "username", "name", "full_path", "path", "uuid":
+		return 0
+	case "state", "status", "visibility_level":
+		return 1
+	case "created_at", "updated_at", "merged_at", "closed_at":
+		return 3
+	case "title", "description", "body", "note":
+		return 4
+	}
+	return 2
+}
+
+func (e *Encoder) nodeLine(n *graphresponse.Node) {
+	b := strconv.AppendInt(e.buf, n.ID, 10)
+	props := append(e.props[:0], n.Props...)
+	slices.SortFunc(props, func(a, b graphresponse.Member) int {
+		if c := cmp.Compare(tier(a.Key), tier(b.Key)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key, b.Key)
+	})
+	for _, m := range props {
+		mark := len(b)
+		b = append(b, ' ')
+		b = append(b, m.Key...)
+		b = append(b, '=')
+		valStart := len(b)
+		var origLen int
+		b, origLen = appendValue(b, m.Key, m.Value)
+		if len(b) == valStart {
+			b = b[:mark] // nothing printable: leave the property out
+			continue
+		}
+		if origLen > 0 {
+			b = append(b, ' ')
+			b = append(b, m.Key...)
+			b = append(b, "_len="...)
+			b = strconv.AppendInt(b, int64(origLen), 10)
+		}
+	}
+	clear(props)
+	e.props = props[:0]
+	e.buf = append(b, '\n')
+}
+
+// edgeLess orders edges for §3.4: path_id and step with absent last, then
+// type, from, from_id, to, to_id, then depth with absent first.
+func edgeCompare(a, b *graphresponse.Edge) int {
+	if c := compareOpt(a.PathID, b.PathID, false); c != 0 {
+		return c
+	}
+	if c := compareOpt(a.Step, b.Step, false); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Type, b.Type); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.From, b.From); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.FromID, b.FromID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.To, b.To); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.ToID, b.ToID); c != 0 {
+		return c
+	}
+	return compareOpt(a.Depth, b.Depth, true)
+}
+
+// compareOpt compares optional integers; absentFirst puts an absent value
+// before every present one, otherwise after.
+func compareOpt(a, b graphresponse.OptInt, absentFirst bool) int {
+	switch {
+	case a.Valid && b.Valid:
+		return cmp.Compare(a.Value, b.Value)
+	case a.Valid == b.Valid:
+		return 0
+	case a.Valid != absentFirst:
+		return -1
+	default:
+		return 1
+	}
+}
+
+func sameEdge(a, b *graphresponse.Edge) bool {
+	return a.Type == b.Type && a.From == b.From && a.FromID == b.FromID &&
+		a.To == b.To && a.ToID == b.ToID && a.PathID == b.PathID && a.Step == b.Step
+}
+
+// sortedEdges returns the input edges sorted and deduplicated (§3.4 steps
+// 1–2), in the encoder's scratch slice.
+func (e *Encoder) sortedEdges(r *graphresponse.Response) []*graphresponse.Edge {
+	list := e.edges[:0]
+	for i := range r.Edges {
+		list = append(list, &r.Edges[i])
+	}
+	slices.SortStableFunc(list, edgeCompare)
+	out := list[:0]
+	for i, ed := range list {
+		if i > 0 && sameEdge(out[len(out)-1], ed) {
+			continue
+		}
+		out = append(out, ed)
+	}
+	e.edges = list
+	return out
+}
+
+func (e *Encoder) edgeSection(r *graphresponse.Response) {
+	e.buf = append(e.buf, "@edges\n"...)
+	edges := e.sortedEdges(r)
+	for start := 0; start < len(edges); {
+		end := start + 1
+		for end < len(edges) && edges[end].Type == edges[start].Type {
+			end++
+		}
+		e.buf = appendGroupHeader(e.buf, edges[start].Type, end-start)
+		for _, ed := range edges[start:end] {
+			b := append(e.buf, ed.From...)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, ed.FromID, 10)
+			b = append(b, " --> "...)
+			b = append(b, ed.To...)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, ed.ToID, 10)
+			if ed.Depth.Valid {
+				b = append(b, " depth="...)
+				b = strconv.AppendInt(b, ed.Depth.Value, 10)
+			}
+			e.buf = append(b, '\n')
+			e.maybeFlush()
+		}
+		start = end
+	}
+	clear(e.edges)
+	e.edges = e.edges[:0]
+}
+
+func (e *Encoder) pathSection(r *graphresponse.Response) {
+	edges := e.sortedEdges(r)
+	// Edges with a path_id sort first, in ascending path_id order.
+	n := 0
+	for n < len(edges) && edges[n].PathID.Valid {
+		n++
+	}
+	if n > 0 {
+		e.buf = append(e.buf, "@paths\n"...)
+	}
+	for start := 0; start < n; {
+		end := start + 1
+		for end < n && edges[end].PathID.Value == edges[start].PathID.Value {
+			end++
+		}
+		path := append(e.path[:0], edges[start:end]...)
+		slices.SortStableFunc(path, func(a, b *graphresponse.Edge) int {
+			if c := cmp.Compare(stepOrZero(a), stepOrZero(b)); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.Type, b.Type); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.FromID, b.FromID); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ToID, b.ToID)
+		})
+		b := append(e.buf, "path="...)
+		b = strconv.AppendInt(b, path[0].PathID.Value, 10)
+		b = append(b, ": "...)
+		b = append(b, path[0].From...)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, path[0].FromID, 10)
+		for _, ed := range path {
+			b = append(b, " --"...)
+			b = append(b, ed.Type...)
+			b = append(b, "--> "...)
+			b = append(b, ed.To...)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, ed.ToID, 10)
+		}
+		e.buf = append(b, '\n')
+		clear(path)
+		e.path = path[:0]
+		e.maybeFlush()
+		start = end
+	}
+	clear(e.edges)
+	e.edges = e.edges[:0]
+}
+
+func stepOrZero(e *graphresponse.Edge) int64 {
+	if e.Step.Valid {
+		return e.Step.Value
+	}
+	return 0
+}
+
+func (e *Encoder) rowSection(r *graphresponse.Response) {
+	e.buf = append(e.buf, "@rows\n"...)
+	for _, row := range r.Rows {
+		b := e.buf
+		first := true
+		cell := func(name string) {
+			v, ok := row.Get(name)
+			if !ok {
+				return
+			}
+			mark := len(b)
+			if !first {
+				b = append(b, ' ')
+			}
+			b = append(b, name...)
+			b = append(b, '=')
+			valStart := len(b)
+			b = appendCell(b, name, v)
+			if len(b) == valStart {
+				b = b[:mark]
+				return
+			}
+			first = false
+		}
+		for _, g := range r.GroupColumns {
+			cell(g.Name)
+		}
+		for _, c := range r.Columns {
+			cell(c.Name)
+		}
+		e.buf = append(b, '\n')
+		e.maybeFlush()
+	}
+}
+
+// appendCell formats a row cell (§3.10).
+func appendCell(b []byte, key string, v graphresponse.Value) []byte {
+	switch v.Kind() {
+	case graphresponse.KindNull:
+		return append(b, "null"...)
+	case graphresponse.KindObject:
+		t, ok1 := v.Get("type")
+		id, ok2 := v.Get("id")
+		if ok1 && ok2 && t.Kind() == graphresponse.KindString && id.Kind() == graphresponse.KindString {
+			b = append(b, t.Str()...)
+			b = append(b, ':')
+			return append(b, id.Str()...)
+		}
+	}
+	b, _ = appendValue(b, key, v)
+	return b
+}
+
+// appendValue formats a property or cell value (§3.6). It returns the
+// original code-point length when a string value was truncated (for the
+// _len breadcrumb), else 0. A value with no printable form appends nothing.
+func appendValue(b []byte, key string, v graphresponse.Value) ([]byte, int) {
+	switch v.Kind() {
+	case graphresponse.KindBool:
+		return strconv.AppendBool(b, v.Bool()), 0
+	case graphresponse.KindInt:
+		return strconv.AppendInt(b, v.Int(), 10), 0
+	case graphresponse.KindUint:
+		return strconv.AppendUint(b, v.Uint(), 10), 0
+	case graphresponse.KindFloat:
+		return appendFloat(b, v.Float()), 0
+	case graphresponse.KindString:
+		return appendString(b, key, v.Str())
+	case graphresponse.KindArray, graphresponse.KindObject:
+		js := appendSortedJSON(nil, v)
+		b, _ = appendString(b, key, string(js))
+		return b, 0
+	}
+	return b, 0
+}
+
+// appendFloat is the one place floats are formatted: shortest round-trip
+// digits, never exponent form, no trailing ".0"; NaN and ±Inf print
+// nothing.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// limit returns the truncation limit, in code points, for a key (§3.7.1).
+func limit(key string) int {
+	switch key {
+	case "body", "description", "name", "note", "title":
+		return 200
+	}
+	return 1000
+}
+
+// appendString runs the string pipeline of §3.7: skip empty, truncate,
+// normalise a ClickHouse datetime, then write bare or quoted. It returns the
+// original length in code points when the string was truncated, else 0.
+func appendString(b []byte, key, s string) ([]byte, int) {
+	if s == "" {
+		return b, 0
+	}
+	orig := 0
+	if lim := limit(key); len(s) > lim { // cheap pre-check: runes ≤ bytes
+		if n := utf8.RuneCountInString(s); n > lim {
+			orig = n
+			cut := 0
+			for i := 0; i < lim-3; i++ {
+				_, size := utf8.DecodeRuneInString(s[cut:])
+				cut += size
+			}
+			s = s[:cut] + "..."
+		}
+	}
+	if isClickHouseDateTime(s) {
+		b = append(b, s[:10]...)
+		b = append(b, 'T')
+		return append(b, s[11:]...), orig
+	}
+	if isBare(s) {
+		return append(b, s...), orig
+	}
+	return appendQuoted(b, s), orig
+}
+
+// isBare reports whether s prints without quotes: not a JSON keyword and
+// made only of ASCII letters, digits and _ - : . / @ +.
+func isBare(s string) bool {
+	switch s {
+	case "true", "false", "null":
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '_', c == '-', c == ':', c == '.', c == '/', c == '@', c == '+':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// appendQuoted writes s in double quotes with the five GOON escapes; other
+// C0 controls and DEL are dropped, invalid UTF-8 bytes become U+FFFD, and
+// everything else is copied.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\\':
+				b = append(b, '\\', '\\')
+			case c == '"':
+				b = append(b, '\\', '"')
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				// dropped
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// isClickHouseDateTime reports whether s is exactly
+// "YYYY-MM-DD hh:mm:ss[.F+]" with valid calendar values (§3.8).
+func isClickHouseDateTime(s string) bool {
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
+		return false
+	}
+	num := func(i, n int) (int, bool) {
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	year, ok1 := num(0, 4)
+	month, ok2 := num(5, 2)
+	day, ok3 := num(8, 2)
+	hour, ok4 := num(11, 2)
+	minute, ok5 := num(14, 2)
+	sec, ok6 := num(17, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) {
+		return false
+	}
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 60 {
+		return false
+	}
+	if len(s) == 19 {
+		return true
+	}
+	if s[19] != '.' || len(s) == 20 {
+		return false
+	}
+	for _, c := range []byte(s[20:]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func daysIn(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// appendSortedJSON writes a composite value as compact JSON with object
+// keys in byte order, for values outside the schema (§3.6).
+func appendSortedJSON(b []byte, v graphresponse.Value) []byte {
+	switch v.Kind() {
+	case graphresponse.KindArray:
+		b = append(b, '[')
+		for i, el := range v.Elems() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendSortedJSON(b, el)
+		}
+		return append(b, ']')
+	case graphresponse.KindObject:
+		b = append(b, '{')
+		for i, m := range graphresponse.SortedMembers(v.Members()) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = graphresponse.AppendQuotedJSON(b, m.Key)
+			b = append(b, ':')
+			b = appendSortedJSON(b, m.Value)
+		}
+		return append(b, '}')
+	}
+	return graphresponse.AppendValueJSON(b, v)
+}
+
+// validSemver reports whether v is MAJOR.MINOR.PATCH with optional
+// -prerelease and +build parts and no leading zeros.
+func validSemver(v string) bool {
+	core, build, hasBuild := cutByte(v, '+')
+	if hasBuild && !dotIdents(build, false) {
+		return false
+	}
+	core, pre, hasPre := cutByte(core, '-')
+	if hasPre && !dotIdents(pre, true) {
+		return false
+	}
+	parts := 0
+	for _, p := range bytes.Split([]byte(core), []byte{'.'}) {
+		parts++
+		if len(p) == 0 || (len(p) > 1 && p[0] == '0') {
+			return false
+		}
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+	}
+	return parts == 3
+}
+
+func cutByte(s string, sep byte) (before, after string, found bool) {
+	if i := bytes.IndexByte([]byte(s), sep); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}
+
+// dotIdents validates dot-separated identifiers of a prerelease (numeric
+// identifiers without leading zeros) or build part.
+func dotIdents(s string, numericNoLeadingZero bool) bool {
+	for _, id := range bytes.Split([]byte(s), []byte{'.'}) {
+		if len(id) == 0 {
+			return false
+		}
+		numeric := true
+		for _, c := range id {
+			switch {
+			case '0' <= c && c <= '9':
+			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '-':
+				numeric = false
+			default:
+				return false
+			}
+		}
+		if numericNoLeadingZero && numeric && len(id) > 1 && id[0] == '0' {
+			return false
+		}
+	}
+	return true
+}
