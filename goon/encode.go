@@ -26,7 +26,7 @@ type Encoder struct {
 
 	// Scratch space reused across documents.
 	nodes []*graphresponse.Node
-	props []graphresponse.Member
+	props []propRef
 	edges []*graphresponse.Edge
 	path  []*graphresponse.Edge
 }
@@ -259,31 +259,83 @@ func appendGroupHeader(b []byte, typ string, n int) []byte {
 	return append(b, "):\n"...)
 }
 
-// tier returns the property-order tier of a key (§3.3).
+// tier returns the property-order tier of a key (§3.3). It switches on
+// the length first, so most keys are classified without a string compare.
 func tier(key string) int {
-	switch key {
-	case "iid", "username", "name", "full_path", "path", "uuid":
-		return 0
-	case "state", "status", "visibility_level":
-		return 1
-	case "created_at", "updated_at", "merged_at", "closed_at":
-		return 3
-	case "title", "description", "body", "note":
-		return 4
+	switch len(key) {
+	case 3:
+		if key == "iid" {
+			return 0
+		}
+	case 4:
+		switch key {
+		case "name", "path", "uuid":
+			return 0
+		case "body", "note":
+			return 4
+		}
+	case 5:
+		switch key {
+		case "state":
+			return 1
+		case "title":
+			return 4
+		}
+	case 6:
+		if key == "status" {
+			return 1
+		}
+	case 8:
+		if key == "username" {
+			return 0
+		}
+	case 9:
+		switch key {
+		case "full_path":
+			return 0
+		case "merged_at", "closed_at":
+			return 3
+		}
+	case 10:
+		switch key {
+		case "created_at", "updated_at":
+			return 3
+		}
+	case 11:
+		if key == "description" {
+			return 4
+		}
+	case 16:
+		if key == "visibility_level" {
+			return 1
+		}
 	}
 	return 2
 }
 
+// propRef is a property with its precomputed order tier.
+type propRef struct {
+	tier int
+	m    *graphresponse.Member
+}
+
 func (e *Encoder) nodeLine(n *graphresponse.Node) {
 	b := strconv.AppendInt(e.buf, n.ID, 10)
-	props := append(e.props[:0], n.Props...)
-	slices.SortFunc(props, func(a, b graphresponse.Member) int {
-		if c := cmp.Compare(tier(a.Key), tier(b.Key)); c != 0 {
-			return c
+	// Order by tier, then key. Properties are few, so an insertion sort over
+	// precomputed tiers beats a generic sort that recomputes them.
+	props := e.props[:0]
+	for i := range n.Props {
+		ref := propRef{tier(n.Props[i].Key), &n.Props[i]}
+		j := len(props)
+		props = append(props, ref)
+		for j > 0 && (props[j-1].tier > ref.tier || props[j-1].tier == ref.tier && props[j-1].m.Key > ref.m.Key) {
+			props[j] = props[j-1]
+			j--
 		}
-		return cmp.Compare(a.Key, b.Key)
-	})
-	for _, m := range props {
+		props[j] = ref
+	}
+	for _, ref := range props {
+		m := ref.m
 		mark := len(b)
 		b = append(b, ' ')
 		b = append(b, m.Key...)
@@ -611,36 +663,44 @@ func isBare(s string) bool {
 // everything else is copied.
 func appendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
+	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '\\':
-				b = append(b, '\\', '\\')
-			case c == '"':
-				b = append(b, '\\', '"')
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				// dropped
-			default:
-				b = append(b, c)
-			}
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && c < utf8.RuneSelf {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			b = append(b, s[start:i]...)
 			b = append(b, "\uFFFD"...)
-		} else {
-			b = append(b, s[i:i+size]...)
+			i++
+			start = i
+			continue
 		}
-		i += size
+		b = append(b, s[start:i]...)
+		switch c {
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '"':
+			b = append(b, '\\', '"')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			// Other C0 controls and DEL are dropped.
+		}
+		i++
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
