@@ -113,7 +113,7 @@ func (p *parser) unexpected() error {
 // rejected.
 func (p *parser) object(member func(key string, keyPos int) error) error {
 	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
-		return p.errAt(p.pos, ErrType, "want an object")
+		return p.wrongType("want an object")
 	}
 	p.pos++
 	p.ws()
@@ -190,7 +190,7 @@ func (p *parser) object(member func(key string, keyPos int) error) error {
 // positioned at it.
 func (p *parser) array(elem func(i int) error) error {
 	if p.pos >= len(p.data) || p.data[p.pos] != '[' {
-		return p.errAt(p.pos, ErrType, "want an array")
+		return p.wrongType("want an array")
 	}
 	p.pos++
 	p.ws()
@@ -450,9 +450,18 @@ func (p *parser) value(depth int) (Value, error) {
 	return Value{}, p.unexpected()
 }
 
+// wrongType reports a value of the wrong JSON type, or malformed JSON when
+// no value starts here.
+func (p *parser) wrongType(detail string) error {
+	if p.pos < len(p.data) && strings.IndexByte(`{["tfn-0123456789`, p.data[p.pos]) >= 0 {
+		return p.errAt(p.pos, ErrType, detail)
+	}
+	return p.unexpected()
+}
+
 func (p *parser) stringField() (string, error) {
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-		return "", p.errAt(p.pos, ErrType, "want a string")
+		return "", p.wrongType("want a string")
 	}
 	return p.str()
 }

@@ -1,0 +1,35 @@
+package formatter
+
+import "strings"
+
+// UnknownFormatError reports a format name that is not registered.
+type UnknownFormatError struct {
+	Name  string
+	Known []string // sorted
+	LLM   bool     // the name was asked for as an LLM format
+}
+
+// Error lists the known names.
+func (e *UnknownFormatError) Error() string {
+	kind := "format"
+	if e.LLM {
+		kind = "LLM format"
+	}
+	return "formatter: unknown " + kind + " " + quote(e.Name) + " (known: " + strings.Join(e.Known, ", ") + ")"
+}
+
+// RegistryError reports an invalid registry.
+type RegistryError struct {
+	Name   string
+	Reason string
+}
+
+// Error describes the problem.
+func (e *RegistryError) Error() string {
+	if e.Name == "" {
+		return "formatter: " + e.Reason
+	}
+	return "formatter: " + e.Reason + " " + quote(e.Name)
+}
+
+func quote(s string) string { return `"` + s + `"` }

@@ -1,0 +1,203 @@
+package formatter
+
+import (
+	"bytes"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/graphwire/graphwire/config"
+	"github.com/graphwire/graphwire/goon"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// Format names, fixed for good: clients and metadata carry them.
+const (
+	JSON     = "json"
+	GOON     = "goon"
+	GCF      = "gcf"
+	GCFGraph = "gcf-graph"
+	GCX      = "gcx"
+	TOON     = "toon"
+)
+
+// Formatter renders a GraphResponse in one output format.
+type Formatter interface {
+	// Name is the lower-case format name, e.g. "goon".
+	Name() string
+	// MediaType is the IANA-style media type of the output.
+	MediaType() string
+	// Version is the format's version, stamped into response metadata.
+	Version() string
+	// Format writes r to w. It returns the first write error.
+	Format(w io.Writer, r *graphresponse.Response) error
+}
+
+// Parser is implemented by formatters whose output can be read back into a
+// GraphResponse (losslessly or, for GOON, as far as the format carries it).
+type Parser interface {
+	Parse(data []byte) (*graphresponse.Response, error)
+}
+
+// Stamped is formatted output with the name and version of the format that
+// produced it.
+type Stamped struct {
+	Bytes   []byte
+	Name    string
+	Version string
+}
+
+// Stamp formats r with f into memory and stamps the result.
+func Stamp(f Formatter, r *graphresponse.Response) (Stamped, error) {
+	var b bytes.Buffer
+	if err := f.Format(&b, r); err != nil {
+		return Stamped{}, err
+	}
+	return Stamped{Bytes: b.Bytes(), Name: f.Name(), Version: f.Version()}, nil
+}
+
+// jsonFormatter is the raw GraphResponse JSON.
+type jsonFormatter struct{ version string }
+
+// NewJSON returns the raw JSON formatter stamped with version.
+func NewJSON(version string) Formatter { return jsonFormatter{version} }
+
+func (f jsonFormatter) Name() string      { return JSON }
+func (f jsonFormatter) MediaType() string { return "application/json" }
+func (f jsonFormatter) Version() string   { return f.version }
+func (f jsonFormatter) Format(w io.Writer, r *graphresponse.Response) error {
+	return graphresponse.Encode(w, r)
+}
+func (f jsonFormatter) Parse(data []byte) (*graphresponse.Response, error) {
+	return graphresponse.Unmarshal(data)
+}
+
+// goonFormatter is GOON with a fixed version.
+type goonFormatter struct{ opts goon.Options }
+
+// NewGOON returns the GOON formatter printing version on its header. It
+// fails on a version that is not semantic.
+func NewGOON(version string) (Formatter, error) {
+	f := goonFormatter{goon.Options{Version: version}}
+	if !config.ValidSemver(version) {
+		return nil, goon.ErrVersion
+	}
+	return f, nil
+}
+
+func (f goonFormatter) Name() string      { return GOON }
+func (f goonFormatter) MediaType() string { return "text/x-goon; charset=utf-8" }
+func (f goonFormatter) Version() string   { return f.opts.Version }
+func (f goonFormatter) Format(w io.Writer, r *graphresponse.Response) error {
+	return goon.NewEncoder(w, f.opts).Encode(r)
+}
+func (f goonFormatter) Parse(data []byte) (*graphresponse.Response, error) {
+	return goon.Unmarshal(data, f.opts)
+}
+
+// Registry holds formatters by name. It is immutable once built and safe
+// for concurrent use.
+type Registry struct {
+	byName map[string]Formatter
+	names  []string // sorted
+}
+
+// New builds a registry of fs. Empty names and names that are equal ignoring
+// case are errors.
+func New(fs ...Formatter) (*Registry, error) {
+	r := &Registry{byName: make(map[string]Formatter, len(fs))}
+	for _, f := range fs {
+		name := f.Name()
+		if name == "" {
+			return nil, &RegistryError{Reason: "empty format name"}
+		}
+		key := strings.ToLower(name)
+		if _, dup := r.byName[key]; dup {
+			return nil, &RegistryError{Name: name, Reason: "duplicate format name"}
+		}
+		r.byName[key] = f
+		r.names = append(r.names, name)
+	}
+	slices.Sort(r.names)
+	return r, nil
+}
+
+// Default returns the built-in formatters, with versions from config/.
+func Default() *Registry {
+	g, err := NewGOON(config.GOONVersion())
+	if err != nil {
+		panic("formatter: config/GOON_OUTPUT_FORMAT_VERSION: " + err.Error())
+	}
+	r, err := New(
+		NewJSON(config.RawVersion()),
+		g,
+	)
+	if err != nil {
+		panic("formatter: built-in registry: " + err.Error())
+	}
+	return r
+}
+
+// Lookup returns the formatter named name, ignoring case, or an
+// [*UnknownFormatError] listing the known names.
+func (r *Registry) Lookup(name string) (Formatter, error) {
+	if f, ok := r.byName[strings.ToLower(name)]; ok {
+		return f, nil
+	}
+	return nil, &UnknownFormatError{Name: name, Known: slices.Clone(r.names)}
+}
+
+// Names returns the registered format names in sorted order.
+func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// Formatters returns the registered formatters sorted by name.
+func (r *Registry) Formatters() []Formatter {
+	out := make([]Formatter, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, r.byName[strings.ToLower(n)])
+	}
+	return out
+}
+
+// ResponseFormat is what a caller asks for: raw JSON for programs or text
+// for language models.
+type ResponseFormat int
+
+// Response formats.
+const (
+	RAW ResponseFormat = iota
+	LLM
+)
+
+// DefaultLLM is the format LLM dispatch uses when none is named.
+const DefaultLLM = GOON
+
+// Select dispatches a request: RAW (and any value other than LLM) gives the
+// json formatter; LLM gives the named LLM format, or [DefaultLLM] when llm is
+// empty. Naming json for LLM is an error.
+func (r *Registry) Select(format ResponseFormat, llm string) (Formatter, error) {
+	if format != LLM {
+		return r.Lookup(JSON)
+	}
+	if llm == "" {
+		llm = DefaultLLM
+	}
+	if strings.EqualFold(llm, JSON) {
+		return nil, &UnknownFormatError{Name: llm, Known: r.llmNames(), LLM: true}
+	}
+	f, err := r.Lookup(llm)
+	if err != nil {
+		return nil, &UnknownFormatError{Name: llm, Known: r.llmNames(), LLM: true}
+	}
+	return f, nil
+}
+
+func (r *Registry) llmNames() []string {
+	var out []string
+	for _, n := range r.names {
+		if n != JSON {
+			out = append(out, n)
+		}
+	}
+	return out
+}

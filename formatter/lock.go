@@ -1,0 +1,213 @@
+package formatter
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// LockRefreshCommand is how a developer rewrites config/format-versions.lock.
+const LockRefreshCommand = "UPDATE_FORMAT_LOCK=1 go test ./formatter -run TestFormatVersionsLock"
+
+// versionFiles names the config file that versions each format.
+var versionFiles = map[string]string{
+	JSON:     "config/RAW_OUTPUT_FORMAT_VERSION",
+	GOON:     "config/GOON_OUTPUT_FORMAT_VERSION",
+	GCF:      "config/GCF_OUTPUT_FORMAT_VERSION",
+	GCFGraph: "config/GCF_OUTPUT_FORMAT_VERSION",
+	GCX:      "config/GCX_OUTPUT_FORMAT_VERSION",
+	TOON:     "config/TOON_OUTPUT_FORMAT_VERSION",
+}
+
+// corpusItem is one golden input of the fingerprint corpus.
+type corpusItem struct {
+	Path string // repo-relative, with '/'
+	Resp *graphresponse.Response
+}
+
+// lockEntry is one line of the lock file.
+type lockEntry struct {
+	Name        string
+	Version     string
+	Fingerprint string // "sha256:<hex>"
+}
+
+// fingerprint hashes f's output over the corpus (spec goon.md §6.3): for
+// each input in byte order of its path, the path, LF, the output length in
+// decimal, LF, the output, LF.
+func fingerprint(f Formatter, corpus []corpusItem) (string, error) {
+	items := slices.Clone(corpus)
+	slices.SortFunc(items, func(a, b corpusItem) int { return cmp.Compare(a.Path, b.Path) })
+	h := sha256.New()
+	var out bytes.Buffer
+	for _, it := range items {
+		out.Reset()
+		if err := f.Format(&out, it.Resp); err != nil {
+			return "", fmt.Errorf("fingerprint %s over %s: %w", f.Name(), it.Path, err)
+		}
+		fmt.Fprintf(h, "%s\n%d\n", it.Path, out.Len())
+		h.Write(out.Bytes())
+		h.Write([]byte{'\n'})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// parseLock reads the lock file.
+func parseLock(data []byte) ([]lockEntry, error) {
+	var out []lockEntry
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, " ")
+		if len(f) != 3 || !strings.HasPrefix(f[2], "sha256:") || len(f[2]) != 7+64 {
+			return nil, fmt.Errorf("format-versions.lock line %d: want \"<format> <version> sha256:<64 hex>\", got %q", n, line)
+		}
+		out = append(out, lockEntry{f[0], f[1], f[2]})
+	}
+	return out, sc.Err()
+}
+
+// renderLock writes entries sorted by name.
+func renderLock(entries []lockEntry) []byte {
+	es := slices.Clone(entries)
+	slices.SortFunc(es, func(a, b lockEntry) int { return cmp.Compare(a.Name, b.Name) })
+	var b bytes.Buffer
+	b.WriteString("# format version fingerprint — refresh: " + LockRefreshCommand + "\n")
+	for _, e := range es {
+		fmt.Fprintf(&b, "%s %s %s\n", e.Name, e.Version, e.Fingerprint)
+	}
+	return b.Bytes()
+}
+
+// checkLock compares the current entries with the lock and returns one
+// message per problem, each saying what to do.
+func checkLock(lock, current []lockEntry) []string {
+	var problems []string
+	locked := map[string]lockEntry{}
+	for _, e := range lock {
+		locked[e.Name] = e
+	}
+	known := map[string]bool{}
+	for _, cur := range current {
+		known[cur.Name] = true
+		l, ok := locked[cur.Name]
+		file := versionFiles[cur.Name]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s has no line in config/format-versions.lock: refresh it with `%s`", cur.Name, LockRefreshCommand))
+		case l.Version == cur.Version && l.Fingerprint != cur.Fingerprint:
+			problems = append(problems, fmt.Sprintf("%s output changed but %s is still %s: bump it (patch for fixes, minor for additions, major for breaking changes), refresh config/format-versions.lock with `%s`, and review the snapshot diff", cur.Name, file, cur.Version, LockRefreshCommand))
+		case compareSemver(cur.Version, l.Version) < 0:
+			problems = append(problems, fmt.Sprintf("%s version %s in %s is lower than %s in config/format-versions.lock: versions never go back", cur.Name, cur.Version, file, l.Version))
+		case compareSemver(cur.Version, l.Version) > 0:
+			problems = append(problems, fmt.Sprintf("%s version %s in %s is higher than %s in config/format-versions.lock: the lock is stale, refresh it with `%s`", cur.Name, cur.Version, file, l.Version, LockRefreshCommand))
+		}
+	}
+	for _, l := range lock {
+		if !known[l.Name] {
+			problems = append(problems, fmt.Sprintf("config/format-versions.lock names unknown format %q: refresh it with `%s`", l.Name, LockRefreshCommand))
+		}
+	}
+	return problems
+}
+
+// refuseRefresh lists the formats whose fingerprint changed under an
+// unchanged version: a refresh must not record those.
+func refuseRefresh(lock, current []lockEntry) []string {
+	var problems []string
+	for _, cur := range current {
+		for _, l := range lock {
+			if l.Name == cur.Name && l.Version == cur.Version && l.Fingerprint != cur.Fingerprint {
+				problems = append(problems, fmt.Sprintf("%s output changed but %s is still %s: bump it first (patch for fixes, minor for additions, major for breaking changes)", cur.Name, versionFiles[cur.Name], cur.Version))
+			}
+		}
+	}
+	return problems
+}
+
+// compareSemver orders semantic versions by precedence; build metadata is
+// ignored. Invalid versions compare as strings after valid ones.
+func compareSemver(a, b string) int {
+	pa, oka := parseSemver(a)
+	pb, okb := parseSemver(b)
+	switch {
+	case !oka || !okb:
+		if oka != okb {
+			if oka {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a, b)
+	}
+	for i := range 3 {
+		if c := cmp.Compare(pa.core[i], pb.core[i]); c != 0 {
+			return c
+		}
+	}
+	switch {
+	case len(pa.pre) == 0 && len(pb.pre) == 0:
+		return 0
+	case len(pa.pre) == 0:
+		return 1
+	case len(pb.pre) == 0:
+		return -1
+	}
+	for i := 0; i < len(pa.pre) && i < len(pb.pre); i++ {
+		x, y := pa.pre[i], pb.pre[i]
+		nx, errx := strconv.ParseUint(x, 10, 64)
+		ny, erry := strconv.ParseUint(y, 10, 64)
+		var c int
+		switch {
+		case errx == nil && erry == nil:
+			c = cmp.Compare(nx, ny)
+		case errx == nil:
+			c = -1
+		case erry == nil:
+			c = 1
+		default:
+			c = cmp.Compare(x, y)
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(pa.pre), len(pb.pre))
+}
+
+type semver struct {
+	core [3]uint64
+	pre  []string
+}
+
+func parseSemver(v string) (semver, bool) {
+	var s semver
+	v, _, _ = strings.Cut(v, "+")
+	core, pre, hasPre := strings.Cut(v, "-")
+	parts := strings.Split(core, ".")
+	if len(parts) != 3 {
+		return s, false
+	}
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 10, 64)
+		if err != nil || p == "" || len(p) > 1 && p[0] == '0' {
+			return s, false
+		}
+		s.core[i] = n
+	}
+	if hasPre {
+		s.pre = strings.Split(pre, ".")
+	}
+	return s, true
+}
