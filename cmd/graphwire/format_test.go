@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graphwire/graphwire/config"
+	"github.com/graphwire/graphwire/internal/conformance"
+)
+
+// TestFormatGOONConformance runs every non-quirk GOON conformance case
+// through the CLI and compares bytes.
+func TestFormatGOONConformance(t *testing.T) {
+	dir := conformance.Dir(t, "goon")
+	inputs, _ := filepath.Glob(filepath.Join(dir, "*.input.json"))
+	passed := 0
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".input.json")
+		var meta struct {
+			GoonVersion string `json:"goon_version"`
+			Quirk       bool   `json:"quirk"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name+".meta.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &meta); err != nil {
+			t.Fatal(err)
+		}
+		if meta.Quirk {
+			continue // reference quirk, see goon.TestConformance
+		}
+		want, err := os.ReadFile(filepath.Join(dir, name+".expected.goon"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"format", "--from", "json", "--to", "goon", "--goon-version", meta.GoonVersion, in}, nil, &stdout, &stderr)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", name, code, stderr.String())
+			continue
+		}
+		if !bytes.Equal(stdout.Bytes(), want) {
+			t.Errorf("%s: CLI output differs from expected.goon", name)
+			continue
+		}
+		passed++
+	}
+	if passed < 60 {
+		t.Fatalf("%d GOON cases byte-exact through the CLI, want 60", passed)
+	}
+}
+
+func TestFormatStdinAndRoundTrip(t *testing.T) {
+	in, err := os.ReadFile("../../goon/testdata/traversal_multi_hop.input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw, stderr bytes.Buffer
+	if code := run([]string{"format", "--to", "json"}, bytes.NewReader(in), &raw, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var goonOut bytes.Buffer
+	if code := run([]string{"format", "--to", "goon"}, bytes.NewReader(raw.Bytes()), &goonOut, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(goonOut.String(), "goon_version:"+config.GOONVersion()+"\n") {
+		t.Errorf("default GOON version not printed:\n%s", goonOut.String())
+	}
+	var back bytes.Buffer
+	if code := run([]string{"format", "--from", "goon", "--to", "goon"}, bytes.NewReader(goonOut.Bytes()), &back, &stderr); code != 0 {
+		t.Fatalf("goon → goon exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(back.String(), "@nodes\n") {
+		t.Errorf("goon → goon output:\n%s", back.String())
+	}
+}
+
+func TestFormatList(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"format", "--list"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"goon       " + config.GOONVersion(), "json       " + config.RawVersion()} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("--list output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestFormatErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		code     int
+		wantLine string
+	}{
+		{"bad id", []string{"format", "--to", "goon"}, `{"format_version":"5.0.1","query_type":"traversal","nodes":[{"type":"T","id":"1x"}],"edges":[]}`, 1,
+			"graphwire format: stdin: graphresponse: line 1, column 78: /nodes/0/id: invalid id: \"1x\" is not a decimal int64\n"},
+		{"unknown format", []string{"format", "--to", "yaml"}, `{}`, 1, "graphwire format: formatter: unknown format \"yaml\" (known: goon, json)\n"},
+		{"bad goon", []string{"format", "--from", "goon", "--to", "json"}, "@header\nquery_type:x\n@nodes\nUser(1):\nabc\n", 1,
+			"graphwire format: stdin: goon: line 5, column 1: invalid id\n"},
+		{"bad version", []string{"format", "--to", "goon", "--goon-version", "4.0"}, `{}`, 1,
+			"graphwire format: --goon-version \"4.0\": goon: Options.Version must be a semantic version\n"},
+		{"missing --to", []string{"format"}, ``, 2, ""},
+		{"unknown command", []string{"frobnicate"}, ``, 2, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tt.code, stderr.String())
+			}
+			if tt.wantLine != "" && stderr.String() != tt.wantLine {
+				t.Errorf("stderr = %q, want %q", stderr.String(), tt.wantLine)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout not empty on error: %q", stdout.String())
+			}
+		})
+	}
+}
