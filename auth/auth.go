@@ -1,0 +1,282 @@
+// Package auth verifies and mints the HS256 JSON Web Tokens that carry a
+// caller's identity and scopes (shared/specs/query-engine.md §6.1).
+//
+// A token's claims:
+//
+//	{"iss": "gitlab", "aud": "graphwire", "sub": "1", "iat": 1782900000, "exp": 1782903600,
+//	 "admin": false,
+//	 "scopes": [{"path": "100/", "access_level": 30}, {"path": "200/201/", "access_level": 20}]}
+//
+// Verification fails closed: any algorithm but HS256, a missing exp or iat, a
+// lifetime over 24 h, a malformed sub, an admin claim that is not a boolean,
+// or a scope with a malformed path or an unknown access level makes the whole
+// token invalid. Tokens are never logged or echoed in errors.
+package auth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// ErrInvalidToken is wrapped by every verification failure.
+var ErrInvalidToken = errors.New("auth: invalid token")
+
+// MinKeyBytes is the shortest accepted HMAC key.
+const MinKeyBytes = 32
+
+// MaxLifetime bounds exp - iat.
+const MaxLifetime = 24 * time.Hour
+
+// MaxScopes bounds the scopes of one token.
+const MaxScopes = 10000
+
+// AccessLevels are the GitLab access levels a scope may carry.
+var accessLevels = []int{5, 10, 15, 20, 25, 30, 40, 50}
+
+var scopePath = regexp.MustCompile(`^([1-9][0-9]{0,18}/){1,20}$`)
+
+// Scope grants Level on every namespace under the traversal-path prefix Path.
+type Scope struct {
+	Path  string
+	Level int
+}
+
+// Claims is what a verified token says about its caller.
+type Claims struct {
+	UserID int64
+	Admin  bool
+	Scopes []Scope // duplicates merged (highest level wins), sorted by Path
+}
+
+// Options configures a [Verifier]. Keys must hold at least one key; all are
+// accepted, so a rotation lists the current and the next key.
+type Options struct {
+	Keys     [][]byte
+	Issuer   string        // required iss; "" accepts any issuer
+	Audience string        // required aud; "" means "graphwire"
+	Leeway   time.Duration // clock skew allowed; 0 means 30 s
+	Now      func() time.Time
+}
+
+// Verifier checks tokens. It is safe for concurrent use.
+type Verifier struct {
+	opts Options
+}
+
+// NewVerifier validates opts and returns a verifier. Keys are copied.
+func NewVerifier(opts Options) (*Verifier, error) {
+	if len(opts.Keys) == 0 {
+		return nil, errors.New("auth: no HMAC key")
+	}
+	keys := make([][]byte, len(opts.Keys))
+	for i, k := range opts.Keys {
+		if len(k) < MinKeyBytes {
+			return nil, fmt.Errorf("auth: HMAC key %d is %d bytes, want at least %d", i, len(k), MinKeyBytes)
+		}
+		keys[i] = bytes.Clone(k)
+	}
+	opts.Keys = keys
+	if opts.Audience == "" {
+		opts.Audience = "graphwire"
+	}
+	if opts.Leeway == 0 {
+		opts.Leeway = 30 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Verifier{opts: opts}, nil
+}
+
+// tokenClaims is the wire form; admin and scopes stay raw so their JSON
+// types can be checked strictly.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	Admin  json.RawMessage `json:"admin,omitempty"`
+	Scopes json.RawMessage `json:"scopes,omitempty"`
+}
+
+// Verify checks token and returns its claims. Every failure wraps
+// [ErrInvalidToken] and never contains the token.
+func (v *Verifier) Verify(token string) (*Claims, error) {
+	var lastErr error
+	for _, key := range v.opts.Keys {
+		c, err := v.verifyWith(token, key)
+		if err == nil {
+			return c, nil
+		}
+		lastErr = err
+		if !errors.Is(err, jwt.ErrSignatureInvalid) && !errors.Is(err, jwt.ErrTokenSignatureInvalid) {
+			break // not a key problem: another key will not help
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrInvalidToken, reason(lastErr))
+}
+
+func (v *Verifier) verifyWith(token string, key []byte) (*Claims, error) {
+	parserOpts := []jwt.ParserOption{
+		jwt.WithValidMethods([]string{"HS256"}),
+		jwt.WithAudience(v.opts.Audience),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(v.opts.Leeway),
+		jwt.WithTimeFunc(v.opts.Now),
+	}
+	if v.opts.Issuer != "" {
+		parserOpts = append(parserOpts, jwt.WithIssuer(v.opts.Issuer))
+	}
+	var tc tokenClaims
+	_, err := jwt.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return key, nil }, parserOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return tc.claims()
+}
+
+func (tc *tokenClaims) claims() (*Claims, error) {
+	if tc.IssuedAt == nil {
+		return nil, errors.New("iat is required")
+	}
+	if tc.ExpiresAt.Sub(tc.IssuedAt.Time) > MaxLifetime {
+		return nil, errors.New("lifetime exceeds 24h")
+	}
+	uid, err := strconv.ParseInt(tc.Subject, 10, 64)
+	if err != nil || uid <= 0 || strconv.FormatInt(uid, 10) != tc.Subject {
+		return nil, errors.New("sub must be a positive decimal user id")
+	}
+	c := &Claims{UserID: uid}
+	switch a := string(bytes.TrimSpace(tc.Admin)); a {
+	case "", "false":
+	case "true":
+		c.Admin = true
+	default:
+		return nil, errors.New("admin must be a boolean")
+	}
+	if len(tc.Scopes) > 0 && string(tc.Scopes) != "null" {
+		var raw []struct {
+			Path        *string         `json:"path"`
+			AccessLevel json.RawMessage `json:"access_level"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(tc.Scopes))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&raw); err != nil {
+			return nil, errors.New("scopes must be an array of {path, access_level}")
+		}
+		if len(raw) > MaxScopes {
+			return nil, fmt.Errorf("more than %d scopes", MaxScopes)
+		}
+		best := map[string]int{}
+		for i, s := range raw {
+			if s.Path == nil || !scopePath.MatchString(*s.Path) || !segmentsFitInt64(*s.Path) {
+				return nil, fmt.Errorf("scopes[%d].path is malformed", i)
+			}
+			level, err := strconv.Atoi(string(s.AccessLevel))
+			if err != nil || !slices.Contains(accessLevels, level) {
+				return nil, fmt.Errorf("scopes[%d].access_level is not a known access level", i)
+			}
+			best[*s.Path] = max(best[*s.Path], level)
+		}
+		for p, l := range best {
+			c.Scopes = append(c.Scopes, Scope{Path: p, Level: l})
+		}
+		slices.SortFunc(c.Scopes, func(a, b Scope) int { return strings.Compare(a.Path, b.Path) })
+	}
+	return c, nil
+}
+
+func segmentsFitInt64(p string) bool {
+	for _, seg := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
+		if _, err := strconv.ParseInt(seg, 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// reason turns a verification error into a safe, token-free message.
+func reason(err error) string {
+	switch {
+	case err == nil:
+		return "unknown"
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "malformed"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrSignatureInvalid):
+		return "bad signature or algorithm"
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "expired"
+	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return "not valid yet"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return "required claim missing"
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return "wrong audience"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return "wrong issuer"
+	case errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "unverifiable"
+	}
+	return err.Error()
+}
+
+// MintOptions configures [Mint].
+type MintOptions struct {
+	Issuer   string
+	Audience string        // "" means "graphwire"
+	TTL      time.Duration // 0 means 1 h; at most 24 h
+	Now      time.Time     // zero means time.Now()
+}
+
+// Mint signs a development token for c with key.
+func Mint(key []byte, c Claims, opts MintOptions) (string, error) {
+	if len(key) < MinKeyBytes {
+		return "", fmt.Errorf("auth: HMAC key is %d bytes, want at least %d", len(key), MinKeyBytes)
+	}
+	if c.UserID <= 0 {
+		return "", errors.New("auth: user id must be positive")
+	}
+	if opts.TTL == 0 {
+		opts.TTL = time.Hour
+	}
+	if opts.TTL > MaxLifetime {
+		return "", errors.New("auth: ttl exceeds 24h")
+	}
+	if opts.Audience == "" {
+		opts.Audience = "graphwire"
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	type scope struct {
+		Path        string `json:"path"`
+		AccessLevel int    `json:"access_level"`
+	}
+	scopes := make([]scope, 0, len(c.Scopes))
+	for _, s := range c.Scopes {
+		if !scopePath.MatchString(s.Path) || !slices.Contains(accessLevels, s.Level) {
+			return "", fmt.Errorf("auth: invalid scope %s:%d", s.Path, s.Level)
+		}
+		scopes = append(scopes, scope{s.Path, s.Level})
+	}
+	now := opts.Now.Truncate(time.Second)
+	claims := jwt.MapClaims{
+		"sub":    strconv.FormatInt(c.UserID, 10),
+		"aud":    opts.Audience,
+		"iat":    now.Unix(),
+		"exp":    now.Add(opts.TTL).Unix(),
+		"admin":  c.Admin,
+		"scopes": scopes,
+	}
+	if opts.Issuer != "" {
+		claims["iss"] = opts.Issuer
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+}
