@@ -25,9 +25,10 @@ type Encoder struct {
 	err  error
 
 	// Scratch space reused across documents.
-	nodes []*graphresponse.Node
+	nodes []nodeRef
 	props []propRef
-	edges []*graphresponse.Edge
+	edges []edgeRef
+	list  []*graphresponse.Edge
 	path  []*graphresponse.Edge
 }
 
@@ -223,33 +224,44 @@ func (e *Encoder) nodeSection(r *graphresponse.Response, lifted []graphresponse.
 	e.buf = append(e.buf, "@nodes\n"...)
 	list := e.nodes[:0]
 	for i := range r.Nodes {
-		list = append(list, &r.Nodes[i])
+		list = append(list, nodeRef{&r.Nodes[i], len(list)})
 	}
 	for i := range lifted {
-		list = append(list, &lifted[i])
+		list = append(list, nodeRef{&lifted[i], len(list)})
 	}
 	if r.QueryType != graphresponse.QueryAggregation {
-		slices.SortStableFunc(list, func(a, b *graphresponse.Node) int {
-			if c := cmp.Compare(a.Type, b.Type); c != 0 {
+		// A stable sort by (type, id): the input position breaks ties, so an
+		// unstable sort gives the same order faster.
+		slices.SortFunc(list, func(a, b nodeRef) int {
+			if c := cmp.Compare(a.n.Type, b.n.Type); c != 0 {
 				return c
 			}
-			return cmp.Compare(a.ID, b.ID)
+			if c := cmp.Compare(a.n.ID, b.n.ID); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.pos, b.pos)
 		})
 	}
 	for start := 0; start < len(list); {
 		end := start + 1
-		for end < len(list) && list[end].Type == list[start].Type {
+		for end < len(list) && list[end].n.Type == list[start].n.Type {
 			end++
 		}
-		e.buf = appendGroupHeader(e.buf, list[start].Type, end-start)
-		for _, n := range list[start:end] {
-			e.nodeLine(n)
+		e.buf = appendGroupHeader(e.buf, list[start].n.Type, end-start)
+		for _, ref := range list[start:end] {
+			e.nodeLine(ref.n)
 			e.maybeFlush()
 		}
 		start = end
 	}
 	clear(list)
 	e.nodes = list[:0]
+}
+
+// nodeRef is a node with its position in the combined list.
+type nodeRef struct {
+	n   *graphresponse.Node
+	pos int
 }
 
 func appendGroupHeader(b []byte, typ string, n int) []byte {
@@ -409,20 +421,34 @@ func sameEdge(a, b *graphresponse.Edge) bool {
 // sortedEdges returns the input edges sorted and deduplicated (§3.4 steps
 // 1–2), in the encoder's scratch slice.
 func (e *Encoder) sortedEdges(r *graphresponse.Response) []*graphresponse.Edge {
-	list := e.edges[:0]
+	refs := e.edges[:0]
 	for i := range r.Edges {
-		list = append(list, &r.Edges[i])
+		refs = append(refs, edgeRef{&r.Edges[i], i})
 	}
-	slices.SortStableFunc(list, edgeCompare)
-	out := list[:0]
-	for i, ed := range list {
-		if i > 0 && sameEdge(out[len(out)-1], ed) {
+	// Stable by construction: the input position breaks ties.
+	slices.SortFunc(refs, func(a, b edgeRef) int {
+		if c := edgeCompare(a.e, b.e); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	out := e.list[:0]
+	for _, ref := range refs {
+		if len(out) > 0 && sameEdge(out[len(out)-1], ref.e) {
 			continue
 		}
-		out = append(out, ed)
+		out = append(out, ref.e)
 	}
-	e.edges = list
+	clear(refs)
+	e.edges = refs[:0]
+	e.list = out
 	return out
+}
+
+// edgeRef is an edge with its input position.
+type edgeRef struct {
+	e   *graphresponse.Edge
+	pos int
 }
 
 func (e *Encoder) edgeSection(r *graphresponse.Response) {
@@ -451,8 +477,8 @@ func (e *Encoder) edgeSection(r *graphresponse.Response) {
 		}
 		start = end
 	}
-	clear(e.edges)
-	e.edges = e.edges[:0]
+	clear(e.list)
+	e.list = e.list[:0]
 }
 
 func (e *Encoder) pathSection(r *graphresponse.Response) {
@@ -503,8 +529,8 @@ func (e *Encoder) pathSection(r *graphresponse.Response) {
 		e.maybeFlush()
 		start = end
 	}
-	clear(e.edges)
-	e.edges = e.edges[:0]
+	clear(e.list)
+	e.list = e.list[:0]
 }
 
 func stepOrZero(e *graphresponse.Edge) int64 {
