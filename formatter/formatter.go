@@ -131,6 +131,7 @@ func Default() *Registry {
 	r, err := New(
 		NewJSON(config.RawVersion()),
 		g,
+		NewTOON(config.TOONVersion()),
 	)
 	if err != nil {
 		panic("formatter: built-in registry: " + err.Error())

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/graphwire/graphwire/config"
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/internal/conformance"
 )
 
@@ -102,7 +103,7 @@ func TestFormatErrors(t *testing.T) {
 	}{
 		{"bad id", []string{"format", "--to", "goon"}, `{"format_version":"5.0.1","query_type":"traversal","nodes":[{"type":"T","id":"1x"}],"edges":[]}`, 1,
 			"graphwire format: stdin: graphresponse: line 1, column 78: /nodes/0/id: invalid id: \"1x\" is not a decimal int64\n"},
-		{"unknown format", []string{"format", "--to", "yaml"}, `{}`, 1, "graphwire format: formatter: unknown format \"yaml\" (known: goon, json)\n"},
+		{"unknown format", []string{"format", "--to", "yaml"}, `{}`, 1, "graphwire format: formatter: unknown format \"yaml\" (known: " + strings.Join(formatter.Default().Names(), ", ") + ")\n"},
 		{"bad goon", []string{"format", "--from", "goon", "--to", "json"}, "@header\nquery_type:x\n@nodes\nUser(1):\nabc\n", 1,
 			"graphwire format: stdin: goon: line 5, column 1: invalid id\n"},
 		{"bad version", []string{"format", "--to", "goon", "--goon-version", "4.0"}, `{}`, 1,
