@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestConvertRoundTrip(t *testing.T) {
+	doc := `{"users":[{"id":1,"name":"Ann \"A\"","tags":["a","b"]},{"id":2,"name":"Bob","tags":[]}],"big":9007199254740993,"nested":{"x":null,"y":[1,[2,3]]}}`
+	for name := range converters() {
+		t.Run(name, func(t *testing.T) {
+			var enc, dec, stderr bytes.Buffer
+			if code := run([]string{"convert", "--to", name}, strings.NewReader(doc), &enc, &stderr); code != 0 {
+				t.Fatalf("to %s: exit %d: %s", name, code, stderr.String())
+			}
+			if code := run([]string{"convert", "--from", name, "--to", "json"}, bytes.NewReader(enc.Bytes()), &dec, &stderr); code != 0 {
+				t.Fatalf("from %s: exit %d: %s", name, code, stderr.String())
+			}
+			if got := strings.TrimSuffix(dec.String(), "\n"); got != doc {
+				t.Errorf("round trip through %s:\n got %s\nwant %s\nencoded:\n%s", name, got, doc, enc.String())
+			}
+		})
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		in   string
+		code int
+	}{
+		{"bad json", []string{"convert", "--to", "toon"}, `{"a":}`, 1},
+		{"bad toon", []string{"convert", "--from", "toon", "--to", "json"}, "a:\n   b: 1\n  c: 2\n", 1},
+		{"unknown format", []string{"convert", "--to", "yaml"}, `{}`, 2},
+		{"missing --to", []string{"convert"}, `{}`, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tt.args, strings.NewReader(tt.in), &stdout, &stderr); code != tt.code {
+				t.Fatalf("exit %d, want %d (%s)", code, tt.code, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout not empty: %q", stdout.String())
+			}
+			if tt.code == 1 && strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("want one line on stderr, got %q", stderr.String())
+			}
+		})
+	}
+}
