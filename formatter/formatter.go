@@ -132,6 +132,7 @@ func Default() *Registry {
 		NewJSON(config.RawVersion()),
 		g,
 		NewTOON(config.TOONVersion()),
+		NewGCX(config.GCXVersion()),
 	)
 	if err != nil {
 		panic("formatter: built-in registry: " + err.Error())

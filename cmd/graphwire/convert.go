@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/graphwire/graphwire/gcx"
 	"github.com/graphwire/graphwire/toon"
 )
 
@@ -18,17 +20,41 @@ import (
 type converter struct {
 	fromJSON func(jsonDoc []byte) ([]byte, error)
 	toJSON   func(data []byte) ([]byte, error)
+	// lossless reports whether toJSON(fromJSON(doc)) gives doc back.
+	lossless bool
 }
 
-func converters() map[string]converter {
+// converters returns the conversions; tool names the GCX section of a
+// converted value.
+func converters(tool string) map[string]converter {
 	return map[string]converter{
+		// GCX carries any JSON value through its generic fallback (spec gcx.md
+		// §9): every cell becomes text. Reading GCX gives the section model as
+		// JSON: [{"tool","fields","meta","rows"}].
+		"gcx": {
+			fromJSON: func(b []byte) ([]byte, error) {
+				if _, err := normalizeJSON(b); err != nil {
+					return nil, err
+				}
+				return gcx.MarshalValue(tool, json.RawMessage(b))
+			},
+			toJSON: func(b []byte) ([]byte, error) {
+				secs, err := gcx.UnmarshalSections(b)
+				if err != nil {
+					return nil, err
+				}
+				return gcx.AppendJSON(nil, secs...), nil
+			},
+		},
 		"json": {
 			fromJSON: func(b []byte) ([]byte, error) { return normalizeJSON(b) },
 			toJSON:   func(b []byte) ([]byte, error) { return normalizeJSON(b) },
+			lossless: true,
 		},
 		"toon": {
 			fromJSON: func(b []byte) ([]byte, error) { return toon.FromJSON(b, toon.Options{}) },
 			toJSON:   func(b []byte) ([]byte, error) { return toon.ToJSON(b, toon.Options{}, "") },
+			lossless: true,
 		},
 	}
 }
@@ -45,7 +71,7 @@ func normalizeJSON(b []byte) ([]byte, error) {
 
 func runConvert(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range converters() {
+		for k := range converters("") {
 			if !yield(k) {
 				return
 			}
@@ -55,6 +81,7 @@ func runConvert(_ context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.SetOutput(stderr)
 	from := fs.String("from", "json", "input format: "+strings.Join(names, ", "))
 	to := fs.String("to", "", "output format: "+strings.Join(names, ", "))
+	tool := fs.String("tool", "value", "GCX section tool name for --to gcx")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: graphwire convert [--from %s] --to %s [FILE]\n", strings.Join(names, "|"), strings.Join(names, "|"))
 		fs.PrintDefaults()
@@ -69,8 +96,8 @@ func runConvert(_ context.Context, args []string, stdin io.Reader, stdout, stder
 		fs.Usage()
 		return exitUsage
 	}
-	src, ok1 := converters()[*from]
-	dst, ok2 := converters()[*to]
+	src, ok1 := converters(*tool)[*from]
+	dst, ok2 := converters(*tool)[*to]
 	if !ok1 || !ok2 {
 		fmt.Fprintf(stderr, "graphwire convert: unknown format (known: %s)\n", strings.Join(names, ", "))
 		return exitUsage

@@ -1,0 +1,24 @@
+package formatter
+
+import (
+	"io"
+
+	"github.com/graphwire/graphwire/gcx"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// gcxFormatter renders the GCX1 sections of specs/gcx.md §11.
+type gcxFormatter struct{ version string }
+
+// NewGCX returns the GCX formatter stamped with version.
+func NewGCX(version string) Formatter { return gcxFormatter{version} }
+
+func (f gcxFormatter) Name() string      { return GCX }
+func (f gcxFormatter) MediaType() string { return "text/x-gcx; charset=utf-8" }
+func (f gcxFormatter) Version() string   { return f.version }
+func (f gcxFormatter) Format(w io.Writer, r *graphresponse.Response) error {
+	return gcx.NewEncoder(w, gcx.Options{}).Encode(r)
+}
+func (f gcxFormatter) Parse(data []byte) (*graphresponse.Response, error) {
+	return gcx.Unmarshal(data, gcx.Options{})
+}

@@ -1,0 +1,45 @@
+// Package gcx reads and writes GCX1, the tab-separated sectioned text
+// format of graphwire's "gcx" output, and maps GraphResponses onto it. The
+// normative specification is shared/specs/gcx.md.
+//
+// # The format
+//
+// A payload is a run of sections. Each section is one header line naming a
+// tool, its fields and sorted key=value meta, followed by one line per row
+// whose cells are separated by TAB:
+//
+//	GCX1 tool=graph.nodes fields=id,name query_type=traversal rows=2 type=User
+//	5252563	Jordan NG
+//	64248	stanhu
+//
+// Cells escape backslash, TAB and LF as \\, \t and \n; CR is dropped. A
+// first cell starting with "#" or "GCX" gets a guarding backslash, so it
+// is never read as a comment or a header. Header names must be free of
+// spaces, control bytes and backslashes; the encoder refuses any section
+// that would not read back as written ([ErrUnsafeName], [ErrReservedKey],
+// [ErrBlankRow], [ErrLineTooLong]).
+//
+// # GraphResponses
+//
+// [Marshal], [Encoder.Encode], [Unmarshal] and [Decoder.Decode] follow the
+// codec shape shared by goon, gcf and toon. A response becomes one
+// graph.nodes section per node type, graph.edges sections per
+// (type, from, to), graph.paths, graph.columns and graph.rows (spec §11).
+// Decoding gives back an equivalent response, [Canon] of the original:
+// values come back as strings, since GCX1 has no types (spec §13.2).
+//
+// # Sections and other JSON
+//
+// [MarshalSections], [UnmarshalSections], [Encoder.EncodeSection],
+// [Encoder.WriteHeader], [Encoder.WriteRow] and the [Decoder] methods
+// NextSection, NextRow and ReadSection work on plain [Section] values.
+// [MarshalValue] and [Encoder.EncodeValue] write any JSON value with the
+// generic fallback of spec §9, and [AppendJSON] turns sections back into
+// JSON. [ToolDefinitionsSection], [ToolRequestSection], [ErrorSection] and
+// [ResolveRepo] implement the envelope sections of spec §10.
+//
+// Decoding errors are [*SyntaxError] values carrying the line and column
+// and wrapping one of the Err sentinels; read errors pass through
+// unchanged. Nothing in the package keeps global state; Encoder and
+// Decoder are not safe for concurrent use, everything else is.
+package gcx
