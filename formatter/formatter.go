@@ -133,6 +133,8 @@ func Default() *Registry {
 		g,
 		NewTOON(config.TOONVersion()),
 		NewGCX(config.GCXVersion()),
+		NewGCF(config.GCFVersion()),
+		NewGCFGraph(config.GCFVersion()),
 	)
 	if err != nil {
 		panic("formatter: built-in registry: " + err.Error())

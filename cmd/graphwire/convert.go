@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/gcx"
 	"github.com/graphwire/graphwire/toon"
 )
@@ -45,6 +46,24 @@ func converters(tool string) map[string]converter {
 				}
 				return gcx.AppendJSON(nil, secs...), nil
 			},
+		},
+		// The GCF generic profile carries any JSON value losslessly.
+		"gcf": {
+			fromJSON: func(b []byte) ([]byte, error) {
+				v, err := gcf.ParseJSON(b)
+				if err != nil {
+					return nil, err
+				}
+				return gcf.MarshalValue(v, gcf.Options{})
+			},
+			toJSON: func(b []byte) ([]byte, error) {
+				v, err := gcf.UnmarshalValue(b, gcf.Options{})
+				if err != nil {
+					return nil, err
+				}
+				return gcf.AppendJSON(nil, v)
+			},
+			lossless: true,
 		},
 		"json": {
 			fromJSON: func(b []byte) ([]byte, error) { return normalizeJSON(b) },

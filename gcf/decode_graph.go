@@ -1,0 +1,395 @@
+package gcf
+
+import (
+	"strconv"
+	"strings"
+)
+
+// isScoreToken reports whether s matches -?[0-9]+\.[0-9]{2}.
+func isScoreToken(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i == start || i >= len(s) || s[i] != '.' {
+		return false
+	}
+	return len(s)-i == 3 && isDigit(s[i+1]) && isDigit(s[i+2])
+}
+
+// parseGroupHeader parses "## name[ [count][{fields}]]" and returns the
+// name and the declared count (-2 when none, -1 for ?).
+func parseGroupHeader(ln line, lim Limits) (string, int, error) {
+	rest := ln.text[3:]
+	name, after, _ := strings.Cut(rest, " ")
+	if !isBareKey(name) {
+		return "", 0, ln.err(3, ErrSyntax, "bad section name")
+	}
+	count := -2
+	if after != "" {
+		if !strings.HasPrefix(after, "[") {
+			return "", 0, ln.err(0, ErrSyntax, "unexpected text after section name")
+		}
+		d := genDecoder{lim: lim}
+		b, err := d.parseBracket(ln, after, len(name)+4)
+		if err != nil {
+			return "", 0, err
+		}
+		if b.keyed || b.inline {
+			return "", 0, ln.err(0, ErrSyntax, "bad graph section bracket")
+		}
+		count = b.count
+	}
+	return name, count, nil
+}
+
+func groupDistance(name string) (int, bool) {
+	switch name {
+	case "targets":
+		return 0, true
+	case "related":
+		return 1, true
+	case "extended":
+		return 2, true
+	}
+	if n, ok := strings.CutPrefix(name, "distance_"); ok && isCountValue(n) {
+		d, err := strconv.Atoi(n)
+		return d, err == nil
+	}
+	return 0, false
+}
+
+func headerInt(h *Header, key string) (int, bool) {
+	v, ok := h.Get(key)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil
+}
+
+// decodeGraph decodes a graph-profile body that is not a delta.
+func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
+	g := &Graph{Symbols: []Symbol{}, Edges: []Edge{}}
+	for _, f := range h.Fields {
+		switch f.Key {
+		case "tool":
+			g.Tool = f.Value
+		case "budget":
+			g.Budget, _ = strconv.Atoi(f.Value)
+		case "tokens":
+			g.Tokens, _ = strconv.Atoi(f.Value)
+		case "pack_root":
+			g.PackRoot = f.Value
+		case "session":
+			g.Session = f.Value == "true"
+		case "unchanged":
+			g.Unchanged = f.Value == "true"
+		case "symbols", "edges", "delta", "base_root", "new_root", "savings":
+		default:
+			g.Extra = append(g.Extra, f)
+		}
+	}
+	lines, trailer, err := takeTrailer(lines)
+	if err != nil {
+		return nil, err
+	}
+	if g.Unchanged {
+		if len(lines) > 0 {
+			return nil, lines[0].err(0, ErrSyntax, "unchanged payload with a body")
+		}
+		return g, nil
+	}
+	const (
+		secNone = iota
+		secGroup
+		secEdges
+	)
+	sec := secNone
+	distance := 0
+	group := ""
+	sectionCount, sectionSeen := -2, 0
+	var sectionLine line
+	edgesSeen := false
+	byID := map[int]int{}      // id -> symbol index, or -1 for a reference
+	ids := map[identity]bool{} // identities declared in this payload
+	nodeLines := 0
+	closeSection := func() error {
+		if sectionCount >= 0 && sectionSeen != sectionCount {
+			return sectionLine.err(0, ErrCountMismatch, "section declares "+strconv.Itoa(sectionCount)+" lines, has "+strconv.Itoa(sectionSeen))
+		}
+		return nil
+	}
+	for _, ln := range lines {
+		if strings.HasPrefix(ln.text, "##") && !ln.raw {
+			if err := closeSection(); err != nil {
+				return nil, err
+			}
+			if !strings.HasPrefix(ln.text, "## ") {
+				return nil, ln.err(0, ErrSyntax, "malformed section header")
+			}
+			name, count, err := parseGroupHeader(ln, lim)
+			if err != nil {
+				return nil, err
+			}
+			sectionCount, sectionSeen, sectionLine = count, 0, ln
+			switch name {
+			case "edges":
+				if edgesSeen {
+					return nil, ln.err(0, ErrSyntax, "second edges section")
+				}
+				edgesSeen = true
+				sec = secEdges
+			case "removed", "added", "edges_removed", "edges_added":
+				return nil, ln.err(0, ErrMalformedDelta, "delta section in a non-delta payload")
+			default:
+				if d, ok := groupDistance(name); ok {
+					distance, group = d, ""
+				} else {
+					group = name
+				}
+				sec = secGroup
+			}
+			continue
+		}
+		switch sec {
+		case secNone:
+			return nil, ln.err(0, ErrInvalidNodeLine, "line outside any section")
+		case secEdges:
+			if ln.raw {
+				return nil, ln.err(0, ErrInvalidEdgeSyntax, "indented edge line")
+			}
+			e, err := parseEdgeLine(ln, byID, g)
+			if err != nil {
+				return nil, err
+			}
+			g.Edges = append(g.Edges, e)
+			sectionSeen++
+			if len(g.Edges) > lim.MaxElements {
+				return nil, ln.err(0, ErrLimit, "too many edges")
+			}
+			continue
+		}
+		if ln.raw || !strings.HasPrefix(ln.text, "@") {
+			return nil, ln.err(0, ErrInvalidNodeLine, "expected a node line")
+		}
+		sectionSeen++
+		if nodeLines >= lim.MaxElements {
+			return nil, ln.err(0, ErrLimit, "too many symbols")
+		}
+		idTok, rest, _ := strings.Cut(ln.text, " ")
+		digits := idTok[1:]
+		if !isDigitsOnly(digits) || digits == "" || len(digits) > 9 {
+			return nil, ln.err(0, ErrInvalidSymbolID, "bad symbol id "+strconv.Quote(idTok))
+		}
+		id, _ := strconv.Atoi(digits)
+		if _, dup := byID[id]; dup {
+			return nil, ln.err(0, ErrInvalidSymbolID, "symbol id "+idTok+" used twice")
+		}
+		if !g.Session && id != nodeLines {
+			return nil, ln.err(0, ErrInvalidSymbolID, "symbol id "+idTok+" out of sequence")
+		}
+		if rest == " # previously transmitted" {
+			if !g.Session {
+				return nil, ln.err(0, ErrInvalidNodeLine, "reference line outside a session payload")
+			}
+			byID[id] = -1
+			g.Refs = append(g.Refs, Ref{ID: id, Distance: distance})
+			nodeLines++
+			continue
+		}
+		f := strings.Split(ln.text, " ")
+		if len(f) != 5 {
+			return nil, ln.err(0, ErrInvalidNodeLine, "node line needs five fields")
+		}
+		for _, x := range f {
+			if x == "" {
+				return nil, ln.err(0, ErrInvalidNodeLine, "empty node field")
+			}
+		}
+		if !isScoreToken(f[3]) {
+			return nil, ln.err(len(f[0])+len(f[1])+len(f[2])+3, ErrInvalidScore, "bad score "+strconv.Quote(f[3]))
+		}
+		score, _ := strconv.ParseFloat(f[3], 64)
+		idn := identity{KindAbbrev(f[1]), f[2]}
+		if ids[idn] {
+			return nil, ln.err(0, ErrInvalidNodeLine, "symbol "+f[2]+" declared twice")
+		}
+		ids[idn] = true
+		byID[id] = len(g.Symbols)
+		g.Symbols = append(g.Symbols, Symbol{ID: id, Kind: KindExpand(f[1]), Name: f[2], Score: score, Provenance: f[4], Distance: distance, Group: group})
+		nodeLines++
+	}
+	if err := closeSection(); err != nil {
+		return nil, err
+	}
+	if trailer != nil {
+		for _, k := range [2]string{"symbols", "edges"} {
+			v, ok := trailer.get(k)
+			if !ok || !isCountValue(v) {
+				continue
+			}
+			want := nodeLines
+			if k == "edges" {
+				want = len(g.Edges)
+			}
+			if v != strconv.Itoa(want) {
+				return nil, trailer.ln.err(0, ErrCountMismatch, "trailer "+k+"="+v+" but payload has "+strconv.Itoa(want))
+			}
+		}
+	}
+	if n, ok := headerInt(h, "symbols"); ok && n != nodeLines {
+		return nil, synErr(1, 1, ErrCountMismatch, "header symbols="+strconv.Itoa(n)+" but payload has "+strconv.Itoa(nodeLines))
+	}
+	if n, ok := headerInt(h, "edges"); ok && n != len(g.Edges) {
+		return nil, synErr(1, 1, ErrCountMismatch, "header edges="+strconv.Itoa(n)+" but payload has "+strconv.Itoa(len(g.Edges)))
+	}
+	return g, nil
+}
+
+func parseEdgeLine(ln line, byID map[int]int, g *Graph) (Edge, error) {
+	f := strings.Split(ln.text, " ")
+	if !strings.Contains(f[0], "<") {
+		return Edge{}, ln.err(0, ErrInvalidEdgeSyntax, "edge line without <")
+	}
+	if len(f) < 2 || len(f) > 3 {
+		return Edge{}, ln.err(0, ErrInvalidEdgeSyntax, "edge line needs a type and an optional status")
+	}
+	for _, x := range f {
+		if x == "" {
+			return Edge{}, ln.err(0, ErrInvalidEdgeSyntax, "empty edge field")
+		}
+	}
+	t, s, _ := strings.Cut(f[0], "<")
+	tid, ok1 := atID(t)
+	sid, ok2 := atID(s)
+	if !ok1 || !ok2 {
+		return Edge{}, ln.err(0, ErrInvalidEdgeSyntax, "edge ids must be @digits<@digits")
+	}
+	ti, okT := byID[tid]
+	si, okS := byID[sid]
+	if !okT || !okS {
+		return Edge{}, ln.err(0, ErrUnknownEdgeReference, "edge refers to an undeclared id")
+	}
+	e := Edge{Type: f[1], SourceID: sid, TargetID: tid}
+	if len(f) == 3 {
+		e.Status = f[2]
+	}
+	if si >= 0 {
+		e.Source, e.SourceKind = g.Symbols[si].Name, g.Symbols[si].Kind
+	}
+	if ti >= 0 {
+		e.Target, e.TargetKind = g.Symbols[ti].Name, g.Symbols[ti].Kind
+	}
+	return e, nil
+}
+
+func atID(s string) (int, bool) {
+	if len(s) < 2 || s[0] != '@' || !isDigitsOnly(s[1:]) || len(s) > 10 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[1:])
+	return n, err == nil
+}
+
+// decodeGraphDelta decodes a graph delta payload (§2.10.2).
+func decodeGraphDelta(h *Header, lines []line, lim Limits) (*GraphDelta, error) {
+	d := &GraphDelta{}
+	var haveBase, haveNew bool
+	for _, f := range h.Fields {
+		switch f.Key {
+		case "tool":
+			d.Tool = f.Value
+		case "base_root":
+			d.BaseRoot, haveBase = f.Value, true
+		case "new_root":
+			d.NewRoot, haveNew = f.Value, true
+		case "tokens":
+			d.DeltaTokens, _ = strconv.Atoi(f.Value)
+		case "delta", "savings", "budget", "symbols", "edges", "session", "pack_root", "unchanged":
+		default:
+			d.Extra = append(d.Extra, f)
+		}
+	}
+	if !haveBase || !haveNew {
+		return nil, synErr(1, 1, ErrMalformedDelta, "delta payload needs base_root and new_root")
+	}
+	lines, _, err := takeTrailer(lines)
+	if err != nil {
+		return nil, err
+	}
+	sec := ""
+	seen := map[string]bool{}
+	for _, ln := range lines {
+		if ln.raw {
+			return nil, ln.err(0, ErrMalformedDelta, "indented delta line")
+		}
+		if strings.HasPrefix(ln.text, "##") {
+			name, ok := strings.CutPrefix(ln.text, "## ")
+			switch {
+			case !ok:
+				return nil, ln.err(0, ErrMalformedDelta, "malformed section header")
+			case name != "removed" && name != "added" && name != "edges_removed" && name != "edges_added":
+				return nil, ln.err(3, ErrMalformedDelta, "unknown delta section "+strconv.Quote(name))
+			case seen[name]:
+				return nil, ln.err(3, ErrMalformedDelta, "repeated delta section "+name)
+			}
+			seen[name] = true
+			sec = name
+			continue
+		}
+		f := strings.Split(ln.text, " ")
+		for _, x := range f {
+			if x == "" {
+				return nil, ln.err(0, ErrMalformedDelta, "empty field")
+			}
+		}
+		if len(d.Removed)+len(d.Added)+len(d.RemovedEdges)+len(d.AddedEdges) >= lim.MaxElements {
+			return nil, ln.err(0, ErrLimit, "too many delta lines")
+		}
+		switch sec {
+		case "":
+			return nil, ln.err(0, ErrMalformedDelta, "line outside any delta section")
+		case "removed":
+			if len(f) != 2 {
+				return nil, ln.err(0, ErrMalformedDelta, "removed line needs kind and name")
+			}
+			d.Removed = append(d.Removed, SymbolKey{Kind: KindExpand(f[0]), Name: f[1]})
+		case "added":
+			if len(f) != 6 {
+				return nil, ln.err(0, ErrMalformedDelta, "added line needs six fields")
+			}
+			id, ok := atID(f[0])
+			if !ok || id != len(d.Added) {
+				return nil, ln.err(0, ErrInvalidSymbolID, "bad added id "+strconv.Quote(f[0]))
+			}
+			if !isScoreToken(f[3]) {
+				return nil, ln.err(0, ErrInvalidScore, "bad score "+strconv.Quote(f[3]))
+			}
+			if !isCountValue(f[5]) {
+				return nil, ln.err(0, ErrMalformedDelta, "bad distance "+strconv.Quote(f[5]))
+			}
+			score, _ := strconv.ParseFloat(f[3], 64)
+			dist, err := strconv.Atoi(f[5])
+			if err != nil {
+				return nil, ln.err(0, ErrMalformedDelta, "bad distance")
+			}
+			d.Added = append(d.Added, Symbol{ID: id, Kind: KindExpand(f[1]), Name: f[2], Score: score, Provenance: f[4], Distance: dist})
+		default:
+			if len(f) != 4 || f[1] != "->" {
+				return nil, ln.err(0, ErrMalformedDelta, "edge line must be source -> target type")
+			}
+			e := Edge{Source: f[0], Target: f[2], Type: f[3]}
+			if sec == "edges_removed" {
+				d.RemovedEdges = append(d.RemovedEdges, e)
+			} else {
+				d.AddedEdges = append(d.AddedEdges, e)
+			}
+		}
+	}
+	return d, nil
+}

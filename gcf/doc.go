@@ -1,0 +1,59 @@
+// Package gcf implements GCF (Graph Compact Format) v3.5.3, a line-oriented
+// text encoding for language models, and the two graphwire formats built on
+// it: `gcf` (generic profile, lossless) and `gcf-graph` (graph profile,
+// topology with sessions, deltas and content roots).
+//
+// The normative description is specs/gcf.md in the shared workspace; the
+// upstream conformance suite (281 fixtures) is run by TestConformance.
+//
+// # Generic profile
+//
+// Any JSON value encodes losslessly. Arrays of objects become a header plus
+// `|`-separated rows, maps of objects keyed tables, nested values
+// attachments or flattened `>` path columns:
+//
+//	{"orders": [{"id": 1, "customer": {"name": "Alice"}, "tags": ["a", "b"]}]}
+//
+// is written
+//
+//	GCF profile=generic
+//	## orders [1]{id,"customer>name",tags}
+//	@0 1|Alice|^
+//	.tags [2]: a,b
+//
+// [MarshalValue] and [UnmarshalValue] work on the generic value model (nil,
+// bool, int64, float64, string, []any, [*Object]); [ParseJSON] and
+// [AppendJSON] bridge it to JSON with key order and exact integers kept.
+//
+// # Graph profile
+//
+// A graph is a header, distance groups of positional node lines and an edge
+// section with local ids (`@target<@source type`):
+//
+//	GCF profile=graph symbols=2 edges=1
+//	## targets
+//	@0 fn pkg.Auth 0.78 lsp
+//	## related
+//	@1 fn pkg.Server 0.54 lsp
+//	## edges [1]
+//	@0<@1 calls
+//
+// [Session] replaces symbols already sent with reference lines, [Delta] and
+// [ApplyDelta] exchange changes against a [PackRoot], and [Respond] picks the
+// cheapest of unchanged, delta and full payloads.
+//
+// # GraphResponse mappings
+//
+// [Marshal] and [Encoder.Encode] render a graphresponse.Response: with the
+// zero [Options] as the lossless `gcf` document (one table per node type,
+// then edges, paths and aggregation tables), with [ProfileGraph] as the
+// `gcf-graph` topology. [Unmarshal] inverts both (the second as topology
+// only).
+//
+// # Errors
+//
+// Decoders are strict: every error is a [*SyntaxError] whose Err is one of
+// the exported sentinels ([ErrCountMismatch], …); encoders return
+// [*EncodeError] with a JSON Pointer to the offending input. [Code] returns
+// the snake_case code of an error. I/O errors pass through unchanged.
+package gcf

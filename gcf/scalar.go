@@ -1,0 +1,651 @@
+package gcf
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file holds the scalar grammar of §2.3 and the key grammar of §2.4:
+// the one place numbers are formatted and strings quoted.
+
+// isNumberToken reports whether s matches the JSON number grammar with ASCII
+// digits only, and whether it is an integer (no fraction, no exponent).
+func isNumberToken(s string) (ok, integer bool) {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	if i >= len(s) {
+		return false, false
+	}
+	switch {
+	case s[i] == '0':
+		i++
+	case s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false, false
+	}
+	integer = true
+	if i < len(s) && s[i] == '.' {
+		integer = false
+		i++
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		integer = false
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return false, false
+		}
+	}
+	return i == len(s), integer
+}
+
+// parseNumber converts a number token: ok is false when s is not a number
+// token; err is ErrOutOfRange for integers outside int64 and floats that
+// overflow.
+func parseNumber(s string) (v any, ok bool, err error) {
+	numOK, integer := isNumberToken(s)
+	if !numOK {
+		return nil, false, nil
+	}
+	if integer {
+		n, perr := strconv.ParseInt(s, 10, 64)
+		if perr != nil {
+			return nil, true, ErrOutOfRange
+		}
+		return n, true, nil
+	}
+	f, perr := strconv.ParseFloat(s, 64)
+	if perr != nil && (math.IsInf(f, 0)) {
+		return nil, true, ErrOutOfRange
+	}
+	return f, true, nil
+}
+
+// appendFloat appends the canonical form of a finite float64 (§2.3).
+func appendFloat(dst []byte, x float64) []byte {
+	if x == 0 {
+		return append(dst, '0')
+	}
+	if x == 1 {
+		return append(dst, '1')
+	}
+	a := math.Abs(x)
+	if a >= 1e-6 && a < 1<<53 {
+		return strconv.AppendFloat(dst, x, 'f', -1, 64)
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, x, 'e', -1, 64)
+	// Strip leading zeros of the exponent digits: 4e-07 -> 4e-7.
+	e := n
+	for e < len(dst) && dst[e] != 'e' {
+		e++
+	}
+	d := e + 2 // first exponent digit, after the sign
+	z := d
+	for z < len(dst)-1 && dst[z] == '0' {
+		z++
+	}
+	if z > d {
+		dst = append(dst[:d], dst[z:]...)
+	}
+	return dst
+}
+
+// appendScore appends a graph score with exactly two decimals, half-even on
+// the exact binary value, -0.00 written 0.00.
+func appendScore(dst []byte, s float64) []byte {
+	if s == 1 {
+		return append(dst, "1.00"...)
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, s, 'f', 2, 64)
+	if string(dst[n:]) == "-0.00" {
+		dst = append(dst[:n], "0.00"...)
+	}
+	return dst
+}
+
+// Quantize returns the score a consumer sees after decoding: s rounded to two
+// decimals as written on the wire.
+func Quantize(score float64) float64 {
+	var b [32]byte
+	q, _ := strconv.ParseFloat(string(appendScore(b[:0], score)), 64)
+	return q
+}
+
+// isBareKey reports whether s matches [A-Za-z_][A-Za-z0-9_]*.
+func isBareKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func isSpaceRune(r rune) bool { return unicode.IsSpace(r) || r == 0xFEFF }
+
+// needsQuote reports whether a string value must be written quoted (§2.3).
+func needsQuote(s string) bool {
+	switch s {
+	case "", "-", "~", "^", "true", "false":
+		return true
+	}
+	c0 := s[0]
+	if c0 == '#' || c0 == '@' || c0 == '.' {
+		return true
+	}
+	if strings.HasPrefix(s, "^{") && s[len(s)-1] == '}' {
+		return true
+	}
+	if ok, _ := isNumberToken(s); ok || numericLike(s) {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	if isSpaceRune(first) || isSpaceRune(last) {
+		return true
+	}
+	bracket := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c < 0x20, c == '"', c == '\\', c == '|', c == ',':
+				return true
+			case c == '[':
+				bracket = true
+			case c == ']' && bracket && i+1 < len(s) && s[i+1] == ':':
+				return true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r >= 0x80 && r <= 0x9F || isSpaceRune(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// numericLike reports the numeric-looking prefixes of §2.3.
+func numericLike(s string) bool {
+	i := 0
+	if s[0] == '+' || s[0] == '-' {
+		i = 1
+		if i < len(s) && s[i] == '.' {
+			i++
+		}
+		return i < len(s) && isDigit(s[i])
+	}
+	if s[0] == '.' || s[0] == '0' {
+		return len(s) > 1 && isDigit(s[1])
+	}
+	return false
+}
+
+// appendQuoted appends s as a GCF quoted string.
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendString appends a string value, bare or quoted.
+func appendString(dst []byte, s string) []byte {
+	if needsQuote(s) {
+		return appendQuoted(dst, s)
+	}
+	return append(dst, s...)
+}
+
+// appendKey appends a key or field name, bare or quoted.
+func appendKey(dst []byte, k string) []byte {
+	if isBareKey(k) {
+		return append(dst, k...)
+	}
+	return appendQuoted(dst, k)
+}
+
+// appendScalar appends a canonical scalar: nil, bool, int64, float64 or
+// string. Other values are an error.
+func appendScalar(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, '-'), nil
+	case bool:
+		if x {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return dst, encErr(ErrNonFinite, "NaN or infinite float")
+		}
+		return appendFloat(dst, x), nil
+	case string:
+		if !utf8.ValidString(x) {
+			return dst, encErr(ErrInvalidUTF8, "string is not valid UTF-8")
+		}
+		return appendString(dst, x), nil
+	}
+	return dst, encErr(ErrUnsupportedType, "not a scalar")
+}
+
+func isScalar(v any) bool {
+	switch v.(type) {
+	case nil, bool, int64, float64, string:
+		return true
+	}
+	return false
+}
+
+// unquoteBody decodes the text between the quotes of a quoted string. It
+// returns the sentinel and the byte offset of a bad escape.
+func unquoteBody(raw string) (string, error, int) {
+	simple := true
+	for i := 0; i < len(raw); i++ {
+		if c := raw[i]; c == '\\' || c < 0x20 {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		return raw, nil, 0
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c < 0x20 {
+			if c == '\t' {
+				out = append(out, c)
+				continue
+			}
+			return "", ErrInvalidEscape, i
+		}
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 >= len(raw) {
+			return "", ErrInvalidEscape, i
+		}
+		i++
+		switch raw[i] {
+		case '"', '\\', '/':
+			out = append(out, raw[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(raw[i+1:])
+			if !ok {
+				return "", ErrInvalidEscape, i - 1
+			}
+			i += 4
+			if r >= 0xDC00 && r <= 0xDFFF {
+				return "", ErrInvalidSurrogate, i - 5
+			}
+			if r >= 0xD800 && r <= 0xDBFF {
+				if i+2 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
+					return "", ErrInvalidSurrogate, i - 5
+				}
+				lo, ok := hex4(raw[i+3:])
+				if !ok {
+					return "", ErrInvalidEscape, i + 1
+				}
+				if lo < 0xDC00 || lo > 0xDFFF {
+					return "", ErrInvalidSurrogate, i - 5
+				}
+				i += 6
+				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", ErrInvalidEscape, i - 1
+		}
+	}
+	return string(out), nil, 0
+}
+
+func hex4(b string) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for i := range 4 {
+		c := b[i]
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// scanQuoted returns the index just past the closing quote of the quoted
+// string starting at s[0] == '"', or -1 when it is unterminated.
+func scanQuoted(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// cellKind classifies a decoded scalar token.
+type cellKind uint8
+
+const (
+	cellValue cellKind = iota
+	cellAbsent
+	cellMarker       // ^
+	cellSchemaMarker // ^{fields}
+)
+
+// parseScalar decodes one trimmed scalar token (§2.3 precedence). For
+// cellSchemaMarker, fields holds the declared names. off is the byte offset
+// of an error within tok.
+func parseScalar(tok string) (v any, kind cellKind, fields []string, err error, off int) {
+	if tok == "" {
+		return "", cellValue, nil, nil, 0
+	}
+	switch tok[0] {
+	case '"':
+		end := scanQuoted(tok)
+		if end < 0 {
+			return nil, 0, nil, ErrUnterminatedQuote, 0
+		}
+		if end != len(tok) {
+			return nil, 0, nil, ErrTrailingCharacters, end
+		}
+		s, serr, o := unquoteBody(tok[1 : end-1])
+		if serr != nil {
+			return nil, 0, nil, serr, o + 1
+		}
+		return s, cellValue, nil, nil, 0
+	case '-':
+		if len(tok) == 1 {
+			return nil, cellValue, nil, nil, 0
+		}
+	case '~':
+		if len(tok) == 1 {
+			return nil, cellAbsent, nil, nil, 0
+		}
+	case '^':
+		if len(tok) == 1 {
+			return nil, cellMarker, nil, nil, 0
+		}
+		if tok[1] == '{' && tok[len(tok)-1] == '}' {
+			fs, _, ferr := parseFieldList(tok[2:len(tok)-1], false)
+			if ferr != nil {
+				return nil, 0, nil, ErrInvalidAttachmentMarker, 0
+			}
+			return nil, cellSchemaMarker, fs, nil, 0
+		}
+	case 't':
+		if tok == "true" {
+			return true, cellValue, nil, nil, 0
+		}
+	case 'f':
+		if tok == "false" {
+			return false, cellValue, nil, nil, 0
+		}
+	}
+	if c := tok[0]; c == '-' || isDigit(c) {
+		n, ok, nerr := parseNumber(tok)
+		if ok {
+			if nerr != nil {
+				return nil, 0, nil, nerr, 0
+			}
+			return n, cellValue, nil, nil, 0
+		}
+	}
+	return tok, cellValue, nil, nil, 0
+}
+
+// parseValueToken decodes a scalar outside row cells: `~` and markers are
+// errors there.
+func parseValueToken(tok string) (any, error, int) {
+	v, kind, _, err, off := parseScalar(tok)
+	if err != nil {
+		return nil, err, off
+	}
+	switch kind {
+	case cellAbsent:
+		return nil, ErrInvalidMissing, 0
+	case cellMarker, cellSchemaMarker:
+		return nil, ErrInvalidAttachmentMarker, 0
+	}
+	return v, nil, 0
+}
+
+// splitOutsideQuotes splits s on sep outside quoted tokens. A quote opens only
+// at the start of a token (after spaces). It returns the raw parts with their
+// byte offsets, or ErrUnterminatedQuote with the offset of the quote.
+func splitOutsideQuotes(s string, sep byte, parts []string, offs []int) ([]string, []int, error, int) {
+	start := 0
+	i := 0
+	atStart := true
+	for i < len(s) {
+		c := s[i]
+		if atStart {
+			if c == ' ' || c == '\t' {
+				i++
+				continue
+			}
+			atStart = false
+			if c == '"' {
+				end := scanQuoted(s[i:])
+				if end < 0 {
+					return parts, offs, ErrUnterminatedQuote, i
+				}
+				i += end
+				continue
+			}
+		}
+		if c == sep {
+			parts = append(parts, s[start:i])
+			offs = append(offs, start)
+			i++
+			start = i
+			atStart = true
+			continue
+		}
+		i++
+	}
+	parts = append(parts, s[start:])
+	offs = append(offs, start)
+	return parts, offs, nil, 0
+}
+
+func trimSpaces(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// parseKeyToken decodes a key that is the whole token (bare or quoted).
+func parseKeyToken(tok string) (string, error) {
+	if tok == "" {
+		return "", ErrSyntax
+	}
+	if tok[0] == '"' {
+		end := scanQuoted(tok)
+		if end < 0 {
+			return "", ErrUnterminatedQuote
+		}
+		if end != len(tok) {
+			return "", ErrTrailingCharacters
+		}
+		s, err, _ := unquoteBody(tok[1 : end-1])
+		return s, err
+	}
+	if !isBareKey(tok) {
+		return "", ErrSyntax
+	}
+	return tok, nil
+}
+
+// leadingKey reads a key at the start of s and returns it with the rest.
+func leadingKey(s string) (key, rest string, err error) {
+	if s == "" {
+		return "", "", ErrSyntax
+	}
+	if s[0] == '"' {
+		end := scanQuoted(s)
+		if end < 0 {
+			return "", "", ErrUnterminatedQuote
+		}
+		k, kerr, _ := unquoteBody(s[1 : end-1])
+		if kerr != nil {
+			return "", "", kerr
+		}
+		return k, s[end:], nil
+	}
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && isDigit(c) {
+			i++
+			continue
+		}
+		break
+	}
+	if i == 0 {
+		return "", "", ErrSyntax
+	}
+	return s[:i], s[i:], nil
+}
+
+// parseFieldList parses the inside of {…}. With allowIdent, one field may be
+// written @name; ident is its index (-1 when none).
+func parseFieldList(s string, allowIdent bool) (fields []string, ident int, err error) {
+	ident = -1
+	if trimSpaces(s) == "" {
+		return nil, -1, ErrSyntax
+	}
+	n := strings.Count(s, ",") + 1
+	parts, _, serr, _ := splitOutsideQuotes(s, ',', make([]string, 0, n), make([]int, 0, n))
+	if serr != nil {
+		return nil, -1, serr
+	}
+	fields = make([]string, 0, len(parts))
+	for i, p := range parts {
+		p = trimSpaces(p)
+		if strings.HasPrefix(p, "@") {
+			if !allowIdent || ident >= 0 {
+				return nil, -1, ErrSyntax
+			}
+			ident = i
+			p = p[1:]
+		}
+		k, kerr := parseKeyToken(p)
+		if kerr != nil {
+			return nil, -1, kerr
+		}
+		for _, f := range fields {
+			if f == k {
+				return nil, -1, ErrDuplicateFieldName
+			}
+		}
+		fields = append(fields, k)
+	}
+	return fields, ident, nil
+}
+
+// appendFieldList appends {f1,f2,…}; ident ≥ 0 marks the identity field.
+func appendFieldList(dst []byte, fields []string, ident int) []byte {
+	dst = append(dst, '{')
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if i == ident {
+			dst = append(dst, '@')
+		}
+		dst = appendKey(dst, f)
+	}
+	return append(dst, '}')
+}
+
+func isFinite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
