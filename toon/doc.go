@@ -59,4 +59,16 @@
 // built as a plain value by [ShapeResponse] and encoded by this package's own
 // encoder, so the output is valid TOON by construction and decodes back to
 // that value.
+//
+// [UnmarshalResponse] and [Decoder.DecodeResponse] read a rendering back
+// into a graphresponse.Response (graphwire format --from toon): they decode
+// the document, then invert the §7.3 shape, failing with an error wrapping
+// [ErrInvalidResponse] that points at the offending member (for example
+// /nodes/User/2/id) when the document is TOON but not that shape. The
+// rendering is a fixed point: rendering a decoded rendering gives the same
+// bytes. It does not carry everything, though: format_version, node and
+// edge order, integral floats (they come back as integers), null and empty
+// properties, the types of nested and _props values (they come back as
+// strings), an all-false pagination and undeclared row keys are lost; the
+// UnmarshalResponse documentation lists each case.
 package toon
