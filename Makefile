@@ -11,6 +11,7 @@ build:
 
 ## demo: run the main job on the embedded default and print every format.
 demo:
+	bash scripts/install-chdb.sh >/dev/null
 	$(GO) run ./cmd/graphwire demo
 
 ## test: gofmt check, go vet, the race-enabled test suite and the format gates.

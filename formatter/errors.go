@@ -1,6 +1,14 @@
 package formatter
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
+
+// ErrUnrepresentable is wrapped by a formatter that cannot carry a response
+// at all: gcf-graph has no aggregations, gcf refuses duplicate nodes. It is
+// the caller's choice of format that is wrong, not the data.
+var ErrUnrepresentable = errors.New("formatter: response not representable in this format")
 
 // UnknownFormatError reports a format name that is not registered.
 type UnknownFormatError struct {

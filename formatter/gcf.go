@@ -1,6 +1,8 @@
 package formatter
 
 import (
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/graphwire/graphwire/gcf"
@@ -31,7 +33,11 @@ func (f gcfFormatter) Name() string      { return f.name }
 func (f gcfFormatter) MediaType() string { return gcf.MediaType }
 func (f gcfFormatter) Version() string   { return f.version }
 func (f gcfFormatter) Format(w io.Writer, r *graphresponse.Response) error {
-	return gcf.NewEncoder(w, f.opts).Encode(r)
+	err := gcf.NewEncoder(w, f.opts).Encode(r)
+	if errors.Is(err, gcf.ErrUnsupportedQuery) || errors.Is(err, gcf.ErrUnrepresentable) {
+		return fmt.Errorf("%w: %w", ErrUnrepresentable, err)
+	}
+	return err
 }
 
 // Parse reads gcf back losslessly; gcf-graph comes back as topology only.

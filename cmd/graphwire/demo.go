@@ -2,34 +2,223 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
+	"github.com/graphwire/graphwire/auth"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/ontology"
+	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/seed"
 )
 
-func runDemo(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+// demoQueries is one sample of each query type, run in this order.
+var demoQueries = []struct{ name, query string }{
+	{"search", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":"alice"}}]}`},
+	{"traversal", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3]},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":10}`},
+	{"aggregation", `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000}}],"group_by":["mr.state"],"aggregations":[{"count":"mr"}],"aggregation_sort":"-count_mr"}`},
+	{"path_finding", `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","id_range":{"start":1,"end":40}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":3}`},
+	{"neighbors", `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"neighbors":{"direction":"both"},"limit":8}`},
+}
+
+// demoPrintLimit bounds how much of one result the demo prints.
+const demoPrintLimit = 3000
+
+// demoFormats are printed for every query, JSON last as the baseline.
+var demoFormats = []struct {
+	name string
+	req  func(q string) *pb.ExecuteQueryRequest
+}{
+	{formatter.GOON, llmRequest(pb.FormatName_FORMAT_NAME_GOON)},
+	{formatter.GCF, llmRequest(pb.FormatName_FORMAT_NAME_GCF)},
+	{formatter.GCX, llmRequest(pb.FormatName_FORMAT_NAME_GCX)},
+	{formatter.TOON, llmRequest(pb.FormatName_FORMAT_NAME_TOON)},
+	{formatter.JSON, func(q string) *pb.ExecuteQueryRequest { return &pb.ExecuteQueryRequest{Query: q} }},
+}
+
+func llmRequest(f pb.FormatName) func(string) *pb.ExecuteQueryRequest {
+	return func(q string) *pb.ExecuteQueryRequest {
+		return &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM, LlmFormat: f}
+	}
+}
+
+func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	samples := fs.String("samples", "goon/testdata", "directory of sample GraphResponses (*.input.json)")
+	data := fs.String("data", "", "embedded data directory (default: a temporary directory, removed afterwards)")
+	scale := fs.Float64("scale", 1, "seed scale (1 ≈ 12k nodes)")
+	samples := fs.String("samples", "", "instead of querying, print the sample responses of this directory (*.input.json) in every format")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
 	}
-	if err := demoSamples(*samples, stdout); err != nil {
+	var err error
+	if *samples != "" {
+		err = demoSamples(*samples, stdout)
+	} else {
+		err = demoLive(ctx, *data, *scale, stdout, stderr)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "graphwire demo: %s\n", oneLine(err))
 		return exitFailure
 	}
 	return exitOK
+}
+
+// demoLive seeds the embedded graph, serves it on a free loopback port and
+// runs one sample of each query type through gRPC in every format.
+func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.Writer) error {
+	if _, err := os.Stat(chdbLibrary()); err != nil {
+		return fmt.Errorf("libchdb.so is missing at %s: run bash scripts/install-chdb.sh (make demo does)", chdbLibrary())
+	}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "graphwire-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	f := engineFlags{embedded: dir}
+	eng, err := f.openWritable(stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	opts := seed.Options{Scale: scale, Seed: 42, Progress: stderr}
+	g, err := seed.Generate(ont, opts)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if _, err := seed.Load(ctx, eng, ont, g, opts); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	fmt.Fprintf(stderr, "demo: seeded scale %g into %s in %s\n", scale, dir, time.Since(start).Round(time.Millisecond))
+
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	svc, err := newService(eng, secret, "", "graphwire", slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	g2 := svc.server.GRPCServer()
+	go g2.Serve(lis)
+	defer g2.Stop()
+	fmt.Fprintf(stderr, "demo: serving on %s\n", lis.Addr())
+	tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Admin: true}, auth.MintOptions{})
+	if err != nil {
+		return err
+	}
+	conn, err := dial(lis.Addr().String())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	client := pb.NewQueryServiceClient(conn)
+	cctx := withToken(ctx, tok)
+	counter := tokens.New()
+
+	fmt.Fprintf(stdout, "graphwire demo: embedded ClickHouse (chDB), seed scale %g, %d query types × %d formats through gRPC\n", scale, len(demoQueries), len(demoFormats))
+	fmt.Fprintln(stdout, "token counts: o200k_base / cl100k_base; savings against compact JSON (o200k_base)")
+	type row struct {
+		query, format string
+		bytes, o200k  int
+		cl100k        int
+	}
+	var table []row
+	for _, dq := range demoQueries {
+		fmt.Fprintf(stdout, "\n==== %s\n%s\n", dq.name, dq.query)
+		var jsonTokens int
+		results := make([]row, 0, len(demoFormats))
+		texts := make([]string, 0, len(demoFormats))
+		for _, df := range demoFormats {
+			resp, err := client.ExecuteQuery(cctx, df.req(dq.query))
+			if err != nil {
+				return fmt.Errorf("%s as %s: %w", dq.name, df.name, err)
+			}
+			text := resp.GetFormattedText() + resp.GetResultJson()
+			o, err := counter.Count(tokens.O200k, text)
+			if err != nil {
+				return err
+			}
+			c, err := counter.Count(tokens.CL100k, text)
+			if err != nil {
+				return err
+			}
+			if df.name == formatter.JSON {
+				jsonTokens = o
+				if _, err := graphresponse.Unmarshal([]byte(text)); err != nil {
+					return fmt.Errorf("raw result of %s does not decode: %w", dq.name, err)
+				}
+			}
+			results = append(results, row{dq.name, df.name, len(text), o, c})
+			texts = append(texts, text)
+			_ = resp.GetMetadata()
+		}
+		for i, r := range results {
+			saving := ""
+			if r.format != formatter.JSON && jsonTokens > 0 {
+				saving = fmt.Sprintf(", %+.0f%% vs JSON", 100*float64(r.o200k-jsonTokens)/float64(jsonTokens))
+			}
+			fmt.Fprintf(stdout, "---- %s: %d bytes, %d / %d tokens%s\n", r.format, r.bytes, r.o200k, r.cl100k, saving)
+			text := texts[i]
+			if len(text) > demoPrintLimit {
+				// Counts are of the whole text; the terminal gets the start.
+				cut := strings.LastIndexByte(text[:demoPrintLimit], '\n') + 1
+				if cut == 0 { // one long line (JSON): cut at a rune boundary
+					cut = demoPrintLimit
+					for cut > 0 && !utf8.RuneStart(text[cut]) {
+						cut--
+					}
+				}
+				text = text[:cut] + fmt.Sprintf("\n… (%d more bytes)\n", len(texts[i])-cut)
+			}
+			io.WriteString(stdout, text)
+			if !strings.HasSuffix(text, "\n") {
+				fmt.Fprintln(stdout)
+			}
+		}
+		table = append(table, results...)
+	}
+	fmt.Fprintf(stdout, "\n==== summary (o200k_base tokens)\n%-14s", "query")
+	for _, df := range demoFormats {
+		fmt.Fprintf(stdout, " %8s", df.name)
+	}
+	fmt.Fprintln(stdout)
+	for _, dq := range demoQueries {
+		fmt.Fprintf(stdout, "%-14s", dq.name)
+		for _, df := range demoFormats {
+			i := slices.IndexFunc(table, func(r row) bool { return r.query == dq.name && r.format == df.name })
+			fmt.Fprintf(stdout, " %8d", table[i].o200k)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
 }
 
 // demoSamples prints every sample response in every registered format, with

@@ -26,6 +26,9 @@ func commands() map[string]command {
 	return map[string]command{
 		"format":  {runFormat, "re-encode a GraphResponse: graphwire format [--from F] --to F [FILE]"},
 		"convert": {runConvert, "convert any JSON document to and from the text formats"},
+		"query":   {runQuery, "compile and run a graph query, locally or on a server (--server)"},
+		"serve":   {runServe, "run the gRPC query service"},
+		"token":   {runToken, "mint a development JWT"},
 		"demo":    {runDemo, "print sample responses in every format with byte and token counts"},
 		"seed":    {runSeed, "create the schema and load a synthetic SDLC graph"},
 		"sql":     {runSQL, "run read-only SQL against the graph, for debugging"},
@@ -56,7 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: graphwire <command> [flags]")
 	fmt.Fprintln(w, "commands:")
-	for _, name := range []string{"format", "convert", "demo", "seed", "sql"} {
+	for _, name := range []string{"query", "serve", "token", "format", "convert", "demo", "seed", "sql"} {
 		fmt.Fprintf(w, "  %-8s %s\n", name, commands()[name].summary)
 	}
 }

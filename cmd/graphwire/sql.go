@@ -1,14 +1,310 @@
 package main
 
-// Placeholder until the ClickHouse layer lands; that work owns this file.
-
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/executor/clickhouse"
 )
 
+// engineFlags select the engine: --embedded DIR (chDB) or --clickhouse DSN.
+type engineFlags struct {
+	embedded   string
+	clickhouse string
+}
+
+func (f *engineFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.embedded, "embedded", "", "data directory of the embedded engine (default ${GRAPHWIRE_DATA:-$HOME/.cache/graphwire/data})")
+	fs.StringVar(&f.clickhouse, "clickhouse", "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire")
+}
+
+func (f *engineFlags) check() error {
+	if f.embedded != "" && f.clickhouse != "" {
+		return errors.New("use --embedded or --clickhouse, not both")
+	}
+	return nil
+}
+
+func (f *engineFlags) describe() string {
+	if f.clickhouse != "" {
+		return "clickhouse"
+	}
+	return "embedded " + f.dataDir()
+}
+
+// dataDir is --embedded, else ${GRAPHWIRE_DATA:-$HOME/.cache/graphwire/data}.
+func (f *engineFlags) dataDir() string {
+	if f.embedded != "" {
+		return f.embedded
+	}
+	if d := os.Getenv("GRAPHWIRE_DATA"); d != "" {
+		return d
+	}
+	return filepath.Join(cacheDir(), "data")
+}
+
+// cacheDir is ${GRAPHWIRE_CACHE:-$HOME/.cache/graphwire}.
+func cacheDir() string {
+	if d := os.Getenv("GRAPHWIRE_CACHE"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "graphwire")
+	}
+	return filepath.Join(home, ".cache", "graphwire")
+}
+
+// chdbLibrary is $GRAPHWIRE_CHDB_LIB, else where scripts/install-chdb.sh installs it.
+func chdbLibrary() string {
+	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
+		return p
+	}
+	return chdb.CachedLibrary(cacheDir())
+}
+
+// engine is what seed and sql use of an executor.
+type engine interface {
+	executor.Executor
+	executor.Loader
+}
+
+// open opens the selected engine for reading.
+func (f *engineFlags) open(stderr io.Writer) (engine, error) { return f.openEngine(stderr, false) }
+
+// openWritable opens the selected engine for commands that create the schema; on a server it
+// first creates the DSN's database when it is missing.
+func (f *engineFlags) openWritable(stderr io.Writer) (engine, error) {
+	return f.openEngine(stderr, true)
+}
+
+func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if f.clickhouse != "" {
+		return clickhouse.Open(clickhouse.Options{DSN: f.clickhouse, CreateDatabase: write, Logger: logger})
+	}
+	dir := f.dataDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, Logger: logger})
+}
+
+// sqlFlags are the parsed flags of graphwire sql.
+type sqlFlags struct {
+	engine engineFlags
+	output string
+	query  string
+}
+
+func parseSQLFlags(args []string, stdin io.Reader, stderr io.Writer) (sqlFlags, error) {
+	var f sqlFlags
+	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: graphwire sql [--embedded DIR | --clickhouse DSN] [--output table|json] 'SELECT …'")
+		fmt.Fprintln(stderr, "       (the query '-' is read from standard input)")
+		fs.PrintDefaults()
+	}
+	f.engine.register(fs)
+	fs.StringVar(&f.output, "output", "table", "table (aligned columns) or json (one object per row)")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if f.output != "table" && f.output != "json" {
+		fs.Usage()
+		return f, fmt.Errorf("unknown --output %q", f.output)
+	}
+	f.query = strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if f.query == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return f, fmt.Errorf("read query: %w", err)
+		}
+		f.query = strings.TrimSpace(string(b))
+	}
+	if f.query == "" {
+		fs.Usage()
+		return f, errors.New("no query given")
+	}
+	return f, f.engine.check()
+}
+
 func runSQL(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "graphwire sql: not available in this build")
-	return exitFailure
+	f, err := parseSQLFlags(args, stdin, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "graphwire sql: %s\n", oneLine(err))
+		return exitUsage
+	}
+	eng, err := f.engine.open(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "graphwire sql: %s\n", oneLine(err))
+		return exitFailure
+	}
+	defer eng.Close()
+	// Read-only whatever the engine's defaults: readonly = 2 still lets SETTINGS clauses work.
+	q := &compiler.Query{SQL: f.query, Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}}
+	if err := querySQL(ctx, eng, q, f.output, stdout); err != nil {
+		fmt.Fprintf(stderr, "graphwire sql: %s\n", oneLine(err))
+		return exitFailure
+	}
+	return exitOK
+}
+
+func querySQL(ctx context.Context, e executor.Executor, q *compiler.Query, output string, w io.Writer) error {
+	rows, err := e.Run(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if output == "json" {
+		return writeJSONRows(w, rows)
+	}
+	return writeTable(w, rows)
+}
+
+// writeJSONRows writes one JSON object per row, keys in column order.
+func writeJSONRows(w io.Writer, rows executor.Rows) error {
+	cols := rows.Columns()
+	keys := make([][]byte, len(cols))
+	for i, c := range cols {
+		keys[i], _ = json.Marshal(c.Name)
+	}
+	var line []byte
+	for rows.Next() {
+		line = append(line[:0], '{')
+		for i, v := range rows.Values() {
+			if i > 0 {
+				line = append(line, ',')
+			}
+			line = append(line, keys[i]...)
+			line = append(line, ':')
+			b, err := json.Marshal(jsonValue(v))
+			if err != nil {
+				return fmt.Errorf("encode column %s: %w", cols[i].Name, err)
+			}
+			line = append(line, b...)
+		}
+		line = append(line, '}', '\n')
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// jsonValue maps the executor value model to JSON: dates as "YYYY-MM-DD", times as RFC 3339.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case executor.Date:
+		return x.String()
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	case []any:
+		out := make([]any, len(x))
+		for i, it := range x {
+			out[i] = jsonValue(it)
+		}
+		return out
+	}
+	return v
+}
+
+// writeTable writes an aligned table: a header, a rule, the rows and a row count.
+func writeTable(w io.Writer, rows executor.Rows) error {
+	cols := rows.Columns()
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.Name
+	}
+	var cells [][]string
+	for rows.Next() {
+		vals := rows.Values()
+		line := make([]string, len(vals))
+		for i, v := range vals {
+			line[i] = tableCell(v)
+		}
+		cells = append(cells, line)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	widths := make([]int, len(cols))
+	for _, line := range append([][]string{header}, cells...) {
+		for i, c := range line {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b strings.Builder
+	writeLine := func(line []string) {
+		for i, c := range line {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(line)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+			}
+		}
+		b.WriteString("\n")
+	}
+	writeLine(header)
+	rule := make([]string, len(cols))
+	for i := range rule {
+		rule[i] = strings.Repeat("-", widths[i])
+	}
+	writeLine(rule)
+	for _, line := range cells {
+		writeLine(line)
+	}
+	fmt.Fprintf(&b, "(%d rows)\n", len(cells))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// tableCell renders one value on one line: NULL for nil, control characters escaped.
+func tableCell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return strings.NewReplacer("\\", `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`, "\x00", `\0`).Replace(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case time.Time:
+		return x.Format("2006-01-02 15:04:05.999999999")
+	case executor.Date:
+		return x.String()
+	case []any:
+		parts := make([]string, len(x))
+		for i, it := range x {
+			parts[i] = tableCell(it)
+			if s, ok := it.(string); ok {
+				parts[i] = strconv.Quote(s)
+			}
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
 }

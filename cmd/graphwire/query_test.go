@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+func TestRunQuery(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "q.json")
+	if err := os.WriteFile(file, []byte(`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["username"]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{
+			name:     "explain",
+			args:     []string{"--scope", "100/:30", "--explain", `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"name":"it's"},"columns":["name"]}],"limit":2}`},
+			wantCode: exitOK,
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_project AS t FINAL WHERE t._deleted = false AND startsWith(t.traversal_path, {p0:String}) AND t.name = {p1:String})\n" +
+				"SELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 3\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296\n" +
+				"-- p0 String 100/\n-- p1 String it's\n",
+		},
+		{
+			name:       "explain from a file as admin",
+			args:       []string{"--admin", "--explain", "@" + file},
+			wantCode:   exitOK,
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.username AS username FROM gl_user AS t FINAL WHERE t._deleted = false AND t.id = {p0:Int64})\nSELECT n0.id AS n0_id, n0.username AS n0_username\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296\n-- p0 Int64 1\n",
+		},
+		{
+			name:       "explain from stdin",
+			args:       []string{"--explain", "-"},
+			stdin:      `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[2],"columns":["name"]}]}`,
+			wantCode:   exitOK,
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_user AS t FINAL WHERE t._deleted = false AND t.id = {p0:Int64})\nSELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296\n-- p0 Int64 2\n",
+		},
+		{
+			name:       "unknown entity",
+			args:       []string{"--explain", `{"query_type":"traversal","nodes":[{"id":"x","entity":"Usr","node_ids":[1]}]}`},
+			wantCode:   exitFailure,
+			wantStderr: "graphwire query: invalid_query UNKNOWN_ENTITY /nodes/0/entity: unknown entity \"Usr\" (did you mean \"User\"?); valid options: Group, Job, Label, MergeRequest, Milestone, Note, Pipeline, Project, Runner, User, Vulnerability, WorkItem\n",
+		},
+		{
+			name:       "scope violation",
+			args:       []string{"--scope", "100/", "--explain", `{"query_type":"traversal","nodes":[{"id":"x","entity":"Project","filters":{"traversal_path":"200/"}}]}`},
+			wantCode:   exitFailure,
+			wantStderr: "graphwire query: permission_denied SCOPE_VIOLATION /nodes/0/filters/traversal_path: traversal_path filter lies outside the caller's scopes\n",
+		},
+		{
+			name:       "malformed JSON",
+			args:       []string{"--explain", `{"query_type":`},
+			wantCode:   exitFailure,
+			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at byte 14\n",
+		},
+		{name: "bad format", args: []string{"--format", "xml", "{}"}, wantCode: exitUsage},
+		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},
+		{name: "bad scope", args: []string{"--scope", "abc", "{}"}, wantCode: exitUsage},
+		{name: "no query", args: []string{"--admin"}, wantCode: exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runQuery(t.Context(), tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Fatalf("exit = %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
+			}
+			if tt.wantStdout != "" || code == exitOK {
+				if diff := cmp.Diff(tt.wantStdout, stdout.String()); diff != "" {
+					t.Errorf("stdout (-want +got):\n%s", diff)
+				}
+			}
+			if tt.wantStderr != "" {
+				if diff := cmp.Diff(tt.wantStderr, stderr.String()); diff != "" {
+					t.Errorf("stderr (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// fakeEngine answers the base statement and the hydration statement with canned rows.
+type fakeEngine struct{ base, hydration *executor.Result }
+
+func (f *fakeEngine) Run(_ context.Context, q *compiler.Query) (executor.Rows, error) {
+	r := f.base
+	if strings.HasPrefix(q.SQL, "SELECT {p0:String} AS kind") {
+		r = f.hydration
+	}
+	return executor.SliceRows(r.Columns, r.Rows, executor.Stats{}), nil
+}
+func (f *fakeEngine) Ping(context.Context) error              { return nil }
+func (f *fakeEngine) Version(context.Context) (string, error) { return "fake", nil }
+func (f *fakeEngine) Close() error                            { return nil }
+
+// TestExecuteHydrates runs the execute pipeline of a neighbors query on canned rows.
+func TestExecuteHydrates(t *testing.T) {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp, err := compiler.New(ont, compiler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := comp.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[7],"columns":["iid"]}],"neighbors":{"direction":"incoming","rel_types":["AUTHORED"]}}`), &compiler.Caller{Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := func(names ...string) []executor.Column {
+		out := make([]executor.Column, len(names))
+		for i, n := range names {
+			out[i] = executor.Column{Name: n}
+		}
+		return out
+	}
+	fe := &fakeEngine{
+		base: &executor.Result{Columns: cols("center_id", "nbr_id", "nbr_kind", "rel_kind", "outgoing"), Rows: [][]any{{int64(7), int64(1), "User", "AUTHORED", false}}},
+		hydration: &executor.Result{Columns: cols("kind", "id", "props"), Rows: [][]any{
+			{"MergeRequest", int64(7), []any{"3"}},
+			{"User", int64(1), []any{"alice", "Alice", "active"}},
+		}},
+	}
+	resp, err := execute(t.Context(), comp, fe, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"format_version":"5.0.1","query_type":"neighbors","nodes":[{"type":"MergeRequest","id":"7","iid":3},{"type":"User","id":"1","name":"Alice","state":"active","username":"alice"}],"edges":[{"from":"User","from_id":"1","to":"MergeRequest","to_id":"7","type":"AUTHORED"}],"pagination":{"has_more":false,"truncated":false}}`
+	if diff := cmp.Diff(want, string(graphresponse.Marshal(resp))); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/config"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/grpcsvc"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// serveFlags are the flags of "graphwire serve".
+type serveFlags struct {
+	engine     engineFlags
+	listen     string
+	secretFile string
+	issuer     string
+	audience   string
+	stopGrace  time.Duration
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.engine.register(fs)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7447", "address to listen on")
+	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret (at least 32 bytes); required")
+	fs.StringVar(&f.issuer, "jwt-issuer", "", "required JWT iss claim (empty accepts any)")
+	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "required JWT aud claim")
+	fs.DurationVar(&f.stopGrace, "shutdown-grace", 10*time.Second, "time to finish in-flight calls on SIGTERM")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if f.secretFile == "" {
+		return f, errors.New("--jwt-secret-file is required")
+	}
+	if fs.NArg() != 0 {
+		return f, errors.New("serve takes no arguments")
+	}
+	return f, f.engine.check()
+}
+
+// readSecret reads an HMAC secret file; surrounding whitespace (a final
+// newline) is not part of the key.
+func readSecret(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read secret: %w", err)
+	}
+	return []byte(strings.TrimSpace(string(b))), nil
+}
+
+// service holds what serve and demo wire together.
+type service struct {
+	server *grpcsvc.Server
+	engine engine
+}
+
+func newService(eng engine, secret []byte, issuer, audience string, logger *slog.Logger) (*service, error) {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return nil, err
+	}
+	comp, err := compiler.New(ont, compiler.Options{})
+	if err != nil {
+		return nil, err
+	}
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience})
+	if err != nil {
+		return nil, err
+	}
+	srv, err := grpcsvc.New(eng, formatter.Default(), grpcsvc.Options{
+		Compiler: comp, Ontology: ont, Verifier: v,
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(),
+		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
+		Logger: logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &service{server: srv, engine: eng}, nil
+}
+
+func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
+		return exitUsage
+	}
+	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+	secret, err := readSecret(f.secretFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
+		return exitFailure
+	}
+	eng, err := f.engine.open(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
+		return exitFailure
+	}
+	defer eng.Close()
+	svc, err := newService(eng, secret, f.issuer, f.audience, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
+		return exitFailure
+	}
+	lis, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
+		return exitFailure
+	}
+	logger.Info("listening", "addr", lis.Addr().String(), "engine", f.engine.describe())
+	if err := serveUntilDone(ctx, svc, lis, f.stopGrace); err != nil {
+		logger.Error("serve_failed", "err", err)
+		return exitFailure
+	}
+	logger.Info("stopped")
+	return exitOK
+}
+
+// serveUntilDone serves on lis until ctx ends, then stops gracefully,
+// falling back to a hard stop after grace.
+func serveUntilDone(ctx context.Context, svc *service, lis net.Listener, grace time.Duration) error {
+	g := svc.server.GRPCServer()
+	errc := make(chan error, 1)
+	go func() { errc <- g.Serve(lis) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	done := make(chan struct{})
+	go func() { g.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		g.Stop()
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+package compiler
+
+// The SQL tree the lowering builds and the emitter renders. It is sealed: every node
+// implements the unexported sqlNode marker, and walk panics on a type it does not know, so a
+// new node cannot slip past the security check unnoticed. There is no node for raw SQL.
+
+type sqlNode interface{ sqlNode() }
+
+type expr interface {
+	sqlNode
+	expr()
+}
+
+type fromItem interface {
+	sqlNode
+	from()
+}
+
+// selectStmt is one SELECT, optionally followed by UNION ALL arms.
+type selectStmt struct {
+	with     []*cte
+	distinct bool
+	cols     []selItem
+	from     fromItem
+	joins    []join
+	where    []expr // conjuncts
+	groupBy  []expr
+	having   []expr // conjuncts
+	orderBy  []orderItem
+	limit    int // 0: none
+	union    []*selectStmt
+	settings []Setting
+}
+
+type cte struct {
+	name string
+	body *selectStmt
+}
+
+type selItem struct {
+	e     expr
+	alias string // "" renders the bare expression
+}
+
+type join struct {
+	right fromItem
+	on    []expr
+}
+
+type orderItem struct {
+	e         expr
+	desc      bool
+	nullsLast bool
+}
+
+// tableRef reads one physical table: FROM <table> AS <alias> [FINAL].
+type tableRef struct {
+	table string
+	alias string
+	final bool
+}
+
+// cteRef reads a CTE: FROM <name> [AS <alias>].
+type cteRef struct {
+	name  string
+	alias string
+}
+
+// colRef is <qual>.<name>, or a bare name when qual is "".
+type colRef struct{ qual, name string }
+
+// param is a value bound as a typed placeholder.
+type param struct {
+	val any
+	typ string
+}
+
+// lit is a compiler constant: a bool or a small integer.
+type lit struct{ v any }
+
+type call struct {
+	fn   string
+	args []expr
+}
+
+type binOp struct {
+	op   string // = != < <= > >= IN
+	l, r expr
+}
+
+type andExpr []expr
+type orExpr []expr
+
+type isNull struct {
+	e   expr
+	not bool
+}
+
+// inSub is <l> IN (<sub>).
+type inSub struct {
+	l   expr
+	sub *selectStmt
+}
+
+// scalarSub is (<sub>) used as a value.
+type scalarSub struct{ sub *selectStmt }
+
+type tupleExpr []expr
+type arrayExpr []expr
+
+type castExpr struct {
+	e   expr
+	typ string
+}
+
+// tupleElem is <e>.<idx> (1-based).
+type tupleElem struct {
+	e   expr
+	idx int
+}
+
+// lambda is <arg> -> <body>.
+type lambda struct {
+	arg  string
+	body expr
+}
+
+// Scope modes of a scopePred.
+const (
+	scopePaths = iota
+	scopeAllowAll
+	scopeDenyAll
+)
+
+// scopePred is the authorization conjunct of a scan (specs/query-engine.md §6.3).
+type scopePred struct {
+	alias string
+	mode  int
+	paths []string
+}
+
+func (*selectStmt) sqlNode() {}
+func (*cte) sqlNode()        {}
+func (*tableRef) sqlNode()   {}
+func (*cteRef) sqlNode()     {}
+func (*colRef) sqlNode()     {}
+func (*param) sqlNode()      {}
+func (*lit) sqlNode()        {}
+func (*call) sqlNode()       {}
+func (*binOp) sqlNode()      {}
+func (andExpr) sqlNode()     {}
+func (orExpr) sqlNode()      {}
+func (*isNull) sqlNode()     {}
+func (*inSub) sqlNode()      {}
+func (*scalarSub) sqlNode()  {}
+func (tupleExpr) sqlNode()   {}
+func (arrayExpr) sqlNode()   {}
+func (*castExpr) sqlNode()   {}
+func (*tupleElem) sqlNode()  {}
+func (*lambda) sqlNode()     {}
+func (*scopePred) sqlNode()  {}
+
+func (*colRef) expr()    {}
+func (*param) expr()     {}
+func (*lit) expr()       {}
+func (*call) expr()      {}
+func (*binOp) expr()     {}
+func (andExpr) expr()    {}
+func (orExpr) expr()     {}
+func (*isNull) expr()    {}
+func (*inSub) expr()     {}
+func (*scalarSub) expr() {}
+func (tupleExpr) expr()  {}
+func (arrayExpr) expr()  {}
+func (*castExpr) expr()  {}
+func (*tupleElem) expr() {}
+func (*lambda) expr()    {}
+func (*scopePred) expr() {}
+
+func (*tableRef) from() {}
+func (*cteRef) from()   {}
+
+// walk calls fn for n and every node below it, depth first, left to right. It panics on a
+// node type it does not know.
+func walk(n sqlNode, fn func(sqlNode)) {
+	if n == nil {
+		return
+	}
+	fn(n)
+	switch x := n.(type) {
+	case *selectStmt:
+		for _, c := range x.with {
+			walk(c, fn)
+		}
+		for _, c := range x.cols {
+			walk(c.e, fn)
+		}
+		if x.from != nil {
+			walk(x.from, fn)
+		}
+		for _, j := range x.joins {
+			walk(j.right, fn)
+			for _, e := range j.on {
+				walk(e, fn)
+			}
+		}
+		for _, e := range x.where {
+			walk(e, fn)
+		}
+		for _, e := range x.groupBy {
+			walk(e, fn)
+		}
+		for _, e := range x.having {
+			walk(e, fn)
+		}
+		for _, o := range x.orderBy {
+			walk(o.e, fn)
+		}
+		for _, u := range x.union {
+			walk(u, fn)
+		}
+	case *cte:
+		walk(x.body, fn)
+	case *tableRef, *cteRef, *colRef, *param, *lit, *scopePred:
+	case *call:
+		for _, a := range x.args {
+			walk(a, fn)
+		}
+	case *binOp:
+		walk(x.l, fn)
+		walk(x.r, fn)
+	case andExpr:
+		for _, e := range x {
+			walk(e, fn)
+		}
+	case orExpr:
+		for _, e := range x {
+			walk(e, fn)
+		}
+	case *isNull:
+		walk(x.e, fn)
+	case *inSub:
+		walk(x.l, fn)
+		walk(x.sub, fn)
+	case *scalarSub:
+		walk(x.sub, fn)
+	case tupleExpr:
+		for _, e := range x {
+			walk(e, fn)
+		}
+	case arrayExpr:
+		for _, e := range x {
+			walk(e, fn)
+		}
+	case *castExpr:
+		walk(x.e, fn)
+	case *tupleElem:
+		walk(x.e, fn)
+	case *lambda:
+		walk(x.body, fn)
+	default:
+		panic("compiler: walk: unknown SQL node type")
+	}
+}
+
+// Small constructors used by the lowering.
+
+func col(qual, name string) *colRef      { return &colRef{qual: qual, name: name} }
+func fn(name string, args ...expr) *call { return &call{fn: name, args: args} }
+func eq(l, r expr) *binOp                { return &binOp{op: "=", l: l, r: r} }
+func ne(l, r expr) *binOp                { return &binOp{op: "!=", l: l, r: r} }
+func prm(v any, typ string) *param       { return &param{val: v, typ: typ} }
+func litInt(n int) *lit                  { return &lit{v: n} }
+func litBool(b bool) *lit                { return &lit{v: b} }
+func as(e expr, alias string) selItem    { return selItem{e: e, alias: alias} }
+func in(l expr, sub *selectStmt) *inSub  { return &inSub{l: l, sub: sub} }
+
+// idsFrom is SELECT <c> FROM <cteName>.
+func idsFrom(cteName string, cols ...string) *selectStmt {
+	s := &selectStmt{from: &cteRef{name: cteName}}
+	for _, c := range cols {
+		s.cols = append(s.cols, selItem{e: col("", c)})
+	}
+	return s
+}

@@ -1,0 +1,119 @@
+package compiler
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Caller is who runs a query: the verified JWT claims (specs/query-engine.md §6.1–6.2).
+// Admin lifts every scope predicate. A non-admin sees namespaced rows only under the path
+// prefixes of Scopes whose level reaches the entity's floor.
+type Caller struct {
+	Subject string  // JWT sub: the user id
+	Admin   bool    // JWT admin claim
+	Scopes  []Scope // traversal-path prefixes with access levels
+}
+
+// Scope grants Level on every traversal path that starts with Path ("100/", "100/101/").
+type Scope struct {
+	Path  string
+	Level int
+}
+
+// ParseScope parses the CLI form PATH[:LEVEL] ("100/101/:30"); the level defaults to 50
+// (Owner). Path must be one or more positive integer segments, each followed by "/".
+func ParseScope(s string) (Scope, error) {
+	p, lv, hasLevel := strings.Cut(s, ":")
+	sc := Scope{Path: p, Level: 50}
+	if hasLevel {
+		n, err := strconv.Atoi(lv)
+		if err != nil || !validLevel(n) {
+			return sc, newErr("", ErrSchemaViolation, "access level "+strconv.Quote(lv)+" is not one of 5, 10, 15, 20, 25, 30, 40, 50")
+		}
+		sc.Level = n
+	}
+	if !validPath(p) {
+		return sc, newErr("", ErrSchemaViolation, "scope path "+strconv.Quote(p)+" must look like \"100/\" or \"100/101/\"")
+	}
+	return sc, nil
+}
+
+func validLevel(n int) bool {
+	switch n {
+	case 5, 10, 15, 20, 25, 30, 40, 50:
+		return true
+	}
+	return false
+}
+
+// validPath reports whether p matches ^([1-9][0-9]{0,18}/){1,20}$ with int64 segments.
+func validPath(p string) bool {
+	if p == "" || !strings.HasSuffix(p, "/") {
+		return false
+	}
+	segs := strings.Split(strings.TrimSuffix(p, "/"), "/")
+	if len(segs) > 20 {
+		return false
+	}
+	for _, s := range segs {
+		if s == "" || len(s) > 19 || s[0] == '0' {
+			return false
+		}
+		for _, c := range []byte(s) {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		if _, err := strconv.ParseInt(s, 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// scopeCache memoizes [Caller.PathsAtLeast] per floor for one compilation.
+type scopeCache struct {
+	c *Caller
+	m map[int][]string
+}
+
+func newScopeCache(c *Caller) *scopeCache { return &scopeCache{c: c, m: map[int][]string{}} }
+
+func (s *scopeCache) at(floor int) []string {
+	p, ok := s.m[floor]
+	if !ok {
+		p = s.c.PathsAtLeast(floor)
+		s.m[floor] = p
+	}
+	return p
+}
+
+// PathsAtLeast returns the minimal set of path prefixes whose level is at least floor:
+// scopes below floor are dropped, the rest sorted, and every path that has a proper prefix
+// in the kept set removed.
+func (c *Caller) PathsAtLeast(floor int) []string {
+	var kept []string
+	for _, s := range c.Scopes {
+		if s.Level >= floor && validPath(s.Path) {
+			kept = append(kept, s.Path)
+		}
+	}
+	slices.SortFunc(kept, cmp.Compare)
+	kept = slices.Compact(kept)
+	out := kept[:0:0]
+	for _, p := range kept {
+		covered := false
+		for _, q := range out {
+			if strings.HasPrefix(p, q) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	return out
+}

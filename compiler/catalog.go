@@ -1,0 +1,174 @@
+package compiler
+
+import (
+	"slices"
+
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// Property types of the ontology (specs/query-engine.md §4.3), without Nullable.
+const (
+	typInt64    = "Int64"
+	typFloat64  = "Float64"
+	typBool     = "Bool"
+	typString   = "String"
+	typLC       = "LowCardinality(String)"
+	typDate32   = "Date32"
+	typDateTime = "DateTime64(0, 'UTC')"
+)
+
+// catalog is the compiler's read-only view of the ontology: entities with their tables,
+// floors and typed properties, and relationship types with their stored pairs.
+type catalog struct {
+	entities     map[string]*entity
+	entityNames  []string // sorted
+	rels         map[string]*relType
+	relNames     []string // sorted
+	edgeTable    string
+	edgeByTarget string
+	tables       map[string]*entity // table name -> entity
+}
+
+type entity struct {
+	name   string
+	table  string
+	global bool
+	floor  int
+	props  []*property // ontology order, without id
+	byName map[string]*property
+}
+
+type property struct {
+	name       string
+	typ        string // one of the typ* constants
+	nullable   bool
+	enum       []string
+	filterable bool
+	def        bool
+	longText   bool
+}
+
+// paramType is the ClickHouse type of a filter parameter on p (§2.5).
+func (p *property) paramType() string {
+	switch p.typ {
+	case typLC:
+		return typString
+	case typDateTime:
+		return "DateTime64(6, 'UTC')"
+	}
+	return p.typ
+}
+
+type relType struct {
+	name  string
+	pairs []pair
+}
+
+type pair struct{ from, to string }
+
+// idProp is the implicit id property every entity has.
+var idProp = &property{name: "id", typ: typInt64, filterable: true}
+
+// prop returns the named property of e, including the implicit id.
+func (e *entity) prop(name string) *property {
+	if name == "id" {
+		return idProp
+	}
+	return e.byName[name]
+}
+
+// propNames lists the property names of e in ontology order.
+func (e *entity) propNames() []string {
+	out := make([]string, 0, len(e.props)+1)
+	out = append(out, "id")
+	for _, p := range e.props {
+		out = append(out, p.name)
+	}
+	return out
+}
+
+// filterableNames lists filter keys valid on e, sorted.
+func (e *entity) filterableNames() []string {
+	out := []string{"id"}
+	for _, p := range e.props {
+		if p.filterable {
+			out = append(out, p.name)
+		}
+	}
+	if !e.global {
+		out = append(out, "traversal_path")
+	}
+	slices.Sort(out)
+	return out
+}
+
+// defaults lists the default columns of e in ontology order.
+func (e *entity) defaults() []*property {
+	var out []*property
+	for _, p := range e.props {
+		if p.def {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (c *catalog) finish() {
+	c.entityNames = c.entityNames[:0]
+	c.tables = map[string]*entity{}
+	for n, e := range c.entities {
+		c.entityNames = append(c.entityNames, n)
+		c.tables[e.table] = e
+		e.byName = map[string]*property{}
+		for _, p := range e.props {
+			e.byName[p.name] = p
+		}
+	}
+	slices.Sort(c.entityNames)
+	c.relNames = c.relNames[:0]
+	for n := range c.rels {
+		c.relNames = append(c.relNames, n)
+	}
+	slices.Sort(c.relNames)
+}
+
+// newCatalog builds the compiler's view of ont.
+func newCatalog(ont *ontology.Ontology) *catalog {
+	c := &catalog{
+		entities:     map[string]*entity{},
+		rels:         map[string]*relType{},
+		edgeTable:    ont.EdgeTable,
+		edgeByTarget: ont.EdgeTableByTarget,
+	}
+	if c.edgeTable == "" {
+		c.edgeTable = "gl_edge"
+	}
+	if c.edgeByTarget == "" {
+		c.edgeByTarget = c.edgeTable + "_by_target"
+	}
+	for _, oe := range ont.Entities {
+		e := &entity{name: oe.Name, table: oe.Table, global: !oe.Namespaced(), floor: oe.MinAccessLevel}
+		if !e.global && e.floor == 0 {
+			e.floor = ont.DefaultMinAccessLevel
+		}
+		if !e.global && e.floor < 10 {
+			e.floor = 10
+		}
+		for _, op := range oe.Properties {
+			e.props = append(e.props, &property{
+				name: op.Name, typ: op.Type, nullable: op.Nullable, enum: op.Enum,
+				filterable: op.Filterable, def: op.Default, longText: op.LongText,
+			})
+		}
+		c.entities[e.name] = e
+	}
+	for _, or := range ont.Relationships {
+		rt := &relType{name: or.Name}
+		for _, p := range or.Pairs {
+			rt.pairs = append(rt.pairs, pair{from: p.From, to: p.To})
+		}
+		c.rels[rt.name] = rt
+	}
+	c.finish()
+	return c
+}

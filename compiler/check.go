@@ -1,0 +1,130 @@
+package compiler
+
+import (
+	"slices"
+)
+
+// allowedFunctions is the renderer's function allow-list (specs/query-engine.md §6.5 rule 6).
+var allowedFunctions = map[string]bool{
+	"startsWith": true, "endsWith": true, "positionCaseInsensitiveUTF8": true, "arrayExists": true,
+	"toString": true, "any": true, "count": true, "sumOrNull": true, "avgOrNull": true,
+	"minOrNull": true, "maxOrNull": true, "toDate32": true, "toDateTime64": true,
+	"toStartOfMinute": true, "toStartOfHour": true, "toStartOfDay": true, "toStartOfWeek": true,
+	"toStartOfMonth": true, "toStartOfQuarter": true, "toStartOfYear": true,
+	"arraySlice": true, "arrayJoin": true, "hasAll": true, "groupArray": true, "tuple": true,
+}
+
+func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg) }
+
+// check is stage 6 (specs/query-engine.md §6.5): it re-derives from the caller and the
+// catalog what every table scan must carry and refuses a statement that lacks it. It trusts
+// nothing the earlier stages decided.
+func check(stmt *selectStmt, cat *catalog, c *Caller) error {
+	var err error
+	scopes := newScopeCache(c)
+	walk(stmt, func(n sqlNode) {
+		if err != nil {
+			return
+		}
+		switch x := n.(type) {
+		case *selectStmt:
+			err = checkSelect(x, cat, c, scopes)
+		case *lit:
+			switch v := x.v.(type) {
+			case bool:
+			case int:
+				if v < 0 || v > 1001 {
+					err = checkErr("literal out of the constant range")
+				}
+			default:
+				err = checkErr("literal of an unexpected type")
+			}
+		case *call:
+			if !allowedFunctions[x.fn] {
+				err = checkErr("function " + x.fn + " is not allowed")
+			}
+		case *castExpr:
+			if _, ok := castTypes[x.typ]; !ok {
+				err = checkErr("cast type is not allowed")
+			}
+		}
+	})
+	return err
+}
+
+func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache) error {
+	t, ok := s.from.(*tableRef)
+	if !ok {
+		for _, j := range s.joins {
+			if _, isTable := j.right.(*tableRef); isTable {
+				return checkErr("a table is joined")
+			}
+		}
+		return nil
+	}
+	floor := 0
+	namespaced := false
+	if t.table == cat.edgeTable || t.table == cat.edgeByTarget {
+		floor, namespaced = edgeFloor, true
+	} else if e, known := cat.tables[t.table]; known {
+		floor, namespaced = e.floor, !e.global
+	} else {
+		return checkErr("table " + t.table + " is not in the registry")
+	}
+	if len(s.joins) > 0 {
+		return checkErr("scan of " + t.table + " has joins")
+	}
+	if !t.final {
+		return checkErr("scan of " + t.table + " lacks FINAL")
+	}
+	deleted := false
+	var scope *scopePred
+	for _, w := range s.where {
+		switch x := w.(type) {
+		case *binOp:
+			if l, ok := x.l.(*colRef); ok && x.op == "=" && l.qual == t.alias && l.name == "_deleted" {
+				if r, ok := x.r.(*lit); ok && r.v == false {
+					deleted = true
+				}
+			}
+		case *scopePred:
+			if x.alias == t.alias {
+				if scope != nil {
+					return checkErr("scan of " + t.table + " has two scope predicates")
+				}
+				scope = x
+			}
+		}
+	}
+	if !deleted {
+		return checkErr("scan of " + t.table + " lacks _deleted = false")
+	}
+	if !namespaced {
+		if scope != nil {
+			return checkErr("scan of global table " + t.table + " has a scope predicate")
+		}
+		return nil
+	}
+	if scope == nil {
+		return checkErr("scan of " + t.table + " is not scoped")
+	}
+	want := scopes.at(floor)
+	switch scope.mode {
+	case scopeAllowAll:
+		if !c.Admin {
+			return checkErr("scan of " + t.table + " is unrestricted for a non-admin caller")
+		}
+	case scopeDenyAll:
+		if len(want) != 0 && !c.Admin {
+			return checkErr("scan of " + t.table + " denies all although paths are eligible")
+		}
+	default:
+		if c.Admin {
+			return nil
+		}
+		if !slices.Equal(scope.paths, want) {
+			return checkErr("scan of " + t.table + " has the wrong scope")
+		}
+	}
+	return nil
+}

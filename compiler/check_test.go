@@ -1,0 +1,155 @@
+package compiler
+
+import (
+	"errors"
+	"testing"
+
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// checkQueries cover every lowering: scans in CTEs, union arms, IN sub-queries and anchors.
+var checkQueries = []string{
+	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":"alice"}},{"id":"mr","entity":"MergeRequest"},{"id":"p","entity":"Project"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"},{"type":"IN_PROJECT","from":"mr","to":"p","direction":"both"}]}`,
+	`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3],"direction":"both"}]}`,
+	`{"query_type":"aggregation","nodes":[{"id":"pl","entity":"Pipeline","filters":{"status":"failed"}},{"id":"p","entity":"Project"}],"relationships":[{"type":"IN_PROJECT","from":"pl","to":"p"}],"group_by":["p"],"aggregations":[{"count":"pl"}]}`,
+	`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","node_ids":[1000]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`,
+	`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"neighbors":{"direction":"both"}}`,
+}
+
+var checkCallers = []*Caller{
+	{Scopes: []Scope{{Path: "100/", Level: 30}, {Path: "200/201/", Level: 10}}},
+	{},
+}
+
+func newTestCompiler(t *testing.T) *Compiler {
+	t.Helper()
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(ont, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// scans returns every SELECT of the tree that reads a table.
+func scans(stmt *selectStmt) []*selectStmt {
+	var out []*selectStmt
+	walk(stmt, func(n sqlNode) {
+		if s, ok := n.(*selectStmt); ok {
+			if _, isTable := s.from.(*tableRef); isTable {
+				out = append(out, s)
+			}
+		}
+	})
+	return out
+}
+
+// TestCheckRejectsMutations compiles real queries, then weakens one scan at a time (drop the
+// scope predicate, widen it to AllowAll, change its paths, drop FINAL, drop _deleted = false,
+// read an unknown table) and requires the security check to refuse every mutant.
+func TestCheckRejectsMutations(t *testing.T) {
+	c := newTestCompiler(t)
+	scoped := func(s *selectStmt) *scopePred {
+		for _, w := range s.where {
+			if sp, ok := w.(*scopePred); ok {
+				return sp
+			}
+		}
+		return nil
+	}
+	mutations := []struct {
+		name   string
+		mutate func(s *selectStmt) bool // false: not applicable to this scan
+	}{
+		{"drop scope", func(s *selectStmt) bool {
+			for i, w := range s.where {
+				if _, ok := w.(*scopePred); ok {
+					s.where = append(s.where[:i:i], s.where[i+1:]...)
+					return true
+				}
+			}
+			return false
+		}},
+		{"allow all", func(s *selectStmt) bool {
+			if sp := scoped(s); sp != nil {
+				sp.mode, sp.paths = scopeAllowAll, nil
+				return true
+			}
+			return false
+		}},
+		{"foreign path", func(s *selectStmt) bool {
+			if sp := scoped(s); sp != nil {
+				sp.mode, sp.paths = scopePaths, []string{"999/"}
+				return true
+			}
+			return false
+		}},
+		{"drop FINAL", func(s *selectStmt) bool { s.from.(*tableRef).final = false; return true }},
+		{"drop _deleted", func(s *selectStmt) bool { s.where = s.where[1:]; return true }},
+		{"unknown table", func(s *selectStmt) bool { s.from.(*tableRef).table = "system_users"; return true }},
+	}
+	mutants := 0
+	for _, q := range checkQueries {
+		for ci, caller := range checkCallers {
+			stmt, _, err := c.lower([]byte(q), caller)
+			if err != nil {
+				t.Fatalf("lower %s: %v", q, err)
+			}
+			if err := check(stmt, c.cat, caller); err != nil {
+				t.Fatalf("unmutated %s fails the check: %v", q, err)
+			}
+			n := len(scans(stmt))
+			for _, m := range mutations {
+				for i := range n {
+					fresh, _, _ := c.lower([]byte(q), caller)
+					target := scans(fresh)[i]
+					table := target.from.(*tableRef).table
+					if !m.mutate(target) {
+						continue
+					}
+					mutants++
+					if err := check(fresh, c.cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
+						t.Errorf("caller %d, scan %d (%s) of %.60s: mutation %q passed the check", ci, i, table, q, m.name)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d mutants rejected", mutants)
+}
+
+// TestCheckLiteralsAndFunctions: only small constants and allow-listed functions pass.
+func TestCheckLiteralsAndFunctions(t *testing.T) {
+	c := newTestCompiler(t)
+	stmt, _, err := c.lower([]byte(checkQueries[0]), checkCallers[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmt.where = append(stmt.where, eq(col("n0", "id"), litInt(123456)))
+	if err := check(stmt, c.cat, checkCallers[0]); !errors.Is(err, ErrSecurityCheckFailed) {
+		t.Errorf("a large literal passed the check: %v", err)
+	}
+	stmt2, _, _ := c.lower([]byte(checkQueries[0]), checkCallers[0])
+	stmt2.where = append(stmt2.where, fn("sleep", litInt(3)))
+	if err := check(stmt2, c.cat, checkCallers[0]); !errors.Is(err, ErrSecurityCheckFailed) {
+		t.Errorf("a function outside the allow-list passed the check: %v", err)
+	}
+}
+
+// TestWalkPanicsOnUnknownNode keeps the AST sealed: a node type walk does not know fails.
+func TestWalkPanicsOnUnknownNode(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("walk accepted an unknown node type")
+		}
+	}()
+	walk(unknownNode{}, func(sqlNode) {})
+}
+
+type unknownNode struct{}
+
+func (unknownNode) sqlNode() {}

@@ -1,0 +1,156 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/graphwire/graphwire/config"
+	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// Options configures [New]. The zero value uses the embedded schema
+// (config/schemas/graph_query.schema.json).
+type Options struct {
+	// Schema is the static JSON Schema of the DSL; nil means the embedded copy.
+	Schema []byte
+}
+
+// Compiler compiles DSL queries against one ontology. It holds the catalog and the derived
+// JSON Schema; it is immutable and safe for concurrent use.
+type Compiler struct {
+	cat    *catalog
+	schema *validator
+}
+
+// New prepares a compiler for ont: it derives the catalog and compiles the JSON Schema with
+// the ontology's entity and relationship names injected.
+func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
+	if ont == nil {
+		return nil, fmt.Errorf("compiler: nil ontology")
+	}
+	schema := opts.Schema
+	if schema == nil {
+		schema = config.GraphQuerySchema()
+	}
+	cat := newCatalog(ont)
+	v, err := newValidator(schema, cat)
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %w", err)
+	}
+	return &Compiler{cat: cat, schema: v}, nil
+}
+
+// Compile compiles one query with a throw-away [Compiler]. It is a convenience for one-shot
+// callers; servers and benchmarks keep a Compiler from [New].
+func Compile(dsl []byte, ont *ontology.Ontology, caller *Caller) (*Query, error) {
+	c, err := New(ont, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return c.Compile(dsl, caller)
+}
+
+// Compile turns one DSL document into a parameterized statement for caller. It is pure: no
+// I/O, no clock. Errors are [*Error] values whose Err is a [Reason] sentinel.
+//
+// Stages, in order: strict decode; JSON Schema validation; typed decode and the semantic
+// rules S1–S11; cursor decode; restrict (scopes); lower; security check; emit.
+func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			q, err = nil, newErr("", ErrCompilerBug, fmt.Sprint("internal compiler error: ", rec))
+		}
+	}()
+	if caller == nil {
+		caller = &Caller{}
+	}
+	stmt, plan, err := c.lower(dsl, caller)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(stmt, caller, plan.Build.QueryType, plan)
+}
+
+// lower runs stages 1–5 and returns the statement tree before the security check.
+func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error) {
+	doc, err := decode(dsl)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.schema.validate(doc, c.cat); err != nil {
+		return nil, nil, err
+	}
+	r, err := toRequest(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := validate(r, c.cat); err != nil {
+		return nil, nil, err
+	}
+	// The hash binds cursors to the query; only paginated requests need it.
+	hash := ""
+	if r.cursor != nil {
+		hash = queryHash(doc)
+	}
+	l := &lowerer{cat: c.cat, caller: caller, scopes: newScopeCache(caller), r: r, plan: &graphresponse.BuildPlan{
+		QueryType:     r.queryType,
+		PageSize:      r.pageSize(),
+		Paginate:      r.cursor != nil,
+		QueryHash:     hash,
+		FormatVersion: config.RawVersion(),
+	}}
+	if r.cursor != nil && r.cursor.hasAfter {
+		if l.after, err = decodeCursor(r.cursor.after, hash); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := restrict(r, caller); err != nil {
+		return nil, nil, err
+	}
+	var stmt *selectStmt
+	switch r.queryType {
+	case qTraversal:
+		stmt, err = l.lowerTraversal()
+	case qAggregation:
+		stmt, err = l.lowerAggregation()
+	case qPathFinding:
+		stmt, err = l.lowerPath()
+	case qNeighbors:
+		stmt, err = l.lowerNeighbors()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin}, nil
+}
+
+// finish runs the security check and emits the statement.
+func (c *Compiler) finish(stmt *selectStmt, caller *Caller, queryType string, plan *Plan) (*Query, error) {
+	stmt.settings = settingsFor(queryType)
+	if err := check(stmt, c.cat, caller); err != nil {
+		return nil, err
+	}
+	b := newBuilder()
+	b.statement(stmt)
+	settings := append(stmt.settings, Setting{Key: "readonly", Value: int64(2)})
+	return &Query{SQL: b.sb.String(), Params: b.params, Settings: settings, Plan: plan}, nil
+}
+
+// Plan is what the edges need after running a compiled query: the builder plan for
+// [graphresponse.Build] and, for neighbors and path_finding, what [Compiler.Hydrate] needs.
+type Plan struct {
+	// Build is the column contract and result rules for graphresponse.Build.
+	Build *graphresponse.BuildPlan
+
+	caller *Caller // for hydration, which re-applies the same scopes
+	debug  bool    // include_debug_sql requested by an admin
+}
+
+// Debug reports whether the response should carry the executed SQL (include_debug_sql
+// requested by an admin caller).
+func (p *Plan) Debug() bool { return p != nil && p.debug }
+
+// NeedsHydration reports whether the query needs a second, hydration statement.
+func (p *Plan) NeedsHydration() bool {
+	return p != nil && p.Build != nil && (p.Build.QueryType == qNeighbors || p.Build.QueryType == qPathFinding)
+}

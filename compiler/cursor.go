@@ -1,0 +1,62 @@
+package compiler
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+)
+
+// maxCursorBytes caps the "after" token (specs/query-engine.md §9.3).
+const maxCursorBytes = 8192
+
+// queryHash binds cursors to a query: SHA-256 over a versioned canonical form of the request
+// without its cursor member, first 16 hex characters (specs/query-engine.md §9.2).
+func queryHash(doc map[string]any) string {
+	c := make(map[string]any, len(doc))
+	for k, v := range doc {
+		if k != "cursor" {
+			c[k] = v
+		}
+	}
+	h := sha256.New()
+	h.Write([]byte("graphwire-cursor-v1\n"))
+	h.Write(canonical(nil, c))
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// decodeCursor parses an "after" token and checks that it was issued for hash.
+func decodeCursor(token, hash string) ([]*string, error) {
+	bad := newErr("/cursor/after", ErrInvalidCursor, "the cursor is malformed; restart pagination without after")
+	if len(token) > maxCursorBytes {
+		return nil, bad
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return nil, bad
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	var c struct {
+		H *string   `json:"h"`
+		K []*string `json:"k"`
+	}
+	if err := d.Decode(&c); err != nil || c.H == nil || c.K == nil {
+		return nil, bad
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, bad
+	}
+	if len(*c.H) != 16 {
+		return nil, bad
+	}
+	if _, err := hex.DecodeString(*c.H); err != nil {
+		return nil, bad
+	}
+	if *c.H != hash {
+		return nil, newErr("/cursor/after", ErrCursorMismatch, "the cursor was issued for a different query; restart pagination without after")
+	}
+	return c.K, nil
+}

@@ -1,0 +1,381 @@
+package compiler
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Decode limits (specs/query-engine.md §2.13, §7.2).
+const (
+	MaxQueryBytes = 131072
+	maxDepth      = 32
+)
+
+// decode is stage 1: it reads exactly one JSON object into a generic tree of
+// map[string]any, []any, string, json.Number, bool and nil. It rejects duplicate keys at
+// any depth, nesting deeper than 32, invalid UTF-8 and trailing data. The standard library
+// decoder keeps the last of duplicate keys silently, so decoding uses its own small reader.
+func decode(data []byte) (map[string]any, error) {
+	if len(data) > MaxQueryBytes {
+		return nil, newErr("", ErrLimitExceeded, "the query is larger than "+strconv.Itoa(MaxQueryBytes)+" bytes")
+	}
+	if !utf8.Valid(data) {
+		return nil, newErr("", ErrParse, "the query is not valid UTF-8")
+	}
+	d := &jsonReader{data: data}
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
+		return nil, newErr("", ErrParse, "the query must be a JSON object")
+	}
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.space()
+	if d.pos != len(d.data) {
+		return nil, newErr("", ErrParse, "unexpected data after the query object")
+	}
+	return v.(map[string]any), nil
+}
+
+// jsonReader is a strict RFC 8259 reader over a byte slice.
+type jsonReader struct {
+	data  []byte
+	pos   int
+	stack []any // JSON Pointer tokens of the value being read, rendered only on error
+}
+
+func (d *jsonReader) at() string { return ptr(d.stack...) }
+
+func (d *jsonReader) fail() error {
+	return newErr("", ErrParse, "malformed JSON at byte "+strconv.Itoa(d.pos))
+}
+
+func (d *jsonReader) space() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *jsonReader) value(depth int) (any, error) {
+	d.space()
+	if d.pos >= len(d.data) {
+		return nil, d.fail()
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{' || c == '[':
+		if depth+1 > maxDepth {
+			return nil, newErr(d.at(), ErrParse, "nesting deeper than "+strconv.Itoa(maxDepth)+" levels")
+		}
+		d.pos++
+		if c == '{' {
+			return d.object(depth + 1)
+		}
+		return d.array(depth + 1)
+	case c == '"':
+		return d.string()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	default:
+		return d.number()
+	}
+}
+
+func (d *jsonReader) literal(word string) error {
+	if !bytes.HasPrefix(d.data[d.pos:], []byte(word)) {
+		return d.fail()
+	}
+	d.pos += len(word)
+	return nil
+}
+
+func (d *jsonReader) object(depth int) (any, error) {
+	obj := map[string]any{}
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return obj, nil
+	}
+	for {
+		d.space()
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, d.fail()
+		}
+		k, err := d.string()
+		if err != nil {
+			return nil, err
+		}
+		d.stack = append(d.stack, k)
+		if _, dup := obj[k]; dup {
+			return nil, newErr(d.at(), ErrParse, "duplicate key "+strconv.Quote(k))
+		}
+		d.space()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, d.fail()
+		}
+		d.pos++
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+		obj[k] = v
+		d.space()
+		if d.pos >= len(d.data) {
+			return nil, d.fail()
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return obj, nil
+		default:
+			return nil, d.fail()
+		}
+	}
+}
+
+func (d *jsonReader) array(depth int) (any, error) {
+	arr := []any{}
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return arr, nil
+	}
+	for {
+		d.stack = append(d.stack, len(arr))
+		v, err := d.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		d.stack = d.stack[:len(d.stack)-1]
+		arr = append(arr, v)
+		d.space()
+		if d.pos >= len(d.data) {
+			return nil, d.fail()
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return arr, nil
+		default:
+			return nil, d.fail()
+		}
+	}
+}
+
+func (d *jsonReader) number() (any, error) {
+	start := d.pos
+	digits := func() int {
+		n := 0
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+			n++
+		}
+		return n
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '-' {
+		d.pos++
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '0' {
+		d.pos++
+	} else if digits() == 0 {
+		return nil, d.fail()
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if digits() == 0 {
+			return nil, d.fail()
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if digits() == 0 {
+			return nil, d.fail()
+		}
+	}
+	return json.Number(d.data[start:d.pos]), nil
+}
+
+func (d *jsonReader) string() (string, error) {
+	d.pos++ // opening quote
+	start := d.pos
+	// Fast path: no escapes.
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		if c == '"' {
+			s := string(d.data[start:d.pos])
+			d.pos++
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		d.pos++
+	}
+	buf := append([]byte(nil), d.data[start:d.pos]...)
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", d.fail()
+		case c != '\\':
+			buf = append(buf, c)
+			d.pos++
+			continue
+		}
+		d.pos++
+		if d.pos >= len(d.data) {
+			return "", d.fail()
+		}
+		e := d.data[d.pos]
+		d.pos++
+		switch e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := d.hex4()
+			if !ok {
+				return "", d.fail()
+			}
+			if utf16.IsSurrogate(r) {
+				r2 := unicode.ReplacementChar
+				if d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
+					save := d.pos
+					d.pos += 2
+					if lo, ok := d.hex4(); ok {
+						if dec := utf16.DecodeRune(r, lo); dec != unicode.ReplacementChar {
+							r2 = dec
+						} else {
+							d.pos = save
+						}
+					} else {
+						return "", d.fail()
+					}
+				}
+				r = r2
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return "", d.fail()
+		}
+	}
+	return "", d.fail()
+}
+
+func (d *jsonReader) hex4() (rune, bool) {
+	if d.pos+4 > len(d.data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[d.pos : d.pos+4] {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	d.pos += 4
+	return r, true
+}
+
+// canonical appends the canonical serialisation of v (specs/query-engine.md §9.2): keys
+// sorted by byte order, no whitespace, numbers in source text, minimal string escaping.
+func canonical(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		return strconv.AppendBool(dst, x)
+	case json.Number:
+		return append(dst, x...)
+	case string:
+		return canonicalString(dst, x)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = canonical(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		dst = append(dst, '{')
+		for i, k := range sortedKeys(x) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = canonicalString(dst, k)
+			dst = append(dst, ':')
+			dst = canonical(dst, x[k])
+		}
+		return append(dst, '}')
+	}
+	return dst
+}
+
+func canonicalString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c == '\b':
+			dst = append(dst, '\\', 'b')
+		case c == '\f':
+			dst = append(dst, '\\', 'f')
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '\r':
+			dst = append(dst, '\\', 'r')
+		case c == '\t':
+			dst = append(dst, '\\', 't')
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"')
+}

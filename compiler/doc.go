@@ -1,0 +1,40 @@
+// Package compiler turns a graph query (the JSON DSL of specs/query-engine.md §2, compatible
+// with GitLab Orbit's v12) into one parameterized ClickHouse statement, scoped to the caller.
+//
+// A [Compiler] is built once per ontology with [New]; [Compiler.Compile] is pure (no I/O, no
+// clock) and safe for concurrent use. Its stages, one file each:
+//
+//	decode.go     strict JSON: duplicate keys, depth, size, UTF-8, numbers kept as text
+//	schema.go     JSON Schema (config/schemas/graph_query.schema.json) with the ontology's
+//	              entity and relationship names injected; failures become JSON Pointers
+//	request.go    typed request structs
+//	validate.go   semantic rules S1–S11 (aliases, properties, shape, relationship
+//	filters.go    compatibility, typed filters, aggregations, selectivity, caps)
+//	cursor.go     keyset cursor {h, k}: h binds the token to a hash of the query
+//	restrict.go   scopes: traversal_path filters, aggregation reachability
+//	lower*.go     SQL tree per query type (traversal, aggregation, path_finding, neighbors)
+//	check.go      security check: every namespaced or edge scan carries FINAL,
+//	              _deleted = false and exactly the caller's scope
+//	emit.go       tracked builder: values become {pN:Type} placeholders in emission order
+//	hydrate.go    second statement of neighbors and path_finding
+//
+// For example, with a caller scoped to "100/" at Developer level,
+//
+//	{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"name":"api"},"columns":["name"]}]}
+//
+// compiles to
+//
+//	WITH
+//	  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_project AS t FINAL WHERE t._deleted = false AND startsWith(t.traversal_path, {p0:String}) AND t.name = {p1:String})
+//	SELECT n0.id AS n0_id, n0.name AS n0_name
+//	FROM n0
+//	ORDER BY n0.id ASC
+//	LIMIT 31
+//	SETTINGS max_execution_time = 30, max_memory_usage = 4294967296
+//
+// with p0 = "100/" and p1 = "api". The returned [Query] carries a [Plan] whose Build field
+// tells graphresponse.Build how to turn the rows into a GraphResponse.
+//
+// Errors are [*Error] values with a JSON Pointer into the request and one of the [Reason]
+// sentinels (errors.Is(err, compiler.ErrUnknownEntity)).
+package compiler

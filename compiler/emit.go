@@ -1,0 +1,446 @@
+package compiler
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// builder is the tracked SQL buffer: SQL text plus the parameters written into it. Values
+// reach the text only through arg, which appends a {pN:Type} placeholder; equal (type,
+// value) pairs share one parameter, numbered in order of first appearance.
+type builder struct {
+	sb     strings.Builder
+	params []Param
+	seen   map[argKey]string
+}
+
+func newBuilder() *builder {
+	b := &builder{seen: make(map[argKey]string, 16)}
+	b.sb.Grow(4096)
+	return b
+}
+
+func (b *builder) w(s string) { b.sb.WriteString(s) }
+
+// argKey identifies a parameter by type and value, so equal pairs share one placeholder.
+type argKey struct {
+	typ string
+	val string
+}
+
+// arg appends the placeholder for v of ClickHouse type typ.
+func (b *builder) arg(v any, typ string) {
+	key := argKey{typ: typ, val: paramKey(v)}
+	name, ok := b.seen[key]
+	if !ok {
+		name = "p" + strconv.Itoa(len(b.params))
+		b.seen[key] = name
+		b.params = append(b.params, Param{Name: name, Type: typ, Value: v})
+	}
+	b.w("{")
+	b.w(name)
+	b.w(":")
+	b.w(typ)
+	b.w("}")
+}
+
+func paramKey(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x // strings are the common case; other kinds carry a prefix byte that no
+		// placeholder type shares with String, and the type is part of the key anyway
+	case int64:
+		return "i" + strconv.FormatInt(x, 10)
+	case float64:
+		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return "b" + strconv.FormatBool(x)
+	case time.Time:
+		return "t" + x.UTC().Format(time.RFC3339Nano)
+	case []any:
+		var sb strings.Builder
+		sb.WriteString("a")
+		for _, e := range x {
+			k := paramKey(e)
+			sb.WriteString(strconv.Itoa(len(k)))
+			sb.WriteByte(':')
+			sb.WriteString(k)
+		}
+		return sb.String()
+	}
+	return fmt.Sprintf("?%T%v", v, v)
+}
+
+// ident appends an identifier. Identifiers come only from the ontology registry and the
+// compiler's own names, all matching ^[a-z_][a-z0-9_]*$; anything else is a compiler bug.
+func (b *builder) ident(s string) {
+	if !isIdent(s) {
+		panic("compiler: identifier " + strconv.Quote(s) + " is not renderable")
+	}
+	b.w(s)
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range []byte(s) {
+		switch {
+		case c == '_' || (c >= 'a' && c <= 'z'):
+		case i > 0 && c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Operator precedence for parenthesisation.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precCmp
+	precAtom
+)
+
+func prec(e expr) int {
+	switch x := e.(type) {
+	case orExpr:
+		if len(x) == 1 {
+			return prec(x[0])
+		}
+		return precOr
+	case andExpr:
+		if len(x) == 1 {
+			return prec(x[0])
+		}
+		return precAnd
+	case *scopePred:
+		if x.mode == scopePaths && len(x.paths) > maxScopeOr {
+			return precAnd // common prefix AND arrayExists(…)
+		}
+		return precAtom // the OR form brings its own parentheses
+	case *binOp, *isNull, *inSub:
+		return precCmp
+	}
+	return precAtom
+}
+
+// expr renders e, wrapping it in parentheses when it binds more loosely than the context.
+// It is the one place that decides where parentheses go.
+func (b *builder) expr(e expr, ctx int) {
+	if prec(e) < ctx {
+		b.w("(")
+		b.exprBare(e)
+		b.w(")")
+		return
+	}
+	b.exprBare(e)
+}
+
+func (b *builder) exprBare(e expr) {
+	switch x := e.(type) {
+	case *colRef:
+		if x.qual != "" {
+			b.ident(x.qual)
+			b.w(".")
+		}
+		b.ident(x.name)
+	case *param:
+		b.arg(x.val, x.typ)
+	case *lit:
+		switch v := x.v.(type) {
+		case bool:
+			b.w(strconv.FormatBool(v))
+		case int:
+			b.w(strconv.Itoa(v))
+		default:
+			panic("compiler: unsupported literal")
+		}
+	case *call:
+		if !allowedFunctions[x.fn] {
+			panic("compiler: function " + strconv.Quote(x.fn) + " is not in the allow-list")
+		}
+		b.w(x.fn)
+		b.w("(")
+		for i, a := range x.args {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.expr(a, 0)
+		}
+		b.w(")")
+	case *binOp:
+		b.expr(x.l, precCmp+1)
+		b.w(" ")
+		b.w(x.op)
+		b.w(" ")
+		b.expr(x.r, precCmp+1)
+	case andExpr:
+		// An AllowAll scope (admin) is omitted from its conjunction (§6.3).
+		first := true
+		for _, c := range x {
+			if sp, ok := c.(*scopePred); ok && sp.mode == scopeAllowAll && len(x) > 1 {
+				continue
+			}
+			if !first {
+				b.w(" AND ")
+			}
+			first = false
+			b.expr(c, precAnd+1)
+		}
+	case orExpr:
+		for i, c := range x {
+			if i > 0 {
+				b.w(" OR ")
+			}
+			b.expr(c, precOr+1)
+		}
+	case *isNull:
+		b.expr(x.e, precCmp+1)
+		if x.not {
+			b.w(" IS NOT NULL")
+		} else {
+			b.w(" IS NULL")
+		}
+	case *inSub:
+		b.expr(x.l, precCmp+1)
+		b.w(" IN (")
+		b.selectInline(x.sub)
+		b.w(")")
+	case *scalarSub:
+		b.w("(")
+		b.selectInline(x.sub)
+		b.w(")")
+	case tupleExpr:
+		b.w("(")
+		for i, c := range x {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.expr(c, 0)
+		}
+		b.w(")")
+	case arrayExpr:
+		b.w("[")
+		for i, c := range x {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.expr(c, 0)
+		}
+		b.w("]")
+	case *castExpr:
+		b.w("CAST(")
+		b.expr(x.e, 0)
+		b.w(" AS " + castTypes[x.typ] + ")")
+	case *tupleElem:
+		b.expr(x.e, precAtom)
+		b.w("." + strconv.Itoa(x.idx))
+	case *lambda:
+		b.ident(x.arg)
+		b.w(" -> ")
+		b.expr(x.body, 0)
+	case *scopePred:
+		b.scope(x)
+	default:
+		panic("compiler: emit: unknown expression type")
+	}
+}
+
+// castTypes is the closed set of type names CAST may use.
+var castTypes = map[string]string{
+	"String":                  "String",
+	"Array(Nullable(String))": "Array(Nullable(String))",
+}
+
+// maxScopeOr is the largest path set rendered as an OR of startsWith (§6.3).
+const maxScopeOr = 64
+
+func (b *builder) scope(s *scopePred) {
+	tp := col(s.alias, "traversal_path")
+	switch {
+	case s.mode == scopeAllowAll:
+		b.w("true")
+	case s.mode == scopeDenyAll || len(s.paths) == 0:
+		b.w("false")
+	case len(s.paths) == 1:
+		b.exprBare(fn("startsWith", tp, prm(s.paths[0], typString)))
+	case len(s.paths) <= maxScopeOr:
+		b.w("(")
+		for i, p := range s.paths {
+			if i > 0 {
+				b.w(" OR ")
+			}
+			b.exprBare(fn("startsWith", tp, prm(p, typString)))
+		}
+		b.w(")")
+	default:
+		if lcp := commonPrefix(s.paths); lcp != "" {
+			b.exprBare(fn("startsWith", tp, prm(lcp, typString)))
+			b.w(" AND ")
+		}
+		arr := make([]any, len(s.paths))
+		for i, p := range s.paths {
+			arr[i] = p
+		}
+		b.exprBare(fn("arrayExists", &lambda{arg: "s", body: fn("startsWith", tp, col("", "s"))}, prm(arr, "Array(String)")))
+	}
+}
+
+// commonPrefix is the longest "/"-terminated prefix shared by all paths.
+func commonPrefix(paths []string) string {
+	p := paths[0]
+	for _, q := range paths[1:] {
+		for !strings.HasPrefix(q, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i+1]
+	}
+	return ""
+}
+
+// statement renders the top-level statement: one clause per line.
+func (b *builder) statement(s *selectStmt) {
+	if len(s.with) > 0 {
+		b.w("WITH\n")
+		for i, c := range s.with {
+			b.w("  ")
+			b.ident(c.name)
+			b.w(" AS (")
+			b.selectInline(c.body)
+			b.w(")")
+			if i < len(s.with)-1 {
+				b.w(",")
+			}
+			b.w("\n")
+		}
+	}
+	b.selectBody(s, "\n")
+	if len(s.settings) > 0 {
+		b.w("\nSETTINGS ")
+		for i, st := range s.settings {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.ident(st.Key)
+			b.w(" = ")
+			switch v := st.Value.(type) {
+			case int64:
+				b.w(strconv.FormatInt(v, 10))
+			case string:
+				// Settings values come from the closed configuration set, never from requests.
+				if !isIdent(v) {
+					panic("compiler: setting value is not a plain word")
+				}
+				b.w("'" + v + "'")
+			default:
+				panic("compiler: unsupported setting value")
+			}
+		}
+	}
+}
+
+func (b *builder) selectInline(s *selectStmt) {
+	if len(s.with) > 0 {
+		panic("compiler: nested WITH is not supported")
+	}
+	b.selectBody(s, " ")
+}
+
+func (b *builder) selectBody(s *selectStmt, sep string) {
+	b.selectCore(s, sep)
+	for _, u := range s.union {
+		b.w(sep + "UNION ALL" + sep)
+		b.selectCore(u, sep)
+	}
+	if len(s.orderBy) > 0 {
+		b.w(sep + "ORDER BY ")
+		for i, o := range s.orderBy {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.expr(o.e, 0)
+			if o.desc {
+				b.w(" DESC")
+			} else {
+				b.w(" ASC")
+			}
+			if o.nullsLast {
+				b.w(" NULLS LAST")
+			}
+		}
+	}
+	if s.limit > 0 {
+		b.w(sep + "LIMIT " + strconv.Itoa(s.limit))
+	}
+}
+
+func (b *builder) selectCore(s *selectStmt, sep string) {
+	b.w("SELECT ")
+	if s.distinct {
+		b.w("DISTINCT ")
+	}
+	for i, c := range s.cols {
+		if i > 0 {
+			b.w(", ")
+		}
+		b.expr(c.e, 0)
+		if c.alias != "" {
+			b.w(" AS ")
+			b.ident(c.alias)
+		}
+	}
+	if s.from != nil {
+		b.w(sep + "FROM ")
+		b.fromItem(s.from)
+	}
+	for _, j := range s.joins {
+		b.w(sep + "INNER JOIN ")
+		b.fromItem(j.right)
+		b.w(" ON ")
+		b.expr(andExpr(j.on), 0)
+	}
+	if len(s.where) > 0 {
+		b.w(sep + "WHERE ")
+		b.expr(andExpr(s.where), 0)
+	}
+	if len(s.groupBy) > 0 {
+		b.w(sep + "GROUP BY ")
+		for i, g := range s.groupBy {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.expr(g, 0)
+		}
+	}
+	if len(s.having) > 0 {
+		b.w(sep + "HAVING ")
+		b.expr(andExpr(s.having), 0)
+	}
+}
+
+func (b *builder) fromItem(f fromItem) {
+	switch x := f.(type) {
+	case *tableRef:
+		b.ident(x.table)
+		b.w(" AS ")
+		b.ident(x.alias)
+		if x.final {
+			b.w(" FINAL")
+		}
+	case *cteRef:
+		b.ident(x.name)
+		if x.alias != "" {
+			b.w(" AS ")
+			b.ident(x.alias)
+		}
+	default:
+		panic("compiler: emit: unknown FROM item")
+	}
+}

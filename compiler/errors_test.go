@@ -1,0 +1,126 @@
+package compiler_test
+
+import (
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/graphwire/graphwire/compiler"
+)
+
+type errCase struct {
+	name     string
+	query    string
+	caller   *compiler.Caller
+	wantErr  error
+	wantPath string
+}
+
+const mrSearch = `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}]`
+
+var errorCases = []errCase{
+	{name: "parse error", query: `{"query_type":`, wantErr: compiler.ErrParse, wantPath: ""},
+	{name: "not an object", query: `[1]`, wantErr: compiler.ErrParse},
+	{name: "trailing data", query: mrSearch + `} {}`, wantErr: compiler.ErrParse},
+	{name: "duplicate key", query: `{"query_type":"traversal","query_type":"traversal","nodes":[]}`, wantErr: compiler.ErrParse, wantPath: "/query_type"},
+	{name: "too deep", query: `{"nodes":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, wantErr: compiler.ErrParse, wantPath: "/nodes" + strings.Repeat("/0", 31)},
+	{name: "unknown entity", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequests","node_ids":[1]}]}`, wantErr: compiler.ErrUnknownEntity, wantPath: "/nodes/0/entity"},
+	{name: "unknown relationship", query: `{"query_type":"traversal","nodes":[{"id":"a","entity":"User","node_ids":[1]},{"id":"b","entity":"MergeRequest"}],"relationships":[{"type":"WROTE","from":"a","to":"b"}]}`, wantErr: compiler.ErrUnknownRelationship, wantPath: "/relationships/0/type"},
+	{name: "unknown field", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1],"colums":["iid"]}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/nodes/0/colums"},
+	{name: "unknown top-level field", query: mrSearch + `,"limt":3}`, wantErr: compiler.ErrUnknownField, wantPath: "/limt"},
+	{name: "missing required", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}]}`, wantErr: compiler.ErrSchemaViolation, wantPath: ""},
+	{name: "unknown property in filter", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"titel":"x"}}]}`, wantErr: compiler.ErrUnknownProperty, wantPath: "/nodes/0/filters/titel"},
+	{name: "unknown property in columns", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1],"columns":["iid","nope"]}]}`, wantErr: compiler.ErrUnknownProperty, wantPath: "/nodes/0/columns/1"},
+	{name: "unknown property in order_by", query: mrSearch + `,"order_by":"mr.nope"}`, wantErr: compiler.ErrUnknownProperty, wantPath: "/order_by"},
+	{name: "unknown operator", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"title":{"like":"%auth%"}}}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/nodes/0/filters/title/like"},
+	{name: "later operator", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"title":{"token_match":"auth"}}}]}`, wantErr: compiler.ErrUnsupportedFeature, wantPath: "/nodes/0/filters/title/token_match"},
+	{name: "operator not allowed", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":{"contains":"mer"}}}]}`, wantErr: compiler.ErrOperatorNotAllowed, wantPath: "/nodes/0/filters/state/contains"},
+	{name: "eq on long text", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"title":"x"}}]}`, wantErr: compiler.ErrOperatorNotAllowed, wantPath: "/nodes/0/filters/title"},
+	{name: "too many hops", query: `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,4]}]}`, wantErr: compiler.ErrLimitExceeded, wantPath: "/relationships/0/hops/1"},
+	{name: "limit out of range", query: mrSearch + `,"limit":1001}`, wantErr: compiler.ErrLimitExceeded, wantPath: "/limit"},
+	{name: "limit zero", query: mrSearch + `,"limit":0}`, wantErr: compiler.ErrLimitExceeded, wantPath: "/limit"},
+	{name: "page size out of range", query: mrSearch + `,"cursor":{"page_size":5000}}`, wantErr: compiler.ErrLimitExceeded, wantPath: "/cursor/page_size"},
+	{name: "too many node ids", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[` + strings.Repeat("1,", 500) + `1]}]}`, wantErr: compiler.ErrLimitExceeded, wantPath: "/nodes/0/node_ids"},
+	{name: "short pattern", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"source_branch":{"contains":"ab"}}}]}`, wantErr: compiler.ErrPatternTooShort, wantPath: "/nodes/0/filters/source_branch/contains"},
+	{name: "short pattern emoji counts code points", query: `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"name":{"starts_with":"🎉🎉"}}}]}`, wantErr: compiler.ErrPatternTooShort, wantPath: "/nodes/0/filters/name/starts_with"},
+	{name: "malformed cursor", query: mrSearch + `,"cursor":{"page_size":2,"after":"not base64!"}}`, wantErr: compiler.ErrInvalidCursor, wantPath: "/cursor/after"},
+	{name: "cursor not json", query: mrSearch + `,"cursor":{"page_size":2,"after":"` + b64(`hello`) + `"}}`, wantErr: compiler.ErrInvalidCursor, wantPath: "/cursor/after"},
+	{name: "cursor extra key", query: mrSearch + `,"cursor":{"page_size":2,"after":"` + b64(`{"h":"0123456789abcdef","k":[],"x":1}`) + `"}}`, wantErr: compiler.ErrInvalidCursor, wantPath: "/cursor/after"},
+	{name: "cursor of another query", query: mrSearch + `,"cursor":{"page_size":2,"after":"` + b64(`{"h":"0123456789abcdef","k":["1"]}`) + `"}}`, wantErr: compiler.ErrCursorMismatch, wantPath: "/cursor/after"},
+	{name: "duplicate alias", query: `{"query_type":"traversal","nodes":[{"id":"a","entity":"User","node_ids":[1]},{"id":"a","entity":"MergeRequest"}],"relationships":[{"type":"AUTHORED","from":"a","to":"a"}]}`, wantErr: compiler.ErrDuplicateAlias, wantPath: "/nodes/1/id"},
+	{name: "undefined alias", query: `{"query_type":"traversal","nodes":[{"id":"a","entity":"User","node_ids":[1]},{"id":"b","entity":"MergeRequest"}],"relationships":[{"type":"AUTHORED","from":"a","to":"c"}]}`, wantErr: compiler.ErrUndefinedAlias, wantPath: "/relationships/0/to"},
+	{name: "field not allowed", query: mrSearch + `,"aggregation_sort":"x"}`, wantErr: compiler.ErrFieldNotAllowed, wantPath: "/aggregation_sort"},
+	{name: "single node with relationships", query: mrSearch + `,"relationships":[]}`, wantErr: compiler.ErrInvalidShape, wantPath: "/relationships"},
+	{name: "cycle", query: `{"query_type":"traversal","nodes":[{"id":"a","entity":"WorkItem","node_ids":[1]},{"id":"b","entity":"WorkItem"}],"relationships":[{"type":"RELATED_TO","from":"a","to":"b"},{"type":"RELATED_TO","from":"b","to":"a"}]}`, wantErr: compiler.ErrInvalidShape, wantPath: "/relationships"},
+	{name: "no matching relationship", query: `{"query_type":"traversal","nodes":[{"id":"a","entity":"User","node_ids":[1]},{"id":"b","entity":"Runner"}],"relationships":[{"type":"AUTHORED","from":"a","to":"b"}]}`, wantErr: compiler.ErrNoMatchingRelationship, wantPath: "/relationships/0/type"},
+	{name: "wrong direction", query: `{"query_type":"traversal","nodes":[{"id":"a","entity":"User","node_ids":[1]},{"id":"b","entity":"MergeRequest"}],"relationships":[{"type":"AUTHORED","from":"a","to":"b","direction":"incoming"}]}`, wantErr: compiler.ErrNoMatchingRelationship, wantPath: "/relationships/0/type"},
+	{name: "not filterable", query: `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"project_namespace_id":4}}]}`, wantErr: compiler.ErrNotFilterable, wantPath: "/nodes/0/filters/project_namespace_id"},
+	{name: "value type mismatch", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"iid":"seven"}}]}`, wantErr: compiler.ErrValueTypeMismatch, wantPath: "/nodes/0/filters/iid"},
+	{name: "id out of int64", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":["99999999999999999999"]}]}`, wantErr: compiler.ErrValueTypeMismatch, wantPath: "/nodes/0/node_ids/0"},
+	{name: "integer id out of int64", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1, 9223372036854775808]}]}`, wantErr: compiler.ErrValueTypeMismatch, wantPath: "/nodes/0/node_ids/1"},
+	{name: "invalid enum value", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merge"}}]}`, wantErr: compiler.ErrInvalidEnumValue, wantPath: "/nodes/0/filters/state"},
+	{name: "invalid enum value in list", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":["merged","nope"]}}]}`, wantErr: compiler.ErrInvalidEnumValue, wantPath: "/nodes/0/filters/state/1"},
+	{name: "bad date", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"merged_at":{"gt":"yesterday"}}}]}`, wantErr: compiler.ErrValueTypeMismatch, wantPath: "/nodes/0/filters/merged_at/gt"},
+	{name: "sum of a string", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"sum":"mr.source_branch"}]}`, wantErr: compiler.ErrInvalidAggregation, wantPath: "/aggregations/0/sum"},
+	{name: "duplicate output name", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"count":"mr"},{"count":"mr"}]}`, wantErr: compiler.ErrDuplicateOutputName, wantPath: "/aggregations/1/as"},
+	{name: "undefined output", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"count":"mr"}],"aggregation_sort":"-cnt"}`, wantErr: compiler.ErrUndefinedOutput, wantPath: "/aggregation_sort"},
+	{name: "not selective", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest"}]}`, wantErr: compiler.ErrNotSelective, wantPath: "/nodes"},
+	{name: "wide id_range is not selective", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":200000}}]}`, wantErr: compiler.ErrNotSelective, wantPath: "/nodes"},
+	{name: "path without rel_types", query: `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","filters":{"name":"api"}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":2}}`, wantErr: compiler.ErrNotSelective, wantPath: "/path/rel_types"},
+	{name: "path max depth", query: `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","node_ids":[1]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":4}}`, wantErr: compiler.ErrLimitExceeded, wantPath: "/path/max_depth"},
+	{name: "collect is later", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"collect":"mr.iid"}]}`, wantErr: compiler.ErrUnsupportedFeature, wantPath: "/aggregations/0/collect"},
+	{name: "id_property is later", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1],"id_property":"iid"}]}`, wantErr: compiler.ErrUnsupportedFeature, wantPath: "/nodes/0/id_property"},
+	{name: "traversal_path outside scopes", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"traversal_path":{"starts_with":"200/"}}}]}`, wantErr: compiler.ErrScopeViolation, wantPath: "/nodes/0/filters/traversal_path/starts_with"},
+	{name: "malformed traversal_path", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"traversal_path":"100"}}]}`, wantErr: compiler.ErrValueTypeMismatch, wantPath: "/nodes/0/filters/traversal_path"},
+	{name: "global node unscoped", query: `{"query_type":"aggregation","nodes":[{"id":"u","entity":"User","filters":{"state":"active"}}],"aggregations":[{"count":"u"}]}`, wantErr: compiler.ErrGlobalNodeUnscoped, wantPath: "/nodes/0"},
+}
+
+func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+// TestErrors checks the reason and the JSON Pointer of every bad-input case.
+func TestErrors(t *testing.T) {
+	c := newCompiler(t)
+	for _, tt := range errorCases {
+		t.Run(tt.name, func(t *testing.T) {
+			caller := tt.caller
+			if caller == nil {
+				caller = specCaller
+			}
+			q, err := c.Compile([]byte(tt.query), caller)
+			if err == nil {
+				t.Fatalf("Compile succeeded, want %v:\n%s", tt.wantErr, q.SQL)
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Compile error = %v, want %v", err, tt.wantErr)
+			}
+			var ce *compiler.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T is not a *compiler.Error", err)
+			}
+			if ce.Path != tt.wantPath {
+				t.Errorf("Path = %q, want %q (%v)", ce.Path, tt.wantPath, err)
+			}
+			if ce.Message == "" {
+				t.Errorf("empty message")
+			}
+		})
+	}
+}
+
+// TestErrorValidOptions checks the complete options list of an unknown entity.
+func TestErrorValidOptions(t *testing.T) {
+	c := newCompiler(t)
+	_, err := c.Compile([]byte(`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequests","node_ids":[1]}]}`), specCaller)
+	var ce *compiler.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("error = %v", err)
+	}
+	want := "/nodes/0/entity: unknown entity \"MergeRequests\" (did you mean \"MergeRequest\"?); valid options: Group, Job, Label, MergeRequest, Milestone, Note, Pipeline, Project, Runner, User, Vulnerability, WorkItem"
+	if ce.Error() != want {
+		t.Errorf("Error() =\n%s\nwant\n%s", ce.Error(), want)
+	}
+	if ce.Kind() != compiler.KindInvalidQuery || ce.Reason() != "UNKNOWN_ENTITY" {
+		t.Errorf("Kind, Reason = %s, %s", ce.Kind(), ce.Reason())
+	}
+}

@@ -1,0 +1,58 @@
+package compiler
+
+import (
+	"slices"
+
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// Hydrate builds the second statement of a neighbors or path_finding query: the properties of
+// the nodes refs of the base page (specs/query-engine.md §8.7), one UNION ALL arm per kind,
+// each scoped for the same caller and verified by the security check. It returns nil when
+// refs is empty.
+func (c *Compiler) Hydrate(q *Query, refs []graphresponse.NodeRef) (*Query, error) {
+	if q == nil || !q.Plan.NeedsHydration() {
+		return nil, newErr("", ErrCompilerBug, "hydration requested for a query that has none")
+	}
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	byKind := map[string][]int64{}
+	for _, r := range refs {
+		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
+	}
+	l := &lowerer{cat: c.cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller)}
+	var stmt *selectStmt
+	for _, pk := range q.Plan.Build.Hydration {
+		ids, ok := byKind[pk.Entity]
+		if !ok {
+			continue
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		e := c.cat.entities[pk.Entity]
+		props := arrayExpr{}
+		for _, pc := range pk.Columns {
+			props = append(props, fn("toString", col("t", pc.Name)))
+		}
+		arm := l.entityScan(e, idsIn(col("t", "id"), ids))
+		arm.cols = []selItem{
+			as(prm(e.name, typString), "kind"), as(col("t", "id"), "id"),
+			as(&castExpr{e: props, typ: "Array(Nullable(String))"}, "props"),
+		}
+		if stmt == nil {
+			stmt = arm
+		} else {
+			stmt.union = append(stmt.union, arm)
+		}
+		delete(byKind, pk.Entity)
+	}
+	if len(byKind) > 0 || stmt == nil {
+		return nil, newErr("", ErrCompilerBug, "hydration of a kind the plan does not know")
+	}
+	hq, err := c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+	if err != nil {
+		return nil, err
+	}
+	return hq, nil
+}

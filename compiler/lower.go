@@ -1,0 +1,272 @@
+package compiler
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// lowerer holds what every lowering needs: the catalog, the caller and the request.
+type lowerer struct {
+	cat    *catalog
+	caller *Caller
+	scopes *scopeCache
+	r      *request
+	after  []*string // decoded cursor keys, nil without "after"
+	plan   *graphresponse.BuildPlan
+}
+
+// sortKey is one ORDER BY key with what the seek predicate and the readback need.
+type sortKey struct {
+	e        expr
+	desc     bool
+	nullable bool
+	typ      string // parameter type of a cursor value
+}
+
+// nodeScan builds SELECT t.id AS id, t.<c> AS <c>… FROM <table> AS t FINAL WHERE
+// t._deleted = false AND <scope> AND <filters> AND <node_ids> AND <id_range> AND <extra>.
+func (l *lowerer) nodeScan(n *nodeSel, cols []*property, extra ...expr) *selectStmt {
+	s := l.entityScan(n.ent, extra...)
+	s.cols = []selItem{as(col("t", "id"), "id")}
+	for _, p := range cols {
+		s.cols = append(s.cols, as(col("t", p.name), p.name))
+	}
+	where := s.where[:len(s.where)-len(extra)]
+	where = append(where, predExprs("t", n.preds)...)
+	if n.hasIDs {
+		where = append(where, idsIn(col("t", "id"), n.nodeIDs))
+	}
+	if n.idRange != nil {
+		where = append(where,
+			&binOp{op: ">=", l: col("t", "id"), r: prm(n.idRange[0], typInt64)},
+			&binOp{op: "<=", l: col("t", "id"), r: prm(n.idRange[1], typInt64)})
+	}
+	s.where = append(where, extra...)
+	return s
+}
+
+// entityScan is the bare scan of an entity table with its mandatory conjuncts.
+func (l *lowerer) entityScan(e *entity, extra ...expr) *selectStmt {
+	s := &selectStmt{from: &tableRef{table: e.table, alias: "t", final: true}}
+	s.where = []expr{eq(col("t", "_deleted"), litBool(false))}
+	if !e.global {
+		s.where = append(s.where, scopeFor(l.scopes, "t", e.floor))
+	}
+	s.where = append(s.where, extra...)
+	return s
+}
+
+// edgeScan is the bare scan of an edge table with its mandatory conjuncts, the relationship
+// types and the selector's own filters.
+func (l *lowerer) edgeScan(table string, types []string, preds []*pred) *selectStmt {
+	s := &selectStmt{from: &tableRef{table: table, alias: "t", final: true}}
+	s.where = []expr{
+		eq(col("t", "_deleted"), litBool(false)),
+		scopeFor(l.scopes, "t", edgeFloor),
+	}
+	if len(types) > 0 {
+		s.where = append(s.where, inValues(col("t", "relationship_kind"), stringsAny(types), typString))
+	}
+	s.where = append(s.where, predExprs("t", preds)...)
+	return s
+}
+
+func stringsAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// inValues is c = {p} for one value and c IN {p:Array(T)} for several.
+func inValues(c expr, vals []any, typ string) expr {
+	if len(vals) == 1 {
+		return eq(c, prm(vals[0], typ))
+	}
+	return &binOp{op: "IN", l: c, r: prm(vals, "Array("+typ+")")}
+}
+
+func idsIn(c expr, ids []int64) expr {
+	vals := make([]any, len(ids))
+	for i, id := range ids {
+		vals[i] = id
+	}
+	return inValues(c, vals, typInt64)
+}
+
+// predExprs renders filter predicates on scan alias t (specs/query-engine.md §2.5).
+func predExprs(t string, preds []*pred) []expr {
+	var out []expr
+	for _, p := range preds {
+		c := col(t, p.col)
+		switch p.op {
+		case "eq":
+			out = append(out, eq(c, prm(p.val, p.typ)))
+		case "gt", "gte", "lt", "lte":
+			op := map[string]string{"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[p.op]
+			out = append(out, &binOp{op: op, l: c, r: prm(p.val, p.typ)})
+		case "in":
+			out = append(out, inValues(c, p.vals, p.typ))
+		case "contains":
+			out = append(out, &binOp{op: ">", l: fn("positionCaseInsensitiveUTF8", c, prm(p.val, typString)), r: litInt(0)})
+		case "starts_with":
+			out = append(out, fn("startsWith", c, prm(p.val, typString)))
+		case "ends_with":
+			out = append(out, fn("endsWith", c, prm(p.val, typString)))
+		case "is_null":
+			out = append(out, &isNull{e: c})
+		case "is_not_null":
+			out = append(out, &isNull{e: c, not: true})
+		}
+	}
+	return out
+}
+
+// keyType is the cursor parameter type of a property key.
+func keyType(p *property) string {
+	switch p.typ {
+	case typLC:
+		return typString
+	case typDateTime:
+		return "DateTime64(6, 'UTC')"
+	}
+	return p.typ
+}
+
+// orderItems and readback columns for sort keys.
+func orderItems(keys []sortKey) []orderItem {
+	out := make([]orderItem, len(keys))
+	for i, k := range keys {
+		out[i] = orderItem{e: k.e, desc: k.desc, nullsLast: k.nullable}
+	}
+	return out
+}
+
+func readback(keys []sortKey) []selItem {
+	out := make([]selItem, len(keys))
+	for i, k := range keys {
+		out[i] = as(fn("toString", k.e), "_k"+strconv.Itoa(i))
+	}
+	return out
+}
+
+// seek builds the keyset predicate after(0) of specs/query-engine.md §8.8.
+func (l *lowerer) seek(keys []sortKey) (expr, error) {
+	if len(l.after) != len(keys) {
+		return nil, newErr("/cursor/after", ErrInvalidCursor, "the cursor does not fit this query")
+	}
+	vals := make([]expr, len(keys))
+	for i, k := range keys {
+		v := l.after[i]
+		if v == nil {
+			if !k.nullable {
+				return nil, newErr("/cursor/after", ErrInvalidCursor, "the cursor does not fit this query")
+			}
+			continue
+		}
+		tv, ok := parseKey(*v, k.typ)
+		if !ok {
+			return nil, newErr("/cursor/after", ErrInvalidCursor, "the cursor does not fit this query")
+		}
+		vals[i] = prm(tv, k.typ)
+	}
+	var after func(i int) expr
+	after = func(i int) expr {
+		k := keys[i]
+		var strict expr
+		if vals[i] != nil {
+			op := ">"
+			if k.desc {
+				op = "<"
+			}
+			strict = &binOp{op: op, l: k.e, r: vals[i]}
+			if k.nullable {
+				strict = orExpr{strict, &isNull{e: k.e}}
+			}
+		}
+		if i == len(keys)-1 {
+			if strict == nil {
+				return litBool(false)
+			}
+			return strict
+		}
+		var equal expr
+		if vals[i] != nil {
+			equal = eq(k.e, vals[i])
+		} else {
+			equal = &isNull{e: k.e}
+		}
+		rest := andExpr{equal, after(i + 1)}
+		if strict == nil {
+			return rest
+		}
+		return orExpr{strict, rest}
+	}
+	return after(0), nil
+}
+
+func parseKey(s, typ string) (any, bool) {
+	switch typ {
+	case typInt64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	case typFloat64:
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil
+	case typBool:
+		switch s {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+		return nil, false
+	case typString:
+		return s, true
+	case typDate32:
+		t, err := time.Parse(time.DateOnly, s)
+		return t, err == nil
+	case "DateTime64(6, 'UTC')":
+		t, err := time.Parse("2006-01-02 15:04:05.999999999", s)
+		return t, err == nil
+	}
+	return nil, false
+}
+
+// selection resolves the selected properties of a node selector (stage 3).
+func selection(n *nodeSel) []*property {
+	switch {
+	case n.colsAll:
+		return n.ent.props
+	case n.cols == nil:
+		return n.ent.defaults()
+	}
+	var out []*property
+	seen := map[string]bool{"id": true}
+	for _, c := range n.cols {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, n.ent.prop(c))
+		}
+	}
+	return out
+}
+
+func planColumns(ps []*property) []graphresponse.PlanColumn {
+	out := make([]graphresponse.PlanColumn, len(ps))
+	for i, p := range ps {
+		out[i] = graphresponse.PlanColumn{Name: p.name, Type: p.typ}
+	}
+	return out
+}
+
+// settings resolves the per-query ClickHouse settings (specs/query-engine.md §10.2).
+func settingsFor(queryType string) []Setting {
+	if queryType == qPathFinding {
+		return []Setting{{Key: "max_execution_time", Value: int64(15)}, {Key: "max_memory_usage", Value: int64(8589934592)}}
+	}
+	return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}}
+}

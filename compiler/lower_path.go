@@ -1,0 +1,200 @@
+package compiler
+
+import (
+	"slices"
+
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// maxAnchorNodes caps the nodes each path endpoint resolves to (specs/query-engine.md §2.9).
+const maxAnchorNodes = 500
+
+func (l *lowerer) anchorScan(n *nodeSel) *selectStmt {
+	s := l.nodeScan(n, nil)
+	if !n.hasIDs {
+		s.orderBy = []orderItem{{e: col("t", "id")}}
+		s.limit = maxAnchorNodes
+	}
+	return s
+}
+
+// pathEdges is the scan shared by f1, b1 and m1: x/y ends, kinds, relationship types,
+// self-loop exclusion.
+func (l *lowerer) pathEdges(table string, types []string) *selectStmt {
+	s := l.edgeScan(table, types, nil)
+	s.cols = []selItem{
+		as(col("t", "source_id"), "x"), as(castStr(col("t", "source_kind")), "x_kind"),
+		as(col("t", "target_id"), "y"), as(castStr(col("t", "target_kind")), "y_kind"),
+		as(castStr(col("t", "relationship_kind")), "kind"),
+	}
+	s.where = append(s.where, ne(
+		tupleExpr{col("t", "source_id"), col("t", "source_kind")},
+		tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
+	return s
+}
+
+// intermediates lists the entities that can sit inside a path: the to of some pair and the
+// from of some pair among types.
+func (l *lowerer) intermediates(types []string) []*entity {
+	isTo, isFrom := map[string]bool{}, map[string]bool{}
+	for _, t := range types {
+		for _, p := range l.cat.rels[t].pairs {
+			isTo[p.to] = true
+			isFrom[p.from] = true
+		}
+	}
+	var out []*entity
+	for _, name := range l.cat.entityNames {
+		if isTo[name] && isFrom[name] {
+			out = append(out, l.cat.entities[name])
+		}
+	}
+	return out
+}
+
+func (l *lowerer) lowerPath() (*selectStmt, error) {
+	r := l.r
+	var from, to *nodeSel
+	for _, n := range r.nodes {
+		if n.alias == r.path.from {
+			from = n
+		}
+		if n.alias == r.path.to {
+			to = n
+		}
+	}
+	types := r.path.relTypes
+	mids := l.intermediates(types)
+	depth := r.path.maxDepth
+	if len(mids) == 0 {
+		depth = 1
+	}
+	s := &selectStmt{from: &cteRef{name: "cand", alias: "c"}}
+	s.with = []*cte{{name: "a0", body: l.anchorScan(from)}, {name: "a1", body: l.anchorScan(to)}}
+	f1 := l.pathEdges(l.cat.edgeTable, types)
+	f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
+	s.with = append(s.with, &cte{name: "f1", body: f1})
+	if depth >= 2 {
+		b1 := l.pathEdges(l.cat.edgeByTarget, types)
+		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
+		s.with = append(s.with, &cte{name: "b1", body: b1})
+	}
+	if depth >= 3 {
+		m1 := l.pathEdges(l.cat.edgeTable, types)
+		m1.where = append(m1.where,
+			in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom("f1", "y", "y_kind")),
+			in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom("b1", "x", "x_kind")))
+		s.with = append(s.with, &cte{name: "m1", body: m1})
+	}
+	node := func(a, id, kind string) expr { return tupleExpr{col(a, id), col(a, kind)} }
+	nodeX := func(a string) expr { return node(a, "x", "x_kind") }
+	nodeY := func(a string) expr { return node(a, "y", "y_kind") }
+	cand := &selectStmt{
+		from:  &cteRef{name: "f1", alias: "f"},
+		cols:  []selItem{as(litInt(1), "depth"), as(arrayExpr{nodeX("f"), nodeY("f")}, "path_nodes"), as(arrayExpr{col("f", "kind")}, "path_kinds")},
+		where: []expr{eq(col("f", "y_kind"), prm(to.ent.name, typString)), in(col("f", "y"), idsFrom("a1", "id"))},
+	}
+	if depth >= 2 {
+		cand.union = append(cand.union, &selectStmt{
+			from:  &cteRef{name: "f1", alias: "f"},
+			joins: []join{{right: &cteRef{name: "b1", alias: "b"}, on: []expr{eq(col("b", "x"), col("f", "y")), eq(col("b", "x_kind"), col("f", "y_kind"))}}},
+			cols:  []selItem{as(litInt(2), "depth"), as(arrayExpr{nodeX("f"), nodeY("f"), nodeY("b")}, "path_nodes"), as(arrayExpr{col("f", "kind"), col("b", "kind")}, "path_kinds")},
+			where: []expr{ne(nodeY("b"), nodeX("f"))},
+		})
+	}
+	if depth >= 3 {
+		cand.union = append(cand.union, &selectStmt{
+			from: &cteRef{name: "f1", alias: "f"},
+			joins: []join{
+				{right: &cteRef{name: "m1", alias: "m"}, on: []expr{eq(col("m", "x"), col("f", "y")), eq(col("m", "x_kind"), col("f", "y_kind"))}},
+				{right: &cteRef{name: "b1", alias: "b"}, on: []expr{eq(col("b", "x"), col("m", "y")), eq(col("b", "x_kind"), col("m", "y_kind"))}},
+			},
+			cols:  []selItem{as(litInt(3), "depth"), as(arrayExpr{nodeX("f"), nodeY("f"), nodeY("m"), nodeY("b")}, "path_nodes"), as(arrayExpr{col("f", "kind"), col("m", "kind"), col("b", "kind")}, "path_kinds")},
+			where: []expr{ne(nodeY("m"), nodeX("f")), ne(nodeY("b"), nodeX("f")), ne(nodeY("b"), nodeY("f"))},
+		})
+	}
+	s.with = append(s.with, &cte{name: "cand", body: cand})
+	inner := fn("arraySlice", col("c", "path_nodes"), litInt(2), &binOp{op: "-", l: col("c", "depth"), r: litInt(1)})
+	if depth >= 2 {
+		s.with = append(s.with, &cte{name: "mids", body: &selectStmt{
+			distinct: true,
+			from:     &cteRef{name: "cand", alias: "c"},
+			cols:     []selItem{as(fn("arrayJoin", inner), "node")},
+			where:    []expr{&binOp{op: ">", l: col("c", "depth"), r: litInt(1)}},
+		}})
+		var ok *selectStmt
+		for _, e := range mids {
+			arm := l.entityScan(e)
+			arm.cols = []selItem{as(fn("tuple", col("t", "id"), prm(e.name, typString)), "node")}
+			arm.where = append(arm.where, in(col("t", "id"), &selectStmt{
+				from:  &cteRef{name: "mids"},
+				cols:  []selItem{{e: &tupleElem{e: col("", "node"), idx: 1}}},
+				where: []expr{eq(&tupleElem{e: col("", "node"), idx: 2}, prm(e.name, typString))},
+			}))
+			if ok == nil {
+				ok = arm
+			} else {
+				ok.union = append(ok.union, arm)
+			}
+		}
+		s.with = append(s.with, &cte{name: "ok", body: ok})
+		s.where = append(s.where, fn("hasAll", &scalarSub{sub: &selectStmt{from: &cteRef{name: "ok"}, cols: []selItem{{e: fn("groupArray", col("", "node"))}}}}, inner))
+	}
+	s.cols = []selItem{as(col("c", "depth"), "depth"), as(col("c", "path_nodes"), "path_nodes"), as(col("c", "path_kinds"), "path_kinds")}
+	keys := []sortKey{
+		{e: col("c", "depth"), typ: typInt64},
+		{e: fn("toString", col("c", "path_nodes")), typ: typString},
+		{e: fn("toString", col("c", "path_kinds")), typ: typString},
+	}
+	l.plan.Nodes = []graphresponse.PlanNode{
+		{Alias: r.nodes[0].alias, Entity: r.nodes[0].ent.name, Columns: planColumns(selection(r.nodes[0]))},
+		{Alias: r.nodes[1].alias, Entity: r.nodes[1].ent.name, Columns: planColumns(selection(r.nodes[1]))},
+	}
+	l.plan.PathFrom, l.plan.PathTo = from.idx, to.idx
+	kinds := map[string][][]*property{}
+	kinds[from.ent.name] = append(kinds[from.ent.name], selection(from))
+	kinds[to.ent.name] = append(kinds[to.ent.name], selection(to))
+	if depth >= 2 {
+		for _, e := range mids {
+			kinds[e.name] = append(kinds[e.name], l.dynamic(e))
+		}
+	}
+	l.plan.Hydration = l.hydrationKinds(kinds)
+	return s, l.finishPaged(s, keys, false)
+}
+
+// dynamic is the selection of a node whose entity is known only at run time.
+func (l *lowerer) dynamic(e *entity) []*property {
+	if l.r.dynAll {
+		return e.props
+	}
+	return e.defaults()
+}
+
+// hydrationKinds turns per-kind selections into the plan's hydration lists: the union in
+// ontology order, plus the dynamic selection for nodes not tied to a selector.
+func (l *lowerer) hydrationKinds(kinds map[string][][]*property) []graphresponse.PlanKind {
+	var out []graphresponse.PlanKind
+	for _, name := range l.cat.entityNames {
+		sels, ok := kinds[name]
+		if !ok {
+			continue
+		}
+		e := l.cat.entities[name]
+		var cols []*property
+		for _, p := range e.props {
+			for _, s := range sels {
+				if slices.Contains(s, p) {
+					cols = append(cols, p)
+					break
+				}
+			}
+		}
+		pk := graphresponse.PlanKind{Entity: name, Columns: planColumns(cols)}
+		for _, p := range l.dynamic(e) {
+			pk.Dynamic = append(pk.Dynamic, p.name)
+		}
+		out = append(out, pk)
+	}
+	return out
+}

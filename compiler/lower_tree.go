@@ -1,0 +1,464 @@
+package compiler
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// hop is one relationship selector placed in the join tree: near was visited first.
+type hop struct {
+	rs         *relSel
+	near, far  *nodeSel
+	nearIsFrom bool
+}
+
+func nName(n *nodeSel) string { return "n" + strconv.Itoa(n.idx) }
+func hName(rs *relSel) string { return "h" + strconv.Itoa(rs.idx) }
+
+// pickRoot returns the most selective node (specs/query-engine.md §7.6).
+func pickRoot(nodes []*nodeSel) *nodeSel {
+	for _, test := range []func(*nodeSel) bool{
+		func(n *nodeSel) bool { return n.hasIDs },
+		func(n *nodeSel) bool { return n.idRange != nil },
+		func(n *nodeSel) bool { return len(n.filters) > 0 },
+	} {
+		for _, n := range nodes {
+			if test(n) {
+				return n
+			}
+		}
+	}
+	return nodes[0]
+}
+
+// joinTree orders the hops breadth-first from root.
+func joinTree(r *request, root *nodeSel) []hop {
+	byAlias := map[string]*nodeSel{}
+	for _, n := range r.nodes {
+		byAlias[n.alias] = n
+	}
+	visited := map[string]bool{root.alias: true}
+	queue := []*nodeSel{root}
+	var hops []hop
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, rs := range r.rels {
+			switch {
+			case rs.from == cur.alias && !visited[rs.to]:
+				far := byAlias[rs.to]
+				hops = append(hops, hop{rs: rs, near: cur, far: far, nearIsFrom: true})
+				visited[far.alias] = true
+				queue = append(queue, far)
+			case rs.to == cur.alias && !visited[rs.from]:
+				far := byAlias[rs.from]
+				hops = append(hops, hop{rs: rs, near: cur, far: far, nearIsFrom: false})
+				visited[far.alias] = true
+				queue = append(queue, far)
+			}
+		}
+	}
+	return hops
+}
+
+// edgeArm is one stored orientation a hop reads.
+type edgeArm struct {
+	srcEnt, tgtEnt string
+	aCol, bCol     string // columns holding the from (a) and to (b) endpoint ids
+	fwd            bool
+}
+
+func hopArms(h hop) []edgeArm {
+	var fromEnt, toEnt string
+	if h.nearIsFrom {
+		fromEnt, toEnt = h.near.ent.name, h.far.ent.name
+	} else {
+		fromEnt, toEnt = h.far.ent.name, h.near.ent.name
+	}
+	out := edgeArm{srcEnt: fromEnt, tgtEnt: toEnt, aCol: "source_id", bCol: "target_id", fwd: true}
+	inc := edgeArm{srcEnt: toEnt, tgtEnt: fromEnt, aCol: "target_id", bCol: "source_id", fwd: false}
+	switch h.rs.direction {
+	case "incoming":
+		return []edgeArm{inc}
+	case "both":
+		return []edgeArm{out, inc}
+	}
+	return []edgeArm{out}
+}
+
+func (l *lowerer) tableFor(idCol string) string {
+	if idCol == "source_id" {
+		return l.cat.edgeTable
+	}
+	return l.cat.edgeByTarget
+}
+
+func kindCol(idCol string) string { return strings.TrimSuffix(idCol, "_id") + "_kind" }
+
+func castStr(e expr) expr { return &castExpr{e: e, typ: "String"} }
+
+// hopCTEs lowers one hop to its CTEs: h<j> for a single hop, or the steps h<j>s<k> and the
+// arm union h<j> for a variable-length hop (specs/query-engine.md §8.2–8.3).
+func (l *lowerer) hopCTEs(h hop) []*cte {
+	rs := h.rs
+	near := nName(h.near)
+	if rs.maxHops == 1 {
+		var body *selectStmt
+		for _, arm := range hopArms(h) {
+			nearCol := arm.bCol
+			if h.nearIsFrom {
+				nearCol = arm.aCol
+			}
+			s := l.edgeScan(l.tableFor(nearCol), rs.concrete, rs.preds)
+			s.cols = []selItem{
+				as(col("t", arm.aCol), "a"), as(col("t", arm.bCol), "b"),
+				as(castStr(col("t", "relationship_kind")), "kind"),
+				as(litBool(arm.fwd), "fwd"), as(litInt(1), "depth"),
+			}
+			s.where = append(s.where,
+				eq(col("t", "source_kind"), prm(arm.srcEnt, typString)),
+				eq(col("t", "target_kind"), prm(arm.tgtEnt, typString)),
+				in(col("t", nearCol), idsFrom(near, "id")))
+			if body == nil {
+				body = s
+			} else {
+				body.union = append(body.union, s)
+			}
+		}
+		return []*cte{{name: hName(rs), body: body}}
+	}
+	// Variable-length: walk from the near side.
+	walkForward := (rs.direction == "outgoing") == h.nearIsFrom
+	var orient []bool // true: x = source (gl_edge); false: x = target (gl_edge_by_target)
+	if rs.direction == "both" {
+		orient = []bool{true, false}
+	} else {
+		orient = []bool{walkForward}
+	}
+	var ctes []*cte
+	for k := 1; k <= rs.maxHops; k++ {
+		name := hName(rs) + "s" + strconv.Itoa(k)
+		var body *selectStmt
+		for _, fwdOrient := range orient {
+			xc, yc := "source_id", "target_id"
+			if !fwdOrient {
+				xc, yc = "target_id", "source_id"
+			}
+			s := l.edgeScan(l.tableFor(xc), rs.concrete, rs.preds)
+			s.cols = []selItem{
+				as(col("t", xc), "x"), as(castStr(col("t", kindCol(xc))), "x_kind"),
+				as(col("t", yc), "y"), as(castStr(col("t", kindCol(yc))), "y_kind"),
+				as(castStr(col("t", "relationship_kind")), "kind"),
+			}
+			s.where = append(s.where, ne(
+				tupleExpr{col("t", "source_id"), col("t", "source_kind")},
+				tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
+			if k == 1 {
+				s.where = append(s.where,
+					eq(col("t", kindCol(xc)), prm(h.near.ent.name, typString)),
+					in(col("t", xc), idsFrom(near, "id")))
+			} else {
+				prev := hName(rs) + "s" + strconv.Itoa(k-1)
+				s.where = append(s.where, in(tupleExpr{col("t", xc), col("t", kindCol(xc))}, idsFrom(prev, "y", "y_kind")))
+			}
+			if body == nil {
+				body = s
+			} else {
+				body.union = append(body.union, s)
+			}
+		}
+		ctes = append(ctes, &cte{name: name, body: body})
+	}
+	fwd := rs.direction != "incoming"
+	var union *selectStmt
+	for d := rs.minHops; d <= rs.maxHops; d++ {
+		s := &selectStmt{distinct: true, from: &cteRef{name: hName(rs) + "s1", alias: "s1"}}
+		sn := func(i int) string { return "s" + strconv.Itoa(i) }
+		for i := 2; i <= d; i++ {
+			s.joins = append(s.joins, join{
+				right: &cteRef{name: hName(rs) + sn(i), alias: sn(i)},
+				on:    []expr{eq(col(sn(i), "x"), col(sn(i-1), "y")), eq(col(sn(i), "x_kind"), col(sn(i-1), "y_kind"))},
+			})
+		}
+		var a, b, kind expr
+		if h.nearIsFrom {
+			a, b, kind = col("s1", "x"), col(sn(d), "y"), col("s1", "kind")
+		} else {
+			a, b, kind = col(sn(d), "y"), col("s1", "x"), col(sn(d), "kind")
+		}
+		s.cols = []selItem{as(a, "a"), as(b, "b"), as(kind, "kind"), as(litBool(fwd), "fwd"), as(litInt(d), "depth")}
+		s.where = []expr{eq(col(sn(d), "y_kind"), prm(h.far.ent.name, typString))}
+		// Walk nodes w0 = s1.x, w_i = s_i.y; non-adjacent pairs must differ.
+		w := func(i int) expr {
+			if i == 0 {
+				return tupleExpr{col("s1", "x"), col("s1", "x_kind")}
+			}
+			return tupleExpr{col(sn(i), "y"), col(sn(i), "y_kind")}
+		}
+		for i := 2; i <= d; i++ {
+			for j := 0; j <= i-2; j++ {
+				s.where = append(s.where, ne(w(i), w(j)))
+			}
+		}
+		if union == nil {
+			union = s
+		} else {
+			union.union = append(union.union, s)
+		}
+	}
+	return append(ctes, &cte{name: hName(rs), body: union})
+}
+
+// treeColumns computes, per node, the properties its CTE must select.
+func (l *lowerer) treeColumns(extra map[int][]*property, withSelection func(*nodeSel) bool) map[int][]*property {
+	out := map[int][]*property{}
+	for _, n := range l.r.nodes {
+		var ps []*property
+		if withSelection(n) {
+			ps = slices.Clone(selection(n))
+		}
+		for _, p := range extra[n.idx] {
+			if p != idProp && !slices.Contains(ps, p) {
+				ps = append(ps, p)
+			}
+		}
+		out[n.idx] = ps
+	}
+	return out
+}
+
+// lowerTree builds the CTE chain and joins shared by traversal and aggregation.
+func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
+	r := l.r
+	root := pickRoot(r.nodes)
+	hops := joinTree(r, root)
+	s := &selectStmt{from: &cteRef{name: nName(root)}}
+	s.with = append(s.with, &cte{name: nName(root), body: l.nodeScan(root, cols[root.idx])})
+	for _, h := range hops {
+		s.with = append(s.with, l.hopCTEs(h)...)
+		farCol := "b"
+		nearCol := "a"
+		if !h.nearIsFrom {
+			farCol, nearCol = "a", "b"
+		}
+		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], in(col("t", "id"), idsFrom(hName(h.rs), farCol)))})
+		s.joins = append(s.joins,
+			join{right: &cteRef{name: hName(h.rs)}, on: []expr{eq(col(hName(h.rs), nearCol), col(nName(h.near), "id"))}},
+			join{right: &cteRef{name: nName(h.far)}, on: []expr{eq(col(nName(h.far), "id"), col(hName(h.rs), farCol))}})
+	}
+	return s, hops
+}
+
+func (l *lowerer) lowerTraversal() (*selectStmt, error) {
+	r := l.r
+	extra := map[int][]*property{}
+	var orderNode *nodeSel
+	var orderProp *property
+	desc := false
+	if r.orderBy != "" {
+		spec := strings.TrimPrefix(r.orderBy, "-")
+		desc = spec != r.orderBy
+		a, p, _ := strings.Cut(spec, ".")
+		for _, n := range r.nodes {
+			if n.alias == a {
+				orderNode, orderProp = n, n.ent.prop(p)
+			}
+		}
+		extra[orderNode.idx] = append(extra[orderNode.idx], orderProp)
+	}
+	cols := l.treeColumns(extra, func(*nodeSel) bool { return true })
+	s, _ := l.lowerTree(cols)
+	for _, n := range r.nodes {
+		pn := graphresponse.PlanNode{Alias: n.alias, Entity: n.ent.name, Columns: planColumns(selection(n))}
+		l.plan.Nodes = append(l.plan.Nodes, pn)
+		s.cols = append(s.cols, as(col(nName(n), "id"), nName(n)+"_id"))
+		for _, p := range selection(n) {
+			s.cols = append(s.cols, as(col(nName(n), p.name), nName(n)+"_"+p.name))
+		}
+	}
+	idx := map[string]int{}
+	for _, n := range r.nodes {
+		idx[n.alias] = n.idx
+	}
+	for _, rs := range r.rels {
+		e := "e" + strconv.Itoa(rs.idx)
+		s.cols = append(s.cols, as(col(hName(rs), "kind"), e+"_kind"), as(col(hName(rs), "fwd"), e+"_fwd"), as(col(hName(rs), "depth"), e+"_depth"))
+		l.plan.Edges = append(l.plan.Edges, graphresponse.PlanEdge{From: idx[rs.from], To: idx[rs.to], Depth: rs.maxHops > 1})
+	}
+	var keys []sortKey
+	if orderNode != nil {
+		keys = append(keys, sortKey{e: col(nName(orderNode), orderProp.name), desc: desc, nullable: orderProp.nullable, typ: keyType(orderProp)})
+	}
+	for _, n := range r.nodes {
+		keys = append(keys, sortKey{e: col(nName(n), "id"), typ: typInt64})
+	}
+	for _, rs := range r.rels {
+		if len(rs.concrete) > 1 {
+			keys = append(keys, sortKey{e: col(hName(rs), "kind"), typ: typString})
+		}
+		if rs.direction == "both" {
+			keys = append(keys, sortKey{e: col(hName(rs), "fwd"), typ: typBool})
+		}
+		if rs.maxHops > rs.minHops {
+			keys = append(keys, sortKey{e: col(hName(rs), "depth"), typ: typInt64})
+		}
+	}
+	return s, l.finishPaged(s, keys, false)
+}
+
+// finishPaged adds readback columns, the seek predicate, ORDER BY and LIMIT.
+func (l *lowerer) finishPaged(s *selectStmt, keys []sortKey, having bool) error {
+	r := l.r
+	if r.cursor != nil {
+		s.cols = append(s.cols, readback(keys)...)
+		l.plan.SortKeys = len(keys)
+	}
+	if l.after != nil {
+		p, err := l.seek(keys)
+		if err != nil {
+			return err
+		}
+		if having {
+			s.having = append(s.having, p)
+		} else {
+			s.where = append(s.where, p)
+		}
+	}
+	s.orderBy = orderItems(keys)
+	s.limit = r.pageSize() + 1
+	return nil
+}
+
+var truncations = map[string]struct{ fn, wrap string }{
+	"minute":  {"toStartOfMinute", "toDateTime64"},
+	"hour":    {"toStartOfHour", "toDateTime64"},
+	"day":     {"toStartOfDay", "toDate32"},
+	"week":    {"toStartOfWeek", "toDate32"},
+	"month":   {"toStartOfMonth", "toDate32"},
+	"quarter": {"toStartOfQuarter", "toDate32"},
+	"year":    {"toStartOfYear", "toDate32"},
+}
+
+func truncExpr(c expr, unit string) expr {
+	t := truncations[unit]
+	var inner expr
+	if unit == "week" {
+		inner = fn(t.fn, c, litInt(0))
+	} else {
+		inner = fn(t.fn, c)
+	}
+	if t.wrap == "toDateTime64" {
+		return fn("toDateTime64", inner, litInt(0))
+	}
+	return fn("toDate32", inner)
+}
+
+func (l *lowerer) lowerAggregation() (*selectStmt, error) {
+	r := l.r
+	byAlias := map[string]*nodeSel{}
+	for _, n := range r.nodes {
+		byAlias[n.alias] = n
+	}
+	extra := map[int][]*property{}
+	groupNode := map[int]bool{}
+	for _, g := range r.groupBy {
+		n := byAlias[g.alias]
+		if g.prop == "" {
+			groupNode[n.idx] = true
+		} else {
+			extra[n.idx] = append(extra[n.idx], n.ent.prop(g.prop))
+		}
+	}
+	for _, a := range r.aggs {
+		if a.prop != "" {
+			n := byAlias[a.target]
+			extra[n.idx] = append(extra[n.idx], n.ent.prop(a.prop))
+		}
+	}
+	cols := l.treeColumns(extra, func(n *nodeSel) bool { return groupNode[n.idx] })
+	s, _ := l.lowerTree(cols)
+	for _, n := range r.nodes {
+		l.plan.Nodes = append(l.plan.Nodes, graphresponse.PlanNode{Alias: n.alias, Entity: n.ent.name, Columns: planColumns(selection(n))})
+	}
+	outCol := map[string]sortKey{}
+	var tieKeys []sortKey
+	for gi, g := range r.groupBy {
+		n := byAlias[g.alias]
+		pg := graphresponse.PlanGroup{Name: g.name, Node: n.idx, Alias: g.alias, Entity: n.ent.name}
+		if g.prop == "" {
+			pg.Kind = graphresponse.GroupKindNode
+			pg.Column = nName(n) + "_id"
+			s.cols = append(s.cols, as(col(nName(n), "id"), nName(n)+"_id"))
+			for _, p := range selection(n) {
+				s.cols = append(s.cols, as(fn("any", col(nName(n), p.name)), nName(n)+"_"+p.name))
+			}
+			s.groupBy = append(s.groupBy, col(nName(n), "id"))
+			k := sortKey{e: col("", nName(n)+"_id"), typ: typInt64}
+			outCol[g.name] = k
+			tieKeys = append(tieKeys, k)
+		} else {
+			p := n.ent.prop(g.prop)
+			pg.Kind = graphresponse.GroupKindProperty
+			pg.Property = g.prop
+			pg.Column = "g" + strconv.Itoa(gi)
+			var e expr = col(nName(n), p.name)
+			typ := keyType(p)
+			pg.Type = p.typ
+			if g.truncate != "" {
+				e = truncExpr(e, g.truncate)
+				if g.truncate == "minute" || g.truncate == "hour" {
+					typ, pg.Type = "DateTime64(6, 'UTC')", typDateTime
+				} else {
+					typ, pg.Type = typDate32, typDate32
+				}
+			}
+			s.cols = append(s.cols, as(e, pg.Column))
+			s.groupBy = append(s.groupBy, e)
+			k := sortKey{e: col("", pg.Column), typ: typ, nullable: p.nullable}
+			outCol[g.name] = k
+			tieKeys = append(tieKeys, k)
+		}
+		l.plan.Groups = append(l.plan.Groups, pg)
+	}
+	for k, a := range r.aggs {
+		n := byAlias[a.target]
+		m := "m" + strconv.Itoa(k)
+		pm := graphresponse.PlanMetric{Name: a.name, Function: a.fn, Target: a.target, Property: a.prop, Column: m}
+		var e expr
+		key := sortKey{e: col("", m), typ: typInt64}
+		switch {
+		case a.fn == "count" && a.prop == "":
+			e = fn("count")
+		case a.fn == "count":
+			e = fn("count", col(nName(n), a.prop))
+		default:
+			p := n.ent.prop(a.prop)
+			e = fn(a.fn+"OrNull", col(nName(n), a.prop))
+			key.nullable = true
+			switch a.fn {
+			case "avg":
+				key.typ = typFloat64
+			default:
+				key.typ = keyType(p)
+			}
+		}
+		s.cols = append(s.cols, as(e, m))
+		outCol[a.name] = key
+		l.plan.Metrics = append(l.plan.Metrics, pm)
+	}
+	if len(r.groupBy) == 0 {
+		return s, nil
+	}
+	var keys []sortKey
+	if r.aggSort != "" {
+		name := strings.TrimPrefix(r.aggSort, "-")
+		k := outCol[name]
+		k.desc = name != r.aggSort
+		keys = append(keys, k)
+	}
+	keys = append(keys, tieKeys...)
+	return s, l.finishPaged(s, keys, true)
+}

@@ -1,0 +1,259 @@
+package compiler
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// schemaID is the $id of config/schemas/graph_query.schema.json; its major must equal the
+// major of config/QUERY_DSL_VERSION.
+const schemaID = "urn:graphwire:schema:graph_query:v12"
+
+// validator is the derived JSON Schema (specs/query-engine.md §3.2): the static file with
+// the ontology's entity and relationship names injected. It is immutable and safe for
+// concurrent use.
+type validator struct {
+	schema *jsonschema.Schema
+}
+
+// newValidator deep-copies the static schema, injects the catalog's enums and compiles it.
+func newValidator(static []byte, cat *catalog) (*validator, error) {
+	d := json.NewDecoder(bytes.NewReader(static))
+	d.UseNumber()
+	var doc map[string]any
+	if err := d.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("read query schema: %w", err)
+	}
+	if id, _ := doc["$id"].(string); id != schemaID {
+		return nil, fmt.Errorf("query schema $id is %q, want %q", id, schemaID)
+	}
+	defs, _ := doc["$defs"].(map[string]any)
+	if defs == nil {
+		return nil, errors.New("query schema has no $defs")
+	}
+	setEnum := func(def string, names []string) error {
+		m, _ := defs[def].(map[string]any)
+		if m == nil {
+			return fmt.Errorf("query schema has no $defs.%s", def)
+		}
+		vals := make([]any, len(names))
+		for i, n := range names {
+			vals[i] = n
+		}
+		m["enum"] = vals
+		return nil
+	}
+	if err := setEnum("EntityType", cat.entityNames); err != nil {
+		return nil, err
+	}
+	if err := setEnum("RelationshipTypeName", append(slices.Clone(cat.relNames), "*")); err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(schemaID, doc); err != nil {
+		return nil, fmt.Errorf("load query schema: %w", err)
+	}
+	s, err := c.Compile(schemaID)
+	if err != nil {
+		return nil, fmt.Errorf("compile query schema: %w", err)
+	}
+	return &validator{schema: s}, nil
+}
+
+// validate checks the generic request against the schema and translates the first failure
+// (by JSON Pointer) into an [*Error] (specs/query-engine.md §3.3).
+func (v *validator) validate(doc map[string]any, cat *catalog) error {
+	err := v.schema.Validate(any(doc))
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return newErr("", ErrSchemaViolation, "the query does not match the schema")
+	}
+	var out []*Error
+	collect(ve, doc, cat, &out)
+	if len(out) == 0 {
+		return newErr("", ErrSchemaViolation, "the query does not match the schema")
+	}
+	slices.SortStableFunc(out, func(a, b *Error) int { return strings.Compare(a.Path, b.Path) })
+	return out[0]
+}
+
+func locPtr(loc []string) string {
+	toks := make([]any, len(loc))
+	for i, s := range loc {
+		toks[i] = s
+	}
+	return ptr(toks...)
+}
+
+// typeMismatch reports whether a branch failed because the instance had the wrong JSON type.
+func typeMismatch(e *jsonschema.ValidationError, loc []string) bool {
+	if _, ok := e.ErrorKind.(*kind.Type); ok && slices.Equal(e.InstanceLocation, loc) {
+		return true
+	}
+	if _, ok := e.ErrorKind.(*kind.Const); ok && slices.Equal(e.InstanceLocation, loc) && len(e.Causes) == 0 {
+		return false
+	}
+	for _, c := range e.Causes {
+		if slices.Equal(c.InstanceLocation, loc) && typeMismatch(c, loc) {
+			return true
+		}
+	}
+	return false
+}
+
+func collect(e *jsonschema.ValidationError, doc map[string]any, cat *catalog, out *[]*Error) {
+	switch e.ErrorKind.(type) {
+	case *kind.AnyOf, *kind.OneOf:
+		var live []*jsonschema.ValidationError
+		for _, c := range e.Causes {
+			if !typeMismatch(c, e.InstanceLocation) {
+				live = append(live, c)
+			}
+		}
+		if len(live) == 1 {
+			collect(live[0], doc, cat, out)
+			return
+		}
+		*out = append(*out, newErr(locPtr(e.InstanceLocation), ErrSchemaViolation, "value has an unexpected shape"))
+		return
+	}
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			collect(c, doc, cat, out)
+		}
+		return
+	}
+	*out = append(*out, translate(e, cat))
+}
+
+func translate(e *jsonschema.ValidationError, cat *catalog) *Error {
+	at := locPtr(e.InstanceLocation)
+	loc := e.InstanceLocation
+	switch k := e.ErrorKind.(type) {
+	case *kind.Enum:
+		got := fmt.Sprint(k.Got)
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = fmt.Sprint(w)
+		}
+		slices.Sort(want)
+		switch {
+		case len(loc) == 3 && loc[0] == "nodes" && loc[2] == "entity":
+			return newErr(at, ErrUnknownEntity, "unknown entity "+strconv.Quote(got)+didYouMean(got, cat.entityNames), cat.entityNames...)
+		case isRelTypeLoc(loc):
+			return newErr(at, ErrUnknownRelationship, "unknown relationship type "+strconv.Quote(got)+didYouMean(got, cat.relNames), cat.relNames...)
+		}
+		return newErr(at, ErrSchemaViolation, "unknown value "+strconv.Quote(got), want...)
+	case *kind.AdditionalProperties:
+		field := k.Properties[0]
+		return newErr(sub(at, field), ErrUnknownField, "unknown field "+strconv.Quote(field))
+	case *kind.PropertyNames:
+		return newErr(sub(at, k.Property), ErrUnknownField, "unknown field "+strconv.Quote(k.Property))
+	case *kind.Required:
+		return newErr(at, ErrSchemaViolation, "missing required field "+strconv.Quote(k.Missing[0]))
+	case *kind.MaxItems:
+		return newErr(at, ErrLimitExceeded, fmt.Sprintf("at most %d items allowed (got %d)", k.Want, k.Got))
+	case *kind.MinItems:
+		return newErr(at, ErrSchemaViolation, fmt.Sprintf("at least %d items required (got %d)", k.Want, k.Got))
+	case *kind.MaxProperties:
+		return newErr(at, ErrLimitExceeded, fmt.Sprintf("at most %d fields allowed (got %d)", k.Want, k.Got))
+	case *kind.MinProperties:
+		return newErr(at, ErrSchemaViolation, fmt.Sprintf("at least %d fields required (got %d)", k.Want, k.Got))
+	case *kind.Maximum:
+		return newErr(at, ErrLimitExceeded, "value must be at most "+k.Want.RatString())
+	case *kind.Minimum:
+		return newErr(at, ErrLimitExceeded, "value must be at least "+k.Want.RatString())
+	case *kind.MaxLength:
+		return newErr(at, ErrLimitExceeded, fmt.Sprintf("at most %d characters allowed (got %d)", k.Want, k.Got))
+	case *kind.Type:
+		return newErr(at, ErrSchemaViolation, "value is "+article(k.Got)+", expected "+strings.Join(articles(k.Want), " or "))
+	case *kind.Const:
+		return newErr(at, ErrSchemaViolation, "value must be "+fmt.Sprint(k.Want))
+	case *kind.Pattern:
+		return newErr(at, ErrSchemaViolation, "value has an invalid format")
+	}
+	return newErr(at, ErrSchemaViolation, "value does not match the schema")
+}
+
+func isRelTypeLoc(loc []string) bool {
+	n := len(loc)
+	switch {
+	case n >= 3 && loc[0] == "relationships" && loc[2] == "type":
+		return true
+	case n >= 2 && (loc[0] == "path" || loc[0] == "neighbors") && loc[1] == "rel_types":
+		return true
+	}
+	return false
+}
+
+func article(t string) string {
+	switch t {
+	case "integer", "object", "array":
+		return "an " + t
+	case "null":
+		return "null"
+	}
+	return "a " + t
+}
+
+func articles(ts []string) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = article(t)
+	}
+	return out
+}
+
+// didYouMean suggests the one option within Damerau–Levenshtein distance 2 of got.
+func didYouMean(got string, options []string) string {
+	best, n := "", 0
+	for _, o := range options {
+		if osaDistance(strings.ToLower(got), strings.ToLower(o)) <= 2 {
+			best, n = o, n+1
+		}
+	}
+	if n != 1 {
+		return ""
+	}
+	return " (did you mean " + strconv.Quote(best) + "?)"
+}
+
+// osaDistance is the optimal-string-alignment variant of Damerau–Levenshtein distance.
+func osaDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return 99
+	}
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

@@ -1,0 +1,559 @@
+package compiler
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Selectivity caps (specs/query-engine.md §2.13).
+const (
+	maxSelectiveSpan = 100000
+	maxAnchorSpan    = 500
+)
+
+// validate is stage 2, step 3: the semantic rules S1–S11 of specs/query-engine.md §2.12,
+// applied in order. It resolves entities, selections, relationship types, predicates and
+// output names on r as it goes.
+func validate(r *request, cat *catalog) error {
+	byAlias := map[string]*nodeSel{}
+	// S1 aliases are unique.
+	for _, n := range r.nodes {
+		if _, dup := byAlias[n.alias]; dup {
+			return newErr(ptr("nodes", n.idx, "id"), ErrDuplicateAlias, "alias "+strconv.Quote(n.alias)+" is used by more than one node")
+		}
+		byAlias[n.alias] = n
+		n.ent = cat.entities[n.entityName]
+		if n.ent == nil {
+			return newErr(ptr("nodes", n.idx, "entity"), ErrUnknownEntity, "unknown entity "+strconv.Quote(n.entityName), cat.entityNames...)
+		}
+	}
+	aliases := slices.Sorted(maps.Keys(byAlias))
+	undefined := func(at, a string) error {
+		return newErr(at, ErrUndefinedAlias, "alias "+strconv.Quote(a)+" does not name a node"+didYouMean(a, aliases), aliases...)
+	}
+	// S2 alias references.
+	for _, rs := range r.rels {
+		if byAlias[rs.from] == nil {
+			return undefined(ptr("relationships", rs.idx, "from"), rs.from)
+		}
+		if byAlias[rs.to] == nil {
+			return undefined(ptr("relationships", rs.idx, "to"), rs.to)
+		}
+	}
+	for i, a := range r.aggs {
+		if byAlias[a.target] == nil {
+			return undefined(ptr("aggregations", i, a.fn), a.target)
+		}
+	}
+	for i, g := range r.groupBy {
+		if byAlias[g.alias] == nil {
+			return undefined(groupPtr(r, i), g.alias)
+		}
+	}
+	var orderAlias, orderProp string
+	if r.orderBy != "" {
+		orderAlias, orderProp, _ = strings.Cut(strings.TrimPrefix(r.orderBy, "-"), ".")
+		if byAlias[orderAlias] == nil {
+			return undefined("/order_by", orderAlias)
+		}
+	}
+	if r.path != nil {
+		if byAlias[r.path.from] == nil {
+			return undefined("/path/from", r.path.from)
+		}
+		if byAlias[r.path.to] == nil {
+			return undefined("/path/to", r.path.to)
+		}
+	}
+	// S3 property references.
+	unknownProp := func(at string, e *entity, name string, options []string) error {
+		return newErr(at, ErrUnknownProperty, "unknown property "+strconv.Quote(name)+" on "+e.name+didYouMean(name, options), options...)
+	}
+	for _, n := range r.nodes {
+		for j, c := range n.cols {
+			if n.ent.prop(c) == nil {
+				return unknownProp(ptr("nodes", n.idx, "columns", j), n.ent, c, sortedNames(n.ent))
+			}
+		}
+		for _, k := range sortedKeys(n.filters) {
+			if k != "traversal_path" && n.ent.prop(k) == nil {
+				return unknownProp(ptr("nodes", n.idx, "filters", k), n.ent, k, n.ent.filterableNames())
+			}
+		}
+	}
+	for i, a := range r.aggs {
+		if a.prop != "" {
+			e := byAlias[a.target].ent
+			if e.prop(a.prop) == nil {
+				return unknownProp(ptr("aggregations", i, a.fn), e, a.prop, sortedNames(e))
+			}
+		}
+	}
+	for i, g := range r.groupBy {
+		if g.prop != "" {
+			e := byAlias[g.alias].ent
+			if e.prop(g.prop) == nil {
+				return unknownProp(groupPtr(r, i), e, g.prop, sortedNames(e))
+			}
+		}
+	}
+	if orderAlias != "" {
+		e := byAlias[orderAlias].ent
+		if e.prop(orderProp) == nil {
+			return unknownProp("/order_by", e, orderProp, sortedNames(e))
+		}
+	}
+	// S4 fields allowed per query type.
+	allowed := map[string][]string{
+		qTraversal:   {"relationships", "order_by"},
+		qAggregation: {"relationships", "aggregations", "group_by", "aggregation_sort"},
+		qPathFinding: {"path"},
+		qNeighbors:   {"neighbors", "order_by"},
+	}[r.queryType]
+	for _, f := range []string{"relationships", "aggregations", "group_by", "path", "neighbors", "order_by", "aggregation_sort"} {
+		if r.present[f] && !slices.Contains(allowed, f) {
+			return newErr("/"+f, ErrFieldNotAllowed, "field "+strconv.Quote(f)+" is not allowed in a "+r.queryType+" query")
+		}
+	}
+	// S5 shape.
+	if err := checkShape(r, byAlias); err != nil {
+		return err
+	}
+	// S6 relationship compatibility.
+	if err := resolveRelTypes(r, cat, byAlias); err != nil {
+		return err
+	}
+	// S7 filters.
+	if err := resolveFilters(r); err != nil {
+		return err
+	}
+	if orderAlias != "" {
+		p := byAlias[orderAlias].ent.prop(orderProp)
+		if !p.filterable || p.longText {
+			return newErr("/order_by", ErrNotFilterable, "property "+strconv.Quote(orderProp)+" cannot be used in order_by")
+		}
+		if r.queryType == qNeighbors && orderAlias != r.nodes[0].alias {
+			return newErr("/order_by", ErrInvalidShape, "order_by must name a property of the center node")
+		}
+	}
+	// S8 aggregations.
+	if err := resolveAggregations(r, byAlias); err != nil {
+		return err
+	}
+	// S9 selectivity.
+	if err := checkSelectivity(r, byAlias); err != nil {
+		return err
+	}
+	// S10 features of later versions.
+	for _, n := range r.nodes {
+		if n.idProperty != "" && n.idProperty != "id" {
+			return newErr(ptr("nodes", n.idx, "id_property"), ErrUnsupportedFeature, "id_property other than \"id\" is not available in this version")
+		}
+	}
+	for i, a := range r.aggs {
+		if a.fn == "collect" {
+			return newErr(ptr("aggregations", i, "collect"), ErrUnsupportedFeature, "the collect aggregation is not available in this version")
+		}
+	}
+	// S11 caps, re-checked on the typed request.
+	return checkCaps(r)
+}
+
+func groupPtr(r *request, i int) string {
+	if r.groupBy[i].truncate != "" || r.groupBy[i].as != "" {
+		return ptr("group_by", i, "key")
+	}
+	if _, isObj := r.raw["group_by"].([]any)[i].(map[string]any); isObj {
+		return ptr("group_by", i, "key")
+	}
+	return ptr("group_by", i)
+}
+
+func sortedNames(e *entity) []string {
+	return slices.Sorted(slices.Values(e.propNames()))
+}
+
+func checkShape(r *request, byAlias map[string]*nodeSel) error {
+	n := len(r.nodes)
+	switch r.queryType {
+	case qTraversal, qAggregation:
+		if r.queryType == qTraversal && n == 1 && r.hasRels {
+			return newErr("/relationships", ErrInvalidShape, "a single-node traversal must not have a relationships field")
+		}
+		if n > 1 && len(r.rels) == 0 && r.queryType == qAggregation {
+			return newErr("/relationships", ErrUnsupportedFeature, "an aggregation over several nodes without relationships is not available in this version")
+		}
+		if len(r.rels) != n-1 {
+			return newErr("/relationships", ErrInvalidShape, "the query needs exactly "+strconv.Itoa(n-1)+" relationships to connect "+strconv.Itoa(n)+" nodes as a tree")
+		}
+		// Union-find over aliases: connected and acyclic.
+		parent := map[string]string{}
+		var find func(string) string
+		find = func(a string) string {
+			if p, ok := parent[a]; ok && p != a {
+				root := find(p)
+				parent[a] = root
+				return root
+			}
+			return a
+		}
+		for _, rs := range r.rels {
+			at := ptr("relationships", rs.idx)
+			if rs.from == rs.to {
+				return newErr(sub(at, "to"), ErrInvalidShape, "a relationship must connect two different nodes")
+			}
+			if r.queryType == qAggregation && rs.direction == "both" {
+				return newErr(sub(at, "direction"), ErrInvalidShape, "aggregations allow only outgoing or incoming relationships")
+			}
+			a, b := find(rs.from), find(rs.to)
+			if a == b {
+				return newErr(at, ErrInvalidShape, "the relationships form a cycle")
+			}
+			parent[a] = b
+		}
+		root := find(r.nodes[0].alias)
+		for _, nd := range r.nodes[1:] {
+			if find(nd.alias) != root {
+				return newErr(ptr("nodes", nd.idx), ErrInvalidShape, "node "+strconv.Quote(nd.alias)+" is not connected to the others")
+			}
+		}
+		for _, rs := range r.rels {
+			if rs.minHops > rs.maxHops {
+				return newErr(ptr("relationships", rs.idx, "hops"), ErrInvalidShape, "hops minimum must not exceed the maximum")
+			}
+		}
+	case qPathFinding:
+		if n != 2 {
+			return newErr("/nodes", ErrInvalidShape, "path finding needs exactly 2 nodes")
+		}
+		if r.path.from == r.path.to {
+			return newErr("/path/to", ErrInvalidShape, "path from and to must be different nodes")
+		}
+	case qNeighbors:
+		if n != 1 {
+			return newErr("/nodes", ErrInvalidShape, "neighbors needs exactly 1 node (the center)")
+		}
+	}
+	return nil
+}
+
+func resolveRelTypes(r *request, cat *catalog, byAlias map[string]*nodeSel) error {
+	for _, rs := range r.rels {
+		at := ptr("relationships", rs.idx, "type")
+		from, to := byAlias[rs.from].ent.name, byAlias[rs.to].ent.name
+		cands := rs.types
+		if rs.star {
+			cands = cat.relNames
+		}
+		var ok []string
+		for _, t := range cands {
+			if t == "*" {
+				continue
+			}
+			if rs.maxHops > 1 && rs.star {
+				ok = append(ok, t)
+				continue
+			}
+			if rs.maxHops == 1 && walkExists(cat, []string{t}, rs.direction, from, to, 1, 1) {
+				ok = append(ok, t)
+			} else if rs.maxHops > 1 {
+				ok = append(ok, t)
+			}
+		}
+		slices.Sort(ok)
+		ok = slices.Compact(ok)
+		if len(ok) == 0 || !walkExists(cat, ok, rs.direction, from, to, rs.minHops, rs.maxHops) {
+			var would []string
+			for _, t := range cat.relNames {
+				if walkExists(cat, []string{t}, rs.direction, from, to, 1, 1) {
+					would = append(would, t)
+				}
+			}
+			return newErr(at, ErrNoMatchingRelationship, "no relationship of the given types connects "+from+" to "+to+" ("+rs.direction+")", would...)
+		}
+		// Single hops keep only the types with a compatible pair; the others can never match.
+		rs.concrete = ok
+	}
+	if r.path != nil {
+		if r.path.hasTypes && !r.path.star {
+			rs := slices.Clone(r.path.relTypes)
+			slices.Sort(rs)
+			r.path.relTypes = slices.Compact(rs)
+		} else {
+			r.path.relTypes = slices.Clone(cat.relNames)
+		}
+	}
+	if r.neighbors != nil {
+		center := r.nodes[0].ent.name
+		touches := func(t string) bool {
+			for _, p := range cat.rels[t].pairs {
+				if (r.neighbors.direction != "incoming" && p.from == center) || (r.neighbors.direction != "outgoing" && p.to == center) {
+					return true
+				}
+			}
+			return false
+		}
+		if r.neighbors.hasTypes {
+			for i, t := range r.neighbors.relTypes {
+				if !touches(t) {
+					var would []string
+					for _, n := range cat.relNames {
+						if touches(n) {
+							would = append(would, n)
+						}
+					}
+					return newErr(ptr("neighbors", "rel_types", i), ErrNoMatchingRelationship, "relationship type "+strconv.Quote(t)+" never touches "+center+" ("+r.neighbors.direction+")", would...)
+				}
+			}
+			rs := slices.Clone(r.neighbors.relTypes)
+			slices.Sort(rs)
+			r.neighbors.relTypes = slices.Compact(rs)
+		} else {
+			r.neighbors.relTypes = nil
+			for _, n := range cat.relNames {
+				if touches(n) {
+					r.neighbors.relTypes = append(r.neighbors.relTypes, n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// walkExists reports whether the ontology's type graph has a walk of length d in [lo, hi]
+// from entity `from` to entity `to` using only types, in the given direction.
+func walkExists(cat *catalog, types []string, dir, from, to string, lo, hi int) bool {
+	cur := map[string]bool{from: true}
+	for d := 1; d <= hi; d++ {
+		next := map[string]bool{}
+		for _, t := range types {
+			rt := cat.rels[t]
+			if rt == nil {
+				continue
+			}
+			for _, p := range rt.pairs {
+				if dir != "incoming" && cur[p.from] {
+					next[p.to] = true
+				}
+				if dir != "outgoing" && cur[p.to] {
+					next[p.from] = true
+				}
+			}
+		}
+		if d >= lo && next[to] {
+			return true
+		}
+		cur = next
+	}
+	return false
+}
+
+func resolveFilters(r *request) error {
+	for _, n := range r.nodes {
+		at := ptr("nodes", n.idx, "filters")
+		e := n.ent
+		preds, err := parseFilters(at, n.filters, func(k string) *filterTarget {
+			if k == "traversal_path" {
+				if e.global {
+					return nil
+				}
+				return &filterTarget{col: k, tpath: true}
+			}
+			p := e.prop(k)
+			if p == nil {
+				return nil
+			}
+			return &filterTarget{col: k, p: p, longText: p.longText}
+		}, func(k string) error {
+			return newErr(sub(at, k), ErrUnknownProperty, "unknown property "+strconv.Quote(k)+" on "+e.name, e.filterableNames()...)
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range sortedKeys(n.filters) {
+			if p := e.prop(k); p != nil && !p.filterable {
+				return newErr(sub(at, k), ErrNotFilterable, "property "+strconv.Quote(k)+" cannot be filtered")
+			}
+		}
+		n.preds = preds
+	}
+	for _, rs := range r.rels {
+		at := ptr("relationships", rs.idx, "filters")
+		preds, err := parseFilters(at, rs.filters, func(k string) *filterTarget {
+			switch k {
+			case "traversal_path":
+				return &filterTarget{col: k, tpath: true}
+			case "source_id", "target_id":
+				return &filterTarget{col: k, p: &property{name: k, typ: typInt64, filterable: true}}
+			}
+			return nil
+		}, func(k string) error {
+			return newErr(sub(at, k), ErrUnknownProperty, "unknown edge property "+strconv.Quote(k), "source_id", "target_id", "traversal_path")
+		})
+		if err != nil {
+			return err
+		}
+		rs.preds = preds
+	}
+	return nil
+}
+
+var aggFunctions = []string{"avg", "count", "max", "min", "sum"}
+
+func resolveAggregations(r *request, byAlias map[string]*nodeSel) error {
+	names := map[string]bool{}
+	claim := func(at, name string) error {
+		if names[name] {
+			return newErr(at, ErrDuplicateOutputName, "output name "+strconv.Quote(name)+" is used twice")
+		}
+		names[name] = true
+		return nil
+	}
+	for i, g := range r.groupBy {
+		at := groupPtr(r, i)
+		e := byAlias[g.alias].ent
+		if g.prop != "" {
+			p := e.prop(g.prop)
+			if !p.filterable || p.longText {
+				return newErr(at, ErrInvalidAggregation, "property "+strconv.Quote(g.prop)+" cannot be a group key")
+			}
+			if g.truncate != "" {
+				if p.typ != typDate32 && p.typ != typDateTime {
+					return newErr(at, ErrInvalidAggregation, "truncate needs a date or date-time property")
+				}
+				if (g.truncate == "minute" || g.truncate == "hour") && !byAlias[g.alias].hasIDs && !hasFilterOn(byAlias[g.alias], g.prop) {
+					return newErr(sub(ptr("group_by", i), "truncate"), ErrNotSelective, "truncating to "+g.truncate+" needs node_ids on the node or a filter on the property")
+				}
+			}
+		} else if g.truncate != "" {
+			return newErr(sub(ptr("group_by", i), "truncate"), ErrInvalidAggregation, "truncate applies only to a property key")
+		}
+		g.name = g.as
+		if g.name == "" {
+			g.name = g.alias
+			if g.prop != "" {
+				g.name += "_" + g.prop
+				if g.truncate != "" {
+					g.name += "_" + g.truncate
+				}
+			}
+		}
+		if err := claim(at, g.name); err != nil {
+			return err
+		}
+	}
+	for i, a := range r.aggs {
+		at := ptr("aggregations", i, a.fn)
+		if a.fn == "collect" {
+			continue
+		}
+		if a.fn != "count" && a.prop == "" {
+			return newErr(at, ErrInvalidAggregation, a.fn+" needs a property target \"alias.property\"")
+		}
+		if a.prop != "" {
+			p := byAlias[a.target].ent.prop(a.prop)
+			switch a.fn {
+			case "sum", "avg":
+				if p.typ != typInt64 && p.typ != typFloat64 {
+					return newErr(at, ErrInvalidAggregation, a.fn+" needs a numeric property")
+				}
+			case "min", "max":
+				if p.longText {
+					return newErr(at, ErrInvalidAggregation, a.fn+" is not allowed on long text")
+				}
+			}
+		}
+		a.name = a.as
+		if a.name == "" {
+			a.name = a.fn + "_" + a.target
+			if a.prop != "" {
+				a.name += "_" + a.prop
+			}
+		}
+		if err := claim(sub(ptr("aggregations", i), "as"), a.name); err != nil {
+			return err
+		}
+	}
+	if r.aggSort != "" {
+		name := strings.TrimPrefix(r.aggSort, "-")
+		if !names[name] {
+			opts := slices.Sorted(maps.Keys(names))
+			return newErr("/aggregation_sort", ErrUndefinedOutput, "aggregation_sort names no output column "+strconv.Quote(name), opts...)
+		}
+	}
+	return nil
+}
+
+func hasFilterOn(n *nodeSel, prop string) bool {
+	_, ok := n.filters[prop]
+	return ok
+}
+
+func selective(n *nodeSel, span int64) bool {
+	return n.hasIDs || len(n.filters) > 0 || (n.idRange != nil && n.idRange[1]-n.idRange[0] < span && n.idRange[1]-n.idRange[0] >= 0)
+}
+
+func checkSelectivity(r *request, byAlias map[string]*nodeSel) error {
+	switch r.queryType {
+	case qTraversal, qAggregation:
+		for _, n := range r.nodes {
+			if selective(n, maxSelectiveSpan) {
+				return nil
+			}
+		}
+		return newErr("/nodes", ErrNotSelective, "at least one node needs node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxSelectiveSpan)+" ids")
+	case qPathFinding:
+		for _, a := range []string{r.path.from, r.path.to} {
+			n := byAlias[a]
+			if !selective(n, maxAnchorSpan) {
+				return newErr(ptr("nodes", n.idx), ErrNotSelective, "path endpoints need node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxAnchorSpan)+" ids")
+			}
+		}
+		if !r.path.hasTypes && !(byAlias[r.path.from].hasIDs && byAlias[r.path.to].hasIDs) {
+			return newErr("/path/rel_types", ErrNotSelective, "rel_types is required unless both endpoints use node_ids")
+		}
+	case qNeighbors:
+		if !selective(r.nodes[0], maxAnchorSpan) {
+			return newErr("/nodes/0", ErrNotSelective, "the neighbors center needs node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxAnchorSpan)+" ids")
+		}
+	}
+	return nil
+}
+
+func checkCaps(r *request) error {
+	capErr := func(at string, max, got int) error {
+		return newErr(at, ErrLimitExceeded, "at most "+strconv.Itoa(max)+" items allowed (got "+strconv.Itoa(got)+")")
+	}
+	switch {
+	case len(r.nodes) > 5:
+		return capErr("/nodes", 5, len(r.nodes))
+	case len(r.rels) > 5:
+		return capErr("/relationships", 5, len(r.rels))
+	case len(r.aggs) > 10:
+		return capErr("/aggregations", 10, len(r.aggs))
+	case len(r.groupBy) > 4:
+		return capErr("/group_by", 4, len(r.groupBy))
+	}
+	for _, n := range r.nodes {
+		if len(n.nodeIDs) > 500 {
+			return capErr(ptr("nodes", n.idx, "node_ids"), 500, len(n.nodeIDs))
+		}
+		if len(n.cols) > 50 {
+			return capErr(ptr("nodes", n.idx, "columns"), 50, len(n.cols))
+		}
+	}
+	for _, rs := range r.rels {
+		if rs.minHops < 1 || rs.maxHops > 3 {
+			return newErr(ptr("relationships", rs.idx, "hops"), ErrLimitExceeded, "hops must be between 1 and 3")
+		}
+	}
+	if r.path != nil && (r.path.maxDepth < 1 || r.path.maxDepth > 3) {
+		return newErr("/path/max_depth", ErrLimitExceeded, "max_depth must be between 1 and 3")
+	}
+	if ps := r.pageSize(); ps < 1 || ps > 1000 {
+		return newErr("/limit", ErrLimitExceeded, "limit must be between 1 and 1000")
+	}
+	return nil
+}

@@ -1,0 +1,452 @@
+package clickhouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+)
+
+// Options configures [Open].
+type Options struct {
+	// DSN is a clickhouse-go DSN such as "clickhouse://user:password@127.0.0.1:9000/graphwire".
+	// Required.
+	DSN string
+	// Database overrides the DSN's database when set.
+	Database string
+	// MaxOpenConns caps the connection pool. Default 32.
+	MaxOpenConns int
+	// DialTimeout bounds connecting. Default 5s.
+	DialTimeout time.Duration
+	// CreateDatabase makes Open create the DSN's database when it does not exist (for seeding
+	// and schema setup; it needs a user allowed to create databases).
+	CreateDatabase bool
+	// Progress, when set, is called with the running totals each time the server reports
+	// progress. It is called on the goroutine that reads the rows.
+	Progress func(executor.Stats)
+	// Logger receives diagnostics. Nil discards them.
+	Logger *slog.Logger
+}
+
+// Executor runs queries on a ClickHouse server. It implements [executor.Executor] and
+// [executor.Loader] and is safe for concurrent use.
+type Executor struct {
+	conn driver.Conn
+	opts Options
+}
+
+// Open parses the DSN and opens a connection pool. It does not contact the server; use Ping.
+func Open(opts Options) (*Executor, error) {
+	const op = "open clickhouse"
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.DSN == "" {
+		return nil, executor.New(op, executor.ErrUnavailable, errors.New("no DSN given"))
+	}
+	o, err := ch.ParseDSN(opts.DSN)
+	if err != nil {
+		return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("parse DSN: %w", err))
+	}
+	o.Protocol = ch.Native
+	if o.Compression == nil {
+		o.Compression = &ch.Compression{Method: ch.CompressionLZ4}
+	}
+	if opts.Database != "" {
+		o.Auth.Database = opts.Database
+	}
+	o.MaxOpenConns = 32
+	if opts.MaxOpenConns > 0 {
+		o.MaxOpenConns = opts.MaxOpenConns
+	}
+	o.MaxIdleConns = min(o.MaxOpenConns, 8)
+	o.DialTimeout = 5 * time.Second
+	if opts.DialTimeout > 0 {
+		o.DialTimeout = opts.DialTimeout
+	}
+	if opts.CreateDatabase && o.Auth.Database != "" && o.Auth.Database != "default" {
+		if err := createDatabase(*o); err != nil {
+			return nil, err
+		}
+	}
+	conn, err := ch.Open(o)
+	if err != nil {
+		return nil, classify(op, err)
+	}
+	return &Executor{conn: conn, opts: opts}, nil
+}
+
+// createDatabase connects to the default database and creates o's database if missing.
+func createDatabase(o ch.Options) error {
+	const op = "create database"
+	db := o.Auth.Database
+	if !identRE.MatchString(db) {
+		return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid database name %q", db))
+	}
+	o.Auth.Database = "default"
+	o.MaxOpenConns, o.MaxIdleConns = 1, 1
+	conn, err := ch.Open(&o)
+	if err != nil {
+		return classify(op, err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), o.DialTimeout+30*time.Second)
+	defer cancel()
+	return classify(op, conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db))
+}
+
+// classify sorts a driver error into an executor kind.
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *executor.Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	if e := executor.FromContext(op, err); e != nil {
+		return e
+	}
+	var ex *ch.Exception
+	if errors.As(err, &ex) {
+		return executor.FromCode(op, int(ex.Code), err)
+	}
+	var netErr net.Error
+	switch {
+	case errors.As(err, &netErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, ch.ErrAcquireConnTimeout):
+		return executor.New(op, executor.ErrUnavailable, err)
+	}
+	return executor.New(op, executor.ErrInternal, err)
+}
+
+// queryContext adds the query's parameters, settings and progress handler to ctx.
+func (e *Executor) queryContext(ctx context.Context, q *compiler.Query, st *stats) (context.Context, error) {
+	var opts []ch.QueryOption
+	if len(q.Params) > 0 {
+		params, err := executor.ParamTexts(q.Params)
+		if err != nil {
+			return nil, executor.New("run query", executor.ErrInvalidQuery, err)
+		}
+		opts = append(opts, ch.WithParameters(ch.Parameters(params)))
+	}
+	if len(q.Settings) > 0 {
+		s := make(ch.Settings, len(q.Settings))
+		for _, kv := range q.Settings {
+			s[kv.Key] = settingValue(kv.Value)
+		}
+		opts = append(opts, ch.WithSettings(s))
+	}
+	opts = append(opts, ch.WithProgress(st.add))
+	return ch.Context(ctx, opts...), nil
+}
+
+// settingValue converts a setting to what the driver encodes: servers before settings were sent
+// as strings (ClickHouse < 20.1, e.g. Debian's 18.16) accept only Go int and bool values.
+func settingValue(v any) any {
+	switch n := v.(type) {
+	case int64:
+		return int(n)
+	case int32:
+		return int(n)
+	case uint64:
+		if n <= math.MaxInt64 {
+			return int(n)
+		}
+		return strconv.FormatUint(n, 10)
+	case uint32:
+		return int(n)
+	}
+	return v
+}
+
+// retryable reports a connection-level failure: unavailable and not an exception of the server.
+func retryable(err error) bool {
+	var ex *ch.Exception
+	return !errors.As(err, &ex) && errors.Is(classify("", err), executor.ErrUnavailable)
+}
+
+// stats sums progress packets.
+type stats struct {
+	mu       sync.Mutex
+	s        executor.Stats
+	start    time.Time
+	callback func(executor.Stats)
+}
+
+func (s *stats) add(p *ch.Progress) {
+	s.mu.Lock()
+	s.s.RowsRead += p.Rows
+	s.s.BytesRead += p.Bytes
+	s.s.Elapsed = time.Since(s.start)
+	cur := s.s
+	s.mu.Unlock()
+	if s.callback != nil {
+		s.callback(cur)
+	}
+}
+
+func (s *stats) get() executor.Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.s
+}
+
+// Run sends q and returns a stream over the server's result blocks.
+func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
+	const op = "run query"
+	st := &stats{start: time.Now(), callback: e.opts.Progress}
+	qctx, err := e.queryContext(ctx, q, st)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := e.conn.Query(qctx, q.SQL)
+	if err != nil && ctx.Err() == nil && retryable(err) {
+		// A pooled connection the server closed fails on first use; no row has been
+		// received yet, so one retry on a fresh connection is safe (spec §10.3).
+		e.opts.Logger.Warn("clickhouse query retried", "error", err)
+		rs, err = e.conn.Query(qctx, q.SQL)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, executor.FromContext(op, ctx.Err())
+		}
+		return nil, classify(op, err)
+	}
+	r := &rows{rs: rs, ctx: ctx, st: st}
+	if err := r.init(); err != nil {
+		rs.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+type rows struct {
+	rs    driver.Rows
+	ctx   context.Context
+	st    *stats
+	cols  []executor.Column
+	dests []any
+	cur   []any
+	err   error
+	done  bool
+}
+
+func (r *rows) init() error {
+	cts := r.rs.ColumnTypes()
+	r.cols = make([]executor.Column, len(cts))
+	r.dests = make([]any, len(cts))
+	for i, ct := range cts {
+		r.cols[i] = executor.Column{Name: ct.Name(), Type: ct.DatabaseTypeName()}
+		r.dests[i] = reflect.New(ct.ScanType()).Interface()
+	}
+	return nil
+}
+
+func (r *rows) Columns() []executor.Column { return r.cols }
+
+func (r *rows) Next() bool {
+	if r.done || r.err != nil {
+		return false
+	}
+	if !r.rs.Next() {
+		r.done = true
+		if err := r.rs.Err(); err != nil {
+			if r.ctx.Err() != nil {
+				r.err = executor.FromContext("read rows", r.ctx.Err())
+			} else {
+				r.err = classify("read rows", err)
+			}
+		}
+		return false
+	}
+	if err := r.rs.Scan(r.dests...); err != nil {
+		r.err = classify("scan row", err)
+		return false
+	}
+	r.cur = make([]any, len(r.dests))
+	for i, d := range r.dests {
+		v, err := normalize(reflect.ValueOf(d).Elem(), r.cols[i].Type)
+		if err != nil {
+			r.err = executor.New("scan row", executor.ErrInternal, fmt.Errorf("column %s: %w", r.cols[i].Name, err))
+			return false
+		}
+		r.cur[i] = v
+	}
+	return true
+}
+
+func (r *rows) Values() []any         { return r.cur }
+func (r *rows) Err() error            { return r.err }
+func (r *rows) Stats() executor.Stats { return r.st.get() }
+func (r *rows) Close() error {
+	r.done = true
+	return r.rs.Close()
+}
+
+var errUnsupported = errors.New("value outside the executor value model")
+
+// normalize converts a scanned driver value into the executor value model. typ is the
+// ClickHouse type, needed to tell Date from DateTime (both scan as time.Time).
+func normalize(v reflect.Value, typ string) (any, error) {
+	typ = stripWrappers(typ)
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return normalize(v.Elem(), typ)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int(), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return int64(min(v.Uint(), math.MaxInt64)), nil
+	case reflect.Float32, reflect.Float64:
+		return v.Float(), nil
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.String:
+		return v.String(), nil
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return []any{}, nil
+		}
+		elemType := ""
+		if inner, ok := unwrap(typ, "Array"); ok {
+			elemType = inner
+		}
+		out := make([]any, v.Len())
+		for i := range v.Len() {
+			x, err := normalize(v.Index(i), elemType)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = x
+		}
+		return out, nil
+	case reflect.Struct:
+		if t, ok := v.Interface().(time.Time); ok {
+			if strings.HasPrefix(typ, "Date") && !strings.HasPrefix(typ, "DateTime") {
+				return executor.DateOf(t), nil
+			}
+			return t.UTC(), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s (Go %s)", errUnsupported, typ, v.Type())
+}
+
+func stripWrappers(typ string) string {
+	for {
+		if inner, ok := unwrap(typ, "Nullable"); ok {
+			typ = inner
+			continue
+		}
+		if inner, ok := unwrap(typ, "LowCardinality"); ok {
+			typ = inner
+			continue
+		}
+		return typ
+	}
+}
+
+func unwrap(typ, wrapper string) (string, bool) {
+	if !strings.HasPrefix(typ, wrapper+"(") || !strings.HasSuffix(typ, ")") {
+		return "", false
+	}
+	return typ[len(wrapper)+1 : len(typ)-1], true
+}
+
+// Ping checks that the server answers.
+func (e *Executor) Ping(ctx context.Context) error {
+	return classify("ping", e.conn.Ping(ctx))
+}
+
+// Version returns the server's version, e.g. "18.16.1" or "26.7.2.1".
+func (e *Executor) Version(ctx context.Context) (string, error) {
+	v, err := e.conn.ServerVersion()
+	if err != nil {
+		return "", classify("version", err)
+	}
+	return fmt.Sprintf("%d.%d.%d", v.Version.Major, v.Version.Minor, v.Version.Patch), nil
+}
+
+// Exec runs one statement that returns no rows.
+func (e *Executor) Exec(ctx context.Context, sql string) error {
+	if err := e.conn.Exec(ctx, sql); err != nil {
+		if ctx.Err() != nil {
+			return executor.FromContext("exec", ctx.Err())
+		}
+		return classify("exec", err)
+	}
+	return nil
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Insert sends rows as one native-protocol batch.
+func (e *Executor) Insert(ctx context.Context, table string, columns []string, rows [][]any) error {
+	op := "insert into " + table
+	if !identRE.MatchString(table) {
+		return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid table name %q", table))
+	}
+	for _, c := range columns {
+		if !identRE.MatchString(c) {
+			return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid column name %q", c))
+		}
+	}
+	batch, err := e.conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+strings.Join(columns, ", ")+")")
+	if err != nil {
+		return classify(op, err)
+	}
+	defer batch.Close()
+	vals := make([]any, len(columns))
+	for ri, row := range rows {
+		if len(row) != len(columns) {
+			return executor.New(op, executor.ErrInternal, fmt.Errorf("row %d has %d values for %d columns", ri, len(row), len(columns)))
+		}
+		for i, v := range row {
+			vals[i] = driverValue(v)
+		}
+		if err := batch.Append(vals...); err != nil {
+			return classify(op, err)
+		}
+	}
+	if err := batch.Send(); err != nil {
+		return classify(op, err)
+	}
+	return nil
+}
+
+// driverValue converts a value-model value into what clickhouse-go appends.
+func driverValue(v any) any {
+	switch x := v.(type) {
+	case executor.Date:
+		return x.Time()
+	case []any:
+		out := make([]any, len(x))
+		for i, it := range x {
+			out[i] = driverValue(it)
+		}
+		return out
+	}
+	return v
+}
+
+// Close closes the connection pool.
+func (e *Executor) Close() error { return e.conn.Close() }

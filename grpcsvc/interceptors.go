@@ -1,0 +1,123 @@
+package grpcsvc
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/graphwire/graphwire/auth"
+)
+
+// claimsKey carries the verified claims in a request context.
+type claimsKey struct{}
+
+// claimsFrom returns the verified claims of the request.
+func claimsFrom(ctx context.Context) (*auth.Claims, bool) {
+	c, ok := ctx.Value(claimsKey{}).(*auth.Claims)
+	return c, ok
+}
+
+// public reports whether a method needs no token: the standard health and
+// reflection services.
+func public(fullMethod string) bool {
+	return strings.HasPrefix(fullMethod, "/grpc.health.v1.Health/") ||
+		strings.HasPrefix(fullMethod, "/grpc.reflection.")
+}
+
+// authenticate verifies the bearer token of a request. A missing or invalid
+// token is Unauthenticated, before anything reads the query.
+func (s *Server) authenticate(ctx context.Context, fullMethod string) (context.Context, error) {
+	if public(fullMethod) {
+		return ctx, nil
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	vals := md.Get("authorization")
+	if len(vals) != 1 {
+		return nil, status.Error(codes.Unauthenticated, "missing bearer token")
+	}
+	token, ok := strings.CutPrefix(vals[0], "Bearer ")
+	if !ok || token == "" {
+		return nil, status.Error(codes.Unauthenticated, "missing bearer token")
+	}
+	claims, err := s.verifier.Verify(token)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, "invalid or missing token")
+	}
+	return context.WithValue(ctx, claimsKey{}, claims), nil
+}
+
+// withDeadline applies the default request timeout when the client sent no
+// deadline, and caps any deadline at the maximum.
+func (s *Server) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	limit := s.opts.MaxTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		if time.Until(dl) <= limit {
+			return context.WithCancel(ctx)
+		}
+	} else {
+		limit = min(s.opts.DefaultTimeout, limit)
+	}
+	return context.WithTimeout(ctx, limit)
+}
+
+func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+			resp, err = nil, status.Error(codes.Internal, "internal error")
+		}
+		s.logCall(info.FullMethod, start, err)
+	}()
+	ctx, err = s.authenticate(ctx, info.FullMethod)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	return handler(ctx, req)
+}
+
+// wrappedStream replaces a stream's context.
+type wrappedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (w *wrappedStream) Context() context.Context { return w.ctx }
+
+func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+			err = status.Error(codes.Internal, "internal error")
+		}
+		s.logCall(info.FullMethod, start, err)
+	}()
+	ctx, err := s.authenticate(ss.Context(), info.FullMethod)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	return handler(srv, &wrappedStream{ServerStream: ss, ctx: ctx})
+}
+
+// logCall logs one finished call with constant keys; never the token, the
+// query text or parameter values.
+func (s *Server) logCall(method string, start time.Time, err error) {
+	code := status.Code(err)
+	level := slog.LevelInfo
+	if code != codes.OK && code != codes.InvalidArgument && code != codes.Unauthenticated && code != codes.PermissionDenied && code != codes.NotFound {
+		level = slog.LevelWarn
+	}
+	s.log.Log(context.Background(), level, "rpc", "method", method, "code", code.String(), "elapsed_ms", time.Since(start).Milliseconds())
+}

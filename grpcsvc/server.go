@@ -1,0 +1,78 @@
+package grpcsvc
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/ontology"
+	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+)
+
+// Options configures a [Server]. Compiler, Ontology and Verifier are
+// required; every other zero field means its documented default.
+type Options struct {
+	Compiler *compiler.Compiler
+	Ontology *ontology.Ontology
+	Verifier *auth.Verifier
+	// DSLSchema is the query DSL JSON Schema served by GetQueryDsl.
+	DSLSchema []byte
+	// DSLVersion is config/QUERY_DSL_VERSION.
+	DSLVersion string
+	// ResponseSchema and RawVersion are served by GetResponseFormat.
+	ResponseSchema []byte
+	RawVersion     string
+	// DefaultTimeout applies to requests that carry no deadline; 0 means 30 s.
+	DefaultTimeout time.Duration
+	// MaxTimeout caps any request deadline; 0 means 5 min.
+	MaxTimeout time.Duration
+	// MaxQueryBytes bounds the query DSL text; 0 means 131072.
+	MaxQueryBytes int
+	// StreamChunkBytes is the size of ExecuteQueryStream chunks; 0 means 32 KiB.
+	StreamChunkBytes int
+	// Logger receives one line per call; nil discards.
+	Logger *slog.Logger
+}
+
+// Server is the graphwire query service. It is safe for concurrent use.
+type Server struct {
+	pb.UnimplementedQueryServiceServer
+
+	exec     Executor
+	reg      *formatter.Registry
+	verifier *auth.Verifier
+	tokens   *tokens.Counter
+	log      *slog.Logger
+	opts     Options
+}
+
+// New returns a server that runs queries on exec and formats them with reg.
+func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) {
+	switch {
+	case exec == nil || reg == nil:
+		return nil, errors.New("grpcsvc: an executor and a formatter registry are required")
+	case opts.Compiler == nil || opts.Ontology == nil || opts.Verifier == nil:
+		return nil, errors.New("grpcsvc: Options.Compiler, Ontology and Verifier are required")
+	}
+	if opts.DefaultTimeout == 0 {
+		opts.DefaultTimeout = 30 * time.Second
+	}
+	if opts.MaxTimeout == 0 {
+		opts.MaxTimeout = 5 * time.Minute
+	}
+	if opts.MaxQueryBytes == 0 {
+		opts.MaxQueryBytes = 131072
+	}
+	if opts.StreamChunkBytes == 0 {
+		opts.StreamChunkBytes = 32 << 10
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), log: log, opts: opts}, nil
+}

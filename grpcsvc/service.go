@@ -1,0 +1,203 @@
+package grpcsvc
+
+import (
+	"context"
+	"encoding/json"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/internal/tokens"
+	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/toon"
+)
+
+// llmNames maps the proto format enum to formatter names.
+var llmNames = map[pb.FormatName]string{
+	pb.FormatName_FORMAT_NAME_UNSPECIFIED: formatter.DefaultLLM,
+	pb.FormatName_FORMAT_NAME_RAW:         formatter.JSON,
+	pb.FormatName_FORMAT_NAME_GOON:        formatter.GOON,
+	pb.FormatName_FORMAT_NAME_GCF:         formatter.GCF,
+	pb.FormatName_FORMAT_NAME_GCF_GRAPH:   formatter.GCFGraph,
+	pb.FormatName_FORMAT_NAME_GCX:         formatter.GCX,
+	pb.FormatName_FORMAT_NAME_TOON:        formatter.TOON,
+}
+
+func callerOf(c *auth.Claims) *compiler.Caller {
+	scopes := make([]compiler.Scope, len(c.Scopes))
+	for i, s := range c.Scopes {
+		scopes[i] = compiler.Scope{Path: s.Path, Level: s.Level}
+	}
+	return &compiler.Caller{Subject: itoa(c.UserID), Admin: c.Admin, Scopes: scopes}
+}
+
+// prepare authorizes, compiles, runs and selects the formatter of a request.
+func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (formatter.Formatter, result, *compiler.Query, error) {
+	claims, ok := claimsFrom(ctx)
+	if !ok {
+		return nil, result{}, nil, status.Error(codes.Unauthenticated, "missing bearer token")
+	}
+	if len(req.GetQuery()) > s.opts.MaxQueryBytes {
+		return nil, result{}, nil, status.Errorf(codes.InvalidArgument, "query is %d bytes, more than %d", len(req.GetQuery()), s.opts.MaxQueryBytes)
+	}
+	rf := formatter.RAW
+	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
+		rf = formatter.LLM
+	}
+	name, ok := llmNames[req.GetLlmFormat()]
+	if !ok {
+		return nil, result{}, nil, status.Errorf(codes.InvalidArgument, "unknown llm_format %d", req.GetLlmFormat())
+	}
+	f, err := s.reg.Select(rf, name)
+	if err != nil {
+		return nil, result{}, nil, err
+	}
+	q, err := s.opts.Compiler.Compile([]byte(req.GetQuery()), callerOf(claims))
+	if err != nil {
+		return nil, result{}, nil, err
+	}
+	res, err := respond(ctx, s.opts.Compiler, s.exec, q)
+	if err != nil {
+		s.log.Error("query_failed", "query_type", q.Plan.Build.QueryType, "err", err)
+		return nil, result{}, nil, err
+	}
+	return f, res, q, nil
+}
+
+func (s *Server) metadata(q *compiler.Query, res result, f formatter.Formatter, claims *auth.Claims, out []byte) (*pb.QueryMetadata, error) {
+	md := &pb.QueryMetadata{
+		QueryType:     res.resp.QueryType,
+		RowCount:      res.rowCount,
+		FormatName:    f.Name(),
+		FormatVersion: f.Version(),
+	}
+	if claims.Admin && q.Plan.Debug() {
+		md.Sql = append(md.Sql, q.SQL)
+	}
+	if out != nil {
+		n, err := s.tokens.Count(tokens.O200k, string(out))
+		if err != nil {
+			return nil, err
+		}
+		md.TokenCount = int64(n)
+	}
+	return md, nil
+}
+
+// ExecuteQuery compiles, authorizes, runs and formats one query.
+func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) (*pb.ExecuteQueryResponse, error) {
+	f, res, q, err := s.prepare(ctx, req)
+	if err != nil {
+		return nil, statusFromError(err)
+	}
+	out, err := formatter.Stamp(f, res.resp)
+	if err != nil {
+		return nil, statusFromError(err)
+	}
+	claims, _ := claimsFrom(ctx)
+	md, err := s.metadata(q, res, f, claims, out.Bytes)
+	if err != nil {
+		return nil, statusFromError(err)
+	}
+	resp := &pb.ExecuteQueryResponse{Metadata: md}
+	if f.Name() == formatter.JSON {
+		resp.Result = &pb.ExecuteQueryResponse_ResultJson{ResultJson: string(out.Bytes)}
+	} else {
+		resp.Result = &pb.ExecuteQueryResponse_FormattedText{FormattedText: string(out.Bytes)}
+	}
+	return resp, nil
+}
+
+// chunkWriter sends formatted output in fixed-size chunks as it is written,
+// so the server holds at most one chunk of formatted text per stream.
+type chunkWriter struct {
+	stream grpc.ServerStreamingServer[pb.ExecuteQueryChunk]
+	buf    []byte
+	size   int
+	total  int64
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		room := w.size - len(w.buf)
+		take := min(room, len(p))
+		w.buf = append(w.buf, p[:take]...)
+		p = p[take:]
+		if len(w.buf) == w.size {
+			if err := w.flush(); err != nil {
+				return n - len(p), err
+			}
+		}
+	}
+	return n, nil
+}
+
+func (w *chunkWriter) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	w.total += int64(len(w.buf))
+	err := w.stream.Send(&pb.ExecuteQueryChunk{Data: w.buf})
+	w.buf = make([]byte, 0, w.size)
+	return err
+}
+
+// ExecuteQueryStream sends the same bytes as ExecuteQuery in chunks; the
+// last message carries the metadata. token_count is not computed here,
+// since counting needs the whole text; use ExecuteQuery for it.
+func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.ServerStreamingServer[pb.ExecuteQueryChunk]) error {
+	ctx := stream.Context()
+	f, res, q, err := s.prepare(ctx, req)
+	if err != nil {
+		return statusFromError(err)
+	}
+	w := &chunkWriter{stream: stream, size: s.opts.StreamChunkBytes, buf: make([]byte, 0, s.opts.StreamChunkBytes)}
+	if err := f.Format(w, res.resp); err != nil {
+		return statusFromError(err)
+	}
+	claims, _ := claimsFrom(ctx)
+	md, err := s.metadata(q, res, f, claims, nil)
+	if err != nil {
+		return statusFromError(err)
+	}
+	last := &pb.ExecuteQueryChunk{Data: w.buf, Metadata: md}
+	return statusFromError(stream.Send(last))
+}
+
+// GetGraphSchema describes the ontology as JSON, or as TOON for LLM.
+func (s *Server) GetGraphSchema(_ context.Context, req *pb.GetGraphSchemaRequest) (*pb.GetGraphSchemaResponse, error) {
+	doc, err := json.Marshal(schemaDoc(s.opts.Ontology))
+	if err != nil {
+		return nil, statusFromError(err)
+	}
+	resp := &pb.GetGraphSchemaResponse{OntologyVersion: itoa(int64(s.opts.Ontology.Version))}
+	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
+		text, err := toon.FromJSON(doc, toon.Options{})
+		if err != nil {
+			return nil, statusFromError(err)
+		}
+		resp.Result = &pb.GetGraphSchemaResponse_FormattedText{FormattedText: string(text)}
+	} else {
+		resp.Result = &pb.GetGraphSchemaResponse_SchemaJson{SchemaJson: string(doc)}
+	}
+	return resp, nil
+}
+
+// GetQueryDsl returns the DSL JSON Schema and its version.
+func (s *Server) GetQueryDsl(context.Context, *pb.GetQueryDslRequest) (*pb.GetQueryDslResponse, error) {
+	return &pb.GetQueryDslResponse{SchemaJson: string(s.opts.DSLSchema), Version: s.opts.DSLVersion}, nil
+}
+
+// GetResponseFormat returns the raw response schema and every format.
+func (s *Server) GetResponseFormat(context.Context, *pb.GetResponseFormatRequest) (*pb.GetResponseFormatResponse, error) {
+	resp := &pb.GetResponseFormatResponse{SchemaJson: string(s.opts.ResponseSchema), RawVersion: s.opts.RawVersion}
+	for _, f := range s.reg.Formatters() {
+		resp.Formats = append(resp.Formats, &pb.FormatInfo{Name: f.Name(), Version: f.Version(), MediaType: f.MediaType()})
+	}
+	return resp, nil
+}

@@ -1,0 +1,81 @@
+package grpcsvc
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
+)
+
+// errorDomain is the ErrorInfo domain of every status detail.
+const errorDomain = "graphwire"
+
+// statusFromError is the one place errors become gRPC status. Client-facing
+// messages are safe: compiler errors carry their JSON Pointer and message,
+// executor kinds get a short fixed message, and anything else is Internal
+// with a generic message (the full error goes to the log).
+func statusFromError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	var ce *compiler.Error
+	if errors.As(err, &ce) {
+		switch ce.Kind() {
+		case compiler.KindInvalidQuery:
+			return withDetails(codes.InvalidArgument, ce.Error(), ce.Reason(), ce.Path)
+		case compiler.KindPermissionDenied:
+			return withDetails(codes.PermissionDenied, ce.Error(), ce.Reason(), ce.Path)
+		default:
+			return status.Error(codes.Internal, "internal error")
+		}
+	}
+	var ue *formatter.UnknownFormatError
+	if errors.As(err, &ue) {
+		return withDetails(codes.InvalidArgument, ue.Error(), "UNKNOWN_FORMAT", "/llm_format")
+	}
+	switch {
+	case errors.Is(err, formatter.ErrUnrepresentable):
+		return withDetails(codes.InvalidArgument, oneLineMsg(err), "UNREPRESENTABLE", "/llm_format")
+	case errors.Is(err, auth.ErrInvalidToken):
+		return status.Error(codes.Unauthenticated, "invalid or missing token")
+	case errors.Is(err, executor.ErrInvalidQuery):
+		return status.Error(codes.InvalidArgument, "the engine rejected a query value")
+	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "query deadline exceeded")
+	case errors.Is(err, executor.ErrResourceExhausted):
+		return status.Error(codes.ResourceExhausted, "query exceeded a resource limit")
+	case errors.Is(err, executor.ErrUnavailable):
+		return status.Error(codes.Unavailable, "query engine unavailable")
+	case errors.Is(err, executor.ErrCanceled), errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request canceled")
+	}
+	return status.Error(codes.Internal, "internal error")
+}
+
+// withDetails builds a status with ErrorInfo and BadRequest details.
+func withDetails(code codes.Code, msg, reason, pointer string) error {
+	st := status.New(code, msg)
+	info := &errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: map[string]string{"pointer": pointer}}
+	br := &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: pointer, Description: msg}}}
+	if d, err := st.WithDetails(info, br); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// oneLineMsg is an error's message on one line.
+func oneLineMsg(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}

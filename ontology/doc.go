@@ -1,0 +1,26 @@
+// Package ontology loads and validates the graph ontology (specs/query-engine.md §4) and derives
+// the storage DDL from it (§5, config/graph.sql).
+//
+// The ontology is a directory of YAML files: ontology.yaml with global settings, one file per
+// entity under entities/ and one per relationship type under relationships/. Parsing is strict:
+// unknown keys, dangling relationship endpoints, duplicate names and every other rule of §4.5
+// fail [Load] with an [*Error] that names the file and line.
+//
+//	# entities/label.yaml
+//	entity: Label
+//	description: A label of a project or group.
+//	scope: namespaced
+//	properties:
+//	  - {name: title, type: String, default: true}
+//
+// becomes an [Entity] named "Label" stored in table gl_label, and [Ontology.DDL] renders
+//
+//	CREATE TABLE IF NOT EXISTS gl_label
+//	(
+//	    id Int64,
+//	    traversal_path String,
+//	    title String,
+//	    …
+//
+// An [*Ontology] is immutable after loading and safe for concurrent use.
+package ontology

@@ -1,0 +1,116 @@
+package ontology
+
+import "slices"
+
+// Ontology is the loaded, validated registry of entities and relationship types.
+// It is immutable after [Load] and safe for concurrent use.
+type Ontology struct {
+	Format                int
+	Version               int    // bumped whenever the DDL changes shape
+	TablePrefix           string // "gl_"
+	EdgeTable             string // "gl_edge"
+	EdgeTableByTarget     string // "gl_edge_by_target"
+	DefaultMinAccessLevel int
+
+	// Entities and Relationships are sorted by name.
+	Entities      []*Entity
+	Relationships []*Relationship
+
+	// Fingerprint is "sha256:<hex>" over the canonical content of the YAML files.
+	Fingerprint string
+}
+
+// Scope values.
+const (
+	ScopeNamespaced = "namespaced"
+	ScopeGlobal     = "global"
+)
+
+// Entity is a node type.
+type Entity struct {
+	Name           string
+	Description    string
+	Table          string
+	Scope          string // ScopeNamespaced or ScopeGlobal
+	MinAccessLevel int    // namespaced only
+	Label          string // display property, may be empty
+	Properties     []Property
+}
+
+// Namespaced reports whether rows of e carry a traversal_path.
+func (e *Entity) Namespaced() bool { return e.Scope == ScopeNamespaced }
+
+// Property returns the property called name.
+func (e *Entity) Property(name string) (Property, bool) {
+	i := slices.IndexFunc(e.Properties, func(p Property) bool { return p.Name == name })
+	if i < 0 {
+		return Property{}, false
+	}
+	return e.Properties[i], true
+}
+
+// Property is one column of an entity.
+type Property struct {
+	Name        string
+	Type        string // closed set: Int64, Float64, Bool, String, LowCardinality(String), Date32, DateTime64(0, 'UTC')
+	Nullable    bool
+	Enum        []string
+	Filterable  bool
+	Default     bool
+	LongText    bool
+	Index       string // "none", "bloom", "ngram" or "set"
+	Description string
+}
+
+// ColumnType returns the ClickHouse column type, Nullable applied.
+func (p Property) ColumnType() string {
+	switch {
+	case !p.Nullable:
+		return p.Type
+	case p.Type == "LowCardinality(String)":
+		return "LowCardinality(Nullable(String))"
+	}
+	return "Nullable(" + p.Type + ")"
+}
+
+// Relationship is an edge label with its allowed stored orientations.
+type Relationship struct {
+	Name        string
+	Description string
+	Pairs       []Pair
+}
+
+// Pair is one allowed (from, to) orientation of a relationship.
+type Pair struct {
+	From, To    string
+	FK          string // "from.<property>" or "to.<property>", or empty
+	Description string
+}
+
+// Entity returns the entity called name.
+func (o *Ontology) Entity(name string) (*Entity, bool) {
+	i, ok := slices.BinarySearchFunc(o.Entities, name, func(e *Entity, n string) int { return cmpString(e.Name, n) })
+	if !ok {
+		return nil, false
+	}
+	return o.Entities[i], true
+}
+
+// Relationship returns the relationship type called name.
+func (o *Ontology) Relationship(name string) (*Relationship, bool) {
+	i, ok := slices.BinarySearchFunc(o.Relationships, name, func(r *Relationship, n string) int { return cmpString(r.Name, n) })
+	if !ok {
+		return nil, false
+	}
+	return o.Relationships[i], true
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package seed_test
+
+const cgoEnabled = false

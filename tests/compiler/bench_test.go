@@ -1,0 +1,96 @@
+package compilertest_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// benchQueries is one query per query type, shaped for the seeded graph.
+var benchQueries = []struct{ name, query string }{
+	{"search", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","title":{"contains":"fix"}},"columns":["iid","title","merged_at"]}],"order_by":"-mr.merged_at","limit":50}`},
+	{"traversal", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3]},{"id":"mr","entity":"MergeRequest","columns":["iid","title"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"},{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`},
+	{"variable_length", `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`},
+	{"aggregation", `{"query_type":"aggregation","nodes":[{"id":"pl","entity":"Pipeline","filters":{"status":"failed"}},{"id":"p","entity":"Project","columns":["name"]}],"relationships":[{"type":"IN_PROJECT","from":"pl","to":"p"}],"group_by":["p",{"key":"pl.created_at","truncate":"month"}],"aggregations":[{"count":"pl"},{"avg":"pl.duration"}],"aggregation_sort":"-count_pl","limit":50}`},
+	{"path_finding", `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","id_range":{"start":1,"end":50}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":20}`},
+	{"neighbors", `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2,3]}],"neighbors":{"direction":"both"},"limit":50}`},
+}
+
+// BenchmarkEndToEnd runs each query type on the seeded graph (GRAPHWIRE_SEED_SCALE=10 for
+// the scale-10 figures) and reports the time of each stage per query: compile, execute
+// (base and hydration statements), build and format (GOON), and the service's own share of
+// the total (everything but execute).
+func BenchmarkEndToEnd(b *testing.B) {
+	e := engine(b)
+	goon, err := formatter.Default().Select(formatter.LLM, formatter.GOON)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, bq := range benchQueries {
+		b.Run(bq.name, func(b *testing.B) {
+			var compileT, execT, buildT, formatT time.Duration
+			var out bytes.Buffer
+			for b.Loop() {
+				t0 := time.Now()
+				q, err := env.compiler.Compile([]byte(bq.query), admin)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				base, err := collect(ctx, e, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var hyd *graphresponse.Rows
+				var hydCompile time.Duration
+				if q.Plan.NeedsHydration() {
+					h0 := time.Now()
+					refs, err := q.Plan.Build.NodeRefs(base)
+					if err != nil {
+						b.Fatal(err)
+					}
+					hq, err := env.compiler.Hydrate(q, refs)
+					if err != nil {
+						b.Fatal(err)
+					}
+					hydCompile = time.Since(h0)
+					hyd = &graphresponse.Rows{}
+					if hq != nil {
+						h, err := collect(ctx, e, hq)
+						if err != nil {
+							b.Fatal(err)
+						}
+						hyd = &h
+					}
+				}
+				t2 := time.Now()
+				resp, err := graphresponse.Build(q.Plan.Build, base, hyd)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t3 := time.Now()
+				out.Reset()
+				if err := goon.Format(&out, resp); err != nil {
+					b.Fatal(err)
+				}
+				t4 := time.Now()
+				compileT += t1.Sub(t0) + hydCompile
+				execT += t2.Sub(t1) - hydCompile
+				buildT += t3.Sub(t2)
+				formatT += t4.Sub(t3)
+			}
+			n := float64(b.N)
+			total := compileT + execT + buildT + formatT
+			b.ReportMetric(float64(compileT.Nanoseconds())/n, "compile-ns/op")
+			b.ReportMetric(float64(execT.Nanoseconds())/n, "execute-ns/op")
+			b.ReportMetric(float64(buildT.Nanoseconds())/n, "build-ns/op")
+			b.ReportMetric(float64(formatT.Nanoseconds())/n, "format-ns/op")
+			b.ReportMetric(100*float64(total-execT)/float64(total), "overhead-%")
+		})
+	}
+}

@@ -1,0 +1,188 @@
+package compilertest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/seed"
+)
+
+// defaultSeedScale is the size of the shared test graph (≈2 000 nodes). Benchmarks on the
+// scale-10 graph set GRAPHWIRE_SEED_SCALE=10.
+const defaultSeedScale = 0.2
+
+func seedScale() float64 {
+	if s := os.Getenv("GRAPHWIRE_SEED_SCALE"); s != "" {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 {
+			return f
+		}
+	}
+	return defaultSeedScale
+}
+
+// env is the engine and compiler shared by every test of the package: chDB allows one data
+// path per process, so TestMain opens and seeds it once.
+var env struct {
+	engine   *chdb.Executor
+	compiler *compiler.Compiler
+	ont      *ontology.Ontology
+	err      error // why the engine is unavailable
+}
+
+func chdbLibrary() string {
+	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
+		return p
+	}
+	cache := os.Getenv("GRAPHWIRE_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		cache = filepath.Join(home, ".cache", "graphwire")
+	}
+	return chdb.CachedLibrary(cache)
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load ontology:", err)
+		return 1
+	}
+	env.ont = ont
+	if env.compiler, err = compiler.New(ont, compiler.Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, "new compiler:", err)
+		return 1
+	}
+	dir, err := os.MkdirTemp("", "graphwire-compilertest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	env.err = openSeeded(dir)
+	if env.engine != nil {
+		defer env.engine.Close()
+	}
+	return m.Run()
+}
+
+func openSeeded(dir string) error {
+	lib := chdbLibrary()
+	if _, err := os.Stat(lib); err != nil {
+		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh or set GRAPHWIRE_CHDB_LIB): %w", lib, err)
+	}
+	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: 2})
+	if err != nil {
+		return fmt.Errorf("open chdb: %w", err)
+	}
+	env.engine = e
+	opts := seed.Options{Scale: seedScale(), Seed: 42}
+	g, err := seed.Generate(env.ont, opts)
+	if err != nil {
+		return err
+	}
+	if _, err := seed.Load(context.Background(), e, env.ont, g, opts); err != nil {
+		return err
+	}
+	return nil
+}
+
+// engine returns the seeded engine; without one the test skips, or fails when CI=true.
+func engine(t testing.TB) *chdb.Executor {
+	t.Helper()
+	if env.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and the embedded engine is unavailable: %v", env.err)
+		}
+		t.Skipf("embedded engine unavailable: %v", env.err)
+	}
+	return env.engine
+}
+
+var admin = &compiler.Caller{Subject: "1", Admin: true}
+
+// collect runs one statement and returns its rows.
+func collect(ctx context.Context, e executor.Executor, q *compiler.Query) (graphresponse.Rows, error) {
+	rows, err := e.Run(ctx, q)
+	if err != nil {
+		return graphresponse.Rows{}, err
+	}
+	res, err := executor.Collect(rows)
+	if err != nil {
+		return graphresponse.Rows{}, err
+	}
+	out := graphresponse.Rows{Values: res.Rows}
+	for _, c := range res.Columns {
+		out.Columns = append(out.Columns, c.Name)
+	}
+	return out, nil
+}
+
+// run compiles, executes (with hydration) and builds one query.
+func run(t testing.TB, query string, caller *compiler.Caller) *graphresponse.Response {
+	t.Helper()
+	resp, err := tryRun(t, query, caller)
+	if err != nil {
+		t.Fatalf("query %s: %v", query, err)
+	}
+	return resp
+}
+
+func tryRun(t testing.TB, query string, caller *compiler.Caller) (*graphresponse.Response, error) {
+	e := engine(t)
+	ctx := context.Background()
+	q, err := env.compiler.Compile([]byte(query), caller)
+	if err != nil {
+		return nil, err
+	}
+	base, err := collect(ctx, e, q)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", q.SQL, err)
+	}
+	var hyd *graphresponse.Rows
+	if q.Plan.NeedsHydration() {
+		refs, err := q.Plan.Build.NodeRefs(base)
+		if err != nil {
+			return nil, err
+		}
+		hq, err := env.compiler.Hydrate(q, refs)
+		if err != nil {
+			return nil, err
+		}
+		hyd = &graphresponse.Rows{}
+		if hq != nil {
+			h, err := collect(ctx, e, hq)
+			if err != nil {
+				return nil, fmt.Errorf("run hydration %s: %w", hq.SQL, err)
+			}
+			hyd = &h
+		}
+	}
+	return graphresponse.Build(q.Plan.Build, base, hyd)
+}
+
+// plain runs hand-written SQL (the independent oracle) and returns its rows.
+func plain(t testing.TB, sql string) [][]any {
+	t.Helper()
+	rows, err := collect(context.Background(), engine(t), &compiler.Query{SQL: sql})
+	if err != nil {
+		t.Fatalf("plain SQL %s: %v", sql, err)
+	}
+	return rows.Values
+}

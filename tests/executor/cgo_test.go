@@ -1,0 +1,5 @@
+//go:build cgo
+
+package executortest_test
+
+const cgoEnabled = true
