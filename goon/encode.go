@@ -233,8 +233,8 @@ func (e *Encoder) nodeSection(r *graphresponse.Response, lifted []graphresponse.
 		// A stable sort by (type, id): the input position breaks ties, so an
 		// unstable sort gives the same order faster.
 		slices.SortFunc(list, func(a, b nodeRef) int {
-			if c := cmp.Compare(a.n.Type, b.n.Type); c != 0 {
-				return c
+			if a.n.Type != b.n.Type {
+				return cmp.Compare(a.n.Type, b.n.Type)
 			}
 			if c := cmp.Compare(a.n.ID, b.n.ID); c != 0 {
 				return c
@@ -325,10 +325,27 @@ func tier(key string) int {
 	return 2
 }
 
-// propRef is a property with its precomputed order tier.
+// propRef is a property with its precomputed order key: the tier in the
+// top byte and the key's first seven bytes below it, so most comparisons
+// are one integer compare; equal prefixes fall back to the full key.
 type propRef struct {
-	tier int
-	m    *graphresponse.Member
+	order uint64
+	m     *graphresponse.Member
+}
+
+func propOrder(key string) uint64 {
+	o := uint64(tier(key)) << 56
+	for i := 0; i < 7 && i < len(key); i++ {
+		o |= uint64(key[i]) << (48 - 8*i)
+	}
+	return o
+}
+
+func (a propRef) less(b propRef) bool {
+	if a.order != b.order {
+		return a.order < b.order
+	}
+	return a.m.Key < b.m.Key
 }
 
 func (e *Encoder) nodeLine(n *graphresponse.Node) {
@@ -337,10 +354,10 @@ func (e *Encoder) nodeLine(n *graphresponse.Node) {
 	// precomputed tiers beats a generic sort that recomputes them.
 	props := e.props[:0]
 	for i := range n.Props {
-		ref := propRef{tier(n.Props[i].Key), &n.Props[i]}
+		ref := propRef{propOrder(n.Props[i].Key), &n.Props[i]}
 		j := len(props)
 		props = append(props, ref)
-		for j > 0 && (props[j-1].tier > ref.tier || props[j-1].tier == ref.tier && props[j-1].m.Key > ref.m.Key) {
+		for j > 0 && ref.less(props[j-1]) {
 			props[j] = props[j-1]
 			j--
 		}
