@@ -472,3 +472,44 @@ func TestHealthReflectionAndSchemas(t *testing.T) {
 		t.Errorf("GetQueryDsl without token: %v", err)
 	}
 }
+
+// TestRecoversAfterEngineFailure breaks the engine under a running server
+// (the user table disappears), checks the service keeps answering with
+// Unavailable, then repairs the engine and checks queries succeed again.
+func TestRecoversAfterEngineFailure(t *testing.T) {
+	eng := engine(t)
+	c := server(t, eng, nil)
+	ctx := as(t, admin)
+	before := raw(t, c, ctx, queries["search"])
+	if len(before.Nodes) == 0 {
+		t.Fatal("search found nothing before the failure")
+	}
+	if err := eng.Exec(t.Context(), "RENAME TABLE gl_user TO gl_user_broken"); err != nil {
+		t.Fatalf("break the engine: %v", err)
+	}
+	repaired := false
+	repair := func() {
+		if !repaired {
+			repaired = true
+			if err := eng.Exec(context.Background(), "RENAME TABLE gl_user_broken TO gl_user"); err != nil {
+				t.Fatalf("repair the engine: %v", err)
+			}
+		}
+	}
+	defer repair()
+	for range 3 {
+		_, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: queries["search"]})
+		if status.Code(err) != codes.Unavailable {
+			t.Fatalf("query on the broken engine: %v, want Unavailable", err)
+		}
+	}
+	// Other entities keep working meanwhile.
+	if r := raw(t, c, ctx, `{"query_type":"traversal","nodes":[{"id":"m","entity":"MergeRequest","node_ids":[1]}]}`); len(r.Nodes) != 1 {
+		t.Errorf("merge request 1 during the failure: %d nodes", len(r.Nodes))
+	}
+	repair()
+	after := raw(t, c, ctx, queries["search"])
+	if !after.Equal(before) {
+		t.Errorf("after recovery the answer differs:\n%s\n%s", graphresponse.Marshal(before), graphresponse.Marshal(after))
+	}
+}
