@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/internal/tokens"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
@@ -60,7 +61,8 @@ func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (form
 	if err != nil {
 		return nil, result{}, nil, err
 	}
-	res, err := respond(ctx, s.opts.Compiler, s.exec, q)
+	resp, rows, err := executor.Respond(ctx, s.exec, s.opts.Compiler, q)
+	res := result{resp: resp, rowCount: rows}
 	if err != nil {
 		s.log.Error("query_failed", "query_type", q.Plan.Build.QueryType, "err", err)
 		return nil, result{}, nil, err

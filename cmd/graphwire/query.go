@@ -175,55 +175,10 @@ func runQuery(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // execute runs a compiled query: the base statement, the hydration statement when the query
 // type has one, and the response builder.
 func execute(ctx context.Context, comp *compiler.Compiler, e executor.Executor, q *compiler.Query) (*graphresponse.Response, error) {
-	base, err := collect(ctx, e, q)
-	if err != nil {
-		return nil, fmt.Errorf("execute query: %w", err)
-	}
-	plan := q.Plan.Build
-	var hyd *graphresponse.Rows
-	if q.Plan.NeedsHydration() {
-		refs, err := plan.NodeRefs(base)
-		if err != nil {
-			return nil, fmt.Errorf("collect nodes: %w", err)
-		}
-		hq, err := comp.Hydrate(q, refs)
-		if err != nil {
-			return nil, err
-		}
-		if hq != nil {
-			h, err := collect(ctx, e, hq)
-			if err != nil {
-				return nil, fmt.Errorf("execute hydration: %w", err)
-			}
-			hyd = &h
-		} else {
-			hyd = &graphresponse.Rows{}
-		}
-	}
-	resp, err := graphresponse.Build(plan, base, hyd)
-	if err != nil {
-		return nil, fmt.Errorf("build response: %w", err)
-	}
-	return resp, nil
+	resp, _, err := executor.Respond(ctx, e, comp, q)
+	return resp, err
 }
 
-func collect(ctx context.Context, e executor.Executor, q *compiler.Query) (graphresponse.Rows, error) {
-	rows, err := e.Run(ctx, q)
-	if err != nil {
-		return graphresponse.Rows{}, err
-	}
-	res, err := executor.Collect(rows)
-	if err != nil {
-		return graphresponse.Rows{}, err
-	}
-	out := graphresponse.Rows{Values: res.Rows}
-	for _, c := range res.Columns {
-		out.Columns = append(out.Columns, c.Name)
-	}
-	return out, nil
-}
-
-// reportQueryError prints a compiler error as "<kind> <REASON> <pointer>: <message>".
 func reportQueryError(stderr io.Writer, err error) {
 	var ce *compiler.Error
 	if errors.As(err, &ce) {
