@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 var (
@@ -48,22 +49,34 @@ func version(name, content string) string {
 }
 
 // RawVersion returns config/RAW_OUTPUT_FORMAT_VERSION.
-func RawVersion() string { return version("RAW_OUTPUT_FORMAT_VERSION", rawVersion) }
+func RawVersion() string { return rawVersionOnce() }
+
+var rawVersionOnce = sync.OnceValue(func() string { return version("RAW_OUTPUT_FORMAT_VERSION", rawVersion) })
 
 // GOONVersion returns config/GOON_OUTPUT_FORMAT_VERSION.
-func GOONVersion() string { return version("GOON_OUTPUT_FORMAT_VERSION", goonVersion) }
+func GOONVersion() string { return goonVersionOnce() }
+
+var goonVersionOnce = sync.OnceValue(func() string { return version("GOON_OUTPUT_FORMAT_VERSION", goonVersion) })
 
 // GCFVersion returns config/GCF_OUTPUT_FORMAT_VERSION.
-func GCFVersion() string { return version("GCF_OUTPUT_FORMAT_VERSION", gcfVersion) }
+func GCFVersion() string { return gcfVersionOnce() }
+
+var gcfVersionOnce = sync.OnceValue(func() string { return version("GCF_OUTPUT_FORMAT_VERSION", gcfVersion) })
 
 // GCXVersion returns config/GCX_OUTPUT_FORMAT_VERSION.
-func GCXVersion() string { return version("GCX_OUTPUT_FORMAT_VERSION", gcxVersion) }
+func GCXVersion() string { return gcxVersionOnce() }
+
+var gcxVersionOnce = sync.OnceValue(func() string { return version("GCX_OUTPUT_FORMAT_VERSION", gcxVersion) })
 
 // TOONVersion returns config/TOON_OUTPUT_FORMAT_VERSION.
-func TOONVersion() string { return version("TOON_OUTPUT_FORMAT_VERSION", toonVersion) }
+func TOONVersion() string { return toonVersionOnce() }
+
+var toonVersionOnce = sync.OnceValue(func() string { return version("TOON_OUTPUT_FORMAT_VERSION", toonVersion) })
 
 // QueryDSLVersion returns config/QUERY_DSL_VERSION.
-func QueryDSLVersion() string { return version("QUERY_DSL_VERSION", dslVersion) }
+func QueryDSLVersion() string { return dslVersionOnce() }
+
+var dslVersionOnce = sync.OnceValue(func() string { return version("QUERY_DSL_VERSION", dslVersion) })
 
 // QueryResponseSchema returns config/schemas/query_response.json.
 func QueryResponseSchema() []byte { return queryResponseSchema }

@@ -362,5 +362,12 @@ func Marshal(r *graphresponse.Response, opts Options) ([]byte, error) {
 
 // Unmarshal decodes a `gcf` or `gcf-graph` payload into a response.
 func Unmarshal(data []byte, opts Options) (*graphresponse.Response, error) {
-	return NewDecoder(bytes.NewReader(data), opts).Decode()
+	d := Decoder{opts: opts, lim: opts.Limits.withDefaults()}
+	if len(data) > d.lim.MaxInputSize {
+		// Decode reads only the first MaxInputSize+1 bytes of oversized input.
+		return NewDecoder(bytes.NewReader(data), opts).Decode()
+	}
+	// Decode would copy data into a string too; this skips the reader and
+	// the Decoder allocation.
+	return d.decodeResponse(string(data))
 }

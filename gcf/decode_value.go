@@ -277,7 +277,7 @@ func (d *genDecoder) member(ln line, level, depth int) (string, any, error) {
 	}
 	off += len(rest) - len(r) + 1
 	r = r[1:]
-	lead := len(r) - len(strings.TrimLeft(r, " \t"))
+	lead := leadingBlanks(r)
 	v, verr, voff := parseValueToken(trimSpaces(r))
 	if verr != nil {
 		return "", nil, ln.err(off+lead+voff, verr, "bad value")
@@ -302,7 +302,7 @@ func (d *genDecoder) inline(ln line, b bracket) ([]any, error) {
 		}
 		items = make([]any, 0, len(parts))
 		for i, p := range parts {
-			lead := len(p) - len(strings.TrimLeft(p, " \t"))
+			lead := leadingBlanks(p)
 			v, verr, voff := parseValueToken(trimSpaces(p))
 			if verr != nil {
 				return nil, ln.err(b.itemsOff+offs[i]+lead+voff, verr, "bad inline item")
@@ -398,7 +398,7 @@ func (d *genDecoder) items(hdr line, b bracket, level, depth int, ctx int) ([]an
 		var err error
 		switch {
 		case strings.HasPrefix(rest, "="):
-			lead := len(rest[1:]) - len(strings.TrimLeft(rest[1:], " \t"))
+			lead := leadingBlanks(rest[1:])
 			var verr error
 			var voff int
 			v, verr, voff = parseValueToken(trimSpaces(rest[1:]))
@@ -585,9 +585,13 @@ func (d *genDecoder) table(hdr line, b bracket, level, depth int, ctx int) (any,
 	var keyed *Object
 	if b.keyed {
 		keyed = &Object{}
+	} else if b.count >= 0 {
+		// Each row takes at least one line, which bounds a forged count.
+		list = make([]any, 0, max(0, min(b.count, len(d.lines)-d.pos)))
 	} else {
 		list = []any{}
 	}
+	var slab objectSlab
 	var identSeen map[string]bool
 	if b.ident >= 0 && !b.keyed {
 		identSeen = map[string]bool{}
@@ -646,7 +650,7 @@ func (d *genDecoder) table(hdr line, b bracket, level, depth int, ctx int) (any,
 		markers := 0
 		hadInline = false
 		for i, p := range parts {
-			lead := len(p) - len(strings.TrimLeft(p, " \t"))
+			lead := leadingBlanks(p)
 			v, kind, fs, perr, poff := parseScalar(trimSpaces(p))
 			if perr != nil {
 				return nil, ln.err(off+offs[i]+lead+poff, perr, "bad cell")
@@ -729,7 +733,7 @@ func (d *genDecoder) table(hdr line, b bracket, level, depth int, ctx int) (any,
 					if !gt {
 						return nil, al.err(aoff, ErrSyntax, "scalar attachment on a column")
 					}
-					lead := len(rest[1:]) - len(strings.TrimLeft(rest[1:], " \t"))
+					lead := leadingBlanks(rest[1:])
 					var verr error
 					var voff int
 					v, verr, voff = parseValueToken(trimSpaces(rest[1:]))
@@ -797,7 +801,7 @@ func (d *genDecoder) table(hdr line, b bracket, level, depth int, ctx int) (any,
 			}
 			o := NewObject(len(schema))
 			for i, p := range ps {
-				lead := len(p) - len(strings.TrimLeft(p, " \t"))
+				lead := leadingBlanks(p)
 				v, verr, voff := parseValueToken(trimSpaces(p))
 				if verr != nil {
 					return nil, al.err(pos[i]+lead+voff, verr, "bad positional value")
@@ -813,7 +817,14 @@ func (d *genDecoder) table(hdr line, b bracket, level, depth int, ctx int) (any,
 				return nil, ln.err(0, ErrMissingAttachment, "no attachment for column "+strconv.Quote(fields[i]))
 			}
 		}
-		obj := NewObject(len(slots) + len(extraKeys))
+		// Rows still to come: the declared rest, bounded by the lines left,
+		// or a guess that grows with the rows seen so far.
+		hint := max(16, n)
+		if b.count >= 0 {
+			hint = b.count - n
+		}
+		hint = min(hint, len(d.lines)-d.pos+1)
+		obj := slab.next(len(slots)+len(extraKeys), hint)
 		for _, s := range slots {
 			if s.col >= 0 {
 				c := cells[s.col]

@@ -1,6 +1,7 @@
 package gcf
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,8 +18,7 @@ import (
 // only input the strict decoder accepts with the same outcome
 // (FuzzFastGraph checks this).
 func fastGraphResponse(src string, lim Limits) (*graphresponse.Response, bool) {
-	if len(src) > lim.MaxInputSize || !strings.HasSuffix(src, "\n") ||
-		strings.ContainsAny(src, "\r\t") || !utf8.ValidString(src) {
+	if len(src) > lim.MaxInputSize || !strings.HasSuffix(src, "\n") || !plainText(src) {
 		return nil, false
 	}
 	nl := strings.IndexByte(src, '\n')
@@ -92,9 +92,35 @@ func fastGraphResponse(src string, lim Limits) (*graphresponse.Response, bool) {
 	}
 	r.Nodes = make([]graphresponse.Node, 0, nodeCap)
 	r.Edges = make([]graphresponse.Edge, 0, edgeCap)
-	var ids map[identity]struct{}
-	// idents holds each node's identity, for the duplicate check.
-	idents := make([]identity, 0, nodeCap)
+	// idents holds each node's identity, for the duplicate check: a linear
+	// scan over the first linearNodes (kept on the stack), then an
+	// open-addressing table of node positions hashed by id, since equal
+	// identities have equal ids.
+	var identBuf [linearNodes]identity
+	idents := identBuf[:0]
+	var slots []int32 // node position + 1, 0 when empty
+	var shift uint8
+	// insert records node j; false means a duplicate identity, a full
+	// table or a long probe chain, all left to the strict decoder.
+	insert := func(j int, id int64) bool {
+		if 2*j >= len(slots) {
+			return false
+		}
+		mask := len(slots) - 1
+		h := int((uint64(id) ^ uint64(len(idents[j].kind))<<56) * 0x9E3779B97F4A7C15 >> shift)
+		for range 64 {
+			k := slots[h] - 1
+			if k < 0 {
+				slots[h] = int32(j) + 1
+				return true
+			}
+			if idents[k] == idents[j] {
+				return false
+			}
+			h = (h + 1) & mask
+		}
+		return false
+	}
 	const (
 		secNone = iota
 		secGroup
@@ -140,49 +166,49 @@ func fastGraphResponse(src string, lim Limits) (*graphresponse.Response, bool) {
 			if f1 < 2 || ln[0] != '@' || !isCanonicalInt(ln[1:f1], len(r.Nodes)) {
 				return nil, false
 			}
-			kind, rest, _ := strings.Cut(ln[f1+1:], " ")
-			name, rest, _ := strings.Cut(rest, " ")
-			score, prov, _ := strings.Cut(rest, " ")
+			kind, rest, _ := cutByte(ln[f1+1:], ' ')
+			name, rest, _ := cutByte(rest, ' ')
+			score, prov, _ := cutByte(rest, ' ')
 			if kind == "" || name == "" || prov == "" || strings.IndexByte(prov, ' ') >= 0 || !isScoreToken(score) {
 				return nil, false
 			}
-			typ, idText, ok := strings.Cut(name, ":")
+			typ, idText, ok := cutByte(name, ':')
 			id, err := strconv.ParseInt(idText, 10, 64)
 			if !ok || err != nil {
 				return nil, false
 			}
 			// Duplicate identities are strict-decoder errors.
 			idn := identity{KindAbbrev(kind), name}
-			if len(idents) < linearNodes {
+			if slots == nil {
 				for _, x := range idents {
 					if x == idn {
 						return nil, false
 					}
 				}
-			} else {
-				if ids == nil {
-					ids = make(map[identity]struct{}, nodeCap)
-					for _, x := range idents {
-						ids[x] = struct{}{}
+				if len(idents) == linearNodes {
+					idents = append(make([]identity, 0, max(nodeCap, 2*linearNodes)), idents...)
+					b := bits.Len(uint(2*cap(idents) - 1))
+					shift, slots = uint8(64-b), make([]int32, 1<<b)
+					for j := range idents {
+						insert(j, r.Nodes[j].ID)
 					}
 				}
-				if _, dup := ids[idn]; dup {
-					return nil, false
-				}
-				ids[idn] = struct{}{}
 			}
 			idents = append(idents, idn)
+			if slots != nil && !insert(len(idents)-1, id) {
+				return nil, false
+			}
 			r.Nodes = append(r.Nodes, graphresponse.Node{Type: typ, ID: id, Props: []graphresponse.Member{}})
 		case secEdges:
 			if len(r.Edges) >= lim.MaxElements {
 				return nil, false
 			}
-			ends, rest, _ := strings.Cut(ln, " ")
-			typ, status, _ := strings.Cut(rest, " ")
+			ends, rest, _ := cutByte(ln, ' ')
+			typ, status, _ := cutByte(rest, ' ')
 			if typ == "" || strings.IndexByte(status, ' ') >= 0 || (status == "" && strings.HasSuffix(rest, " ")) {
 				return nil, false
 			}
-			t, s, ok := strings.Cut(ends, "<")
+			t, s, ok := cutByte(ends, '<')
 			tid, ok1 := atID(t)
 			sid, ok2 := atID(s)
 			if !ok || !ok1 || !ok2 || tid >= len(r.Nodes) || sid >= len(r.Nodes) {
@@ -216,4 +242,48 @@ func isCanonicalInt(s string, n int) bool {
 		v = v*10 + int(s[i]-'0')
 	}
 	return v == n
+}
+
+// plainText reports whether s is valid UTF-8 without CR or TAB. It checks
+// eight ASCII bytes at a time; a non-ASCII byte sends the rest of s to
+// utf8.ValidString.
+func plainText(s string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+		crs   = '\r' * ones
+		tabs  = '\t' * ones
+	)
+	// hasZero reports whether some byte of x is zero.
+	hasZero := func(x uint64) bool { return (x-ones)&^x&highs != 0 }
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if w&highs != 0 {
+			break
+		}
+		if hasZero(w^crs) || hasZero(w^tabs) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return utf8.ValidString(s[i:]) && !strings.ContainsAny(s[i:], "\r\t")
+		}
+		if c == '\r' || c == '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// cutByte is strings.Cut for a one-byte separator.
+func cutByte(s string, sep byte) (before, after string, found bool) {
+	if i := strings.IndexByte(s, sep); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
 }

@@ -70,10 +70,21 @@ var kindTable = [...][2]string{
 // KindAbbrev returns the wire abbreviation of a kind: long forms map to their
 // abbreviation, anything else is returned unchanged.
 func KindAbbrev(kind string) string {
-	for _, k := range kindTable {
-		if k[1] == kind {
-			return k[0]
-		}
+	// Only these long forms differ from their abbreviation in kindTable; a
+	// switch avoids comparing against every entry on the decode hot path.
+	switch kind {
+	case "function":
+		return "fn"
+	case "interface":
+		return "iface"
+	case "route_handler":
+		return "route"
+	case "external":
+		return "ext"
+	case "package":
+		return "pkg"
+	case "service":
+		return "svc"
 	}
 	return kind
 }
@@ -312,7 +323,7 @@ func appendHeaderInt(dst []byte, key string, v int) []byte {
 	dst = append(dst, ' ')
 	dst = append(dst, key...)
 	dst = append(dst, '=')
-	return strconv.AppendInt(dst, int64(v), 10)
+	return appendInt(dst, int64(v))
 }
 
 func appendHeaderStr(dst []byte, key, v string) []byte {
@@ -427,9 +438,9 @@ func appendGraph(dst []byte, g *Graph, sess *Session) ([]byte, error) {
 
 func appendEdgeLine(dst []byte, tgt, src int, typ, status string) []byte {
 	dst = append(dst, '@')
-	dst = strconv.AppendInt(dst, int64(tgt), 10)
+	dst = appendInt(dst, int64(tgt))
 	dst = append(dst, "<@"...)
-	dst = strconv.AppendInt(dst, int64(src), 10)
+	dst = appendInt(dst, int64(src))
 	dst = append(dst, ' ')
 	dst = append(dst, typ...)
 	if status != "" {

@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +22,6 @@ import (
 // respScratch is reusable state of the gcf-graph writer.
 type respScratch struct {
 	index     map[NodeRef]int32
-	edgeIx    map[edgeSetKey]struct{}
 	names     []byte  // node names "Type:ID", concatenated
 	nameAt    []int32 // end offset of each name in names
 	digest    [][8]byte
@@ -40,17 +41,33 @@ type respScratch struct {
 	cat       []byte
 	rootEdges []fastEdge
 	typeList  []string
-	idKey     []uint64
+	nameKeys  []nameKey
+	sha       hash.Hash // reused: cheaper than a sha256.Sum256 per digest
+	sum       [sha256.Size]byte
+	// Node index for graphs above linearNodes with at most maxTableTypes
+	// node types: open addressing over (type position, id), so a lookup
+	// hashes two integers instead of a string. Others use index.
+	useTable  bool
+	fewTypes  bool     // types and tix are set: at most maxTableTypes types
+	types     []string // distinct node types in first-seen order
+	tix       []int32  // per node: position of its type in types
+	slots     []int32  // node index + 1 per slot, 0 when empty
+	slotShift uint8
+	edgeTypes []string // distinct edge types in byte order, when packed
+	edgeKeys  []uint64
+	packed    bool // edges carry tr and sorted through edgeKeys
 	counts    []int32
+}
+
+// nameKey is the pack-root sort key of one node (see packRoot).
+type nameKey struct {
+	hi, lo uint64
+	i      int32
 }
 
 type fastEdge struct {
 	src, tgt int32
-	typ      string
-}
-
-type edgeSetKey struct {
-	src, tgt int32
+	tr       int32 // rank of typ in edgeTypes, when packed
 	typ      string
 }
 
@@ -70,14 +87,72 @@ func (s *respScratch) name(i int32) []byte {
 }
 
 // linearNodes is the node count up to which nodes are looked up by a linear
-// scan instead of a map.
+// scan instead of a hash index.
 const linearNodes = 32
+
+// maxTableTypes is the most distinct node types the open-addressing node
+// index takes; types are found by a linear scan.
+const maxTableTypes = 16
+
+// initIndex prepares the node index of r's nodes for seen and lookup.
+func (s *respScratch) initIndex(r *graphresponse.Response) {
+	n := len(r.Nodes)
+	s.fewTypes = true
+	s.types = s.types[:0]
+	s.tix = growInt32(s.tix, n)
+	for i := range r.Nodes {
+		t := slices.Index(s.types, r.Nodes[i].Type)
+		if t < 0 {
+			if len(s.types) == maxTableTypes {
+				s.fewTypes = false
+				break
+			}
+			t = len(s.types)
+			s.types = append(s.types, r.Nodes[i].Type)
+		}
+		s.tix[i] = int32(t)
+	}
+	if n <= linearNodes {
+		return
+	}
+	if s.useTable = s.fewTypes; s.useTable {
+		// At most half full.
+		b := bits.Len(uint(2*n - 1))
+		s.slotShift = uint8(64 - b)
+		s.slots = growInt32(s.slots, 1<<b)
+		clear(s.slots)
+		return
+	}
+	if s.index == nil {
+		s.index = make(map[NodeRef]int32, n)
+	} else {
+		clear(s.index)
+	}
+}
+
+// slot returns the home slot of (type position t, id) in s.slots.
+func (s *respScratch) slot(t int32, id int64) int {
+	return int((uint64(id) ^ uint64(t)<<56) * 0x9E3779B97F4A7C15 >> s.slotShift)
+}
 
 // seen reports whether node i repeats an earlier (type, id), recording it.
 func (s *respScratch) seen(r *graphresponse.Response, i int) bool {
 	nd := &r.Nodes[i]
 	if len(r.Nodes) <= linearNodes {
 		return s.lookup(r, nd.Type, nd.ID) < int32(i)
+	}
+	if s.useTable {
+		t, mask := s.tix[i], len(s.slots)-1
+		for h := s.slot(t, nd.ID); ; h = (h + 1) & mask {
+			j := s.slots[h] - 1
+			if j < 0 {
+				s.slots[h] = int32(i) + 1
+				return false
+			}
+			if r.Nodes[j].ID == nd.ID && s.tix[j] == t {
+				return true
+			}
+		}
 	}
 	ref := NodeRef{nd.Type, nd.ID}
 	if _, dup := s.index[ref]; dup {
@@ -96,6 +171,22 @@ func (s *respScratch) lookup(r *graphresponse.Response, typ string, id int64) in
 			}
 		}
 		return -1
+	}
+	if s.useTable {
+		t := int32(slices.Index(s.types, typ))
+		if t < 0 {
+			return -1
+		}
+		mask := len(s.slots) - 1
+		for h := s.slot(t, id); ; h = (h + 1) & mask {
+			j := s.slots[h] - 1
+			if j < 0 {
+				return -1
+			}
+			if r.Nodes[j].ID == id && s.tix[j] == t {
+				return j
+			}
+		}
 	}
 	if i, ok := s.index[NodeRef{typ, id}]; ok {
 		return i
@@ -116,13 +207,7 @@ func appendResponseGraph(dst []byte, r *graphresponse.Response, opts Options, s 
 		return dst, unrepresentable("/query_type", "query type must be printable non-space ASCII")
 	}
 	n := len(r.Nodes)
-	if n > linearNodes {
-		if s.index == nil {
-			s.index = make(map[NodeRef]int32, n)
-		} else {
-			clear(s.index)
-		}
-	}
+	s.initIndex(r)
 	s.names = s.names[:0]
 	s.nameAt = growInt32(s.nameAt, n)
 	if cap(s.digest) < n {
@@ -151,15 +236,11 @@ func appendResponseGraph(dst []byte, r *graphresponse.Response, opts Options, s 
 		}
 		s.names = append(s.names, nd.Type...)
 		s.names = append(s.names, ':')
-		s.names = strconv.AppendInt(s.names, nd.ID, 10)
+		s.names = appendInt(s.names, nd.ID)
 		s.nameAt[i] = int32(len(s.names))
 	}
-	// Edges: resolve, deduplicate, count omissions.
-	if s.edgeIx == nil {
-		s.edgeIx = make(map[edgeSetKey]struct{}, len(r.Edges))
-	} else {
-		clear(s.edgeIx)
-	}
+	// Edges: resolve and count omissions. Duplicates are dropped after
+	// sorting, where they are adjacent.
 	s.edges = s.edges[:0]
 	s.ends = growInt32(s.ends, 2*len(r.Edges))
 	omitted := 0
@@ -178,12 +259,7 @@ func appendResponseGraph(dst []byte, r *graphresponse.Response, opts Options, s 
 		if !isToken(typ) {
 			return dst, unrepresentable("/edges/"+strconv.Itoa(i)+"/type", "edge type must be printable non-space ASCII")
 		}
-		k := edgeSetKey{fi, ti, typ}
-		if _, dup := s.edgeIx[k]; dup {
-			continue
-		}
-		s.edgeIx[k] = struct{}{}
-		s.edges = append(s.edges, fastEdge{fi, ti, typ})
+		s.edges = append(s.edges, fastEdge{src: fi, tgt: ti, typ: typ})
 	}
 	s.distances(r, opts.Graph)
 	// Emission order and ids.
@@ -192,16 +268,20 @@ func appendResponseGraph(dst []byte, r *graphresponse.Response, opts Options, s 
 	for pos, i := range s.order {
 		s.ids[i] = int32(pos)
 	}
-	// Edges are unique by (source, target, type): the order is total.
-	slices.SortFunc(s.edges, func(a, b fastEdge) int {
-		if c := cmp.Compare(s.ids[a.src], s.ids[b.src]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(s.ids[a.tgt], s.ids[b.tgt]); c != 0 {
-			return c
-		}
-		return strings.Compare(a.typ, b.typ)
-	})
+	// The order is total on (source, target, type), so equal edges are
+	// identical and sit next to each other; Compact keeps one of each.
+	if s.packed = s.sortEdgesPacked(n); !s.packed {
+		slices.SortFunc(s.edges, func(a, b fastEdge) int {
+			if c := cmp.Compare(s.ids[a.src], s.ids[b.src]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(s.ids[a.tgt], s.ids[b.tgt]); c != 0 {
+				return c
+			}
+			return strings.Compare(a.typ, b.typ)
+		})
+		s.edges = slices.Compact(s.edges)
+	}
 	root := s.packRoot(r, qt)
 
 	dst = append(dst, "GCF profile=graph"...)
@@ -242,7 +322,7 @@ func appendResponseGraph(dst []byte, r *graphresponse.Response, opts Options, s 
 			dst = append(dst, '\n')
 		}
 		dst = append(dst, '@')
-		dst = strconv.AppendInt(dst, int64(pos), 10)
+		dst = appendInt(dst, int64(pos))
 		dst = append(dst, ' ')
 		dst = append(dst, r.Nodes[i].Type...)
 		dst = append(dst, ' ')
@@ -264,6 +344,52 @@ func appendResponseGraph(dst []byte, r *graphresponse.Response, opts Options, s 
 		}
 	}
 	return dst, nil
+}
+
+// Packed edge sort keys: source rank, target rank and type rank in one
+// uint64, so that integer order is (source, target, type) order.
+const (
+	packSrcShift = 40
+	packTgtShift = 16
+	packNodeMask = 1<<24 - 1
+	packTypeMask = 1<<16 - 1
+	maxEdgeTypes = 64 // distinct types found by linear scan
+)
+
+// sortEdgesPacked sorts and deduplicates s.edges by (source id, target id,
+// type) through packed integer keys, setting each edge's tr. It reports
+// false, changing nothing, when the graph is too large or has too many edge
+// types for the keys.
+func (s *respScratch) sortEdgesPacked(n int) bool {
+	if n > packNodeMask {
+		return false
+	}
+	s.edgeTypes = s.edgeTypes[:0]
+	for i := range s.edges {
+		if !slices.Contains(s.edgeTypes, s.edges[i].typ) {
+			if len(s.edgeTypes) == maxEdgeTypes {
+				return false
+			}
+			s.edgeTypes = append(s.edgeTypes, s.edges[i].typ)
+		}
+	}
+	// Byte order of the types, as strings.Compare orders them.
+	slices.Sort(s.edgeTypes)
+	keys := s.edgeKeys[:0]
+	for i := range s.edges {
+		e := &s.edges[i]
+		tr := slices.Index(s.edgeTypes, e.typ)
+		keys = append(keys, uint64(s.ids[e.src])<<packSrcShift|uint64(s.ids[e.tgt])<<packTgtShift|uint64(tr))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	s.edges = s.edges[:len(keys)]
+	for i, k := range keys {
+		tr := int32(k & packTypeMask)
+		s.edges[i] = fastEdge{src: s.order[k>>packSrcShift], tgt: s.order[k>>packTgtShift&packNodeMask], tr: tr, typ: s.edgeTypes[tr]}
+	}
+	s.edgeKeys = keys
+	return true
 }
 
 // sortOrder sets s.order to the emission order: distance ascending, score
@@ -342,17 +468,35 @@ func (s *respScratch) nodeDigest(i int, props []graphresponse.Member) error {
 		m := &props[pi]
 		b = append(b, m.Key...)
 		b = append(b, '\t')
-		var err error
-		if b, err = appendDigestValue(b, m.Value); err != nil {
-			s.tmp = b
-			return atPath(err, m.Key)
+		// The common scalars inline; appendDigestValue does the rest.
+		switch v := &m.Value; v.Kind() {
+		case graphresponse.KindString:
+			b = appendQuoted(b, v.Str())
+		case graphresponse.KindInt:
+			b = appendInt(b, v.Int())
+		default:
+			var err error
+			if b, err = appendDigestValue(b, *v); err != nil {
+				s.tmp = b
+				return atPath(err, m.Key)
+			}
 		}
 		b = append(b, '\n')
 	}
 	s.tmp = b
-	sum := sha256.Sum256(b)
+	sum := s.sha256(b)
 	hex.Encode(s.digest[i][:], sum[:4])
 	return nil
+}
+
+// sha256 returns the SHA-256 digest of b, valid until the next call.
+func (s *respScratch) sha256(b []byte) []byte {
+	if s.sha == nil {
+		s.sha = sha256.New()
+	}
+	s.sha.Reset()
+	s.sha.Write(b)
+	return s.sha.Sum(s.sum[:0])
 }
 
 // distances runs the multi-source breadth-first search of §3.3.4.
@@ -458,56 +602,64 @@ func (s *respScratch) packRoot(r *graphresponse.Response, qt string) [32]byte {
 	n := len(r.Nodes)
 	rank := growInt32(s.fill, n) // fill is free again after distances
 	byName := growInt32(s.queue, n)
-	// Sort keys: the rank of the node's type among the distinct types, then
-	// the first eight bytes of the id text (zero-padded, so a prefix sorts
-	// first), then the whole id text.
-	s.typeList = s.typeList[:0]
-	for i := range r.Nodes {
-		if !slices.Contains(s.typeList, r.Nodes[i].Type) {
-			s.typeList = append(s.typeList, r.Nodes[i].Type)
-		}
-		if len(s.typeList) > 16 {
-			break
-		}
-	}
-	keyed := len(s.typeList) <= 16
-	if keyed {
+	// Order by (type, id text). With few types, compare packed keys.
+	if s.fewTypes {
+		// Keys carried in the sorted slice itself: the type's rank and the
+		// first 7 bytes of the id text in hi, the next 8 in lo, zero-padded
+		// so that a prefix sorts first; only ids sharing 15 bytes compare
+		// their texts.
+		s.typeList = append(s.typeList[:0], s.types...)
 		slices.Sort(s.typeList)
-		if cap(s.idKey) < n {
-			s.idKey = make([]uint64, n)
+		var typeRank [maxTableTypes]uint64
+		for t, name := range s.types {
+			typeRank[t] = uint64(slices.Index(s.typeList, name))
 		}
-		s.idKey = s.idKey[:n]
+		keys := s.nameKeys[:0]
 		for i := range r.Nodes {
 			t := r.Nodes[i].Type
-			rank[i] = int32(slices.Index(s.typeList, t))
-			var k uint64
 			id := s.name(int32(i))[len(t)+1:]
-			for j := range 8 {
-				k <<= 8
+			hi := typeRank[s.tix[i]]
+			for j := range 7 {
+				hi <<= 8
 				if j < len(id) {
-					k |= uint64(id[j])
+					hi |= uint64(id[j])
 				}
 			}
-			s.idKey[i] = k
-		}
-	}
-	for i := range byName {
-		byName[i] = int32(i)
-	}
-	slices.SortFunc(byName, func(a, b int32) int {
-		ta, tb := r.Nodes[a].Type, r.Nodes[b].Type
-		if keyed {
-			if c := cmp.Compare(rank[a], rank[b]); c != 0 {
-				return c
+			var lo uint64
+			for j := 7; j < 15; j++ {
+				lo <<= 8
+				if j < len(id) {
+					lo |= uint64(id[j])
+				}
 			}
-			if c := cmp.Compare(s.idKey[a], s.idKey[b]); c != 0 {
-				return c
-			}
-		} else if ta != tb {
-			return strings.Compare(ta, tb)
+			keys = append(keys, nameKey{hi, lo, int32(i)})
 		}
-		return bytes.Compare(s.name(a)[len(ta)+1:], s.name(b)[len(tb)+1:])
-	})
+		slices.SortFunc(keys, func(a, b nameKey) int {
+			if a.hi != b.hi {
+				return cmp.Compare(a.hi, b.hi)
+			}
+			if a.lo != b.lo {
+				return cmp.Compare(a.lo, b.lo)
+			}
+			ta, tb := r.Nodes[a.i].Type, r.Nodes[b.i].Type
+			return bytes.Compare(s.name(a.i)[len(ta)+1:], s.name(b.i)[len(tb)+1:])
+		})
+		for pos, k := range keys {
+			byName[pos] = k.i
+		}
+		s.nameKeys = keys
+	} else {
+		for i := range byName {
+			byName[i] = int32(i)
+		}
+		slices.SortFunc(byName, func(a, b int32) int {
+			ta, tb := r.Nodes[a].Type, r.Nodes[b].Type
+			if ta != tb {
+				return strings.Compare(ta, tb)
+			}
+			return bytes.Compare(s.name(a)[len(ta)+1:], s.name(b)[len(tb)+1:])
+		})
+	}
 	for pos, i := range byName {
 		rank[i] = int32(pos)
 	}
@@ -524,19 +676,32 @@ func (s *respScratch) packRoot(r *graphresponse.Response, qt string) [32]byte {
 		b = append(b, '.')
 		b = append(b, s.digest[i][:]...)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, int64(s.dist[i]), 10)
+		b = appendInt(b, int64(s.dist[i]))
 		b = append(b, '\n')
 	}
 	edges := append(s.rootEdges[:0], s.edges...)
-	slices.SortFunc(edges, func(x, y fastEdge) int {
-		if c := cmp.Compare(rank[x.src], rank[y.src]); c != 0 {
-			return c
+	if s.packed {
+		keys := s.edgeKeys[:0]
+		for _, e := range edges {
+			keys = append(keys, uint64(rank[e.src])<<packSrcShift|uint64(rank[e.tgt])<<packTgtShift|uint64(e.tr))
 		}
-		if c := cmp.Compare(rank[x.tgt], rank[y.tgt]); c != 0 {
-			return c
+		slices.Sort(keys)
+		for i, k := range keys {
+			tr := int32(k & packTypeMask)
+			edges[i] = fastEdge{src: byName[k>>packSrcShift], tgt: byName[k>>packTgtShift&packNodeMask], tr: tr, typ: s.edgeTypes[tr]}
 		}
-		return strings.Compare(x.typ, y.typ)
-	})
+		s.edgeKeys = keys
+	} else {
+		slices.SortFunc(edges, func(x, y fastEdge) int {
+			if c := cmp.Compare(rank[x.src], rank[y.src]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(rank[x.tgt], rank[y.tgt]); c != 0 {
+				return c
+			}
+			return strings.Compare(x.typ, y.typ)
+		})
+	}
 	for _, e := range edges {
 		b = append(b, "E\t"...)
 		b = append(b, r.Nodes[e.src].Type...)
@@ -551,5 +716,5 @@ func (s *respScratch) packRoot(r *graphresponse.Response, qt string) [32]byte {
 		b = append(b, '\n')
 	}
 	s.cat, s.fill, s.queue, s.rootEdges = b, rank, byName, edges
-	return sha256.Sum256(b)
+	return [32]byte(s.sha256(b))
 }

@@ -369,6 +369,11 @@ func (d *Decoder) Decode() (*graphresponse.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.decodeResponse(data)
+}
+
+// decodeResponse decodes a whole `gcf` or `gcf-graph` payload into a response.
+func (d *Decoder) decodeResponse(data string) (*graphresponse.Response, error) {
 	r, ok := fastGraphResponse(data, d.lim)
 	if !ok {
 		r, ok = fastGenericResponse(data, d.lim)

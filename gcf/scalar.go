@@ -2,6 +2,7 @@ package gcf
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -218,7 +219,7 @@ func numericLike(s string) bool {
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := quoteSafePrefix(s); i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
@@ -244,6 +245,72 @@ func appendQuoted(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// digitPairs holds "00" to "99", for appendInt.
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
+
+// appendInt is strconv.AppendInt(dst, v, 10), writing the digits in place
+// rather than through a scratch buffer and a copy; the graph writers format
+// several integers per node.
+func appendInt(dst []byte, v int64) []byte {
+	u := uint64(v)
+	if v < 0 {
+		dst = append(dst, '-')
+		u = -u
+	}
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
+	// Digits: floor(log10(u)) + 1, with 1233/4096 ≈ log10(2).
+	t := bits.Len64(u) * 1233 >> 12
+	n := t + 1
+	if u < pow10[t] {
+		n--
+	}
+	l := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	i := l + n
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		dst[i], dst[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		dst[i-2], dst[i-1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		dst[i-1] = byte('0' + u)
+	}
+	return dst
+}
+
+// pow10 holds 10^t for t <= 19, for appendInt. It is never written.
+var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
+
+// quoteSafePrefix returns a length of a prefix of s that appendQuoted copies
+// unescaped, scanning eight bytes at a time; the byte loop does the rest.
+func quoteSafePrefix(s string) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		// Some byte is below 0x20, '"' or '\\' (exact for existence).
+		q, bs := w^('"'*ones), w^('\\'*ones)
+		if (w-0x20*ones)&^w&highs != 0 || (q-ones)&^q&highs != 0 || (bs-ones)&^bs&highs != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // appendString appends a string value, bare or quoted.
@@ -542,6 +609,15 @@ func trimSpaces(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// leadingBlanks returns the number of leading spaces and TABs of s.
+func leadingBlanks(s string) int {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // parseKeyToken decodes a key that is the whole token (bare or quoted).

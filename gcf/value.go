@@ -22,6 +22,44 @@ func NewObject(n int) *Object {
 	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
 }
 
+// objectSlab hands out objects whose structs, keys and values are carved
+// from shared chunks, so a table of r rows costs a few allocations instead
+// of 3r. Each object gets its own full-capacity window of the chunks: adding
+// a member beyond its size reallocates that object alone, and Delete stays
+// inside the window. The zero value is ready to use.
+type objectSlab struct {
+	objs []Object
+	keys []string
+	vals []any
+}
+
+// next returns an empty object with room for n members; hint is how many
+// more objects of about this size are likely to follow.
+func (s *objectSlab) next(n, hint int) *Object {
+	if n == 0 {
+		return NewObject(0)
+	}
+	// Chunks stay small enough that a forged row count cannot make them
+	// much larger than the rows that follow.
+	const maxObjects, maxMembers = 1024, 4096
+	hint = min(max(hint, 1), maxObjects)
+	if len(s.objs) == 0 {
+		s.objs = make([]Object, hint)
+	}
+	o := &s.objs[0]
+	s.objs = s.objs[1:]
+	if cap(s.keys)-len(s.keys) < n {
+		c := n * max(1, min(hint, maxMembers/n))
+		s.keys = make([]string, 0, c)
+		s.vals = make([]any, 0, c)
+	}
+	k, v := len(s.keys), len(s.vals)
+	o.keys = s.keys[k : k : k+n]
+	o.vals = s.vals[v : v : v+n]
+	s.keys, s.vals = s.keys[:k+n], s.vals[:v+n]
+	return o
+}
+
 // Len returns the number of members.
 func (o *Object) Len() int {
 	if o == nil {
