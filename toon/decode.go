@@ -78,10 +78,11 @@ type decoder struct {
 	strict     bool
 	indentSize int
 	lines      []line
-	pos        int   // next unconsumed line
-	spans      int   // open array spans (strict blank-line rule)
-	toks       []tok // scratch for splitCells
-	cells      []any // scratch for row cells
+	pos        int    // next unconsumed line
+	spans      int    // open array spans (strict blank-line rule)
+	toks       []tok  // scratch for splitCells
+	cells      []any  // scratch for row cells
+	scratch    []byte // scratch for unescaping quoted strings
 }
 
 func (d *decoder) errAt(ln *line, off int, sentinel error, msg string) error {
@@ -649,8 +650,10 @@ func (d *decoder) lengthCheck(hl *line, h *header, got int) error {
 }
 
 func (d *decoder) tableRows(hl *line, h *header, fd int) (any, error) {
-	leaves := countLeaves(h.fields)
-	out := make([]any, 0, min(h.n, 1024))
+	rs := d.newRowSet(h, h.n)
+	// Pre-size for the declared length, but never beyond the lines left, so
+	// a forged header cannot make the decoder allocate more than its input.
+	out := make([]any, 0, min(h.n, len(d.lines)-d.pos))
 	opened := false
 	defer func() {
 		if opened {
@@ -665,11 +668,8 @@ func (d *decoder) tableRows(hl *line, h *header, fd int) (any, error) {
 		if ln == nil {
 			break
 		}
-		colon := findUnquoted(ln.text, ':')
-		if colon >= 0 {
-			if dl := findUnquoted(ln.text, h.delim); dl < 0 || colon < dl {
-				break // a key-value line ends the table
-			}
+		if findUnquoted2(ln.text, ':', h.delim) == ':' {
+			break // a key-value line: an unquoted colon before any delimiter
 		}
 		if err := d.take(i); err != nil {
 			return nil, err
@@ -678,7 +678,7 @@ func (d *decoder) tableRows(hl *line, h *header, fd int) (any, error) {
 			opened = true
 			d.spans++
 		}
-		row, err := d.row(ln, ln.text, 0, h, leaves)
+		row, err := d.row(ln, ln.text, 0, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -690,8 +690,69 @@ func (d *decoder) tableRows(hl *line, h *header, fd int) (any, error) {
 	return out, nil
 }
 
+// rowSet is the per-table state of the row decoder: the header, the member
+// slab the row objects are carved from, and a small cache per leaf column.
+type rowSet struct {
+	h       *header
+	leaves  int
+	members int // members per row over all nesting levels
+	flat    bool
+	left    int      // rows the slab still expects
+	slab    []Member // carved into row objects, one allocation per table
+	cache   []cellCache
+}
+
+// cellCache remembers recent decoded cells of one column by their token
+// text. Tables often repeat values in a column (states, types, tags); a hit
+// returns the value decoded before instead of boxing a new one. Tokens map
+// to values deterministically, so a hit decodes to the same value.
+//
+// A column whose values rarely repeat (ids, names) turns its cache off after
+// a few lookups, so it costs nothing there.
+type cellCache struct {
+	entries      [8]cacheEntry
+	hits, misses int
+}
+
+type cacheEntry struct {
+	tok string
+	v   any
+}
+
+// cacheTrial is the number of misses after which a column keeps its cache
+// only when at least a quarter of its lookups hit.
+const cacheTrial = 32
+
+// cacheMinRows is the smallest table whose columns get a cache.
+const cacheMinRows = 32
+
+func (d *decoder) newRowSet(h *header, n int) *rowSet {
+	rs := &rowSet{h: h, leaves: countLeaves(h.fields), members: countMembers(h.fields), left: min(n, len(d.lines)-d.pos)}
+	rs.flat = rs.members == len(h.fields) && !h.dupFields
+	if rs.flat && rs.left >= cacheMinRows {
+		rs.cache = make([]cellCache, rs.leaves)
+	}
+	return rs
+}
+
+// object returns a new row object of n members carved from the slab. The
+// capacity is clipped, so appending to one row never touches the next.
+func (rs *rowSet) object(n int) Object {
+	if len(rs.slab) < n {
+		rows := max(rs.left, 1)
+		rs.slab = make([]Member, max(rows*rs.members, n))
+	}
+	o := Object(rs.slab[:n:n])
+	rs.slab = rs.slab[n:]
+	return o
+}
+
 // row decodes the cells in t into an object shaped by the header fields.
-func (d *decoder) row(ln *line, t string, off int, h *header, leaves int) (Object, error) {
+func (d *decoder) row(ln *line, t string, off int, rs *rowSet) (Object, error) {
+	if rs.flat {
+		return d.flatRow(ln, t, off, rs)
+	}
+	h, leaves := rs.h, rs.leaves
 	toks := splitCells(d.toks[:0], t, h.delim)
 	d.toks = toks[:0]
 	if len(toks) == 1 && toks[0].s == "" && trimSpaces(t) == "" {
@@ -699,6 +760,9 @@ func (d *decoder) row(ln *line, t string, off int, h *header, leaves int) (Objec
 	}
 	if d.strict && len(toks) != leaves {
 		return nil, d.errAt(ln, off, ErrWidthMismatch, "want "+strconv.Itoa(leaves)+" cells, found "+strconv.Itoa(len(toks)))
+	}
+	if rs.left > 0 {
+		rs.left--
 	}
 	if cap(d.cells) < leaves {
 		d.cells = make([]any, leaves)
@@ -713,7 +777,107 @@ func (d *decoder) row(ln *line, t string, off int, h *header, leaves int) (Objec
 		cells[i] = v
 	}
 	k := 0
-	return buildRow(h.fields, cells, &k, h.dupFields), nil
+	return buildRow(h.fields, cells, &k, h.dupFields, rs), nil
+}
+
+// flatRow is row for a header without nested field groups or repeated
+// names: it splits and decodes the cells in one pass, straight into the row
+// object. Its cells and errors are those of splitCells followed by cell:
+// a width mismatch is reported before any bad cell.
+func (d *decoder) flatRow(ln *line, t string, off int, rs *rowSet) (Object, error) {
+	leaves, delim := rs.leaves, rs.h.delim
+	if rs.left > 0 {
+		rs.left--
+	}
+	o := rs.object(leaves)
+	for i, f := range rs.h.fields {
+		o[i].Key = f.key
+	}
+	var cellErr error
+	n, i := 0, 0
+	for {
+		start := i
+		for i < len(t) {
+			c := t[i]
+			if c == delim {
+				break
+			}
+			if c == '"' {
+				i++
+				for i < len(t) && t[i] != '"' {
+					if t[i] == '\\' {
+						i++
+					}
+					i++
+				}
+			}
+			i++
+		}
+		if i > len(t) {
+			break // a quote left open hides the last token
+		}
+		a, b := start, i
+		for a < b && t[a] == ' ' {
+			a++
+		}
+		for b > a && t[b-1] == ' ' {
+			b--
+		}
+		if n < leaves && cellErr == nil {
+			var v any
+			var err error
+			if rs.cache != nil {
+				v, err = d.cachedCell(ln, t[a:b], off+a, &rs.cache[n])
+			} else {
+				v, err = d.cell(ln, t[a:b], off+a)
+			}
+			if err != nil {
+				cellErr = err
+			} else {
+				o[n].Value = v
+			}
+		}
+		n++
+		if i == len(t) {
+			break
+		}
+		i++
+	}
+	if n == 1 && trimSpaces(t) == "" {
+		n, o[0].Value = 0, nil // a blank row has no cells
+	}
+	if d.strict && n != leaves {
+		return nil, d.errAt(ln, off, ErrWidthMismatch, "want "+strconv.Itoa(leaves)+" cells, found "+strconv.Itoa(n))
+	}
+	if cellErr != nil {
+		return nil, cellErr
+	}
+	return o, nil
+}
+
+// cachedCell is [decoder.cell] through the column cache c.
+func (d *decoder) cachedCell(ln *line, t string, off int, c *cellCache) (any, error) {
+	if t == "" {
+		return "", nil
+	}
+	if c.misses >= cacheTrial && c.hits*3 < c.misses {
+		return d.cell(ln, t, off)
+	}
+	e := &c.entries[(uint(len(t))*31+uint(t[len(t)-1]))&7]
+	if e.tok == t && e.v != nil {
+		c.hits++
+		return e.v, nil
+	}
+	v, err := d.cell(ln, t, off)
+	if err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case string, json.Number:
+		c.misses++
+		e.tok, e.v = t, v
+	}
+	return v, nil
 }
 
 func countLeaves(fs []field) int {
@@ -728,16 +892,28 @@ func countLeaves(fs []field) int {
 	return n
 }
 
+// countMembers counts the members of one row object over all its nested
+// field groups.
+func countMembers(fs []field) int {
+	n := len(fs)
+	for _, f := range fs {
+		if f.sub != nil {
+			n += countMembers(f.sub)
+		}
+	}
+	return n
+}
+
 // buildRow builds one row object from the leaf cells in depth-first field
 // order. With dup (lenient mode, a repeated field name) the last write wins
 // at the first position.
-func buildRow(fs []field, cells []any, k *int, dup bool) Object {
+func buildRow(fs []field, cells []any, k *int, dup bool, rs *rowSet) Object {
 	if dup {
 		b := &objBuilder{o: make(Object, 0, len(fs))}
 		for _, f := range fs {
 			var v any
 			if f.sub != nil {
-				v = buildRow(f.sub, cells, k, dup)
+				v = buildRow(f.sub, cells, k, dup, rs)
 			} else {
 				v = cells[*k]
 				*k++
@@ -750,11 +926,11 @@ func buildRow(fs []field, cells []any, k *int, dup bool) Object {
 		}
 		return b.o
 	}
-	o := make(Object, len(fs))
+	o := rs.object(len(fs))
 	for i, f := range fs {
 		var v any
 		if f.sub != nil {
-			v = buildRow(f.sub, cells, k, dup)
+			v = buildRow(f.sub, cells, k, dup, rs)
 		} else {
 			v = cells[*k]
 			*k++
@@ -765,8 +941,8 @@ func buildRow(fs []field, cells []any, k *int, dup bool) Object {
 }
 
 func (d *decoder) keyedRows(hl *line, h *header, fd int) (any, error) {
-	leaves := countLeaves(h.fields)
-	b := &objBuilder{o: make(Object, 0, min(h.n, 1024))}
+	rs := d.newRowSet(h, h.n)
+	b := &objBuilder{o: make(Object, 0, min(h.n, len(d.lines)-d.pos))}
 	opened := false
 	defer func() {
 		if opened {
@@ -799,7 +975,7 @@ func (d *decoder) keyedRows(hl *line, h *header, fd int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		entry, err := d.row(ln, ln.text[colon+1:], colon+1, h, leaves)
+		entry, err := d.row(ln, ln.text[colon+1:], colon+1, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -942,12 +1118,16 @@ func (d *decoder) quoted(ln *line, t string, pos, off int) (string, int, error) 
 	if i < len(t) && t[i] == '"' {
 		return t[pos:i], i + 1, nil
 	}
-	var b []byte
-	b = append(b, t[pos:i]...)
+	// The unescaped text is built in a scratch buffer the decoder reuses.
+	if cap(d.scratch) < len(t)-pos {
+		d.scratch = make([]byte, 0, len(t)-pos) // unescaping never lengthens
+	}
+	b := append(d.scratch[:0], t[pos:i]...)
 	for i < len(t) {
 		c := t[i]
 		switch c {
 		case '"':
+			d.scratch = b[:0]
 			return string(b), i + 1, nil
 		case '\\':
 			if i+1 >= len(t) {
@@ -978,8 +1158,12 @@ func (d *decoder) quoted(ln *line, t string, pos, off int) (string, int, error) 
 			}
 			i += 2
 		default:
-			b = append(b, c)
-			i++
+			j := i + 1
+			for j < len(t) && t[j] != '"' && t[j] != '\\' {
+				j++
+			}
+			b = append(b, t[i:j]...)
+			i = j
 		}
 	}
 	return "", 0, d.errAt(ln, off+start, ErrUnterminatedString, "")
@@ -1029,6 +1213,29 @@ func findUnquoted(t string, c byte) int {
 	return -1
 }
 
+// findUnquoted2 returns whichever of a and b comes first in t outside double
+// quotes, or 0 when neither does: findUnquoted for both in one scan.
+func findUnquoted2(t string, a, b byte) byte {
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case a, b:
+			return c
+		case '"':
+			i++
+			for i < len(t) && t[i] != '"' {
+				if t[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(t) {
+				return 0
+			}
+		}
+	}
+	return 0
+}
+
 // findColonOutsideBrackets returns the first unquoted ':' outside square
 // brackets (lenient reading of a malformed header line).
 func findColonOutsideBrackets(t string) int {
@@ -1067,12 +1274,17 @@ type tok struct {
 }
 
 // splitCells appends to dst the tokens of t split on delim outside quotes;
-// every token is trimmed of spaces and carries its offset in t.
+// every token is trimmed of spaces and carries its offset in t. A quote left
+// open in the last token hides that token.
 func splitCells(dst []tok, t string, delim byte) []tok {
-	start := 0
-	for i := 0; i <= len(t); i++ {
-		if i < len(t) {
+	i := 0
+	for {
+		start := i
+		for i < len(t) {
 			c := t[i]
+			if c == delim {
+				break
+			}
 			if c == '"' {
 				i++
 				for i < len(t) && t[i] != '"' {
@@ -1081,14 +1293,13 @@ func splitCells(dst []tok, t string, delim byte) []tok {
 					}
 					i++
 				}
-				continue
 			}
-			if c != delim {
-				continue
-			}
+			i++
 		}
-		end := min(i, len(t))
-		a, b := start, end
+		if i > len(t) {
+			return dst // unterminated quote
+		}
+		a, b := start, i
 		for a < b && t[a] == ' ' {
 			a++
 		}
@@ -1096,9 +1307,11 @@ func splitCells(dst []tok, t string, delim byte) []tok {
 			b--
 		}
 		dst = append(dst, tok{t[a:b], a})
-		start = end + 1
+		if i == len(t) {
+			return dst
+		}
+		i++
 	}
-	return dst
 }
 
 func trimSpaces(s string) string {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -60,6 +61,7 @@ type Encoder struct {
 	opts    Options
 	indent  int
 	delim   byte
+	quote   quoteSet
 	buf     []byte
 	started bool
 	err     error
@@ -92,7 +94,7 @@ func (e *Encoder) setup() error {
 	if err != nil {
 		return err
 	}
-	e.indent, e.delim = ind, d
+	e.indent, e.delim, e.quote = ind, d, newQuoteSet(d)
 	return nil
 }
 
@@ -137,6 +139,19 @@ func (e *Encoder) flush() {
 		e.err = err
 	}
 	e.buf = e.buf[:0]
+}
+
+// reserve grows the buffer ahead of n more lines like one of size bytes,
+// which saves copying a large table's output several times over. With a
+// writer the buffer never needs much more than flushSize.
+func (e *Encoder) reserve(size, n int) {
+	need := size*n + size*n/8 + 64
+	if e.w != nil {
+		need = min(need, flushSize+2*size)
+	}
+	if cap(e.buf)-len(e.buf) < need {
+		e.buf = slices.Grow(e.buf, need)
+	}
 }
 
 // line starts a new line at depth.
@@ -235,16 +250,10 @@ func (e *Encoder) array(a []any, child int, tables bool) {
 		return
 	}
 	if tables {
-		if rows, ok := objectRows(a); ok {
-			if shape := tableShape(rows); shape != nil {
+		if objectRows(a) {
+			if shape, aligned := alignedShape(a); shape != nil {
 				e.header(len(a), false, shape)
-				for _, r := range rows {
-					if e.err != nil {
-						return
-					}
-					e.line(child)
-					e.cells(r, shape, true)
-				}
+				e.rows(a, shape, aligned, child)
 				return
 			}
 		}
@@ -256,6 +265,50 @@ func (e *Encoder) array(a []any, child int, tables bool) {
 		}
 		e.item(v, child)
 	}
+}
+
+// rows writes the rows of a table at depth child. The hot loop appends to a
+// local buffer, which keeps it free of write barriers on e.buf.
+func (e *Encoder) rows(a []any, shape []field, aligned bool, child int) {
+	pad := child * e.indent
+	delim, q := e.delim, e.quote
+	buf := e.buf
+	for i, r := range a {
+		if e.w != nil && len(buf) >= flushSize {
+			e.buf = buf
+			e.flush()
+			if e.err != nil {
+				return
+			}
+			buf = e.buf
+		}
+		start := len(buf)
+		// The header is already on the current line, so every row starts
+		// with a newline.
+		buf = append(buf, '\n')
+		buf = appendSpaces(buf, pad)
+		if aligned {
+			buf, _ = appendAlignedCells(buf, r.(Object), shape, true, delim, q)
+		} else {
+			buf, _ = appendCells(buf, r.(Object), shape, true, delim, q)
+		}
+		if i == 0 {
+			e.buf = buf
+			e.reserve(len(buf)-start, len(a)-1)
+			buf = e.buf
+		}
+	}
+	e.buf = buf
+}
+
+const spaces = "                                "
+
+func appendSpaces(dst []byte, n int) []byte {
+	for n > len(spaces) {
+		dst = append(dst, spaces...)
+		n -= len(spaces)
+	}
+	return append(dst, spaces[:n]...)
 }
 
 // item writes one list item at depth h.
@@ -337,36 +390,72 @@ func (e *Encoder) appendFields(dst []byte, shape []field) []byte {
 // cells appends the leaf values of one row in depth-first field order and
 // reports whether the next cell is still the first of the row.
 func (e *Encoder) cells(o Object, shape []field, first bool) bool {
-	for j, f := range shape {
-		v := o[o.index(f.key, j)].Value
-		if f.sub != nil {
-			first = e.cells(v.(Object), f.sub, first)
-			continue
-		}
-		if !first {
-			e.buf = append(e.buf, e.delim)
-		}
-		first = false
-		e.primitive(v)
-	}
+	e.buf, first = appendCells(e.buf, o, shape, first, e.delim, e.quote)
 	return first
 }
 
-func (e *Encoder) primitive(v any) {
-	switch x := v.(type) {
-	case nil:
-		e.buf = append(e.buf, "null"...)
-	case bool:
-		e.buf = strconv.AppendBool(e.buf, x)
-	case json.Number:
-		e.buf = append(e.buf, x...)
-	case string:
-		if needsQuote(x, e.delim) {
-			e.buf = appendQuoted(e.buf, x)
-		} else {
-			e.buf = append(e.buf, x...)
+func (e *Encoder) primitive(v any) { e.buf = appendPrimitive(e.buf, v, e.quote) }
+
+// appendCells appends the leaf values of row o in depth-first field order and
+// reports whether the next cell is still the first of the row.
+func appendCells(dst []byte, o Object, shape []field, first bool, delim byte, q quoteSet) ([]byte, bool) {
+	for j, f := range shape {
+		k := j
+		if k >= len(o) || o[k].Key != f.key {
+			k = o.index(f.key, j)
 		}
+		v := o[k].Value
+		if f.sub != nil {
+			dst, first = appendCells(dst, v.(Object), f.sub, first, delim, q)
+			continue
+		}
+		if !first {
+			dst = append(dst, delim)
+		}
+		first = false
+		dst = appendPrimitive(dst, v, q)
 	}
+	return dst, first
+}
+
+// appendAlignedCells is [appendCells] for a row whose keys, at every level,
+// are in field order.
+func appendAlignedCells(dst []byte, o Object, shape []field, first bool, delim byte, q quoteSet) ([]byte, bool) {
+	for j, f := range shape {
+		v := o[j].Value
+		if f.sub != nil {
+			dst, first = appendAlignedCells(dst, v.(Object), f.sub, first, delim, q)
+			continue
+		}
+		if !first {
+			dst = append(dst, delim)
+		}
+		first = false
+		dst = appendPrimitive(dst, v, q)
+	}
+	return dst, first
+}
+
+// appendPrimitive appends a primitive model value, quoting strings as q
+// requires.
+func appendPrimitive(dst []byte, v any, q quoteSet) []byte {
+	switch x := v.(type) {
+	case string:
+		if q.needsQuote(x) {
+			return appendQuoted(dst, x)
+		}
+		return append(dst, x...)
+	case json.Number:
+		return append(dst, x...)
+	case bool:
+		if x {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case nil:
+		return append(dst, "null"...)
+	}
+	return dst
 }
 
 // field is one entry of a table header: a leaf column, or a nested field
@@ -385,72 +474,102 @@ func allPrimitive(a []any) bool {
 	return true
 }
 
-// objectRows returns the elements of a as objects when all of them are
-// non-empty objects.
-func objectRows(a []any) ([]Object, bool) {
-	rows := make([]Object, len(a))
-	for i, v := range a {
+// objectRows reports whether the elements of a are all non-empty objects.
+func objectRows(a []any) bool {
+	for _, v := range a {
 		o, ok := v.(Object)
 		if !ok || len(o) == 0 {
-			return nil, false
+			return false
 		}
-		rows[i] = o
 	}
-	return rows, true
+	return true
 }
 
-// tableShape returns the header fields when rows qualify for the table form
-// (§2.7.3): the same key set everywhere, and every column either all
-// primitives or all non-empty objects that qualify in turn. Fields follow the
-// first row's key order.
-func tableShape(rows []Object) []field {
-	first := rows[0]
+// tableShape returns the header fields when rows, which are non-empty
+// objects, qualify for the table form (§2.7.3): the same key set everywhere,
+// and every column either all primitives or all non-empty objects that
+// qualify in turn. Fields follow the first row's key order.
+func tableShape(rows []any) []field {
+	shape, _ := alignedShape(rows)
+	return shape
+}
+
+// alignedShape is [tableShape] that also reports whether every row, at every
+// level, has its keys in the order of the fields, so that the cells can be
+// read by position.
+func alignedShape(rows []any) ([]field, bool) {
+	first := rows[0].(Object)
 	if len(first) == 0 {
-		return nil
-	}
-	for _, r := range rows[1:] {
-		if len(r) != len(first) {
-			return nil
-		}
+		return nil, false
 	}
 	shape := make([]field, len(first))
-	var subs []Object
+	hasSub := false
 	for j, m := range first {
 		shape[j].key = m.Key
 		switch v := m.Value.(type) {
 		case Object:
 			if len(v) == 0 {
-				return nil
+				return nil, false
 			}
-			subs = subs[:0]
-			for _, r := range rows {
-				k := r.index(m.Key, j)
-				if k < 0 {
-					return nil
-				}
-				o, ok := r[k].Value.(Object)
-				if !ok || len(o) == 0 {
-					return nil
-				}
-				subs = append(subs, o)
-			}
-			sub := tableShape(subs)
-			if sub == nil {
-				return nil
-			}
-			shape[j].sub = sub
+			hasSub = true
 		case []any:
-			return nil
-		default:
-			for _, r := range rows[1:] {
-				k := r.index(m.Key, j)
-				if k < 0 || !isPrimitive(r[k].Value) {
-					return nil
+			return nil, false
+		}
+	}
+	// The primitive columns, row by row (rows are separate allocations, so
+	// one pass over them is kinder to the cache than one per column).
+	aligned := true
+	for _, rv := range rows[1:] {
+		r := rv.(Object)
+		if len(r) != len(first) {
+			return nil, false
+		}
+		for j, m := range first {
+			if hasSub && !isPrimitive(m.Value) {
+				continue
+			}
+			k := j
+			if r[j].Key != m.Key {
+				if k = r.index(m.Key, j); k < 0 {
+					return nil, false
 				}
+				aligned = false
+			}
+			if !isPrimitive(r[k].Value) {
+				return nil, false
 			}
 		}
 	}
-	return shape
+	if !hasSub {
+		return shape, aligned
+	}
+	var subs []any
+	for j, m := range first {
+		if isPrimitive(m.Value) {
+			continue
+		}
+		subs = subs[:0]
+		for _, rv := range rows {
+			r := rv.(Object)
+			k := r.index(m.Key, j)
+			if k < 0 {
+				return nil, false
+			}
+			aligned = aligned && k == j
+			o, ok := r[k].Value.(Object)
+			if !ok || len(o) == 0 {
+				return nil, false
+			}
+			subs = append(subs, r[k].Value)
+		}
+		sub, subAligned := alignedShape(subs)
+		if sub == nil {
+			return nil, false
+		}
+		shape[j].sub = sub
+		aligned = aligned && subAligned
+	}
+	return shape, aligned
 }
 
 // keyedShape returns the header fields when o qualifies for the keyed table
@@ -459,19 +578,35 @@ func keyedShape(o Object) []field {
 	if len(o) < 2 {
 		return nil
 	}
-	rows := make([]Object, len(o))
 	for i := range o {
 		v, ok := o[i].Value.(Object)
 		if !ok || len(v) == 0 {
 			return nil
 		}
-		rows[i] = v
+	}
+	rows := make([]any, len(o))
+	for i := range o {
+		rows[i] = o[i].Value
 	}
 	return tableShape(rows)
 }
 
-// needsQuote applies the quoting rules of §2.4 with the relevant delimiter.
-func needsQuote(s string, delim byte) bool {
+// quoteSet is the set of bytes that force a string into quotes: the control
+// bytes, the structural characters of §2.4 and the delimiter, as a 256-bit
+// mask (bytes from 128 up never do).
+type quoteSet [4]uint64
+
+func newQuoteSet(delim byte) quoteSet {
+	var q quoteSet
+	q[0] = 1<<0x20 - 1
+	for _, c := range []byte{':', '"', '\\', '[', ']', '{', '}', delim} {
+		q[c>>6] |= 1 << (c & 63)
+	}
+	return q
+}
+
+// needsQuote applies the quoting rules of §2.4 with the delimiter of q.
+func (q quoteSet) needsQuote(s string) bool {
 	if s == "" {
 		return true
 	}
@@ -489,11 +624,7 @@ func needsQuote(s string, delim byte) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c == delim {
-			return true
-		}
-		switch c {
-		case ':', '"', '\\', '[', ']', '{', '}':
+		if q[c>>6]>>(c&63)&1 != 0 {
 			return true
 		}
 	}

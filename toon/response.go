@@ -12,16 +12,15 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 )
 
-// MarshalResponse renders a GraphResponse as TOON (spec §7): it builds the
-// shaped value of [ShapeResponse] and encodes it with opts. The graphwire
-// output format uses the zero Options.
+// MarshalResponse renders a GraphResponse as TOON (spec §7): the encoding,
+// with opts, of the shaped value of [ShapeResponse]. The graphwire output
+// format uses the zero Options.
 func MarshalResponse(r *graphresponse.Response, opts Options) ([]byte, error) {
-	shape, err := ShapeResponse(r)
-	if err != nil {
-		return nil, err
+	if r == nil {
+		return nil, fmt.Errorf("toon: %w: nil response", ErrInvalidResponse)
 	}
-	e := &Encoder{opts: opts}
-	if err := e.encodeModel(shape); err != nil {
+	e := &Encoder{opts: opts, buf: make([]byte, 0, sizeHint(r))}
+	if err := e.encodeResponse(r); err != nil {
 		return nil, err
 	}
 	if e.buf == nil {
@@ -30,16 +29,31 @@ func MarshalResponse(r *graphresponse.Response, opts Options) ([]byte, error) {
 	return e.buf, nil
 }
 
+// sizeHint estimates the size of the rendering of r, so that the output
+// buffer rarely grows.
+func sizeHint(r *graphresponse.Response) int {
+	n := 256 + 24*len(r.Edges)
+	for i := range r.Nodes {
+		n += 16
+		for _, m := range r.Nodes[i].Props {
+			n += 4 + len(m.Value.Str())
+			if m.Value.Kind() != graphresponse.KindString {
+				n += 12
+			}
+		}
+	}
+	for _, row := range r.Rows {
+		n += 16 * (len(row) + 1)
+	}
+	return n
+}
+
 // EncodeResponse writes the TOON rendering of r (spec §7) as one document.
 func (e *Encoder) EncodeResponse(r *graphresponse.Response) error {
 	if e.err != nil {
 		return e.err
 	}
-	shape, err := ShapeResponse(r)
-	if err != nil {
-		return err
-	}
-	return e.encodeModel(shape)
+	return e.encodeResponse(r)
 }
 
 // ShapeResponse builds the shaped value of spec §7.3 that the TOON rendering
@@ -101,19 +115,98 @@ func ShapeResponse(r *graphresponse.Response) (Object, error) {
 
 // nodeTables groups nodes by type, types in ascending byte order.
 func nodeTables(nodes []graphresponse.Node) Object {
-	byType := map[string][]*graphresponse.Node{}
+	types, groups := groupNodes(nodes)
+	out := make(Object, len(types))
+	for i, typ := range types {
+		out[i] = Member{typ, nodeTable(groups[i])}
+	}
+	return out
+}
+
+// groupNodes groups nodes by type: the types in ascending byte order and the
+// nodes of each, in response order.
+func groupNodes(nodes []graphresponse.Node) ([]string, [][]*graphresponse.Node) {
+	count := map[string]int{}
 	var types []string
 	for i := range nodes {
-		n := &nodes[i]
-		if _, ok := byType[n.Type]; !ok {
-			types = append(types, n.Type)
+		t := nodes[i].Type
+		if _, ok := count[t]; !ok {
+			types = append(types, t)
 		}
-		byType[n.Type] = append(byType[n.Type], n)
+		count[t]++
 	}
 	slices.Sort(types)
-	out := make(Object, 0, len(types))
-	for _, typ := range types {
-		out = append(out, Member{typ, nodeTable(byType[typ])})
+	// One backing array holds every group.
+	start := make(map[string]int, len(types))
+	at := 0
+	for _, t := range types {
+		start[t] = at
+		at += count[t]
+	}
+	all := make([]*graphresponse.Node, len(nodes))
+	for i := range nodes {
+		t := nodes[i].Type
+		all[start[t]] = &nodes[i]
+		start[t]++
+	}
+	groups := make([][]*graphresponse.Node, len(types))
+	at = 0
+	for i, t := range types {
+		n := count[t]
+		groups[i] = all[at : at+n : at+n]
+		at += n
+	}
+	return types, groups
+}
+
+// keySet collects distinct keys in first-seen order; small sets are
+// searched linearly, larger ones through a map.
+type keySet struct {
+	keys []string
+	m    map[string]struct{}
+}
+
+func (s *keySet) add(k string) {
+	if s.m != nil {
+		if _, ok := s.m[k]; !ok {
+			s.m[k] = struct{}{}
+			s.keys = append(s.keys, k)
+		}
+		return
+	}
+	if slices.Contains(s.keys, k) {
+		return
+	}
+	s.keys = append(s.keys, k)
+	if len(s.keys) > 16 {
+		s.m = make(map[string]struct{}, 2*len(s.keys))
+		for _, k := range s.keys {
+			s.m[k] = struct{}{}
+		}
+	}
+}
+
+// sorted returns the keys in ascending byte order.
+func (s *keySet) sorted() []string {
+	slices.Sort(s.keys)
+	return s.keys
+}
+
+// decimalStrings returns the decimal texts of n integers, cut from one
+// string, so that a table's ids cost one allocation rather than one each.
+func decimalStrings(n int, at func(int) int64) []string {
+	buf := make([]byte, 0, 12*n)
+	ends := make([]int, n)
+	for i := range n {
+		buf = strconv.AppendInt(buf, at(i), 10)
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	out := make([]string, n)
+	prev := 0
+	for i, e := range ends {
+		out[i] = all[prev:e]
+		prev = e
 	}
 	return out
 }
@@ -121,25 +214,18 @@ func nodeTables(nodes []graphresponse.Node) Object {
 // nodeTable builds the rows of one node type: id, the property columns, and
 // _props when needed.
 func nodeTable(nodes []*graphresponse.Node) []any {
-	colSet := map[string]struct{}{}
-	needProps := false
-	for _, n := range nodes {
-		for _, m := range n.Props {
-			if cellText(m.Value) == "" {
-				continue
-			}
-			if fieldSafe(m.Key) && m.Key != "id" && m.Key != "_props" {
-				colSet[m.Key] = struct{}{}
-			} else {
-				needProps = true
-			}
-		}
+	cols, needProps := nodeColumns(nodes)
+	ids := decimalStrings(len(nodes), func(i int) int64 { return nodes[i].ID })
+	width := len(cols) + 1
+	if needProps {
+		width++
 	}
-	cols := sortedKeys(colSet)
+	slab := make([]Member, len(nodes)*width)
 	rows := make([]any, len(nodes))
 	for i, n := range nodes {
-		o := make(Object, 0, len(cols)+2)
-		o = append(o, Member{"id", strconv.FormatInt(n.ID, 10)})
+		o := Object(slab[:0:width])
+		slab = slab[width:]
+		o = append(o, Member{"id", ids[i]})
 		for _, c := range cols {
 			var v any
 			if pv, ok := n.Prop(c); ok {
@@ -153,6 +239,26 @@ func nodeTable(nodes []*graphresponse.Node) []any {
 		rows[i] = o
 	}
 	return rows
+}
+
+// nodeColumns returns the property columns of a node table in ascending
+// byte order, and whether it needs _props.
+func nodeColumns(nodes []*graphresponse.Node) ([]string, bool) {
+	var colSet keySet
+	needProps := false
+	for _, n := range nodes {
+		for _, m := range n.Props {
+			if cellEmpty(m.Value) {
+				continue
+			}
+			if fieldSafe(m.Key) && m.Key != "id" && m.Key != "_props" {
+				colSet.add(m.Key)
+			} else {
+				needProps = true
+			}
+		}
+	}
+	return colSet.sorted(), needProps
 }
 
 func nodeReserved(k string) bool { return k == "id" || k == "_props" }
@@ -193,21 +299,9 @@ func propsJSON(props []graphresponse.Member, reserved func(string) bool) any {
 // edgeTables nests plain edges by type → from → to, keys in ascending byte
 // order, edges in response order.
 func edgeTables(edges []*graphresponse.Edge) Object {
-	type triple struct{ typ, from, to string }
-	groups := map[triple][]*graphresponse.Edge{}
-	var keys []triple
-	for _, e := range edges {
-		k := triple{e.Type, e.From, e.To}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], e)
-	}
-	slices.SortFunc(keys, func(a, b triple) int {
-		return cmp.Or(cmp.Compare(a.typ, b.typ), cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to))
-	})
+	keys, groups := groupEdges(edges)
 	var out Object
-	for _, k := range keys {
+	for i, k := range keys {
 		if len(out) == 0 || out[len(out)-1].Key != k.typ {
 			out = append(out, Member{k.typ, Object{}})
 		}
@@ -216,11 +310,48 @@ func edgeTables(edges []*graphresponse.Edge) Object {
 			byFrom = append(byFrom, Member{k.from, Object{}})
 		}
 		byTo := byFrom[len(byFrom)-1].Value.(Object)
-		byTo = append(byTo, Member{k.to, edgeRows(groups[k])})
+		byTo = append(byTo, Member{k.to, edgeRows(groups[i])})
 		byFrom[len(byFrom)-1].Value = byTo
 		out[len(out)-1].Value = byFrom
 	}
 	return out
+}
+
+// edgeGroup names one edge table: relationship type, source type, target
+// type.
+type edgeGroup struct{ typ, from, to string }
+
+// groupEdges groups edges by type, source and target type: the groups in
+// ascending byte order, and the edges of each in response order.
+func groupEdges(edges []*graphresponse.Edge) ([]edgeGroup, [][]*graphresponse.Edge) {
+	index := map[edgeGroup]int{}
+	var keys []edgeGroup
+	var groups [][]*graphresponse.Edge
+	for _, e := range edges {
+		k := edgeGroup{e.Type, e.From, e.To}
+		i, ok := index[k]
+		if !ok {
+			i = len(keys)
+			index[k] = i
+			keys = append(keys, k)
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], e)
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := keys[a], keys[b]
+		return cmp.Or(cmp.Compare(x.typ, y.typ), cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to))
+	})
+	sk := make([]edgeGroup, len(keys))
+	sg := make([][]*graphresponse.Edge, len(keys))
+	for i, j := range order {
+		sk[i], sg[i] = keys[j], groups[j]
+	}
+	return sk, sg
 }
 
 func edgeRows(edges []*graphresponse.Edge) []any {
@@ -230,9 +361,17 @@ func edgeRows(edges []*graphresponse.Edge) []any {
 		hasStep = hasStep || e.Step.Valid
 	}
 	rows := make([]any, len(edges))
+	ids := decimalStrings(2*len(edges), func(i int) int64 {
+		if i%2 == 0 {
+			return edges[i/2].FromID
+		}
+		return edges[i/2].ToID
+	})
+	slab := make([]Member, 4*len(edges))
 	for i, e := range edges {
-		o := make(Object, 0, 4)
-		o = append(o, Member{"from_id", strconv.FormatInt(e.FromID, 10)}, Member{"to_id", strconv.FormatInt(e.ToID, 10)})
+		o := Object(slab[:0:4])
+		slab = slab[4:]
+		o = append(o, Member{"from_id", ids[2*i]}, Member{"to_id", ids[2*i+1]})
 		if hasDepth {
 			o = append(o, Member{"depth", optInt(e.Depth)})
 		}
@@ -393,7 +532,7 @@ func rowTable(r *graphresponse.Response) ([]any, error) {
 		}
 		buckets := make([]bucket, len(r.Rows))
 		withType := g.Entity == ""
-		colSet := map[string]struct{}{}
+		var colSet keySet
 		needProps := false
 		for i, row := range r.Rows {
 			cv, ok := row.Get(g.Name)
@@ -409,17 +548,17 @@ func rowTable(r *graphresponse.Response) ([]any, error) {
 				withType = true
 			}
 			for _, m := range b.props {
-				if cellText(m.Value) == "" {
+				if cellEmpty(m.Value) {
 					continue
 				}
 				if fieldSafe(m.Key) && !bucketReserved(m.Key) {
-					colSet[m.Key] = struct{}{}
+					colSet.add(m.Key)
 				} else {
 					needProps = true
 				}
 			}
 		}
-		cols := sortedKeys(colSet)
+		cols := colSet.sorted()
 		for i, b := range buckets {
 			if withType {
 				rows[i] = append(rows[i], Member{n + ".type", nullOr(b, b.typ)})
@@ -470,15 +609,6 @@ func nullOr(b bucket, s string) any {
 	return s
 }
 
-func sortedKeys(set map[string]struct{}) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // fieldSafe is the GCX field-name rule: non-empty, no byte 0x00–0x20, no
 // DEL, no backslash and no comma.
 func fieldSafe(k string) bool {
@@ -517,6 +647,23 @@ func shapeValue(v graphresponse.Value) any {
 		return v.Str()
 	}
 	return string(appendNestedJSON(nil, v))
+}
+
+// cellEmpty reports whether [cellText] of v is empty, without building the
+// text.
+func cellEmpty(v graphresponse.Value) bool {
+	switch v.Kind() {
+	case graphresponse.KindNull:
+		return true
+	case graphresponse.KindBool, graphresponse.KindInt, graphresponse.KindUint:
+		return false
+	case graphresponse.KindFloat:
+		f := v.Float()
+		return math.IsNaN(f) || math.IsInf(f, 0)
+	case graphresponse.KindString:
+		return strings.Trim(v.Str(), "\r") == ""
+	}
+	return cellText(v) == ""
 }
 
 // cellText is the GCX FormatCell text of a value, used to decide which

@@ -330,14 +330,28 @@ func unshapeNodes(v any) ([]graphresponse.Node, error) {
 	if !ok {
 		return nil, invalidAt(wantErr("an object of node tables", v), "nodes")
 	}
-	nodes := []graphresponse.Node{}
+	total := 0
+	for _, t := range types {
+		if rows, ok := t.Value.([]any); ok {
+			total += len(rows)
+		}
+	}
+	nodes := make([]graphresponse.Node, 0, total)
 	for _, t := range types {
 		rows, ok := t.Value.([]any)
 		if !ok {
 			return nil, invalidAt(wantErr("a node table", t.Value), "nodes", t.Key)
 		}
+		// The properties of a table's nodes share one allocation, a row's
+		// width each (a row has at most one property per column).
+		var slab []graphresponse.Member
+		if len(rows) > 0 {
+			if first, ok := rows[0].(Object); ok {
+				slab = make([]graphresponse.Member, len(rows)*len(first))
+			}
+		}
 		for i, rv := range rows {
-			n, err := unshapeNode(t.Key, rv)
+			n, err := unshapeNode(t.Key, rv, &slab)
 			if err != nil {
 				return nil, invalidAt(err.err, append([]string{"nodes", t.Key, strconv.Itoa(i)}, err.key...)...)
 			}
@@ -356,12 +370,16 @@ type keyError struct {
 
 func atKey(key string, err error) *keyError { return &keyError{key: []string{key}, err: err} }
 
-func unshapeNode(typ string, rv any) (graphresponse.Node, *keyError) {
+func unshapeNode(typ string, rv any, slab *[]graphresponse.Member) (graphresponse.Node, *keyError) {
 	row, ok := rv.(Object)
 	if !ok {
 		return graphresponse.Node{}, &keyError{err: wantErr("an object", rv)}
 	}
 	n := graphresponse.Node{Type: typ}
+	if w := len(row); w <= len(*slab) {
+		n.Props = (*slab)[:0:w]
+		*slab = (*slab)[w:]
+	}
 	hasID := false
 	for _, m := range row {
 		switch m.Key {
@@ -402,6 +420,9 @@ func unshapeNode(typ string, rv any) (graphresponse.Node, *keyError) {
 	}
 	if !hasID {
 		return n, &keyError{err: errors.New("missing id")}
+	}
+	if len(n.Props) == 0 {
+		n.Props = nil // as without the slab: no properties is nil
 	}
 	sortMembers(n.Props)
 	return n, nil

@@ -93,8 +93,27 @@ func normalizeDepth(v any, depth int) (any, bool, error) {
 			return []any{}, true, nil
 		}
 		var out []any
+		var prev Object // the last object element, its keys checked
 		for i, e := range x {
-			n, changed, err := normalizeDepth(e, depth+1)
+			var n any
+			var changed bool
+			var err error
+			if o, ok := e.(Object); ok && o != nil && depth+1 <= maxDepth {
+				// Rows of a table repeat the keys of the row before: then
+				// those keys are known to be distinct.
+				if depth+2 <= maxDepth && unchangedRow(o, prev) {
+					n = e // nothing to check or change
+				} else {
+					var no Object
+					no, changed, err = normalizeObjectChecked(o, depth+1, !sameKeys(o, prev))
+					if changed {
+						n = no
+					}
+					prev = o
+				}
+			} else {
+				n, changed, err = normalizeDepth(e, depth+1)
+			}
 			if err != nil {
 				return nil, false, err
 			}
@@ -201,14 +220,29 @@ func normalize1(v any, depth int) (any, error) {
 }
 
 func normalizeObject(o Object, depth int) (Object, bool, error) {
+	return normalizeObjectChecked(o, depth, true)
+}
+
+// normalizeObjectChecked is normalizeObject that checks for duplicate keys
+// only when check is set.
+func normalizeObjectChecked(o Object, depth int, check bool) (Object, bool, error) {
 	if o == nil {
 		return Object{}, true, nil
 	}
-	if err := checkDuplicateKeys(o); err != nil {
-		return nil, false, err
+	if check {
+		if err := checkDuplicateKeys(o); err != nil {
+			return nil, false, err
+		}
 	}
 	var out Object
+	fast := depth+1 <= maxDepth
 	for i := range o {
+		if fast && unchangedPrimitive(o[i].Value) {
+			if out != nil {
+				out[i] = o[i]
+			}
+			continue
+		}
 		n, changed, err := normalizeDepth(o[i].Value, depth+1)
 		if err != nil {
 			return nil, false, err
@@ -225,6 +259,93 @@ func normalizeObject(o Object, depth int) (Object, bool, error) {
 		return out, true, nil
 	}
 	return o, false, nil
+}
+
+// unchangedRow reports whether o has the keys of prev, in order, and only
+// primitives that normalisation keeps as they are.
+func unchangedRow(o, prev Object) bool {
+	if len(o) != len(prev) {
+		return false
+	}
+	for i := range o {
+		if o[i].Key != prev[i].Key || !unchangedPrimitive(o[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// unchangedPrimitive is a fast check for the common primitives that
+// normalisation keeps as they are; false means "not known".
+func unchangedPrimitive(v any) bool {
+	switch x := v.(type) {
+	case nil, string, bool:
+		return true
+	case json.Number:
+		return canonicalPlain(string(x))
+	}
+	return false
+}
+
+// canonicalPlain is a fast check that a literal without exponent is in the
+// canonical form of [CanonicalNumber]; false means "not known". It accepts 0,
+// integers without a leading zero, and decimals without trailing fractional
+// zeros whose integer part is non-zero with at most 21 digits, or zero with
+// at most five leading fractional zeros.
+func canonicalPlain(s string) bool {
+	if s == "0" {
+		return true
+	}
+	i := 0
+	if len(s) > 1 && s[0] == '-' {
+		i = 1
+	}
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	intLen := i - start
+	switch {
+	case intLen == 0:
+		return false
+	case intLen > 1 && s[start] == '0':
+		return false
+	}
+	if i == len(s) {
+		return s[start] != '0' // -0 becomes 0
+	}
+	if s[i] != '.' {
+		return false
+	}
+	i++
+	fs := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i != len(s) || i == fs || s[i-1] == '0' {
+		return false
+	}
+	if s[start] != '0' {
+		return intLen <= 21
+	}
+	zeros := 0
+	for fs+zeros < len(s) && s[fs+zeros] == '0' {
+		zeros++
+	}
+	return zeros <= 5
+}
+
+// sameKeys reports whether o and p have the same keys in the same order.
+func sameKeys(o, p Object) bool {
+	if len(o) != len(p) {
+		return false
+	}
+	for i := range o {
+		if o[i].Key != p[i].Key {
+			return false
+		}
+	}
+	return true
 }
 
 func checkDuplicateKeys(o Object) error {
