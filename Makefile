@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all demo test fmt-check vet test-go gates update-format-lock update-snapshots bench fuzz build
+.PHONY: all demo test fmt-check vet test-go gates update-format-lock update-snapshots bench bench-go fuzz build
 
 all: build
 
@@ -40,8 +40,14 @@ update-format-lock:
 update-snapshots:
 	UPDATE_SNAPS=true $(GO) test -count=1 $(PKGS)
 
+## bench: the format scorecard, docs/scorecard.md and docs/scorecard.png.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./goon ./graphresponse
+	bash scripts/install-chdb.sh >/dev/null
+	$(GO) run ./cmd/graphwire bench
+
+## bench-go: the Go micro-benchmarks of the codecs (see docs/benchmarks.md).
+bench-go:
+	$(GO) test -run='^$$' -bench=. -benchmem ./goon ./graphresponse ./gcf ./gcx ./toon
 
 fuzz:
 	scripts/fuzz.sh

@@ -25,6 +25,7 @@ type command struct {
 func commands() map[string]command {
 	return map[string]command{
 		"format":  {runFormat, "re-encode a GraphResponse: graphwire format [--from F] --to F [FILE]"},
+		"bench":   {runBench, "measure every output format over the fixed corpus; write docs/scorecard.md and docs/scorecard.png"},
 		"convert": {runConvert, "convert any JSON document to and from the text formats"},
 		"query":   {runQuery, "compile and run a graph query, locally or on a server (--server)"},
 		"serve":   {runServe, "run the gRPC query service"},
@@ -59,7 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: graphwire <command> [flags]")
 	fmt.Fprintln(w, "commands:")
-	for _, name := range []string{"query", "serve", "token", "format", "convert", "demo", "seed", "sql"} {
+	for _, name := range []string{"query", "serve", "token", "format", "convert", "bench", "demo", "seed", "sql"} {
 		fmt.Fprintf(w, "  %-8s %s\n", name, commands()[name].summary)
 	}
 }

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/graphwire/graphwire/auth"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/conformance"
+	"github.com/graphwire/graphwire/internal/scorecard"
+	"github.com/graphwire/graphwire/ontology"
+	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/seed"
+)
+
+// benchFlags are the parsed flags of graphwire bench.
+type benchFlags struct {
+	out      string
+	chart    string
+	noTiming bool
+	scale    float64
+	data     string
+	seeded   bool
+	reduced  bool
+}
+
+func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
+	var f benchFlags
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.out, "out", "docs/scorecard.md", "Markdown report to write")
+	fs.StringVar(&f.chart, "chart", "docs/scorecard.png", "PNG chart to write")
+	fs.BoolVar(&f.noTiming, "no-timing", false, "skip the encode/decode speed measurement")
+	fs.Float64Var(&f.scale, "scale", 0.2, "seed scale of the embedded graph the query results come from (1 ≈ 10k nodes)")
+	fs.StringVar(&f.data, "data", "", "embedded data directory for the seeded graph (default: a temporary directory, removed afterwards)")
+	fs.BoolVar(&f.seeded, "seeded", true, "include query results from the seeded embedded graph (needs libchdb.so)")
+	fs.BoolVar(&f.reduced, "reduced", false, "measure a reduced corpus (for quick checks; the scorecard uses the full one)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: graphwire bench [--out FILE] [--chart FILE] [--no-timing] [--scale N]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return f, errors.New("unexpected arguments")
+	}
+	if f.scale <= 0 {
+		return f, errors.New("--scale must be positive")
+	}
+	return f, nil
+}
+
+func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	f, err := parseBenchFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if err := bench(ctx, f, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "graphwire bench: %s\n", oneLine(err))
+		return exitFailure
+	}
+	return exitOK
+}
+
+// bench builds the corpus, measures it and writes the report and chart.
+func bench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error {
+	start := time.Now()
+	root, err := conformance.Root()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(root); err != nil {
+		return fmt.Errorf("conformance data not found at %s (set %s): %w", root, conformance.EnvDir, err)
+	}
+	cases, err := scorecard.Corpus(os.DirFS(root), scorecard.CorpusOptions{Reduced: f.reduced})
+	if err != nil {
+		return fmt.Errorf("build corpus: %w", err)
+	}
+	command := "graphwire bench"
+	if f.seeded {
+		seeded, err := seededCases(ctx, f.data, f.scale, stderr)
+		if err != nil {
+			return fmt.Errorf("query the seeded graph: %w", err)
+		}
+		cases = append(cases, seeded...)
+		command += " --scale " + strconv.FormatFloat(f.scale, 'g', -1, 64)
+	} else {
+		command += " --seeded=false"
+	}
+	if f.reduced {
+		command += " --reduced"
+	}
+	formats, err := scorecard.Formats(formatter.Default())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench: measuring %d cases × %d formats (timing %v)\n", len(cases), len(formats), !f.noTiming)
+	res, err := scorecard.Measure(cases, formats, scorecard.Options{
+		Timing: !f.noTiming,
+		Progress: func(i, n int, name string) {
+			if i == n || i%10 == 0 {
+				fmt.Fprintf(stderr, "bench: %d/%d %s\n", i, n, name)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if res.Session, err = scorecard.Session(); err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	chartRef, err := filepath.Rel(filepath.Dir(f.out), f.chart)
+	if err != nil {
+		chartRef = f.chart
+	}
+	var report, chart bytes.Buffer
+	if err := scorecard.WriteReport(&report, res, scorecard.ReportOptions{Command: command, Chart: filepath.ToSlash(chartRef)}); err != nil {
+		return err
+	}
+	if err := scorecard.WriteChart(&chart, res); err != nil {
+		return err
+	}
+	for _, out := range []struct {
+		path string
+		data []byte
+	}{{f.out, report.Bytes()}, {f.chart, chart.Bytes()}} {
+		if err := os.MkdirAll(filepath.Dir(out.path), 0o755); err != nil {
+			return fmt.Errorf("create output directory: %w", err)
+		}
+		if err := os.WriteFile(out.path, out.data, 0o644); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s (%d cases) in %s\n", f.out, f.chart, len(res.Rows), time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "median token saving against compact JSON (o200k_base / cl100k_base):\n")
+	for _, s := range res.Summaries(nil) {
+		fmt.Fprintf(stdout, "  %-12s %6.1f%% / %6.1f%%  (%d cases)\n", s.Format, s.Median[0], s.Median[1], s.Cases)
+	}
+	jt, _, _, st := res.Session.Totals()
+	fmt.Fprintf(stdout, "gcf-graph 5-call session vs resending compact JSON: %.1f%% / %.1f%%\n",
+		scorecard.Saving(st[0], jt[0]), scorecard.Saving(st[1], jt[1]))
+	return nil
+}
+
+// seededCases seeds the embedded graph (seed 42) and runs the demo's query
+// of each type through the real gRPC service, taking the raw JSON result.
+// chDB allows one data directory per process, so this runs at most once.
+func seededCases(ctx context.Context, dir string, scale float64, stderr io.Writer) ([]scorecard.Case, error) {
+	if _, err := os.Stat(chdbLibrary()); err != nil {
+		return nil, fmt.Errorf("libchdb.so is missing at %s: run bash scripts/install-chdb.sh", chdbLibrary())
+	}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "graphwire-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	ef := engineFlags{embedded: dir}
+	eng, err := ef.openWritable(stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return nil, err
+	}
+	opts := seed.Options{Scale: scale, Seed: 42}
+	g, err := seed.Generate(ont, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := seed.Load(ctx, eng, ont, g, opts); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	svc, err := newService(eng, secret, "", "graphwire", slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := svc.server.GRPCServer()
+	go srv.Serve(lis)
+	defer srv.Stop()
+	tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Admin: true}, auth.MintOptions{})
+	if err != nil {
+		return nil, err
+	}
+	conn, err := dial(lis.Addr().String())
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	client := pb.NewQueryServiceClient(conn)
+	cctx := withToken(ctx, tok)
+	out := make([]scorecard.Case, 0, len(demoQueries))
+	for _, q := range demoQueries {
+		resp, err := client.ExecuteQuery(cctx, &pb.ExecuteQueryRequest{Query: q.query})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.name, err)
+		}
+		r, err := graphresponse.Unmarshal([]byte(resp.GetResultJson()))
+		if err != nil {
+			return nil, fmt.Errorf("%s: decode raw result: %w", q.name, err)
+		}
+		out = append(out, scorecard.Case{
+			Group: scorecard.GroupSeeded, Name: q.name, Response: r,
+			Note: fmt.Sprintf("seed scale %g, seed 42: `%s`", scale, q.query),
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,28 @@
+// Package scorecard measures graphwire's output formats over a fixed corpus
+// and renders the result as a Markdown report and a PNG chart.
+//
+// The corpus ([Corpus]) is the GOON conformance inputs, the 20 GCX tool
+// responses (converted to GraphResponses where they fit, otherwise kept as
+// generic JSON), synthetic graphs from internal/graphgen and whatever
+// extra cases the caller adds (graphwire bench adds one query result per
+// query type from the seeded embedded graph). [Measure] formats every case
+// in every format of [Formats] and records bytes, o200k_base and
+// cl100k_base tokens, the round-trip verdict and, optionally, encode and
+// decode speed. [Session] replays a scripted five-call agent session
+// through gcf-graph's sessions and deltas.
+//
+// Everything except the timing columns is deterministic: the same corpus
+// gives the same report bytes on every run. Timings sit in their own
+// tables, so a diff of two runs shows only timing changes.
+//
+//	cases, _ := scorecard.Corpus(os.DirFS(conformanceRoot), scorecard.CorpusOptions{})
+//	formats, _ := scorecard.Formats(formatter.Default())
+//	res, _ := scorecard.Measure(cases, formats, scorecard.Options{Timing: true})
+//	res.Session, _ = scorecard.Session()
+//	_ = scorecard.WriteReport(md, res, scorecard.ReportOptions{Command: "graphwire bench", Chart: "scorecard.png"})
+//	_ = scorecard.WriteChart(png, res)
+//
+// The package sits in internal/ but, unlike the other internal packages,
+// imports the codecs and formatter: it is a measuring harness for
+// cmd/graphwire, and nothing but cmd/graphwire imports it.
+package scorecard
