@@ -16,7 +16,7 @@ import (
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/conformance"
-	"github.com/graphwire/graphwire/internal/scorecard"
+	"github.com/graphwire/graphwire/scorecard"
 )
 
 // confRoot is the conformance root (skips, or fails under CI=true, when the

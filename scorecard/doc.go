@@ -22,7 +22,6 @@
 //	_ = scorecard.WriteReport(md, res, scorecard.ReportOptions{Command: "graphwire bench", Chart: "scorecard.png"})
 //	_ = scorecard.WriteChart(png, res)
 //
-// The package sits in internal/ but, unlike the other internal packages,
-// imports the codecs and formatter: it is a measuring harness for
-// cmd/graphwire, and nothing but cmd/graphwire imports it.
+// It imports the codecs and formatter, so it sits beside them rather than in
+// internal/ (the bottom layer); only cmd/graphwire imports it.
 package scorecard
