@@ -20,9 +20,9 @@ import (
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/conformance"
-	"github.com/graphwire/graphwire/scorecard"
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/scorecard"
 	"github.com/graphwire/graphwire/seed"
 )
 
