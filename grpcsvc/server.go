@@ -34,6 +34,9 @@ type Options struct {
 	MaxQueryBytes int
 	// StreamChunkBytes is the size of ExecuteQueryStream chunks; 0 means 32 KiB.
 	StreamChunkBytes int
+	// GraphSnapshots bounds the gcf-graph graphs remembered across calls for
+	// unchanged/delta answers; 0 means 1024.
+	GraphSnapshots int
 	// Logger receives one line per call; nil discards.
 	Logger *slog.Logger
 }
@@ -46,6 +49,7 @@ type Server struct {
 	reg      *formatter.Registry
 	verifier *auth.Verifier
 	tokens   *tokens.Counter
+	graphs   *snapshots
 	log      *slog.Logger
 	opts     Options
 }
@@ -70,9 +74,12 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if opts.StreamChunkBytes == 0 {
 		opts.StreamChunkBytes = 32 << 10
 	}
+	if opts.GraphSnapshots == 0 {
+		opts.GraphSnapshots = 1024
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), log: log, opts: opts}, nil
+	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), graphs: newSnapshots(opts.GraphSnapshots), log: log, opts: opts}, nil
 }

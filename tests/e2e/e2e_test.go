@@ -32,6 +32,7 @@ import (
 	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/executor/clickhouse"
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/ontology"
@@ -511,5 +512,98 @@ func TestRecoversAfterEngineFailure(t *testing.T) {
 	after := raw(t, c, ctx, queries["search"])
 	if !after.Equal(before) {
 		t.Errorf("after recovery the answer differs:\n%s\n%s", graphresponse.Marshal(before), graphresponse.Marshal(after))
+	}
+}
+
+var packRoot = regexp.MustCompile(`pack_root=(\S+)`)
+
+func decodeGCF(t *testing.T, text string) *gcf.Document {
+	t.Helper()
+	doc, err := gcf.NewDecoder(strings.NewReader(text), gcf.Options{Profile: gcf.ProfileGraph}).DecodeDocument()
+	if err != nil {
+		t.Fatalf("decode gcf-graph payload: %v\n%s", err, text)
+	}
+	return doc
+}
+
+// TestGraphSessionAcrossCalls: a gcf-graph client that echoes the
+// pack_root it holds gets "unchanged" for the same answer and a delta (or
+// the full graph when a delta is not worth it) for an overlapping one; the
+// delta applied to what it holds gives exactly the new graph.
+func TestGraphSessionAcrossCalls(t *testing.T) {
+	c := server(t, engine(t), nil)
+	ctx := as(t, admin)
+	q1 := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,4,5,6]},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}]}`
+	q2 := strings.Replace(q1, "[1,2,3,4,5,6]", "[1,2,3,4,5,6,7]", 1)
+	graphReq := func(q, root string) string {
+		t.Helper()
+		resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM,
+			LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.GetFormattedText()
+	}
+
+	first := graphReq(q1, "")
+	// Without a root, the answer is the stateless formatter's output.
+	var want bytes.Buffer
+	f, _ := formatter.Default().Lookup(formatter.GCFGraph)
+	if err := f.Format(&want, raw(t, c, ctx, q1)); err != nil {
+		t.Fatal(err)
+	}
+	if first != want.String() {
+		t.Fatalf("first gcf-graph answer differs from the formatter's:\n%s\n---\n%s", first, want.String())
+	}
+	m := packRoot.FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("no pack_root in %q", first)
+	}
+	root := m[1]
+	held := decodeGCF(t, first).Graph
+
+	unchanged := graphReq(q1, root)
+	if len(unchanged) >= len(first)/2 || !strings.Contains(unchanged, root) {
+		t.Errorf("same query with its root: %d bytes (full %d):\n%s", len(unchanged), len(first), unchanged)
+	}
+	if doc := decodeGCF(t, unchanged); doc.Graph == nil || !doc.Graph.Unchanged || len(doc.Graph.Symbols) != 0 {
+		t.Errorf("unchanged answer decodes to %+v", doc.Header)
+	}
+
+	next := graphReq(q2, root)
+	full := want.String()
+	want.Reset()
+	if err := f.Format(&want, raw(t, c, ctx, q2)); err != nil {
+		t.Fatal(err)
+	}
+	full = want.String()
+	wantGraph := decodeGCF(t, full).Graph
+	doc := decodeGCF(t, next)
+	got := doc.Graph
+	t.Logf("overlapping query: %d bytes (full %d), delta=%v", len(next), len(full), doc.Delta != nil)
+	if doc.Delta == nil {
+		t.Errorf("one more user in the answer came back in full (%d bytes), not as a delta", len(next))
+	}
+	if doc.Delta != nil {
+		if got, _ = gcf.ApplyDelta(held, doc.Delta); got == nil {
+			t.Fatal("delta does not apply to the held graph")
+		}
+		if len(next) >= len(full) {
+			t.Errorf("delta of %d bytes is not smaller than the full %d", len(next), len(full))
+		}
+	}
+	gotRoot, err1 := gcf.PackRoot(got)
+	wantRoot, err2 := gcf.PackRoot(wantGraph)
+	if err1 != nil || err2 != nil || gotRoot != wantRoot {
+		t.Errorf("the client's graph after the answer has root %s, want %s (%v %v)", gotRoot, wantRoot, err1, err2)
+	}
+	// Another caller never gets a delta against this caller's graph.
+	other := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+token(t, auth.Claims{UserID: 2, Admin: true}))
+	resp, err := c.ExecuteQuery(other, &pb.ExecuteQueryRequest{Query: q2, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM, LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetFormattedText() != full {
+		t.Errorf("another caller echoing a foreign root got a non-full answer:\n%s", resp.GetFormattedText())
 	}
 }
