@@ -65,7 +65,9 @@ func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (form
 	resp, rows, err := executor.Respond(ctx, s.exec, s.opts.Compiler, q)
 	res := result{resp: resp, rowCount: rows}
 	if err != nil {
-		s.log.Error("query_failed", "query_type", q.Plan.Build.QueryType, "err", err)
+		// Log the class of the failure only: engine messages can quote
+		// parameter values, which never go to the log.
+		s.log.Warn("query_failed", "query_type", q.Plan.Build.QueryType, "code", status.Code(statusFromError(err)).String())
 		return nil, result{}, nil, err
 	}
 	return f, res, q, nil
