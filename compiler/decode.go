@@ -3,6 +3,7 @@ package compiler
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/graphwire/graphwire/graphresponse"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -328,7 +329,7 @@ func canonical(dst []byte, v any) []byte {
 	case json.Number:
 		return append(dst, x...)
 	case string:
-		return canonicalString(dst, x)
+		return graphresponse.AppendQuotedJSON(dst, x)
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
@@ -344,38 +345,11 @@ func canonical(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = canonicalString(dst, k)
+			dst = graphresponse.AppendQuotedJSON(dst, k)
 			dst = append(dst, ':')
 			dst = canonical(dst, x[k])
 		}
 		return append(dst, '}')
 	}
 	return dst
-}
-
-func canonicalString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\b':
-			dst = append(dst, '\\', 'b')
-		case c == '\f':
-			dst = append(dst, '\\', 'f')
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
 }
