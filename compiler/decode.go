@@ -3,11 +3,12 @@ package compiler
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/graphwire/graphwire/graphresponse"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/graphwire/graphwire/graphresponse"
 )
 
 // Decode limits (specs/query-engine.md §2.13, §7.2).
