@@ -8,9 +8,10 @@ package config
 import (
 	_ "embed"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/graphwire/graphwire/internal/semver"
 )
 
 var (
@@ -31,12 +32,8 @@ var (
 	queryResponseSchema []byte
 )
 
-// semver matches MAJOR.MINOR.PATCH with optional -prerelease and +build, no
-// leading zeros.
-var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
-
 // ValidSemver reports whether v is a valid semantic version.
-func ValidSemver(v string) bool { return semver.MatchString(v) }
+func ValidSemver(v string) bool { return semver.Valid(v) }
 
 func version(name, content string) string {
 	v := strings.TrimSpace(content)

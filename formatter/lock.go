@@ -8,10 +8,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/semver"
 )
 
 // LockRefreshCommand is how a developer rewrites config/format-versions.lock.
@@ -112,9 +112,9 @@ func checkLock(lock, current []lockEntry) []string {
 			problems = append(problems, fmt.Sprintf("%s has no line in config/format-versions.lock: refresh it with `%s`", cur.Name, LockRefreshCommand))
 		case l.Version == cur.Version && l.Fingerprint != cur.Fingerprint:
 			problems = append(problems, fmt.Sprintf("%s output changed but %s is still %s: bump it (patch for fixes, minor for additions, major for breaking changes), refresh config/format-versions.lock with `%s`, and review the snapshot diff", cur.Name, file, cur.Version, LockRefreshCommand))
-		case compareSemver(cur.Version, l.Version) < 0:
+		case semver.Compare(cur.Version, l.Version) < 0:
 			problems = append(problems, fmt.Sprintf("%s version %s in %s is lower than %s in config/format-versions.lock: versions never go back", cur.Name, cur.Version, file, l.Version))
-		case compareSemver(cur.Version, l.Version) > 0:
+		case semver.Compare(cur.Version, l.Version) > 0:
 			problems = append(problems, fmt.Sprintf("%s version %s in %s is higher than %s in config/format-versions.lock: the lock is stale, refresh it with `%s`", cur.Name, cur.Version, file, l.Version, LockRefreshCommand))
 		}
 	}
@@ -138,80 +138,4 @@ func refuseRefresh(lock, current []lockEntry) []string {
 		}
 	}
 	return problems
-}
-
-// compareSemver orders semantic versions by precedence; build metadata is
-// ignored. Invalid versions compare as strings after valid ones.
-func compareSemver(a, b string) int {
-	pa, oka := parseSemver(a)
-	pb, okb := parseSemver(b)
-	switch {
-	case !oka || !okb:
-		if oka != okb {
-			if oka {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a, b)
-	}
-	for i := range 3 {
-		if c := cmp.Compare(pa.core[i], pb.core[i]); c != 0 {
-			return c
-		}
-	}
-	switch {
-	case len(pa.pre) == 0 && len(pb.pre) == 0:
-		return 0
-	case len(pa.pre) == 0:
-		return 1
-	case len(pb.pre) == 0:
-		return -1
-	}
-	for i := 0; i < len(pa.pre) && i < len(pb.pre); i++ {
-		x, y := pa.pre[i], pb.pre[i]
-		nx, errx := strconv.ParseUint(x, 10, 64)
-		ny, erry := strconv.ParseUint(y, 10, 64)
-		var c int
-		switch {
-		case errx == nil && erry == nil:
-			c = cmp.Compare(nx, ny)
-		case errx == nil:
-			c = -1
-		case erry == nil:
-			c = 1
-		default:
-			c = cmp.Compare(x, y)
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(pa.pre), len(pb.pre))
-}
-
-type semver struct {
-	core [3]uint64
-	pre  []string
-}
-
-func parseSemver(v string) (semver, bool) {
-	var s semver
-	v, _, _ = strings.Cut(v, "+")
-	core, pre, hasPre := strings.Cut(v, "-")
-	parts := strings.Split(core, ".")
-	if len(parts) != 3 {
-		return s, false
-	}
-	for i, p := range parts {
-		n, err := strconv.ParseUint(p, 10, 64)
-		if err != nil || p == "" || len(p) > 1 && p[0] == '0' {
-			return s, false
-		}
-		s.core[i] = n
-	}
-	if hasPre {
-		s.pre = strings.Split(pre, ".")
-	}
-	return s, true
 }

@@ -190,23 +190,6 @@ func TestLockFileRoundTrip(t *testing.T) {
 	}
 }
 
-func TestCompareSemver(t *testing.T) {
-	ordered := []string{"0.0.0", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.0.1", "1.2.0", "4.0.1", "10.0.0"}
-	for i := range ordered {
-		for j := range ordered {
-			want := 0
-			if i < j {
-				want = -1
-			} else if i > j {
-				want = 1
-			}
-			if got := compareSemver(ordered[i], ordered[j]); got != want {
-				t.Errorf("compareSemver(%s, %s) = %d, want %d", ordered[i], ordered[j], got, want)
-			}
-		}
-	}
-}
-
 func cloneEntries(es []lockEntry) []lockEntry { return append([]lockEntry(nil), es...) }
 
 func withVersion(es []lockEntry, name, v string) []lockEntry {

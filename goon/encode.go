@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/semver"
 )
 
 // flushAt is the buffered size at which the encoder hands bytes to the
@@ -54,7 +55,7 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 	if e.err != nil {
 		return e.err
 	}
-	if !validSemver(e.opts.Version) {
+	if !semver.Valid(e.opts.Version) {
 		return ErrVersion
 	}
 	e.buf = e.buf[:0]
@@ -828,61 +829,4 @@ func appendSortedJSON(b []byte, v graphresponse.Value) []byte {
 		return append(b, '}')
 	}
 	return graphresponse.AppendValueJSON(b, v)
-}
-
-// validSemver reports whether v is MAJOR.MINOR.PATCH with optional
-// -prerelease and +build parts and no leading zeros.
-func validSemver(v string) bool {
-	core, build, hasBuild := cutByte(v, '+')
-	if hasBuild && !dotIdents(build, false) {
-		return false
-	}
-	core, pre, hasPre := cutByte(core, '-')
-	if hasPre && !dotIdents(pre, true) {
-		return false
-	}
-	parts := 0
-	for _, p := range bytes.Split([]byte(core), []byte{'.'}) {
-		parts++
-		if len(p) == 0 || (len(p) > 1 && p[0] == '0') {
-			return false
-		}
-		for _, c := range p {
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-	}
-	return parts == 3
-}
-
-func cutByte(s string, sep byte) (before, after string, found bool) {
-	if i := bytes.IndexByte([]byte(s), sep); i >= 0 {
-		return s[:i], s[i+1:], true
-	}
-	return s, "", false
-}
-
-// dotIdents validates dot-separated identifiers of a prerelease (numeric
-// identifiers without leading zeros) or build part.
-func dotIdents(s string, numericNoLeadingZero bool) bool {
-	for _, id := range bytes.Split([]byte(s), []byte{'.'}) {
-		if len(id) == 0 {
-			return false
-		}
-		numeric := true
-		for _, c := range id {
-			switch {
-			case '0' <= c && c <= '9':
-			case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '-':
-				numeric = false
-			default:
-				return false
-			}
-		}
-		if numericNoLeadingZero && numeric && len(id) > 1 && id[0] == '0' {
-			return false
-		}
-	}
-	return true
 }
