@@ -151,7 +151,7 @@ func (p *decoder) document() (*graphresponse.Response, error) {
 func (p *decoder) header(r *graphresponse.Response) error {
 	for {
 		if m := p.peekMarker(); m != "" {
-			if r.QueryType == "" && !p.sawQueryType {
+			if !p.sawQueryType {
 				return p.errAt(0, ErrHeader)
 			}
 			return nil
@@ -298,32 +298,41 @@ func (p *decoder) groupHeader() (string, int, error) {
 	return s[:i], int(n), nil
 }
 
-func (p *decoder) nodes() ([]graphresponse.Node, error) {
-	nodes := []graphresponse.Node{}
+// groups walks the "Type(N):" groups of a section up to the next marker,
+// calling line for each of a group's N lines with the group's type.
+func (p *decoder) groups(line func(typ string) error) error {
 	for p.peekMarker() == "" {
 		ok, err := p.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nodes, nil
+		if err != nil || !ok {
+			return err
 		}
 		typ, n, err := p.groupHeader()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for range n {
 			if ok, err := p.next(); err != nil {
-				return nil, err
+				return err
 			} else if !ok || len(p.cur) > 0 && p.cur[0] == '@' {
-				return nil, p.errAt(0, ErrCount)
+				return p.errAt(0, ErrCount)
 			}
-			node, err := p.nodeLine(typ)
-			if err != nil {
-				return nil, err
+			if err := line(typ); err != nil {
+				return err
 			}
-			nodes = append(nodes, node)
 		}
+	}
+	return nil
+}
+
+func (p *decoder) nodes() ([]graphresponse.Node, error) {
+	nodes := []graphresponse.Node{}
+	err := p.groups(func(typ string) error {
+		node, err := p.nodeLine(typ)
+		nodes = append(nodes, node)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }
@@ -493,47 +502,34 @@ func (p *decoder) endpoint(s string, col int) (string, int64, error) {
 
 func (p *decoder) edges() ([]graphresponse.Edge, error) {
 	edges := []graphresponse.Edge{}
-	for p.peekMarker() == "" {
-		ok, err := p.next()
-		if err != nil {
-			return nil, err
-		}
+	err := p.groups(func(typ string) error {
+		var err error
+		s := string(p.cur)
+		from, rest, ok := strings.Cut(s, " --> ")
 		if !ok {
-			return edges, nil
+			return p.errAt(0, ErrLine)
 		}
-		typ, n, err := p.groupHeader()
-		if err != nil {
-			return nil, err
+		e := graphresponse.Edge{Type: typ}
+		if e.From, e.FromID, err = p.endpoint(from, 0); err != nil {
+			return err
 		}
-		for range n {
-			if ok, err := p.next(); err != nil {
-				return nil, err
-			} else if !ok || len(p.cur) > 0 && p.cur[0] == '@' {
-				return nil, p.errAt(0, ErrCount)
-			}
-			s := string(p.cur)
-			from, rest, ok := strings.Cut(s, " --> ")
-			if !ok {
-				return nil, p.errAt(0, ErrLine)
-			}
-			e := graphresponse.Edge{Type: typ}
-			if e.From, e.FromID, err = p.endpoint(from, 0); err != nil {
-				return nil, err
-			}
-			to, depth, hasDepth := strings.Cut(rest, " depth=")
-			col := len(from) + 5
-			if e.To, e.ToID, err = p.endpoint(to, col); err != nil {
-				return nil, err
-			}
-			if hasDepth {
-				d, err := strconv.ParseInt(depth, 10, 64)
-				if err != nil || d < 1 {
-					return nil, p.errAt(col+len(to)+7, ErrLine)
-				}
-				e.Depth = graphresponse.Some(d)
-			}
-			edges = append(edges, e)
+		to, depth, hasDepth := strings.Cut(rest, " depth=")
+		col := len(from) + 5
+		if e.To, e.ToID, err = p.endpoint(to, col); err != nil {
+			return err
 		}
+		if hasDepth {
+			d, err := strconv.ParseInt(depth, 10, 64)
+			if err != nil || d < 1 {
+				return p.errAt(col+len(to)+7, ErrLine)
+			}
+			e.Depth = graphresponse.Some(d)
+		}
+		edges = append(edges, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return edges, nil
 }

@@ -19,8 +19,8 @@ const (
 // Optional sections use nil to mean absent and a non-nil (possibly empty)
 // slice to mean present: Rows == nil has no rows section at all, while
 // Rows == []Row{} is an aggregation that matched nothing. Decoders, encoders
-// and the builder keep that difference; use [Present] rather than len when it
-// matters.
+// and the builder keep that difference; test for nil, not for length, when
+// it matters.
 type Response struct {
 	FormatVersion string
 	QueryType     string
@@ -118,10 +118,6 @@ type Pagination struct {
 	Truncated  bool    // this window omits rows
 	NextCursor *string // nil when absent
 }
-
-// Present reports whether an optional section is present: true for a non-nil
-// slice, even an empty one.
-func Present[S ~[]E, E any](s S) bool { return s != nil }
 
 // NodeBucket returns the row cell of a node bucket: an object with type, id as
 // a decimal string and properties.

@@ -178,7 +178,6 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 			}
 			results = append(results, row{dq.name, df.name, len(text), o, c})
 			texts = append(texts, text)
-			_ = resp.GetMetadata()
 		}
 		for i, r := range results {
 			saving := ""
