@@ -796,33 +796,11 @@ func (d *decoder) flatRow(ln *line, t string, off int, rs *rowSet) (Object, erro
 	var cellErr error
 	n, i := 0, 0
 	for {
-		start := i
-		for i < len(t) {
-			c := t[i]
-			if c == delim {
-				break
-			}
-			if c == '"' {
-				i++
-				for i < len(t) && t[i] != '"' {
-					if t[i] == '\\' {
-						i++
-					}
-					i++
-				}
-			}
-			i++
-		}
-		if i > len(t) {
+		a, b, end, ok := nextCell(t, i, delim)
+		if !ok {
 			break // a quote left open hides the last token
 		}
-		a, b := start, i
-		for a < b && t[a] == ' ' {
-			a++
-		}
-		for b > a && t[b-1] == ' ' {
-			b--
-		}
+		i = end
 		if n < leaves && cellErr == nil {
 			var v any
 			var err error
@@ -1279,39 +1257,52 @@ type tok struct {
 func splitCells(dst []tok, t string, delim byte) []tok {
 	i := 0
 	for {
-		start := i
-		for i < len(t) {
-			c := t[i]
-			if c == delim {
-				break
-			}
-			if c == '"' {
-				i++
-				for i < len(t) && t[i] != '"' {
-					if t[i] == '\\' {
-						i++
-					}
-					i++
-				}
-			}
-			i++
-		}
-		if i > len(t) {
+		a, b, end, ok := nextCell(t, i, delim)
+		if !ok {
 			return dst // unterminated quote
 		}
-		a, b := start, i
-		for a < b && t[a] == ' ' {
-			a++
-		}
-		for b > a && t[b-1] == ' ' {
-			b--
-		}
+		i = end
 		dst = append(dst, tok{t[a:b], a})
 		if i == len(t) {
 			return dst
 		}
 		i++
 	}
+}
+
+// nextCell scans the token of t that starts at i, up to the next delim
+// outside quotes: t[a:b] is the token trimmed of spaces and end the index of
+// the delimiter (or len(t)). ok is false when a quote is left open, which
+// hides the token.
+func nextCell(t string, i int, delim byte) (a, b, end int, ok bool) {
+	start := i
+	for i < len(t) {
+		c := t[i]
+		if c == delim {
+			break
+		}
+		if c == '"' {
+			i++
+			for i < len(t) && t[i] != '"' {
+				if t[i] == '\\' {
+					i++
+				}
+				i++
+			}
+		}
+		i++
+	}
+	if i > len(t) {
+		return 0, 0, 0, false
+	}
+	a, b = start, i
+	for a < b && t[a] == ' ' {
+		a++
+	}
+	for b > a && t[b-1] == ' ' {
+		b--
+	}
+	return a, b, i, true
 }
 
 func trimSpaces(s string) string {
