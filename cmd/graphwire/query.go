@@ -14,7 +14,6 @@ import (
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
-	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -152,7 +151,7 @@ func runQuery(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitFailure
 	}
 	defer eng.Close()
-	resp, err := execute(ctx, comp, eng, q)
+	resp, _, err := executor.Respond(ctx, eng, comp, q)
 	if err != nil {
 		reportQueryError(stderr, err)
 		return exitFailure
@@ -174,11 +173,6 @@ func runQuery(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // execute runs a compiled query: the base statement, the hydration statement when the query
 // type has one, and the response builder.
-func execute(ctx context.Context, comp *compiler.Compiler, e executor.Executor, q *compiler.Query) (*graphresponse.Response, error) {
-	resp, _, err := executor.Respond(ctx, e, comp, q)
-	return resp, err
-}
-
 func reportQueryError(stderr io.Writer, err error) {
 	var ce *compiler.Error
 	if errors.As(err, &ce) {

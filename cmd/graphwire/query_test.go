@@ -137,7 +137,7 @@ func TestExecuteHydrates(t *testing.T) {
 			{"User", int64(1), []any{"alice", "Alice", "active"}},
 		}},
 	}
-	resp, err := execute(t.Context(), comp, fe, q)
+	resp, _, err := executor.Respond(t.Context(), fe, comp, q)
 	if err != nil {
 		t.Fatal(err)
 	}
