@@ -1,7 +1,9 @@
 package grpcsvc
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/toon"
 )
 
 // Options configures a [Server]. Compiler, Ontology and Verifier are
@@ -51,7 +54,10 @@ type Server struct {
 	tokens   *tokens.Counter
 	graphs   *snapshots
 	log      *slog.Logger
-	opts     Options
+
+	// The ontology for GetGraphSchema, rendered once.
+	schemaJSON, schemaTOON string
+	opts                   Options
 }
 
 // New returns a server that runs queries on exec and formats them with reg.
@@ -81,5 +87,14 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), graphs: newSnapshots(opts.GraphSnapshots), log: log, opts: opts}, nil
+	doc, err := json.Marshal(schemaDoc(opts.Ontology))
+	if err != nil {
+		return nil, fmt.Errorf("grpcsvc: render the graph schema: %w", err)
+	}
+	text, err := toon.FromJSON(doc, toon.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("grpcsvc: render the graph schema as TOON: %w", err)
+	}
+	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), graphs: newSnapshots(opts.GraphSnapshots), log: log, opts: opts,
+		schemaJSON: string(doc), schemaTOON: string(text)}, nil
 }

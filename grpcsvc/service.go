@@ -2,7 +2,6 @@ package grpcsvc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"google.golang.org/grpc"
@@ -15,7 +14,6 @@ import (
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/internal/tokens"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
-	"github.com/graphwire/graphwire/toon"
 )
 
 // llmNames maps the proto format enum to formatter names.
@@ -181,21 +179,14 @@ func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.Ser
 	return statusFromError(stream.Send(last))
 }
 
-// GetGraphSchema describes the ontology as JSON, or as TOON for LLM.
+// GetGraphSchema describes the ontology as JSON, or as TOON for LLM. Both
+// texts are built once, in [New]: the ontology is immutable.
 func (s *Server) GetGraphSchema(_ context.Context, req *pb.GetGraphSchemaRequest) (*pb.GetGraphSchemaResponse, error) {
-	doc, err := json.Marshal(schemaDoc(s.opts.Ontology))
-	if err != nil {
-		return nil, statusFromError(err)
-	}
 	resp := &pb.GetGraphSchemaResponse{OntologyVersion: itoa(int64(s.opts.Ontology.Version))}
 	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
-		text, err := toon.FromJSON(doc, toon.Options{})
-		if err != nil {
-			return nil, statusFromError(err)
-		}
-		resp.Result = &pb.GetGraphSchemaResponse_FormattedText{FormattedText: string(text)}
+		resp.Result = &pb.GetGraphSchemaResponse_FormattedText{FormattedText: s.schemaTOON}
 	} else {
-		resp.Result = &pb.GetGraphSchemaResponse_SchemaJson{SchemaJson: string(doc)}
+		resp.Result = &pb.GetGraphSchemaResponse_SchemaJson{SchemaJson: s.schemaJSON}
 	}
 	return resp, nil
 }
