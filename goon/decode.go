@@ -19,6 +19,10 @@ import (
 //     breadcrumbs are consumed, not kept as properties;
 //   - null and empty-string properties were never printed and are absent,
 //     and so is a quoted value made only of dropped control characters;
+//   - C0 controls other than LF, CR and TAB, and DEL, were dropped from
+//     quoted values (spec §3.7) and are lost; ⟦U+XXXX⟧ text-safety markers
+//     (see the package doc) are turned back into their code points, in
+//     values, keys, types and the cursor;
 //   - integral floats print as integers and come back as integers; a
 //     normalised ClickHouse datetime comes back in its T form;
 //   - edges come back deduplicated; path edges come back from @paths with
