@@ -8,7 +8,7 @@
 //
 //	reg := formatter.Default()
 //	f, _ := reg.Select(formatter.LLM, "") // goon
-//	out, _ := formatter.Stamp(f, resp)    // out.Name == "goon", out.Version == "4.0.1"
+//	out, _ := formatter.Stamp(f, resp)    // out.Name == "goon", out.Version == "4.1.0"
 //
 // The package also owns the format-version fingerprint,
 // config/format-versions.lock (spec goon.md §6.3): TestFormatVersionsLock

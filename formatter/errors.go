@@ -2,6 +2,7 @@ package formatter
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -40,4 +41,7 @@ func (e *RegistryError) Error() string {
 	return "formatter: " + e.Reason + " " + quote(e.Name)
 }
 
-func quote(s string) string { return `"` + s + `"` }
+// quote quotes a caller-supplied name with Go escapes, so an error message
+// never carries a control character, line separator or bidirectional
+// control into a log line, a gRPC status or a terminal.
+func quote(s string) string { return strconv.Quote(s) }

@@ -29,10 +29,10 @@ func ExampleRegistry_Select() {
 	// Output:
 	// json 5.0.1
 	// {"format_version":"5.0.1","query_type":"traversal","nodes":[{"type":"User","id":"1","username":"alice"}],"edges":[]}
-	// goon 4.0.1
+	// goon 4.1.0
 	// @header
 	// query_type:traversal
-	// goon_version:4.0.1
+	// goon_version:4.1.0
 	// nodes:1
 	// edges:0
 	// @nodes

@@ -45,15 +45,44 @@ type Stamped struct {
 	Bytes   []byte
 	Name    string
 	Version string
+	// Altered is how many string values text safety changed beyond the
+	// format's own escapes (see [FormatCount]); 0 for json, gcf,
+	// gcf-graph and toon, which escape every such code point losslessly.
+	Altered int
 }
 
-// Stamp formats r with f into memory and stamps the result.
+// Stamp formats r with f into memory and stamps the result, with the
+// count of values text safety altered.
 func Stamp(f Formatter, r *graphresponse.Response) (Stamped, error) {
 	var b bytes.Buffer
-	if err := f.Format(&b, r); err != nil {
+	altered, err := FormatCount(f, &b, r)
+	if err != nil {
 		return Stamped{}, err
 	}
-	return Stamped{Bytes: b.Bytes(), Name: f.Name(), Version: f.Version()}, nil
+	return Stamped{Bytes: b.Bytes(), Name: f.Name(), Version: f.Version(), Altered: altered}, nil
+}
+
+// Counter is implemented by formatters that may change a value's text for
+// text safety: goon and gcx write the code points no LLM format may carry
+// raw (C0 and C1 controls, DEL, U+2028, U+2029, bidirectional controls,
+// U+FEFF; docs/formats.md) as visible ⟦U+XXXX⟧ markers, and GOON drops the
+// C0 controls its spec drops. FormatCount formats like Format and also
+// returns how many strings were changed that way, each counted once per
+// time it is written.
+type Counter interface {
+	FormatCount(w io.Writer, r *graphresponse.Response) (altered int, err error)
+}
+
+// FormatCount writes r with f to w and returns how many values text safety
+// altered: f's own count when f is a [Counter], else 0 (json, gcf,
+// gcf-graph and toon escape those code points and never alter a value).
+// It is the call for streaming paths that write to a connection rather
+// than into memory; [Stamp] uses it too.
+func FormatCount(f Formatter, w io.Writer, r *graphresponse.Response) (int, error) {
+	if c, ok := f.(Counter); ok {
+		return c.FormatCount(w, r)
+	}
+	return 0, f.Format(w, r)
 }
 
 // jsonFormatter is the raw GraphResponse JSON.
@@ -89,7 +118,14 @@ func (f goonFormatter) Name() string      { return GOON }
 func (f goonFormatter) MediaType() string { return "text/x-goon; charset=utf-8" }
 func (f goonFormatter) Version() string   { return f.opts.Version }
 func (f goonFormatter) Format(w io.Writer, r *graphresponse.Response) error {
-	return goon.NewEncoder(w, f.opts).Encode(r)
+	_, err := f.FormatCount(w, r)
+	return err
+}
+
+func (f goonFormatter) FormatCount(w io.Writer, r *graphresponse.Response) (int, error) {
+	e := goon.NewEncoder(w, f.opts)
+	err := e.Encode(r)
+	return e.Altered(), err
 }
 func (f goonFormatter) Parse(data []byte) (*graphresponse.Response, error) {
 	return goon.Unmarshal(data, f.opts)

@@ -79,7 +79,7 @@ func TestDefaultVersions(t *testing.T) {
 			t.Errorf("%s: name %q version %q, want version %q", name, f.Name(), f.Version(), v)
 		}
 	}
-	if config.GOONVersion() != "4.0.1" || config.RawVersion() != "5.0.1" {
+	if config.GOONVersion() != "4.1.0" || config.RawVersion() != "5.0.1" {
 		t.Errorf("config versions %s/%s", config.GOONVersion(), config.RawVersion())
 	}
 }

@@ -17,7 +17,14 @@ func (f gcxFormatter) Name() string      { return GCX }
 func (f gcxFormatter) MediaType() string { return "text/x-gcx; charset=utf-8" }
 func (f gcxFormatter) Version() string   { return f.version }
 func (f gcxFormatter) Format(w io.Writer, r *graphresponse.Response) error {
-	return gcx.NewEncoder(w, gcx.Options{}).Encode(r)
+	_, err := f.FormatCount(w, r)
+	return err
+}
+
+func (f gcxFormatter) FormatCount(w io.Writer, r *graphresponse.Response) (int, error) {
+	e := gcx.NewEncoder(w, gcx.Options{})
+	err := e.Encode(r)
+	return e.Altered(), err
 }
 func (f gcxFormatter) Parse(data []byte) (*graphresponse.Response, error) {
 	return gcx.Unmarshal(data, gcx.Options{})

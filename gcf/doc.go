@@ -50,6 +50,17 @@
 // `gcf-graph` topology. [Unmarshal] inverts both (the second as topology
 // only).
 //
+// # Text safety
+//
+// Beyond the escapes of spec §2.3, quoted strings write DEL, the C1
+// controls, U+2028, U+2029, the bidirectional controls (U+061C, U+200E,
+// U+200F, U+202A–U+202E, U+2066–U+2069) and U+FEFF as \uXXXX, and a string
+// holding one is always quoted, so no value puts a line separator, terminal
+// control or bidirectional control into the output (spec §2.14 lets them
+// through; graphwire does not). Every GCF decoder reads the escapes back:
+//
+//	name="a\u2028b"
+//
 // # Errors
 //
 // Decoders are strict: every error is a [*SyntaxError] whose Err is one of

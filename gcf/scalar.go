@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
 // This file holds the scalar grammar of §2.3 and the key grammar of §2.4:
@@ -178,7 +180,7 @@ func needsQuote(s string) bool {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c < 0x20, c == '"', c == '\\', c == '|', c == ',':
+			case c < 0x20, c == 0x7f, c == '"', c == '\\', c == '|', c == ',':
 				return true
 			case c == '[':
 				bracket = true
@@ -189,7 +191,7 @@ func needsQuote(s string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r >= 0x80 && r <= 0x9F || isSpaceRune(r) {
+		if r >= 0x80 && r <= 0x9F || isSpaceRune(r) || textsafe.Forbidden(r) {
 			return true
 		}
 		i += n
@@ -215,13 +217,34 @@ func numericLike(s string) bool {
 	return false
 }
 
-// appendQuoted appends s as a GCF quoted string.
+// appendQuoted appends s as a GCF quoted string. Besides the escapes of
+// §2.3 it writes DEL, the C1 controls and the other code points of
+// [textsafe.Forbidden] as \uXXXX (lower-case hex), so no value puts a line
+// separator, terminal control or bidirectional control into the output;
+// every GCF decoder reads the escape back to the same code point.
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := quoteSafePrefix(s); i < len(s); i++ {
+	for i := quoteSafePrefix(s); i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if c >= utf8.RuneSelf {
+			if !textsafe.MayStart(c) {
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !textsafe.Forbidden(r) {
+				i += n
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
+			i += n
+			start = i
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -241,7 +264,8 @@ func appendQuoted(dst []byte, s string) []byte {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
@@ -293,7 +317,8 @@ var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // quoteSafePrefix returns a length of a prefix of s that appendQuoted copies
-// unescaped, scanning eight bytes at a time; the byte loop does the rest.
+// unescaped, scanning eight bytes at a time; the byte loop does the rest. A
+// word with a non-ASCII byte ends the prefix.
 func quoteSafePrefix(s string) int {
 	const (
 		ones  = 0x0101010101010101
@@ -304,9 +329,10 @@ func quoteSafePrefix(s string) int {
 		b := s[i : i+8]
 		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		// Some byte is below 0x20, '"' or '\\' (exact for existence).
+		// Some byte is below 0x20, '"' or '\\' (exact for existence), or
+		// DEL or not ASCII (the byte loop decides on those).
 		q, bs := w^('"'*ones), w^('\\'*ones)
-		if (w-0x20*ones)&^w&highs != 0 || (q-ones)&^q&highs != 0 || (bs-ones)&^bs&highs != 0 {
+		if (w-0x20*ones)&^w&highs != 0 || (q-ones)&^q&highs != 0 || (bs-ones)&^bs&highs != 0 || (w|(w&^highs+ones))&highs != 0 {
 			break
 		}
 	}

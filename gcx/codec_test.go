@@ -379,17 +379,19 @@ func TestHeaderUnescape(t *testing.T) {
 	}
 }
 
-// TestEscapeEveryPosition puts each byte that needs escaping at every
-// position of a long cell, across the eight-byte words the scanner reads.
+// TestEscapeEveryPosition puts each byte that needs escaping or a marker
+// at every position of a long cell, across the eight-byte words the
+// scanner reads.
 func TestEscapeEveryPosition(t *testing.T) {
-	for _, special := range []string{"\\", "\t", "\n", "\r", "\x0d", "\x01", "\x7f", "é"} {
+	for _, special := range []string{"\\", "\t", "\n", "\r", "\x0d", "\x01", "\x1b", "\x7f", "é", "\u0085", "\u2028", "\u202e", "\ufeff", "⟦", "\u2027"} {
 		for pos := range 24 {
 			cell := strings.Repeat("a", pos) + special + strings.Repeat("b", 23-pos)
 			enc, err := gcx.MarshalSections(gcx.Section{Tool: "x", Fields: []string{"a", "b"}, Rows: [][]string{{"z", cell}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", "").Replace(cell)
+			want := strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", "", "\x01", "⟦U+0001⟧", "\x1b", "⟦U+001B⟧",
+				"\x7f", "⟦U+007F⟧", "\u0085", "⟦U+0085⟧", "\u2028", "⟦U+2028⟧", "\u202e", "⟦U+202E⟧", "\ufeff", "⟦U+FEFF⟧", "⟦", "⟦U+27E6⟧").Replace(cell)
 			if got := strings.TrimSuffix(strings.SplitN(string(enc), "\n", 2)[1], "\n"); got != "z\t"+want {
 				t.Fatalf("special %q at %d: row %q, want %q", special, pos, got, "z\t"+want)
 			}

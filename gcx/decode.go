@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
 // readChunk is the size of the first read buffer of a streaming Decoder.
@@ -238,6 +239,7 @@ func (d *Decoder) row(line string) ([]string, error) {
 	// Most lines hold no backslash at all; then every cell is a plain
 	// substring and needs no per-cell escape scan.
 	esc := strings.IndexByte(line, '\\') >= 0
+	marked := strings.Contains(line, markerOpen)
 	rest := line
 	i := 0
 	for {
@@ -254,6 +256,9 @@ func (d *Decoder) row(line string) ([]string, error) {
 		if esc {
 			cell = d.unescape(cell)
 		}
+		if marked {
+			cell = textsafe.Restore(cell)
+		}
 		row[i] = cell
 		i++
 		if tab < 0 {
@@ -266,6 +271,10 @@ func (d *Decoder) row(line string) ([]string, error) {
 	}
 	return row, nil
 }
+
+// markerOpen is the UTF-8 form of textsafe.Open: a row holding it may hold
+// ⟦U+XXXX⟧ markers, which the decoder turns back into their code points.
+const markerOpen = string(textsafe.Open)
 
 // unescape is the package unescape writing into an arena: the strings
 // it returns share a few large buffers instead of one allocation each.

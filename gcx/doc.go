@@ -19,6 +19,22 @@
 // that would not read back as written ([ErrUnsafeName], [ErrReservedKey],
 // [ErrBlankRow], [ErrLineTooLong]).
 //
+// # Text safety
+//
+// GCX1 has no escape for other control characters, so graphwire writes
+// every other C0 control, DEL, the C1 controls (NEL included), U+2028,
+// U+2029, the bidirectional controls and U+FEFF as a visible marker
+// ⟦U+XXXX⟧, and a literal ⟦ as ⟦U+27E6⟧ (package internal/textsafe). The
+// decoder turns markers in cells back into their code points, so a
+// consumer that splits lines on U+2028 or NEL, or a terminal, never sees
+// a forged row, header or escape sequence:
+//
+//	"a\u2028GCX1 tool=x"  →  a⟦U+2028⟧GCX1 tool=x
+//
+// Header names may not hold those code points at all: the graph mapping
+// moves such a type name or key into a cell. [Encoder.Altered] counts the
+// cells written with a marker or without a CR.
+//
 // # GraphResponses
 //
 // [Marshal], [Encoder.Encode], [Unmarshal] and [Decoder.Decode] follow the

@@ -19,8 +19,17 @@ type Encoder struct {
 	buf     []byte
 	opts    Options
 	nfields int // fields of the section being streamed; 0 before WriteHeader
+	altered int // cells changed beyond their escapes, see Altered
 	err     error
 }
+
+// Altered returns how many cells the encoder has written, since it was
+// created, whose text is not the original behind the cell escapes: a
+// code point of the text-safety set written as its ⟦U+XXXX⟧ marker (or a
+// literal ⟦ written as ⟦U+27E6⟧), or a CR dropped (spec §4.2). The decoder
+// restores markers; dropped CRs are lost. Callers report this count
+// (formatter.Stamped.Altered), so no value is changed silently.
+func (e *Encoder) Altered() int { return e.altered }
 
 // NewEncoder returns an encoder writing to w with opts.
 func NewEncoder(w io.Writer, opts Options) *Encoder {
@@ -34,19 +43,22 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 	if e.err != nil {
 		return e.err
 	}
-	sections, err := Sections(r)
+	secs, altered, err := sections(r)
 	if err != nil {
 		e.err = fmt.Errorf("encode response: %w", err)
 		return e.err
 	}
-	buf := slices.Grow(e.buf[:0], sizeHint(sections))
-	for i := range sections {
-		if buf, err = appendSection(buf, &sections[i], e.opts.maxLine()); err != nil {
+	buf := slices.Grow(e.buf[:0], sizeHint(secs))
+	for i := range secs {
+		var n int
+		if buf, n, err = appendSection(buf, &secs[i], e.opts.maxLine()); err != nil {
 			e.err = fmt.Errorf("encode response: %w", err)
 			return e.err
 		}
+		altered += n
 	}
 	e.buf = buf
+	e.altered += altered
 	return e.write(buf)
 }
 
@@ -57,12 +69,13 @@ func (e *Encoder) EncodeSection(s Section) error {
 	if e.err != nil {
 		return e.err
 	}
-	buf, err := appendSection(slices.Grow(e.buf[:0], sizeHint([]Section{s})), &s, e.opts.maxLine())
+	buf, altered, err := appendSection(slices.Grow(e.buf[:0], sizeHint([]Section{s})), &s, e.opts.maxLine())
 	e.buf = buf
 	if err != nil {
 		e.err = fmt.Errorf("encode section: %w", err)
 		return e.err
 	}
+	e.altered += altered
 	e.nfields = len(s.Fields)
 	return e.write(buf)
 }
@@ -95,12 +108,13 @@ func (e *Encoder) WriteRow(cells ...string) error {
 		e.err = fmt.Errorf("write row before a header: %w", ErrNoHeader)
 		return e.err
 	}
-	buf, err := appendRow(e.buf[:0], cells, e.nfields, e.opts.maxLine())
+	buf, altered, err := appendRow(e.buf[:0], cells, e.nfields, e.opts.maxLine())
 	e.buf = buf
 	if err != nil {
 		e.err = fmt.Errorf("write row: %w", err)
 		return e.err
 	}
+	e.altered += altered
 	return e.write(buf)
 }
 
@@ -166,7 +180,7 @@ func MarshalSections(sections ...Section) ([]byte, error) {
 	dst := make([]byte, 0, sizeHint(sections))
 	var err error
 	for i := range sections {
-		if dst, err = appendSection(dst, &sections[i], DefaultMaxLineBytes); err != nil {
+		if dst, _, err = appendSection(dst, &sections[i], DefaultMaxLineBytes); err != nil {
 			return nil, fmt.Errorf("marshal sections: %w", err)
 		}
 	}

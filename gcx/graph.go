@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
 // Tools of the graph mapping (spec §11.4).
@@ -23,8 +24,9 @@ const (
 // the finished sections cost one string conversion rather than one per
 // cell.
 type builder struct {
-	text []byte
-	secs []*secBuild
+	text   []byte
+	secs   []*secBuild
+	crOnly int // string values that only lost CRs, see countCR
 }
 
 type secBuild struct {
@@ -45,7 +47,9 @@ func (b *builder) begin(tool string, fields []string, meta map[string]string) *s
 
 func (b *builder) end(s *secBuild) { s.ends = append(s.ends, len(b.text)) }
 
+// str appends a string cell without its CRs (spec §11.2).
 func (b *builder) str(s *secBuild, v string) {
+	b.countCR(v)
 	b.text = appendNoCR(b.text, v)
 	b.end(s)
 }
@@ -63,11 +67,29 @@ func (b *builder) opt(s *secBuild, v graphresponse.OptInt) {
 }
 
 func (b *builder) value(s *secBuild, v graphresponse.Value) {
+	if v.Kind() == graphresponse.KindString {
+		b.countCR(v.Str())
+	}
 	b.text = appendValueCell(b.text, v)
 	b.end(s)
 }
 
 func (b *builder) empty(s *secBuild) { b.end(s) }
+
+// countCR counts a string value that loses CRs to its cell text, unless
+// the cell escaping will count the cell anyway (it writes a marker for it),
+// so that every altered value counts once (see [Encoder.Altered]).
+func (b *builder) countCR(v string) {
+	if strings.IndexByte(v, '\r') < 0 {
+		return
+	}
+	if textsafe.Index(cellText(v), tabOrLF) < 0 {
+		b.crOnly++
+	}
+}
+
+// tabOrLF is the keep set of the cell escaping: TAB and LF have escapes.
+func tabOrLF(r rune) bool { return r == '\t' || r == '\n' }
 
 func (s *secBuild) rows() int { return s.n }
 
@@ -123,20 +145,27 @@ func (b *builder) finish() []Section {
 // node bucket, and with one wrapping [ErrUnsafeName] for a query type or
 // cursor that cannot stand in a header.
 func Sections(r *graphresponse.Response) ([]Section, error) {
+	secs, _, err := sections(r)
+	return secs, err
+}
+
+// sections is Sections that also returns how many string values lost a CR
+// and need no marker (builder.countCR).
+func sections(r *graphresponse.Response) ([]Section, int, error) {
 	if r == nil {
-		return nil, fmt.Errorf("nil response: %w", ErrInvalidResponse)
+		return nil, 0, fmt.Errorf("nil response: %w", ErrInvalidResponse)
 	}
 	if !headerSafe(r.QueryType) {
-		return nil, fmt.Errorf("query_type %q: %w", r.QueryType, ErrUnsafeName)
+		return nil, 0, fmt.Errorf("query_type %q: %w", r.QueryType, ErrUnsafeName)
 	}
 	if p := r.Pagination; p != nil && p.NextCursor != nil && !headerSafe(*p.NextCursor) {
-		return nil, fmt.Errorf("next_cursor %q: %w", *p.NextCursor, ErrUnsafeName)
+		return nil, 0, fmt.Errorf("next_cursor %q: %w", *p.NextCursor, ErrUnsafeName)
 	}
 	var b builder
 	b.nodes(r.Nodes)
 	b.edges(r.Edges)
 	if err := b.aggregation(r); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(b.secs) == 0 {
 		b.begin(toolNodes, []string{"id", "type"}, map[string]string{"rows": "0"})
@@ -154,7 +183,7 @@ func Sections(r *graphresponse.Response) ([]Section, error) {
 			m["next_cursor"] = *p.NextCursor
 		}
 	}
-	return b.finish(), nil
+	return b.finish(), b.crOnly, nil
 }
 
 // valueNonEmpty reports whether the cell text of v is non-empty.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
 // Decoder reads a GOON document back into a [graphresponse.Response], as far
@@ -18,6 +19,10 @@ import (
 //     breadcrumbs are consumed, not kept as properties;
 //   - null and empty-string properties were never printed and are absent,
 //     and so is a quoted value made only of dropped control characters;
+//   - C0 controls other than LF, CR and TAB, and DEL, were dropped from
+//     quoted values (spec §3.7) and are lost; ⟦U+XXXX⟧ text-safety markers
+//     (see the package doc) are turned back into their code points, in
+//     values, keys, types and the cursor;
 //   - integral floats print as integers and come back as integers; a
 //     normalised ClickHouse datetime comes back in its T form;
 //   - edges come back deduplicated; path edges come back from @paths with
@@ -176,7 +181,7 @@ func (p *decoder) header(r *graphresponse.Response) error {
 		}
 		switch key {
 		case "query_type":
-			r.QueryType = val
+			r.QueryType = textsafe.Restore(val)
 			p.sawQueryType = true
 		case "goon_version", "nodes", "edges":
 			if key != "goon_version" {
@@ -194,7 +199,7 @@ func (p *decoder) header(r *graphresponse.Response) error {
 				pag().Truncated = true
 			}
 		case "next_cursor":
-			c := val
+			c := textsafe.Restore(val)
 			pag().NextCursor = &c
 		case "rows":
 			n, err := strconv.ParseUint(val, 10, 31)
@@ -295,7 +300,7 @@ func (p *decoder) groupHeader() (string, int, error) {
 	if err != nil || n == 0 {
 		return "", 0, p.errAt(i+1, ErrGroup)
 	}
-	return s[:i], int(n), nil
+	return textsafe.Restore(s[:i]), int(n), nil
 }
 
 // groups walks the "Type(N):" groups of a section up to the next marker,
@@ -408,7 +413,7 @@ func (p *decoder) pairs(s string, col int) ([]pair, error) {
 			v = bareValue(s[i : i+end])
 			i += end
 		}
-		out = append(out, pair{graphresponse.Member{Key: key, Value: v}, quoted})
+		out = append(out, pair{graphresponse.Member{Key: textsafe.Restore(key), Value: v}, quoted})
 		if i < len(s) {
 			if s[i] != ' ' || i+1 == len(s) {
 				return nil, p.errAt(col+i, ErrLine)
@@ -426,7 +431,7 @@ func unquote(s string) (string, int, error) {
 	for i := 1; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '"':
-			return b.String(), i + 1, nil
+			return textsafe.Restore(b.String()), i + 1, nil
 		case '\\':
 			if i+1 >= len(s) {
 				return "", i, ErrQuote
@@ -497,7 +502,7 @@ func (p *decoder) endpoint(s string, col int) (string, int64, error) {
 	if err != nil {
 		return "", 0, p.errAt(col+i+1, ErrInvalidID)
 	}
-	return s[:i], id, nil
+	return textsafe.Restore(s[:i]), id, nil
 }
 
 func (p *decoder) edges() ([]graphresponse.Edge, error) {
@@ -573,7 +578,7 @@ func (p *decoder) paths() ([]graphresponse.Edge, error) {
 				return nil, err
 			}
 			edges = append(edges, graphresponse.Edge{
-				From: fromType, FromID: fromID, To: toType, ToID: toID, Type: typ,
+				From: fromType, FromID: fromID, To: toType, ToID: toID, Type: textsafe.Restore(typ),
 				PathID: graphresponse.Some(pathID), Step: graphresponse.Some(int64(step)),
 			})
 			fromType, fromID = toType, toID

@@ -29,6 +29,26 @@
 // only canonical ClickHouse datetimes are rewritten, and every other string
 // that contains a space or a non-ASCII character is quoted.
 //
+// # Text safety
+//
+// GOON has five escapes inside quotes (\\ \" \n \r \t) and drops every
+// other C0 control and DEL (spec §3.7); identifiers (types, keys,
+// descriptors, the cursor) are written verbatim. Neither may put a line
+// separator, terminal control, bidirectional control or BOM into the
+// output, so the encoder writes the C1 controls (NEL included), U+2028,
+// U+2029, the bidirectional controls U+061C, U+200E, U+200F, U+202A–U+202E
+// and U+2066–U+2069, and U+FEFF as a visible marker ⟦U+XXXX⟧ inside
+// quotes, and every such code point and every control (LF included) as a
+// marker in an identifier. A literal ⟦ is written ⟦U+27E6⟧, so the
+// substitution is reversible, and the [Decoder] restores it:
+//
+//	name="a\u2028b"      →  name="a⟦U+2028⟧b"
+//	key "k\nforged"      →  k⟦U+000A⟧forged=…
+//
+// This departs from the reference, which copies those code points raw
+// (GOON 4.1.0). [Encoder.Altered] counts the strings that were dropped from
+// or marked, so a caller can report that values were changed.
+//
 // The [Decoder] reads GOON back into a response as far as GOON carries it;
 // its documentation lists what is lost.
 package goon

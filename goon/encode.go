@@ -11,6 +11,7 @@ import (
 
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/semver"
+	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
 // flushAt is the buffered size at which the encoder hands bytes to the
@@ -31,6 +32,36 @@ type Encoder struct {
 	edges []edgeRef
 	list  []*graphresponse.Edge
 	path  []*graphresponse.Edge
+
+	altered int // see Altered
+}
+
+// Altered returns how many strings the encoder has written, since it was
+// created, that are not their original text behind GOON's five escapes: a
+// quoted value that lost C0 controls or DEL (which §3.7 drops), or any
+// string in which a code point of the text-safety set was written as its
+// ⟦U+XXXX⟧ marker (see the package doc). Each written string counts once,
+// however many code points it lost or had replaced. Callers report this
+// count (formatter.Stamped.Altered), so no value is changed silently.
+func (e *Encoder) Altered() int { return e.altered }
+
+// ident appends an identifier-like string (a type, key, descriptor field
+// or cursor), which GOON writes verbatim (§3.1), with every code point of
+// the text-safety set, line breaks included, written as its marker.
+func (e *Encoder) ident(b []byte, s string) []byte {
+	b, changed := textsafe.AppendMarked(b, s, nil)
+	if changed {
+		e.altered++
+	}
+	return b
+}
+
+// count adds one to the altered count when changed is true and returns b.
+func (e *Encoder) count(b []byte, changed bool) []byte {
+	if changed {
+		e.altered++
+	}
+	return b
 }
 
 // NewEncoder returns an encoder that writes to w.
@@ -90,7 +121,7 @@ func (e *Encoder) flush() {
 
 func (e *Encoder) header(r *graphresponse.Response, lifted int) {
 	b := append(e.buf, "@header\nquery_type:"...)
-	b = append(b, r.QueryType...)
+	b = e.ident(b, r.QueryType)
 	b = append(b, "\ngoon_version:"...)
 	b = append(b, e.opts.Version...)
 	b = append(b, "\nnodes:"...)
@@ -107,7 +138,7 @@ func (e *Encoder) header(r *graphresponse.Response, lifted int) {
 		}
 		if p.NextCursor != nil {
 			b = append(b, "next_cursor:"...)
-			b = append(b, *p.NextCursor...)
+			b = e.ident(b, *p.NextCursor)
 			b = append(b, '\n')
 		}
 	}
@@ -123,7 +154,7 @@ func (e *Encoder) header(r *graphresponse.Response, lifted int) {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = appendGroupDescriptor(b, g)
+				b = e.groupDescriptor(b, g)
 			}
 			b = append(b, '\n')
 		}
@@ -133,14 +164,14 @@ func (e *Encoder) header(r *graphresponse.Response, lifted int) {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				b = append(b, c.Name...)
+				b = e.ident(b, c.Name)
 				b = append(b, '(')
-				b = append(b, c.Function...)
+				b = e.ident(b, c.Function)
 				b = append(b, ':')
-				b = append(b, c.Target...)
+				b = e.ident(b, c.Target)
 				if c.Property != "" {
 					b = append(b, '.')
-					b = append(b, c.Property...)
+					b = e.ident(b, c.Property)
 				}
 				b = append(b, ')')
 			}
@@ -150,24 +181,24 @@ func (e *Encoder) header(r *graphresponse.Response, lifted int) {
 	e.buf = b
 }
 
-func appendGroupDescriptor(b []byte, g graphresponse.GroupColumn) []byte {
-	b = append(b, g.Name...)
+func (e *Encoder) groupDescriptor(b []byte, g graphresponse.GroupColumn) []byte {
+	b = e.ident(b, g.Name)
 	b = append(b, '(')
 	switch g.Kind {
 	case graphresponse.GroupKindNode:
 		b = append(b, "node"...)
 		if g.Entity != "" {
 			b = append(b, ':')
-			b = append(b, g.Entity...)
+			b = e.ident(b, g.Entity)
 		}
 	case graphresponse.GroupKindProperty:
 		b = append(b, "property"...)
 		if g.Property != "" && g.Property != g.Name {
 			b = append(b, ':')
-			b = append(b, g.Property...)
+			b = e.ident(b, g.Property)
 		}
 	default:
-		b = append(b, g.Kind...)
+		b = e.ident(b, g.Kind)
 	}
 	return append(b, ')')
 }
@@ -248,7 +279,7 @@ func (e *Encoder) nodeSection(r *graphresponse.Response, lifted []graphresponse.
 		for end < len(list) && list[end].n.Type == list[start].n.Type {
 			end++
 		}
-		e.buf = appendGroupHeader(e.buf, list[start].n.Type, end-start)
+		e.buf = e.groupHeader(e.buf, list[start].n.Type, end-start)
 		for _, ref := range list[start:end] {
 			e.nodeLine(ref.n)
 			e.maybeFlush()
@@ -265,8 +296,8 @@ type nodeRef struct {
 	pos int
 }
 
-func appendGroupHeader(b []byte, typ string, n int) []byte {
-	b = append(b, typ...)
+func (e *Encoder) groupHeader(b []byte, typ string, n int) []byte {
+	b = e.ident(b, typ)
 	b = append(b, '(')
 	b = strconv.AppendInt(b, int64(n), 10)
 	return append(b, "):\n"...)
@@ -366,20 +397,22 @@ func (e *Encoder) nodeLine(n *graphresponse.Node) {
 	}
 	for _, ref := range props {
 		m := ref.m
-		mark := len(b)
+		mark, altered := len(b), e.altered
 		b = append(b, ' ')
-		b = append(b, m.Key...)
+		b = e.ident(b, m.Key)
 		b = append(b, '=')
 		valStart := len(b)
 		var origLen int
-		b, origLen = appendValue(b, m.Key, m.Value)
+		var changed bool
+		b, origLen, changed = appendValue(b, m.Key, m.Value)
 		if len(b) == valStart {
-			b = b[:mark] // nothing printable: leave the property out
+			b, e.altered = b[:mark], altered // nothing printable: leave the property out
 			continue
 		}
+		b = e.count(b, changed)
 		if origLen > 0 {
 			b = append(b, ' ')
-			b = append(b, m.Key...)
+			b = e.ident(b, m.Key)
 			b = append(b, "_len="...)
 			b = strconv.AppendInt(b, int64(origLen), 10)
 		}
@@ -477,13 +510,13 @@ func (e *Encoder) edgeSection(r *graphresponse.Response) {
 		for end < len(edges) && edges[end].Type == edges[start].Type {
 			end++
 		}
-		e.buf = appendGroupHeader(e.buf, edges[start].Type, end-start)
+		e.buf = e.groupHeader(e.buf, edges[start].Type, end-start)
 		for _, ed := range edges[start:end] {
-			b := append(e.buf, ed.From...)
+			b := e.ident(e.buf, ed.From)
 			b = append(b, ':')
 			b = strconv.AppendInt(b, ed.FromID, 10)
 			b = append(b, " --> "...)
-			b = append(b, ed.To...)
+			b = e.ident(b, ed.To)
 			b = append(b, ':')
 			b = strconv.AppendInt(b, ed.ToID, 10)
 			if ed.Depth.Valid {
@@ -530,14 +563,14 @@ func (e *Encoder) pathSection(r *graphresponse.Response) {
 		b := append(e.buf, "path="...)
 		b = strconv.AppendInt(b, path[0].PathID.Value, 10)
 		b = append(b, ": "...)
-		b = append(b, path[0].From...)
+		b = e.ident(b, path[0].From)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, path[0].FromID, 10)
 		for _, ed := range path {
 			b = append(b, " --"...)
-			b = append(b, ed.Type...)
+			b = e.ident(b, ed.Type)
 			b = append(b, "--> "...)
-			b = append(b, ed.To...)
+			b = e.ident(b, ed.To)
 			b = append(b, ':')
 			b = strconv.AppendInt(b, ed.ToID, 10)
 		}
@@ -568,16 +601,16 @@ func (e *Encoder) rowSection(r *graphresponse.Response) {
 			if !ok {
 				return
 			}
-			mark := len(b)
+			mark, altered := len(b), e.altered
 			if !first {
 				b = append(b, ' ')
 			}
-			b = append(b, name...)
+			b = e.ident(b, name)
 			b = append(b, '=')
 			valStart := len(b)
-			b = appendCell(b, name, v)
+			b = e.cell(b, name, v)
 			if len(b) == valStart {
-				b = b[:mark]
+				b, e.altered = b[:mark], altered
 				return
 			}
 			first = false
@@ -593,8 +626,8 @@ func (e *Encoder) rowSection(r *graphresponse.Response) {
 	}
 }
 
-// appendCell formats a row cell (§3.10).
-func appendCell(b []byte, key string, v graphresponse.Value) []byte {
+// cell formats a row cell (§3.10).
+func (e *Encoder) cell(b []byte, key string, v graphresponse.Value) []byte {
 	switch v.Kind() {
 	case graphresponse.KindNull:
 		return append(b, "null"...)
@@ -602,36 +635,37 @@ func appendCell(b []byte, key string, v graphresponse.Value) []byte {
 		t, ok1 := v.Get("type")
 		id, ok2 := v.Get("id")
 		if ok1 && ok2 && t.Kind() == graphresponse.KindString && id.Kind() == graphresponse.KindString {
-			b = append(b, t.Str()...)
+			b = e.ident(b, t.Str())
 			b = append(b, ':')
-			return append(b, id.Str()...)
+			return e.ident(b, id.Str())
 		}
 	}
-	b, _ = appendValue(b, key, v)
-	return b
+	b, _, changed := appendValue(b, key, v)
+	return e.count(b, changed)
 }
 
 // appendValue formats a property or cell value (§3.6). It returns the
 // original code-point length when a string value was truncated (for the
-// _len breadcrumb), else 0. A value with no printable form appends nothing.
-func appendValue(b []byte, key string, v graphresponse.Value) ([]byte, int) {
+// _len breadcrumb), else 0, and whether text safety changed the string
+// (see appendQuoted). A value with no printable form appends nothing.
+func appendValue(b []byte, key string, v graphresponse.Value) ([]byte, int, bool) {
 	switch v.Kind() {
 	case graphresponse.KindBool:
-		return strconv.AppendBool(b, v.Bool()), 0
+		return strconv.AppendBool(b, v.Bool()), 0, false
 	case graphresponse.KindInt:
-		return strconv.AppendInt(b, v.Int(), 10), 0
+		return strconv.AppendInt(b, v.Int(), 10), 0, false
 	case graphresponse.KindUint:
-		return strconv.AppendUint(b, v.Uint(), 10), 0
+		return strconv.AppendUint(b, v.Uint(), 10), 0, false
 	case graphresponse.KindFloat:
-		return appendFloat(b, v.Float()), 0
+		return appendFloat(b, v.Float()), 0, false
 	case graphresponse.KindString:
 		return appendString(b, key, v.Str())
 	case graphresponse.KindArray, graphresponse.KindObject:
 		js := appendSortedJSON(nil, v)
-		b, _ = appendString(b, key, string(js))
-		return b, 0
+		b, _, changed := appendString(b, key, string(js))
+		return b, 0, changed
 	}
-	return b, 0
+	return b, 0, false
 }
 
 // appendFloat is the one place floats are formatted: shortest round-trip
@@ -655,10 +689,11 @@ func limit(key string) int {
 
 // appendString runs the string pipeline of §3.7: skip empty, truncate,
 // normalise a ClickHouse datetime, then write bare or quoted. It returns the
-// original length in code points when the string was truncated, else 0.
-func appendString(b []byte, key, s string) ([]byte, int) {
+// original length in code points when the string was truncated, else 0,
+// and whether text safety changed the string.
+func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	if s == "" {
-		return b, 0
+		return b, 0, false
 	}
 	orig := 0
 	if lim := limit(key); len(s) > lim { // cheap pre-check: runes ≤ bytes
@@ -675,12 +710,13 @@ func appendString(b []byte, key, s string) ([]byte, int) {
 	if isClickHouseDateTime(s) {
 		b = append(b, s[:10]...)
 		b = append(b, 'T')
-		return append(b, s[11:]...), orig
+		return append(b, s[11:]...), orig, false
 	}
 	if isBare(s) {
-		return append(b, s...), orig
+		return append(b, s...), orig, false
 	}
-	return appendQuoted(b, s), orig
+	b, changed := appendQuoted(b, s)
+	return b, orig, changed
 }
 
 // isBare reports whether s prints without quotes: not a JSON keyword and
@@ -703,11 +739,15 @@ func isBare(s string) bool {
 }
 
 // appendQuoted writes s in double quotes with the five GOON escapes; other
-// C0 controls and DEL are dropped, invalid UTF-8 bytes become U+FFFD, and
-// everything else is copied.
-func appendQuoted(b []byte, s string) []byte {
+// C0 controls and DEL are dropped (§3.7), invalid UTF-8 bytes become
+// U+FFFD, and the code points of the text-safety set above U+007F (C1
+// controls, U+2028, U+2029, bidirectional controls, U+FEFF), and a literal
+// ⟦, are written as ⟦U+XXXX⟧ markers. Everything else is copied. It
+// reports whether a character was dropped or marked.
+func appendQuoted(b []byte, s string) ([]byte, bool) {
 	b = append(b, '"')
 	start := 0
+	changed := false
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && c < utf8.RuneSelf {
@@ -716,13 +756,19 @@ func appendQuoted(b []byte, s string) []byte {
 		}
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b = append(b, s[start:i]...)
+				b = append(b, "\uFFFD"...)
+			case textsafe.MayStart(c) && (textsafe.Forbidden(r) || r == textsafe.Open):
+				b = append(b, s[start:i]...)
+				b = textsafe.AppendMarker(b, r)
+				changed = true
+			default:
 				i += size
 				continue
 			}
-			b = append(b, s[start:i]...)
-			b = append(b, "\uFFFD"...)
-			i++
+			i += size
 			start = i
 			continue
 		}
@@ -740,12 +786,13 @@ func appendQuoted(b []byte, s string) []byte {
 			b = append(b, '\\', 't')
 		default:
 			// Other C0 controls and DEL are dropped.
+			changed = true
 		}
 		i++
 		start = i
 	}
 	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, '"'), changed
 }
 
 // isClickHouseDateTime reports whether s is exactly

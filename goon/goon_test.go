@@ -75,8 +75,8 @@ func TestProductionVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(out, []byte("\ngoon_version:"+config.GOONVersion()+"\n")) || config.GOONVersion() != "4.0.1" {
-		t.Errorf("production version line missing or not 4.0.1:\n%s", out)
+	if !bytes.Contains(out, []byte("\ngoon_version:"+config.GOONVersion()+"\n")) || config.GOONVersion() != "4.1.0" {
+		t.Errorf("production version line missing or not 4.1.0:\n%s", out)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/graphwire/graphwire/goon"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/graphgen"
+	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
 // propertyParams returns gopter parameters with a fixed seed, overridable by
@@ -74,15 +75,16 @@ var (
 	rowLine   = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*=([^ "]+|"([^"\\]|\\.)*")( |$))*$`)
 )
 
-// checkShape verifies property 4: no raw controls, valid UTF-8, one final
+// checkShape verifies property 4: no raw controls (nor any other code point
+// of the text-safety set: C1, U+2028, U+2029, bidi controls, BOM), valid UTF-8, one final
 // LF, every line of a known shape, line counts matching the header.
 func checkShape(r *graphresponse.Response, out []byte) string {
 	if !utf8.Valid(out) || !bytes.HasSuffix(out, []byte("\n")) || bytes.HasSuffix(out, []byte("\n\n")) && r.Rows == nil {
 		return "not valid UTF-8 or bad ending"
 	}
-	for _, c := range out {
-		if c < 0x20 && c != '\n' || c == 0x7f {
-			return "raw control character " + strconv.Itoa(int(c))
+	for _, c := range string(out) {
+		if c != '\n' && textsafe.Forbidden(c) {
+			return "raw control, separator or bidi character " + strconv.Itoa(int(c))
 		}
 	}
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")

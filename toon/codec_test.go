@@ -76,7 +76,10 @@ func TestQuoting(t *testing.T) {
 		{"05", Comma, `"05"`}, {"+1", Comma, `"+1"`}, {"1e-6", Comma, `"1e-6"`}, {"1.", Comma, "1."}, {".5", Comma, ".5"},
 		{"a:b", Comma, `"a:b"`}, {`a"b`, Comma, `"a\"b"`}, {`a\b`, Comma, `"a\\b"`}, {"[x", Comma, `"[x"`},
 		{"x}", Comma, `"x}"`}, {"a\nb", Comma, `"a\nb"`}, {"a\rb", Comma, `"a\rb"`}, {"\x01", Comma, `"\u0001"`},
-		{"\x1f", Comma, `"\u001f"`}, {"\x7f", Comma, "\x7f"}, {"\u2028", Comma, "\u2028"}, {"-", Comma, `"-"`},
+		{"\x1f", Comma, `"\u001f"`}, {"\x7f", Comma, `"\u007f"`}, {"\u2028", Comma, `"\u2028"`},
+		{"a\u0085b", Comma, `"a\u0085b"`}, {"é\u2029", Comma, `"é\u2029"`}, {"x\u202ey\u2069", Comma, `"x\u202ey\u2069"`},
+		{"\ufeffbom", Comma, `"\ufeffbom"`}, {"\x1b[0m", Comma, `"\u001b[0m"`}, {"\u200fz", Comma, `"\u200fz"`},
+		{"\u00a0\u2027\u202f", Comma, "\u00a0\u2027\u202f"}, {"-", Comma, `"-"`},
 		{"-x", Comma, `"-x"`}, {"#", Comma, `"#"`}, {"#x", Comma, `"#x"`}, {"x#", Comma, "x#"},
 		{"a,b", Comma, `"a,b"`}, {"a,b", Pipe, "a,b"}, {"a|b", Pipe, `"a|b"`}, {"a|b", Comma, "a|b"},
 		{"a\tb", Tab, `"a\tb"`}, {"a\tb", Comma, `"a\tb"`},
@@ -92,6 +95,12 @@ func TestQuoting(t *testing.T) {
 		}
 		if string(got) != prefix+c.want {
 			t.Errorf("%q with %q: got %q, want %q", c.in, rune(c.delim), got, prefix+c.want)
+		}
+		back, err := UnmarshalOptions(got, Options{Delimiter: c.delim})
+		if err != nil {
+			t.Errorf("%q with %q: decode %q: %v", c.in, rune(c.delim), got, err)
+		} else if a, ok := back.([]any); !ok || len(a) != 1 || a[0] != c.in {
+			t.Errorf("%q with %q: decoded %#v", c.in, rune(c.delim), back)
 		}
 	}
 	keys := map[string]string{

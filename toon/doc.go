@@ -30,6 +30,13 @@
 // (key[N:]{f1,f2}: with "entry: c1,c2" rows). [Options.Delimiter] picks
 // comma, TAB or pipe; [Options.IndentSize] the spaces per level (default 2).
 //
+// Beyond the escapes of spec §2.4, a string holding DEL, a C1 control,
+// U+2028, U+2029, a bidirectional control (U+061C, U+200E, U+200F,
+// U+202A–U+202E, U+2066–U+2069) or U+FEFF is quoted and the code point is
+// written as \uXXXX, so no value puts a line separator, terminal control or
+// bidirectional control into the output; every TOON decoder reads it back
+// (key: "a\u2028b").
+//
 // # Decoding
 //
 // [Unmarshal], [UnmarshalOptions] and [Decoder.Decode] read one document.

@@ -6,6 +6,9 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"unicode/utf8"
+
+	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
 // SpecVersion is the TOON specification version this codec implements.
@@ -592,14 +595,20 @@ func keyedShape(o Object) []field {
 }
 
 // quoteSet is the set of bytes that force a string into quotes: the control
-// bytes, the structural characters of §2.4 and the delimiter, as a 256-bit
-// mask (bytes from 128 up never do).
+// bytes, DEL, the structural characters of §2.4 and the delimiter, as a
+// 256-bit mask. Bytes from 128 up that can start a [textsafe.Forbidden]
+// code point are in the set too; needsQuote decodes the rune to decide.
 type quoteSet [4]uint64
 
 func newQuoteSet(delim byte) quoteSet {
 	var q quoteSet
 	q[0] = 1<<0x20 - 1
-	for _, c := range []byte{':', '"', '\\', '[', ']', '{', '}', delim} {
+	for c := 0x80; c < 0x100; c++ {
+		if textsafe.MayStart(byte(c)) {
+			q[c>>6] |= 1 << (c & 63)
+		}
+	}
+	for _, c := range []byte{':', '"', '\\', '[', ']', '{', '}', 0x7f, delim} {
 		q[c>>6] |= 1 << (c & 63)
 	}
 	return q
@@ -625,7 +634,12 @@ func (q quoteSet) needsQuote(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if q[c>>6]>>(c&63)&1 != 0 {
-			return true
+			if c < utf8.RuneSelf {
+				return true
+			}
+			if r, _ := utf8.DecodeRuneInString(s[i:]); textsafe.Forbidden(r) {
+				return true
+			}
 		}
 	}
 	c := s[0]
@@ -661,13 +675,34 @@ func appendKey(dst []byte, k string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendQuoted appends s in double quotes with the escapes of §2.4.
+// appendQuoted appends s in double quotes with the escapes of §2.4. DEL,
+// the C1 controls and the other code points of [textsafe.Forbidden] are
+// written as \uXXXX (lower-case hex) as well, where §2.4 would copy them:
+// every TOON decoder reads the escape back, and no value puts a line
+// separator, terminal control or bidirectional control into the output.
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if c >= utf8.RuneSelf {
+			if !textsafe.MayStart(c) {
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !textsafe.Forbidden(r) {
+				i += n
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', hexDigits[r>>12], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+			i += n
+			start = i
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)
@@ -683,7 +718,8 @@ func appendQuoted(dst []byte, s string) []byte {
 		default:
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')

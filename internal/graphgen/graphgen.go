@@ -380,3 +380,77 @@ func Graph(seed uint64, n, m int) *graphresponse.Response {
 	}
 	return r
 }
+
+// unsafeRunes are the classes of code points the LLM formats must never
+// write raw (internal/textsafe): C0 controls, DEL, C1 controls (NEL
+// included), the line and paragraph separators, bidirectional controls and
+// marks, and the byte-order mark, plus the marker brackets themselves.
+var unsafeRunes = []rune{
+	0x00, 0x01, 0x07, 0x08, '\t', '\n', 0x0b, 0x0c, '\r', 0x1b, 0x1c, 0x1d, 0x1e, 0x1f, 0x7f,
+	0x80, 0x85, 0x8d, 0x9b, 0x9f, 0x2028, 0x2029, 0x061c, 0x200e, 0x200f,
+	0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0xfeff,
+	0x27e6, 0x27e7,
+}
+
+// delimiters are pieces of the formats' own syntax: GOON sections, groups
+// and pairs, GCF sections and cells, GCX headers and comments, TOON tables,
+// and marker look-alikes.
+var delimiters = []string{
+	"@nodes", "@edges", "User(2):", "1 name=x", " ", "=", "\"", "\\", ":", ",", "|", "#", "# ", "## ",
+	"GCX1 tool=x fields=a", "[", "]", "{", "}", "-", "~", "^", "@0 ", "U+2028", "⟦U+0041⟧", "⟦U+", "\\u2028",
+	"é", "😀", "\u00a0", "\u200b",
+}
+
+// Hostile returns a non-empty string mixing ordinary text, the formats'
+// delimiters and the code points LLM formats must never write raw. It
+// always starts with "v ", so no format prints it bare as a number,
+// boolean or identifier, and it has at most 180 code points, under every
+// truncation limit.
+func Hostile(rng *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString("v ")
+	for range rng.IntN(9) {
+		switch rng.IntN(4) {
+		case 0, 1:
+			b.WriteRune(unsafeRunes[rng.IntN(len(unsafeRunes))])
+		case 2:
+			b.WriteString(delimiters[rng.IntN(len(delimiters))])
+		default:
+			b.WriteString(Ident(rng, nil))
+		}
+	}
+	return b.String()
+}
+
+// HostileResponse returns a traversal response whose string property
+// values come from [Hostile]. With hostileNames the node types and
+// property keys are hostile too; otherwise they are identifiers. Node
+// (type, id) pairs are unique.
+func HostileResponse(rng *rand.Rand, hostileNames bool) *graphresponse.Response {
+	r := &graphresponse.Response{
+		FormatVersion: "5.0.1",
+		QueryType:     graphresponse.QueryTraversal,
+		Nodes:         []graphresponse.Node{},
+		Edges:         []graphresponse.Edge{},
+	}
+	name := func(pool []string) string {
+		if hostileNames && rng.IntN(2) == 0 {
+			return Hostile(rng)
+		}
+		return pool[rng.IntN(len(pool))]
+	}
+	for i := range 1 + rng.IntN(5) {
+		n := graphresponse.Node{Type: name(typePool), ID: int64(i + 1)}
+		seen := map[string]bool{}
+		for range rng.IntN(5) {
+			k := name(keyPool)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			n.Props = append(n.Props, graphresponse.Member{Key: k, Value: graphresponse.String(Hostile(rng))})
+		}
+		r.Nodes = append(r.Nodes, n)
+	}
+	return r
+}
