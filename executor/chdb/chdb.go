@@ -204,6 +204,25 @@ func (e *Executor) kill(marker string) {
 	}
 }
 
+// replaceWriter closes the writable connection after an engine error and opens a fresh one,
+// for the reason [Executor.release] gives. The caller holds wmu. If the new connection fails,
+// later writes report the executor as closed.
+func (e *Executor) replaceWriter() {
+	e.writer.close()
+	e.writer = nil
+	c, err := e.lib.connect([]string{"graphwire", "--path=" + e.opts.Path})
+	if err != nil {
+		e.opts.Logger.Error("chdb reconnect", "error", err)
+		return
+	}
+	if r := c.query("USE "+e.opts.Database, outputFormat, nil, nil); r.errText != "" {
+		e.opts.Logger.Error("chdb reconnect", "error", r.errText)
+		c.close()
+		return
+	}
+	e.writer = c
+}
+
 // engineError sorts a chDB error text ("Code: 62. DB::Exception: …") into a kind.
 func engineError(op, text string) error {
 	code, ok := executor.ParseCode(text)
@@ -488,6 +507,7 @@ func (e *Executor) Exec(ctx context.Context, sql string) error {
 		return executor.New(op, executor.ErrUnavailable, errors.New("executor closed"))
 	}
 	if r := e.writer.query(sql, outputFormat, nil, nil); r.errText != "" {
+		e.replaceWriter()
 		return engineError(op, r.errText)
 	}
 	clear(e.types) // DDL may have changed column types
@@ -533,6 +553,7 @@ func (e *Executor) Insert(ctx context.Context, table string, columns []string, r
 	}
 	sql := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ")"
 	if r := e.writer.insert(sql, "RowBinary", buf); r.errText != "" {
+		e.replaceWriter()
 		return engineError(op, r.errText)
 	}
 	return nil
@@ -546,6 +567,7 @@ func (e *Executor) columnTypes(table string) (map[string]*chType, error) {
 	const q = "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {t:String}"
 	r := e.writer.query(q, outputFormat, []string{"t"}, []string{table})
 	if r.errText != "" {
+		e.replaceWriter()
 		return nil, engineError("describe "+table, r.errText)
 	}
 	dec, err := newDecoder(r.data)

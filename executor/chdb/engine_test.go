@@ -288,3 +288,26 @@ func TestStatementSettings(t *testing.T) {
 		}
 	})
 }
+
+// TestWriterAfterEngineError: the writable connection is not handed a failed statement's
+// output either (Insert reads the table's column types on it).
+func TestWriterAfterEngineError(t *testing.T) {
+	e := open(t, chdb.Options{PoolSize: 1})
+	ctx := t.Context()
+	if err := e.Exec(ctx, "CREATE TABLE gw_writer_probe (id Int64, s String) ENGINE = Memory"); err != nil {
+		t.Fatal(err)
+	}
+	err := e.Exec(ctx, "SELECT toString(number) AS name, 'String' AS type, range(if(number < 200000, 0, 100000)) AS a "+
+		"FROM numbers(300000) SETTINGS max_block_size = 1000, max_threads = 1, max_memory_usage = 30000000")
+	if !errors.Is(err, executor.ErrResourceExhausted) {
+		t.Fatalf("failing Exec: err = %v, want ErrResourceExhausted", err)
+	}
+	in := [][]any{{int64(1), "a"}, {int64(2), "b"}}
+	if err := e.Insert(ctx, "gw_writer_probe", []string{"id", "s"}, in); err != nil {
+		t.Fatal(err)
+	}
+	res := mustCollect(t, ctx, e, &compiler.Query{SQL: "SELECT id, s FROM gw_writer_probe ORDER BY id"})
+	if diff := cmp.Diff(in, res.Rows); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
