@@ -23,13 +23,23 @@ import (
 
 // engineFlags select the engine: --embedded DIR (chDB) or --clickhouse DSN.
 type engineFlags struct {
-	embedded   string
-	clickhouse string
+	embedded     string
+	clickhouse   string
+	memoryBudget byteSize
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.embedded, "embedded", "", "data directory of the embedded engine (default ${GRAPHWIRE_DATA:-$HOME/.cache/graphwire/data})")
 	fs.StringVar(&f.clickhouse, "clickhouse", "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire")
+	fs.Var(&f.memoryBudget, "memory-budget", "memory the embedded engine may use in total, e.g. 8GiB; each statement gets at most budget/pool size; 0 = the engine's default (default half of physical memory or the cgroup limit)")
+}
+
+// budget is --memory-budget, else half of the memory this process may use.
+func (f *engineFlags) budget() int64 {
+	if f.memoryBudget.set {
+		return f.memoryBudget.n
+	}
+	return defaultMemoryBudget()
 }
 
 func (f *engineFlags) check() error {
@@ -101,7 +111,7 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, Logger: logger})
+	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), Logger: logger})
 }
 
 // sqlFlags are the parsed flags of graphwire sql.

@@ -4,14 +4,19 @@ package chdb
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -21,7 +26,8 @@ import (
 // [executor.Loader] and is safe for concurrent use.
 //
 // Queries run on a pool of read-only connections (readonly = 2), one statement per connection
-// at a time; Exec and Insert run on a separate writable connection, one at a time.
+// at a time; Exec and Insert run on a separate writable connection, one at a time. A third
+// kind, the control connection, only cancels statements (KILL QUERY).
 type Executor struct {
 	lib      *lib
 	opts     Options
@@ -29,6 +35,12 @@ type Executor struct {
 
 	pool   chan *conn // idle query connections
 	opened int        // query connections created; all of them return to pool
+
+	ctlMu sync.Mutex // guards ctl
+	ctl   *conn      // read-only; runs KILL QUERY for canceled statements
+
+	markerPrefix string        // random, names this executor's statements
+	seq          atomic.Uint64 // numbers its statements
 
 	wmu    sync.Mutex // guards writer and types
 	writer *conn      // writable; also keeps the engine alive while the executor is open
@@ -41,6 +53,10 @@ type Executor struct {
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 const outputFormat = "RowBinaryWithNamesAndTypes"
+
+// killRetry is how often a canceled statement that is still running is killed again: a KILL
+// sent before the engine registered the statement finds nothing.
+const killRetry = 100 * time.Millisecond
 
 // Open loads the library, boots the engine on opts.Path, creates opts.Database if missing and
 // opens the connection pool. A missing library or symbol gives an error matching
@@ -64,19 +80,31 @@ func Open(opts Options) (*Executor, error) {
 	if opts.RequireVersion != "" && !strings.HasPrefix(l.version, opts.RequireVersion) {
 		return nil, executor.New(op, executor.ErrUnavailable, fmt.Errorf("%s is chDB %s, want %s", opts.Library, l.version, opts.RequireVersion))
 	}
+	var salt [4]byte
+	_, _ = rand.Read(salt[:]) // never fails (crypto/rand)
 	e := &Executor{
-		lib:    l,
-		opts:   opts,
-		pool:   make(chan *conn, opts.PoolSize),
-		types:  map[string]map[string]*chType{},
-		closed: make(chan struct{}),
+		lib:          l,
+		opts:         opts,
+		pool:         make(chan *conn, opts.PoolSize),
+		types:        map[string]map[string]*chType{},
+		closed:       make(chan struct{}),
+		markerPrefix: "graphwire-" + hex.EncodeToString(salt[:]) + "-",
 	}
 	e.connArgs = []string{"graphwire", "--path=" + opts.Path, "--readonly=2"}
 	if opts.MaxThreads > 0 {
 		e.connArgs = append(e.connArgs, fmt.Sprintf("--max_threads=%d", opts.MaxThreads))
 	}
+	if opts.QueryMemory > 0 {
+		e.connArgs = append(e.connArgs, fmt.Sprintf("--max_memory_usage=%d", opts.QueryMemory))
+	}
 
-	if e.writer, err = l.connect([]string{"graphwire", "--path=" + opts.Path}); err != nil {
+	// The first connection of a process boots the engine and is the only one whose
+	// server-level arguments count.
+	writerArgs := []string{"graphwire", "--path=" + opts.Path}
+	if opts.MemoryBudget > 0 {
+		writerArgs = append(writerArgs, fmt.Sprintf("--max_server_memory_usage=%d", opts.MemoryBudget))
+	}
+	if e.writer, err = l.connect(writerArgs); err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS " + opts.Database, "USE " + opts.Database} {
@@ -84,6 +112,13 @@ func Open(opts Options) (*Executor, error) {
 			e.writer.close()
 			return nil, engineError(op, r.errText)
 		}
+	}
+	if opts.MemoryBudget > 0 {
+		e.checkBudget()
+	}
+	if e.ctl, err = l.connect([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}); err != nil {
+		e.closeAll()
+		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for range opts.PoolSize {
 		c, err := e.newQueryConn()
@@ -94,8 +129,34 @@ func Open(opts Options) (*Executor, error) {
 		e.pool <- c
 		e.opened++
 	}
-	opts.Logger.Debug("chdb engine open", "path", opts.Path, "version", l.version, "pool_size", opts.PoolSize)
+	opts.Logger.Debug("chdb engine open", "path", opts.Path, "version", l.version, "pool_size", opts.PoolSize,
+		"max_threads", opts.MaxThreads, "memory_budget", opts.MemoryBudget, "query_memory", opts.QueryMemory)
 	return e, nil
+}
+
+// checkBudget warns when the running engine's server-wide memory limit is not the budget:
+// the engine was booted earlier in this process with another one.
+func (e *Executor) checkBudget() {
+	const q = "SELECT value FROM system.server_settings WHERE name = 'max_server_memory_usage'"
+	r := e.writer.query(q, outputFormat, nil, nil)
+	if r.errText != "" {
+		e.opts.Logger.Warn("chdb memory limit unknown", "error", r.errText)
+		return
+	}
+	dec, err := newDecoder(r.data)
+	if err != nil || !dec.more() {
+		e.opts.Logger.Warn("chdb memory limit unknown", "error", err)
+		return
+	}
+	row, err := dec.row()
+	if err != nil {
+		e.opts.Logger.Warn("chdb memory limit unknown", "error", err)
+		return
+	}
+	if v, _ := row[0].(string); v != strconv.FormatInt(e.opts.MemoryBudget, 10) {
+		e.opts.Logger.Warn("chdb engine already running with another memory limit",
+			"max_server_memory_usage", v, "memory_budget", e.opts.MemoryBudget)
+	}
 }
 
 func (e *Executor) newQueryConn() (*conn, error) {
@@ -111,6 +172,57 @@ func (e *Executor) newQueryConn() (*conn, error) {
 	return c, nil
 }
 
+// release gives c back to the pool. A connection that saw an engine error, a cancel or a
+// statement abandoned before its end is closed and replaced instead: chDB may hand what such a
+// statement left behind (partial output, its columns) to the next statement on the same
+// connection, and pool connections serve every caller.
+func (e *Executor) release(c *conn, clean bool) {
+	if !clean {
+		c.close()
+		fresh, err := e.newQueryConn()
+		if err != nil {
+			e.opts.Logger.Error("chdb reconnect", "error", err)
+			// Keep the pool size: a broken slot fails its next query instead of hanging.
+			fresh = &conn{lib: e.lib}
+		}
+		c = fresh
+	}
+	e.pool <- c
+}
+
+// kill asks the engine to stop the statement whose log_comment is marker. It returns at once
+// (KILL QUERY … ASYNC); the statement then fails with QUERY_WAS_CANCELLED.
+func (e *Executor) kill(marker string) {
+	e.ctlMu.Lock()
+	defer e.ctlMu.Unlock()
+	if e.ctl == nil {
+		return
+	}
+	const q = "KILL QUERY WHERE Settings['log_comment'] = {m:String} ASYNC"
+	if r := e.ctl.query(q, outputFormat, []string{"m"}, []string{marker}); r.errText != "" {
+		e.opts.Logger.Warn("chdb kill query", "error", r.errText)
+	}
+}
+
+// replaceWriter closes the writable connection after an engine error and opens a fresh one,
+// for the reason [Executor.release] gives. The caller holds wmu. If the new connection fails,
+// later writes report the executor as closed.
+func (e *Executor) replaceWriter() {
+	e.writer.close()
+	e.writer = nil
+	c, err := e.lib.connect([]string{"graphwire", "--path=" + e.opts.Path})
+	if err != nil {
+		e.opts.Logger.Error("chdb reconnect", "error", err)
+		return
+	}
+	if r := c.query("USE "+e.opts.Database, outputFormat, nil, nil); r.errText != "" {
+		e.opts.Logger.Error("chdb reconnect", "error", r.errText)
+		c.close()
+		return
+	}
+	e.writer = c
+}
+
 // engineError sorts a chDB error text ("Code: 62. DB::Exception: …") into a kind.
 func engineError(op, text string) error {
 	code, ok := executor.ParseCode(text)
@@ -120,22 +232,29 @@ func engineError(op, text string) error {
 	return executor.FromCode(op, code, errors.New(strings.TrimSpace(text)))
 }
 
-// Run executes q on a pool connection and returns its rows, decoded lazily from the
-// RowBinaryWithNamesAndTypes result.
+// Run starts q on a pool connection and returns its rows, streamed from the engine chunk by
+// chunk (chdb_stream_query_with_params_n) and decoded one row at a time from the
+// RowBinaryWithNamesAndTypes output. Run reads the first chunk, so errors the engine reports
+// at once come from Run; later ones from Rows.Err. The connection stays with the rows until
+// they reach their end or are closed.
 //
-// Settings are applied with SET before the statement and reset with SET … = DEFAULT after it;
-// readonly is skipped because every query connection already runs with readonly = 2, which may
-// not be changed. When ctx has a deadline, max_execution_time is lowered to the whole seconds
-// left (at least 1). When ctx ends first, Run returns at once; the statement finishes on its
-// own goroutine and only then does the connection go back to the pool, so the pool size bounds
-// the statements still running.
+// q.Settings and the executor's limits travel in the statement's own SETTINGS clause (see
+// [Options]); nothing else is sent. When ctx ends before the statement does, the statement is
+// killed in the engine (KILL QUERY from the control connection), so its connection is free
+// again within moments instead of running on to max_execution_time, and the error matches
+// ctx.Err(). A connection whose statement failed, was killed or was abandoned is replaced,
+// never reused.
 func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
 	const op = "run query"
 	names, values, err := paramLists(q.Params)
 	if err != nil {
 		return nil, executor.New(op, executor.ErrInvalidQuery, err)
 	}
-	set, reset, err := settingStatements(ctx, q.Settings)
+	lim := limits{queryMemory: e.opts.QueryMemory, marker: e.markerPrefix + strconv.FormatUint(e.seq.Add(1), 10)}
+	if dl, ok := ctx.Deadline(); ok {
+		lim.deadline = dl
+	}
+	sql, err := statementSQL(q, lim)
 	if err != nil {
 		return nil, executor.New(op, executor.ErrInternal, err)
 	}
@@ -150,64 +269,49 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 	case <-ctx.Done():
 		return nil, executor.FromContext(op, ctx.Err())
 	}
-	done := make(chan result, 1)
-	go func() {
-		done <- e.runOn(c, q.SQL, set, reset, names, values)
-	}()
-	var res result
-	select {
-	case res = <-done:
-	case <-ctx.Done():
-		return nil, executor.FromContext(op, ctx.Err())
+	r := &rows{e: e, ctx: ctx, c: c, marker: lim.marker, done: make(chan struct{})}
+	r.stopWatch = context.AfterFunc(ctx, r.killUntilDone)
+	if c.c == nil {
+		r.finish(false)
+		return nil, executor.New(op, executor.ErrUnavailable, errors.New("chdb connection lost"))
 	}
+	s, errText := c.startStream(sql, outputFormat, names, values)
+	if errText != "" && notStreamable(errText) {
+		return r.runWhole(op, sql, names, values)
+	}
+	if errText != "" {
+		r.finish(false)
+		return nil, r.failure(op, errText)
+	}
+	r.stream = s
+	if err := r.readHeader(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// notStreamable reports whether chDB refused to stream a statement (anything but a query,
+// e.g. CREATE or SYSTEM), which then runs with chdb_query_with_params_n instead.
+func notStreamable(text string) bool {
+	code, _ := executor.ParseCode(text)
+	return code == 36 && strings.Contains(text, "Streaming query is not supported")
+}
+
+// runWhole runs the statement of r with the whole-result call. The context watch still kills
+// it; the connection is replaced afterwards, because it saw the refused stream.
+func (r *rows) runWhole(op, sql string, names, values []string) (executor.Rows, error) {
+	res := r.c.query(sql, outputFormat, names, values)
+	r.finish(false)
 	if res.errText != "" {
-		if ctxErr := executor.FromContext(op, ctx.Err()); ctxErr != nil {
-			return nil, ctxErr
-		}
-		return nil, engineError(op, res.errText)
+		return nil, r.failure(op, res.errText)
 	}
 	dec, err := newDecoder(res.data)
 	if err != nil {
 		return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("decode result: %w", err))
 	}
-	return &rows{dec: dec, stats: executor.Stats{
-		RowsRead: res.stats.rowsRead, BytesRead: res.stats.bytesRead, Elapsed: res.stats.elapsed,
-	}}, nil
-}
-
-// runOn runs one statement on c with its settings and gives c back to the pool.
-func (e *Executor) runOn(c *conn, sql, set, reset string, names, values []string) result {
-	healthy := true
-	defer func() {
-		if !healthy {
-			c.close()
-			fresh, err := e.newQueryConn()
-			if err != nil {
-				e.opts.Logger.Error("chdb reconnect", "error", err)
-				// Keep the pool size: a broken slot fails its next query instead of hanging.
-				fresh = &conn{lib: e.lib}
-			}
-			c = fresh
-		}
-		e.pool <- c
-	}()
-	if c.c == nil {
-		healthy = false
-		return result{errText: "chdb connection lost"}
-	}
-	if set != "" {
-		if r := c.query(set, outputFormat, nil, nil); r.errText != "" {
-			healthy = false
-			return r
-		}
-	}
-	res := c.query(sql, outputFormat, names, values)
-	if reset != "" {
-		if r := c.query(reset, outputFormat, nil, nil); r.errText != "" {
-			healthy = false // settings may have leaked into the connection
-		}
-	}
-	return res
+	r.dec, r.eof = *dec, true
+	r.stats = executor.Stats{RowsRead: res.stats.rowsRead, BytesRead: res.stats.bytesRead, Elapsed: res.stats.elapsed}
+	return r, nil
 }
 
 func paramLists(params []compiler.Param) (names, values []string, err error) {
@@ -222,97 +326,146 @@ func paramLists(params []compiler.Param) (names, values []string, err error) {
 	return names, values, nil
 }
 
-var settingRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// settingStatements returns "SET k = v, …" and "SET k = DEFAULT, …" for the query's settings.
-func settingStatements(ctx context.Context, settings []compiler.Setting) (set, reset string, err error) {
-	type kv struct{ k, v string }
-	var list []kv
-	maxExec := int64(-1)
-	for _, s := range settings {
-		if !settingRE.MatchString(s.Key) {
-			return "", "", fmt.Errorf("invalid setting name %q", s.Key)
-		}
-		if s.Key == "readonly" {
-			continue
-		}
-		v, err := executor.SettingText(s.Value)
-		if err != nil {
-			return "", "", fmt.Errorf("setting %s: %w", s.Key, err)
-		}
-		if s.Key == "max_execution_time" {
-			if n, ok := asInt(s.Value); ok {
-				maxExec = n
-				continue
-			}
-		}
-		list = append(list, kv{s.Key, v})
-	}
-	if dl, ok := ctx.Deadline(); ok {
-		left := int64(math.Ceil(time.Until(dl).Seconds()))
-		left = max(left, 1)
-		if maxExec <= 0 || left < maxExec {
-			maxExec = left
-		}
-	}
-	if maxExec >= 0 {
-		list = append(list, kv{"max_execution_time", fmt.Sprint(maxExec)})
-	}
-	if len(list) == 0 {
-		return "", "", nil
-	}
-	var sb, rb strings.Builder
-	sb.WriteString("SET ")
-	rb.WriteString("SET ")
-	for i, s := range list {
-		if i > 0 {
-			sb.WriteString(", ")
-			rb.WriteString(", ")
-		}
-		sb.WriteString(s.k + " = " + s.v)
-		rb.WriteString(s.k + " = DEFAULT")
-	}
-	return sb.String(), rb.String(), nil
-}
-
-func asInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int:
-		return int64(n), true
-	case int64:
-		return n, true
-	case uint64:
-		return int64(min(n, math.MaxInt64)), true
-	}
-	return 0, false
-}
-
-// rows decodes a buffered result one row at a time.
+// rows decodes a streamed result one row at a time. It holds the statement's connection
+// until the stream ends, fails or is closed.
 type rows struct {
-	dec   *decoder
+	e      *Executor
+	ctx    context.Context
+	c      *conn          // nil once given back
+	stream unsafe.Pointer // chdb stream handle; nil when none
+	marker string
+	eof    bool          // the engine sent its last chunk
+	done   chan struct{} // closed when the statement has ended
+	// stopWatch stops the context watch that kills the statement.
+	stopWatch func() bool
+
+	dec   decoder // the current chunk; only its undecoded tail is kept across fetches
 	cur   []any
 	err   error
 	stats executor.Stats
 }
 
-func (r *rows) Columns() []executor.Column { return r.dec.cols }
+// killUntilDone runs when ctx ends while the statement holds its connection: it kills the
+// statement, again every killRetry until the statement has ended.
+func (r *rows) killUntilDone() {
+	t := time.NewTicker(killRetry)
+	defer t.Stop()
+	for {
+		r.e.kill(r.marker)
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+		}
+	}
+}
 
-func (r *rows) Next() bool {
-	if r.err != nil || !r.dec.more() {
+// failure classifies an engine error; when ctx has ended, the context error wins (a killed
+// statement reports QUERY_WAS_CANCELLED).
+func (r *rows) failure(op, text string) error {
+	if err := executor.FromContext(op, r.ctx.Err()); err != nil {
+		return err
+	}
+	return engineError(op, text)
+}
+
+// finish ends the statement and gives the connection back; clean means the stream reached
+// its end without an error, so the connection can be reused as it is.
+func (r *rows) finish(clean bool) {
+	if r.c == nil {
+		return
+	}
+	r.stopWatch()
+	if r.stream != nil {
+		if !clean && !r.eof {
+			// Abandoned mid-stream: stop the engine first, so that chDB's own cancel does not
+			// wait for a long computation to finish.
+			r.e.kill(r.marker)
+			r.c.cancelStream(r.stream)
+		}
+		r.c.endStream(r.stream)
+		r.stream = nil
+	}
+	close(r.done)
+	c := r.c
+	r.c = nil
+	r.e.release(c, clean)
+}
+
+// fetch reads the next chunk. Every chunk is a complete RowBinaryWithNamesAndTypes document:
+// the header again, then whole rows. It reports false at the end of the stream or on an error
+// (then r.err is set); either way the statement has ended.
+func (r *rows) fetch() bool {
+	if r.c == nil {
 		return false
 	}
-	r.cur, r.err = r.dec.row()
-	if r.err != nil {
-		r.err = executor.New("decode row", executor.ErrInternal, r.err)
+	res := r.c.fetch(r.stream)
+	if res.errText != "" {
+		r.err = r.failure("read rows", res.errText)
+		r.finish(false)
+		return false
+	}
+	r.stats.RowsRead += res.stats.rowsRead
+	r.stats.BytesRead += res.stats.bytesRead
+	r.stats.Elapsed += res.stats.elapsed
+	if len(res.data) == 0 {
+		r.eof = true
+		r.finish(true)
+		return false
+	}
+	cols := r.dec.cols
+	r.dec.buf, r.dec.off = res.data, 0
+	if err := r.dec.header(); err != nil {
+		r.err = executor.New("read rows", executor.ErrInternal, fmt.Errorf("decode result: %w", err))
+		r.finish(false)
+		return false
+	}
+	if cols != nil && !slices.Equal(cols, r.dec.cols) {
+		r.err = executor.New("read rows", executor.ErrInternal, fmt.Errorf("decode result: chunk columns %v, want %v", r.dec.cols, cols))
+		r.finish(false)
 		return false
 	}
 	return true
 }
 
+// readHeader fetches the first chunk, which carries the column names and types. A statement
+// without output (SET, DDL) has no chunk and no columns.
+func (r *rows) readHeader() error {
+	r.fetch()
+	return r.err
+}
+
+func (r *rows) Columns() []executor.Column { return r.dec.cols }
+
+func (r *rows) Next() bool {
+	for r.err == nil {
+		if r.dec.more() {
+			row, err := r.dec.row()
+			if err != nil {
+				r.err = executor.New("decode row", executor.ErrInternal, err)
+				r.finish(false)
+				return false
+			}
+			r.cur = row
+			return true
+		}
+		if !r.fetch() {
+			return false
+		}
+	}
+	return false
+}
+
 func (r *rows) Values() []any         { return r.cur }
 func (r *rows) Err() error            { return r.err }
 func (r *rows) Stats() executor.Stats { return r.stats }
-func (r *rows) Close() error          { r.dec.off = len(r.dec.buf); return nil }
+
+// Close ends the statement if it is still running and releases its connection.
+func (r *rows) Close() error {
+	r.finish(false)
+	r.dec.buf, r.dec.off = nil, 0
+	return nil
+}
 
 // Ping runs SELECT 1.
 func (e *Executor) Ping(ctx context.Context) error {
@@ -354,6 +507,7 @@ func (e *Executor) Exec(ctx context.Context, sql string) error {
 		return executor.New(op, executor.ErrUnavailable, errors.New("executor closed"))
 	}
 	if r := e.writer.query(sql, outputFormat, nil, nil); r.errText != "" {
+		e.replaceWriter()
 		return engineError(op, r.errText)
 	}
 	clear(e.types) // DDL may have changed column types
@@ -399,6 +553,7 @@ func (e *Executor) Insert(ctx context.Context, table string, columns []string, r
 	}
 	sql := "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ")"
 	if r := e.writer.insert(sql, "RowBinary", buf); r.errText != "" {
+		e.replaceWriter()
 		return engineError(op, r.errText)
 	}
 	return nil
@@ -412,6 +567,7 @@ func (e *Executor) columnTypes(table string) (map[string]*chType, error) {
 	const q = "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = {t:String}"
 	r := e.writer.query(q, outputFormat, []string{"t"}, []string{table})
 	if r.errText != "" {
+		e.replaceWriter()
 		return nil, engineError("describe "+table, r.errText)
 	}
 	dec, err := newDecoder(r.data)
@@ -455,6 +611,12 @@ func (e *Executor) closeAll() {
 		c := <-e.pool
 		c.close()
 	}
+	e.ctlMu.Lock()
+	if e.ctl != nil {
+		e.ctl.close()
+		e.ctl = nil
+	}
+	e.ctlMu.Unlock()
 	e.wmu.Lock()
 	if e.writer != nil {
 		e.writer.close()

@@ -19,6 +19,10 @@ typedef struct gw_api {
 	void (*close_conn)(void **);
 	void *(*query_with_params_n)(void *, const char *, size_t, const char *, size_t,
 		const char *const *, const size_t *, const char *const *, const size_t *, size_t);
+	void *(*stream_query_with_params_n)(void *, const char *, size_t, const char *, size_t,
+		const char *const *, const size_t *, const char *const *, const size_t *, size_t);
+	void *(*stream_fetch_result)(void *, void *);
+	void (*stream_cancel_query)(void *, void *);
 	char *(*result_buffer)(void *);
 	size_t (*result_length)(void *);
 	const char *(*result_error)(void *);
@@ -52,6 +56,9 @@ static gw_api *gw_load(const char *path, char **err) {
 	GW_SYM(connect, "chdb_connect")
 	GW_SYM(close_conn, "chdb_close_conn")
 	GW_SYM(query_with_params_n, "chdb_query_with_params_n")
+	GW_SYM(stream_query_with_params_n, "chdb_stream_query_with_params_n")
+	GW_SYM(stream_fetch_result, "chdb_stream_fetch_result")
+	GW_SYM(stream_cancel_query, "chdb_stream_cancel_query")
 	GW_SYM(result_buffer, "chdb_result_buffer")
 	GW_SYM(result_length, "chdb_result_length")
 	GW_SYM(result_error, "chdb_result_error")
@@ -77,6 +84,12 @@ static void *gw_query(gw_api *a, void **c, const char *q, size_t qlen, const cha
 		const char *const *names, const size_t *nlens, const char *const *vals, const size_t *vlens, size_t n) {
 	return a->query_with_params_n(*c, q, qlen, f, flen, names, nlens, vals, vlens, n);
 }
+static void *gw_stream_query(gw_api *a, void **c, const char *q, size_t qlen, const char *f, size_t flen,
+		const char *const *names, const size_t *nlens, const char *const *vals, const size_t *vlens, size_t n) {
+	return a->stream_query_with_params_n(*c, q, qlen, f, flen, names, nlens, vals, vlens, n);
+}
+static void *gw_stream_fetch(gw_api *a, void **c, void *s) { return a->stream_fetch_result(*c, s); }
+static void gw_stream_cancel(gw_api *a, void **c, void *s) { a->stream_cancel_query(*c, s); }
 static char *gw_buffer(gw_api *a, void *r) { return a->result_buffer(r); }
 static size_t gw_length(gw_api *a, void *r) { return a->result_length(r); }
 static const char *gw_error(gw_api *a, void *r) { return a->result_error(r); }
@@ -197,43 +210,101 @@ type statsC struct {
 	elapsed             time.Duration
 }
 
-// query runs one statement with named parameters and returns its output in format.
-func (c *conn) query(sql, format string, names, values []string) result {
-	n := len(names)
-	cq := C.CBytes([]byte(sql))
-	defer C.free(cq)
-	cf := C.CBytes([]byte(format))
-	defer C.free(cf)
+// cparams holds a statement's text, output format and named parameters in C memory, laid out
+// for the chdb_*_with_params_n calls. free releases all of it.
+type cparams struct {
+	sql, format         unsafe.Pointer
+	sqlLen, formatLen   C.size_t
+	names, values       unsafe.Pointer // const char *const *
+	nameLens, valueLens unsafe.Pointer // const size_t *
+	n                   C.size_t
+	owned               []unsafe.Pointer
+}
 
-	ptrSize := C.size_t(unsafe.Sizeof(uintptr(0)))
-	var cnames, cvals, nlens, vlens unsafe.Pointer
-	if n > 0 {
-		cnames = C.malloc(C.size_t(n) * ptrSize)
-		defer C.free(cnames)
-		cvals = C.malloc(C.size_t(n) * ptrSize)
-		defer C.free(cvals)
-		nlens = C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.size_t(0))))
-		defer C.free(nlens)
-		vlens = C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(C.size_t(0))))
-		defer C.free(vlens)
-		np := unsafe.Slice((*unsafe.Pointer)(cnames), n)
-		vp := unsafe.Slice((*unsafe.Pointer)(cvals), n)
-		nl := unsafe.Slice((*C.size_t)(nlens), n)
-		vl := unsafe.Slice((*C.size_t)(vlens), n)
-		for i := range n {
-			np[i] = cbytes(names[i])
-			defer C.free(np[i])
-			vp[i] = cbytes(values[i])
-			defer C.free(vp[i])
-			nl[i] = C.size_t(len(names[i]))
-			vl[i] = C.size_t(len(values[i]))
-		}
+func newCParams(sql, format string, names, values []string) *cparams {
+	p := &cparams{
+		sql: cbytes(sql), sqlLen: C.size_t(len(sql)),
+		format: cbytes(format), formatLen: C.size_t(len(format)),
+		n: C.size_t(len(names)),
 	}
+	p.owned = append(p.owned, p.sql, p.format)
+	n := len(names)
+	if n == 0 {
+		return p
+	}
+	ptrSize := C.size_t(unsafe.Sizeof(uintptr(0)))
+	lenSize := C.size_t(unsafe.Sizeof(C.size_t(0)))
+	p.names = C.malloc(C.size_t(n) * ptrSize)
+	p.values = C.malloc(C.size_t(n) * ptrSize)
+	p.nameLens = C.malloc(C.size_t(n) * lenSize)
+	p.valueLens = C.malloc(C.size_t(n) * lenSize)
+	p.owned = append(p.owned, p.names, p.values, p.nameLens, p.valueLens)
+	np := unsafe.Slice((*unsafe.Pointer)(p.names), n)
+	vp := unsafe.Slice((*unsafe.Pointer)(p.values), n)
+	nl := unsafe.Slice((*C.size_t)(p.nameLens), n)
+	vl := unsafe.Slice((*C.size_t)(p.valueLens), n)
+	for i := range n {
+		np[i] = cbytes(names[i])
+		vp[i] = cbytes(values[i])
+		p.owned = append(p.owned, np[i], vp[i])
+		nl[i] = C.size_t(len(names[i]))
+		vl[i] = C.size_t(len(values[i]))
+	}
+	return p
+}
+
+func (p *cparams) free() {
+	for _, ptr := range p.owned {
+		C.free(ptr)
+	}
+	p.owned = nil
+}
+
+// query runs one statement with named parameters and returns its whole output in format.
+func (c *conn) query(sql, format string, names, values []string) result {
+	p := newCParams(sql, format, names, values)
+	defer p.free()
 	r := C.gw_query(c.lib.api, (*unsafe.Pointer)(unsafe.Pointer(c.c)),
-		(*C.char)(cq), C.size_t(len(sql)), (*C.char)(cf), C.size_t(len(format)),
-		(**C.char)(cnames), (*C.size_t)(nlens), (**C.char)(cvals), (*C.size_t)(vlens), C.size_t(n))
+		(*C.char)(p.sql), p.sqlLen, (*C.char)(p.format), p.formatLen,
+		(**C.char)(p.names), (*C.size_t)(p.nameLens), (**C.char)(p.values), (*C.size_t)(p.valueLens), p.n)
 	return c.lib.take(r)
 }
+
+// startStream starts one statement with named parameters whose output in format is then
+// read chunk by chunk with fetch. It returns the stream handle, or nil and the engine's error
+// text. A non-nil handle must be passed to endStream.
+func (c *conn) startStream(sql, format string, names, values []string) (unsafe.Pointer, string) {
+	p := newCParams(sql, format, names, values)
+	defer p.free()
+	s := C.gw_stream_query(c.lib.api, (*unsafe.Pointer)(unsafe.Pointer(c.c)),
+		(*C.char)(p.sql), p.sqlLen, (*C.char)(p.format), p.formatLen,
+		(**C.char)(p.names), (*C.size_t)(p.nameLens), (**C.char)(p.values), (*C.size_t)(p.valueLens), p.n)
+	if s == nil {
+		return nil, "chdb_stream_query returned no stream"
+	}
+	if e := C.gw_error(c.lib.api, s); e != nil {
+		text := C.GoString(e)
+		C.gw_destroy(c.lib.api, s)
+		if text == "" {
+			text = "unknown chdb error"
+		}
+		return nil, text
+	}
+	return s, ""
+}
+
+// fetch returns the next chunk of the stream s; an empty chunk without error ends it.
+func (c *conn) fetch(s unsafe.Pointer) result {
+	return c.lib.take(C.gw_stream_fetch(c.lib.api, (*unsafe.Pointer)(unsafe.Pointer(c.c)), s))
+}
+
+// cancelStream stops the statement behind s in the engine.
+func (c *conn) cancelStream(s unsafe.Pointer) {
+	C.gw_stream_cancel(c.lib.api, (*unsafe.Pointer)(unsafe.Pointer(c.c)), s)
+}
+
+// endStream releases the stream handle s.
+func (c *conn) endStream(s unsafe.Pointer) { C.gw_destroy(c.lib.api, s) }
 
 // cbytes copies s into C memory; never a NULL pointer, even for an empty string.
 func cbytes(s string) unsafe.Pointer {

@@ -3,6 +3,7 @@ package chdb
 import (
 	"log/slog"
 	"path/filepath"
+	"runtime"
 )
 
 // LibraryVersion is the pinned chDB release whose libchdb.so scripts/install-chdb.sh installs
@@ -27,9 +28,24 @@ type Options struct {
 	// PoolSize is the number of query connections, and so the number of statements that run
 	// at once. Default 4.
 	PoolSize int
-	// MaxThreads caps the engine threads per statement. Default 4; negative means the
-	// engine's default.
+	// MaxThreads caps the engine threads per statement (max_threads on every query
+	// connection). Default max(1, runtime.NumCPU()/PoolSize), so that a full pool uses about
+	// one thread per core instead of each statement fanning out over all of them; negative
+	// means the engine's default (one per core). A statement's own SETTINGS max_threads wins.
 	MaxThreads int
+	// MemoryBudget is the memory, in bytes, the engine may use in total. It becomes the
+	// engine's server-wide limit (max_server_memory_usage), so that statements fail with
+	// MEMORY_LIMIT_EXCEEDED ([executor.ErrResourceExhausted]) before the process is killed.
+	// The limit is read when the engine boots, that is by the first Open in a process (or
+	// the first after every earlier executor was closed); a later Open logs a warning when
+	// the running engine has another limit. Zero leaves the engine's own default (90% of
+	// the machine's memory); the edges pass half of the physical memory or cgroup limit.
+	MemoryBudget int64
+	// QueryMemory caps max_memory_usage of each statement: a statement whose settings allow
+	// more (or set no limit) runs with QueryMemory instead. Default MemoryBudget/PoolSize,
+	// so that a full pool of statements stays within the budget; zero when MemoryBudget is
+	// zero (no cap beyond the statement's own setting). Negative means no cap.
+	QueryMemory int64
 	// RequireVersion, when set, must prefix the library's chdb_version() (for example "26.7").
 	RequireVersion string
 	// Logger receives diagnostics. Nil discards them.
@@ -47,7 +63,13 @@ func (o Options) withDefaults() Options {
 		o.PoolSize = 4
 	}
 	if o.MaxThreads == 0 {
-		o.MaxThreads = 4
+		o.MaxThreads = max(1, runtime.NumCPU()/o.PoolSize)
+	}
+	if o.MemoryBudget < 0 {
+		o.MemoryBudget = 0
+	}
+	if o.QueryMemory == 0 {
+		o.QueryMemory = o.MemoryBudget / int64(o.PoolSize)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

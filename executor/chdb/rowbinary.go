@@ -13,7 +13,8 @@ import (
 // errShort is returned when a RowBinary buffer ends inside a value.
 var errShort = errors.New("RowBinary: unexpected end of data")
 
-// decoder reads RowBinaryWithNamesAndTypes from an in-memory buffer, one row at a time.
+// decoder reads RowBinaryWithNamesAndTypes from an in-memory buffer, one row at a time. The
+// buffer may be one chunk of a streamed result: a value cut off at its end gives errShort.
 type decoder struct {
 	buf   []byte
 	off   int
@@ -21,35 +22,44 @@ type decoder struct {
 	types []*chType
 }
 
-// newDecoder reads the header: a uvarint column count, the names, then the type strings.
+// newDecoder returns a decoder over a whole result, its header already read.
 func newDecoder(buf []byte) (*decoder, error) {
 	d := &decoder{buf: buf}
 	if len(buf) == 0 { // statements without a result (SET, DDL) write nothing at all
 		return d, nil
 	}
-	n, err := d.uvarint()
-	if err != nil {
+	if err := d.header(); err != nil {
 		return nil, err
 	}
-	if n > uint64(len(buf)) {
-		return nil, fmt.Errorf("RowBinary: column count %d exceeds the buffer", n)
-	}
-	d.cols = make([]executor.Column, n)
-	for i := range d.cols {
-		if d.cols[i].Name, err = d.string(); err != nil {
-			return nil, err
-		}
-	}
-	d.types = make([]*chType, n)
-	for i := range d.cols {
-		if d.cols[i].Type, err = d.string(); err != nil {
-			return nil, err
-		}
-		if d.types[i], err = parseType(d.cols[i].Type); err != nil {
-			return nil, err
-		}
-	}
 	return d, nil
+}
+
+// header reads a uvarint column count, the names, then the type strings.
+func (d *decoder) header() error {
+	n, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	if n > uint64(len(d.buf)) { // every name takes at least one byte
+		return errShort
+	}
+	cols := make([]executor.Column, n)
+	for i := range cols {
+		if cols[i].Name, err = d.string(); err != nil {
+			return err
+		}
+	}
+	types := make([]*chType, n)
+	for i := range cols {
+		if cols[i].Type, err = d.string(); err != nil {
+			return err
+		}
+		if types[i], err = parseType(cols[i].Type); err != nil {
+			return err
+		}
+	}
+	d.cols, d.types = cols, types
+	return nil
 }
 
 func (d *decoder) more() bool { return d.off < len(d.buf) }
