@@ -22,5 +22,8 @@
 //	    title String,
 //	    …
 //
+// Two property flags carry GitLab Orbit's access and storage markers (docs/orbit-parity.md):
+// admin_only (see [Property.AdminOnly]) and virtual (see [Property.Virtual]).
+//
 // An [*Ontology] is immutable after loading and safe for concurrent use.
 package ontology

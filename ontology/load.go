@@ -17,12 +17,15 @@ import (
 )
 
 var (
-	entityNameRE   = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`)
-	relNameRE      = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
-	tableRE        = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
-	propNameRE     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
-	generatedRE    = regexp.MustCompile(`^[a-z][0-9]+(_.*)?$|^[a-z]$`)
-	sqlKeywords    = strings.Fields("all and array as asc between by case cast desc distinct else end false final from global group having in inner interval is join left like limit not null offset on or order prewhere right sample select settings then true union using when where with")
+	entityNameRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,63}$`)
+	relNameRE    = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+	tableRE      = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+	propNameRE   = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+	generatedRE  = regexp.MustCompile(`^[a-z][0-9]+(_.*)?$|^[a-z]$`)
+	// sqlKeywords are refused as property names. "when" is not among them: ClickHouse takes it as
+	// a bare column name in every position the DDL and the compiler write one (t.when, AS when,
+	// a CREATE TABLE column), and Orbit's Job has a property of that name.
+	sqlKeywords    = strings.Fields("all and array as asc between by case cast desc distinct else end false final from global group having in inner interval is join left like limit not null offset on or order prewhere right sample select settings then true union using where with")
 	propertyTypes  = []string{"Int64", "Float64", "Bool", "String", "LowCardinality(String)", "Date32", "DateTime64(0, 'UTC')"}
 	accessLevels   = []int{10, 15, 20, 25, 30, 40, 50}
 	indexKinds     = []string{"none", "bloom", "ngram", "set"}
@@ -365,13 +368,16 @@ func (l *loader) entity(file string, o *Ontology) (*Entity, error) {
 		if !seen[e.Label] {
 			return nil, errAt(file, lb.Line, lb.Column, ErrDangling, "label %q is not a property", e.Label)
 		}
+		if p, _ := e.Property(e.Label); p.AdminOnly || p.Virtual {
+			return nil, errAt(file, lb.Line, lb.Column, ErrInvalid, "label %q is admin_only or virtual; every reader must see the label", e.Label)
+		}
 	}
 	return e, nil
 }
 
 func property(file string, n *yaml.Node) (Property, error) {
 	m, err := fields(file, n,
-		[]string{"name", "type", "nullable", "enum", "filterable", "default", "long_text", "index", "description"},
+		[]string{"name", "type", "nullable", "enum", "filterable", "default", "long_text", "index", "description", "admin_only", "virtual"},
 		[]string{"name", "type"})
 	if err != nil {
 		return Property{}, err
@@ -392,7 +398,7 @@ func property(file string, n *yaml.Node) (Property, error) {
 	if !slices.Contains(propertyTypes, p.Type) {
 		return p, errAt(file, tn.Line, tn.Column, ErrInvalid, "type %q is not one of %s", p.Type, strings.Join(propertyTypes, ", "))
 	}
-	for key, dst := range map[string]*bool{"nullable": &p.Nullable, "filterable": &p.Filterable, "default": &p.Default, "long_text": &p.LongText} {
+	for key, dst := range map[string]*bool{"nullable": &p.Nullable, "filterable": &p.Filterable, "default": &p.Default, "long_text": &p.LongText, "admin_only": &p.AdminOnly, "virtual": &p.Virtual} {
 		if v, ok := m[key]; ok {
 			if *dst, err = boolean(file, v); err != nil {
 				return p, err
@@ -433,7 +439,43 @@ func property(file string, n *yaml.Node) (Property, error) {
 			p.Enum = append(p.Enum, label)
 		}
 	}
+	if err := propertyRules(file, m, p); err != nil {
+		return p, err
+	}
+	if p.Virtual {
+		// A virtual value is fetched after the rows are read, so no filter can use it.
+		p.Filterable = false
+	}
 	return p, nil
+}
+
+// propertyRules checks the combinations of admin_only and virtual with the other keys. Each
+// error points at the key that conflicts.
+func propertyRules(file string, m map[string]*yaml.Node, p Property) error {
+	if p.AdminOnly && p.Default {
+		n := m["default"]
+		return errAt(file, n.Line, n.Column, ErrInvalid, "property %s is admin_only and cannot be a default column", p.Name)
+	}
+	if !p.Virtual {
+		return nil
+	}
+	v := m["virtual"]
+	switch {
+	case p.Type != "String":
+		return errAt(file, v.Line, v.Column, ErrInvalid, "virtual property %s must have type String, not %s", p.Name, p.Type)
+	case !p.Nullable:
+		return errAt(file, v.Line, v.Column, ErrInvalid, "virtual property %s must be nullable: the repository service may have no value", p.Name)
+	case p.Default:
+		n := m["default"]
+		return errAt(file, n.Line, n.Column, ErrInvalid, "virtual property %s cannot be a default column", p.Name)
+	case m["filterable"] != nil && p.Filterable:
+		n := m["filterable"]
+		return errAt(file, n.Line, n.Column, ErrInvalid, "virtual property %s cannot be filterable", p.Name)
+	case p.Index != "none":
+		n := m["index"]
+		return errAt(file, n.Line, n.Column, ErrInvalid, "virtual property %s cannot have an index", p.Name)
+	}
+	return nil
 }
 
 func (l *loader) relationship(file string, o *Ontology) (*Relationship, error) {

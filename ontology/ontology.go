@@ -49,6 +49,41 @@ func (e *Entity) Property(name string) (Property, bool) {
 	return e.Properties[i], true
 }
 
+// VisibleProperties returns the properties a reader may see, in declaration order: all of
+// them for an administrator, and those that are not [Property.AdminOnly] for anyone else.
+// The result is a new slice.
+func (e *Entity) VisibleProperties(admin bool) []Property {
+	out := make([]Property, 0, len(e.Properties))
+	for _, p := range e.Properties {
+		if p.Visible(admin) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// AdminOnlyProperties returns the names of the [Property.AdminOnly] properties of e, in
+// declaration order (nil when there are none).
+func (e *Entity) AdminOnlyProperties() []string {
+	return e.names(func(p Property) bool { return p.AdminOnly })
+}
+
+// VirtualProperties returns the names of the [Property.Virtual] properties of e, in
+// declaration order (nil when there are none).
+func (e *Entity) VirtualProperties() []string {
+	return e.names(func(p Property) bool { return p.Virtual })
+}
+
+func (e *Entity) names(keep func(Property) bool) []string {
+	var out []string
+	for _, p := range e.Properties {
+		if keep(p) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // Property is one column of an entity.
 type Property struct {
 	Name        string
@@ -60,7 +95,23 @@ type Property struct {
 	LongText    bool
 	Index       string // "none", "bloom", "ngram" or "set"
 	Description string
+
+	// AdminOnly marks a property only instance administrators may read or filter on (Orbit's
+	// admin_only, e.g. User.email). The loader guarantees it is never a default column or the
+	// entity's label; the compiler must drop it from "*" and reject it in filters, sorts and
+	// aggregations for callers that are not administrators.
+	AdminOnly bool
+	// Virtual marks a property whose value Orbit fetches from a repository service at query
+	// time rather than from its tables (MergeRequest.diff, File.content, …). graphwire keeps a
+	// Nullable column for it, NULL unless an indexer (or the seed) has filled it. The loader
+	// guarantees a virtual property is a nullable String, not filterable, not a default
+	// column, not the label and not indexed.
+	Virtual bool
 }
+
+// Visible reports whether a reader sees p: administrators see every property, everyone else
+// every property that is not [Property.AdminOnly].
+func (p Property) Visible(admin bool) bool { return admin || !p.AdminOnly }
 
 // ColumnType returns the ClickHouse column type, Nullable applied.
 func (p Property) ColumnType() string {

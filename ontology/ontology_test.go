@@ -32,8 +32,23 @@ func TestCommittedOntology(t *testing.T) {
 	for _, r := range o.Relationships {
 		rels = append(rels, r.Name)
 	}
-	wantEnts := []string{"Group", "Job", "Label", "MergeRequest", "Milestone", "Note", "Pipeline", "Project", "Runner", "User", "Vulnerability", "WorkItem"}
-	wantRels := []string{"ASSIGNED", "AUTHORED", "CLOSES", "CONTAINS", "FIXES", "HAS_HEAD_PIPELINE", "HAS_JOB", "HAS_LABEL", "HAS_NOTE", "IN_GROUP", "IN_MILESTONE", "IN_PROJECT", "MEMBER_OF", "MERGED", "RELATED_TO", "REVIEWER", "RUNS_ON", "TRIGGERED"}
+	// Orbit 0.105.1's 32 entities and 59 relationship types (docs/orbit-parity.md).
+	wantEnts := []string{"Branch", "Commit", "ContainerRepository", "Definition", "Dependency", "Deployment", "Directory",
+		"Environment", "File", "Finding", "Group", "ImportedSymbol", "Job", "Label", "MergeRequest", "MergeRequestDiff",
+		"MergeRequestDiffFile", "Milestone", "Note", "Package", "PackageFile", "Pipeline", "Project", "Runner",
+		"SecurityScan", "Stage", "User", "Vulnerability", "VulnerabilityIdentifier", "VulnerabilityOccurrence",
+		"VulnerabilityScanner", "WorkItem"}
+	wantRels := []string{"APPROVED", "ASSIGNED", "AUTHORED", "AUTO_CANCELED_BY", "BUILT_BY", "CALLS", "CHILD_OF", "CLOSED",
+		"CLOSES", "CONFIRMED_BY", "CONTAINS", "CREATED_FOR_MR", "CREATOR", "DECLARES_DEPENDENCY", "DEFINES", "DEPLOYED_BY",
+		"DEPLOYED_TO", "DETECTED_BY", "DETECTED_IN", "DISMISSED_BY", "EXTENDS", "FIXES", "HAS_DIFF", "HAS_FILE",
+		"HAS_FINDING", "HAS_HEAD_PIPELINE", "HAS_IDENTIFIER", "HAS_JOB", "HAS_LABEL", "HAS_LATEST_DIFF", "HAS_NOTE",
+		"HAS_PACKAGE_FILE", "HAS_STAGE", "IMPORTS", "IN_ENVIRONMENT", "IN_GROUP", "IN_MILESTONE", "IN_PIPELINE",
+		"IN_PROJECT", "LAST_EDITED_BY", "MEMBER_OF", "MERGED", "MERGED_AT_COMMIT", "OCCURRENCE_OF", "ON_BRANCH", "OWNER",
+		"RAN_BY", "RELATED_TO", "RESOLVED_BY", "REVIEWER", "RUNS_FOR_GROUP", "RUNS_FOR_PROJECT", "RUNS_ON", "SCANS",
+		"SOURCE_PROJECT", "TRIGGERED", "TRIGGERED_BY_PIPELINE", "TRIGGERS_PIPELINE", "UPDATED_BY"}
+	if len(wantEnts) != 32 || len(wantRels) != 59 {
+		t.Fatalf("want lists have %d entities and %d relationships, want 32 and 59", len(wantEnts), len(wantRels))
+	}
 	if diff := cmp.Diff(wantEnts, ents); diff != "" {
 		t.Errorf("entities (-want +got):\n%s", diff)
 	}

@@ -155,7 +155,10 @@ func newTable(e *ontology.Entity) *table {
 		case "DateTime64(0, 'UTC')":
 			tb.zero[i] = Epoch
 		case "LowCardinality(String)":
-			tb.zero[i] = p.Enum[0]
+			tb.zero[i] = ""
+			if len(p.Enum) > 0 {
+				tb.zero[i] = p.Enum[0]
+			}
 		default:
 			tb.zero[i] = ""
 		}
@@ -206,6 +209,7 @@ func Generate(ont *ontology.Ontology, opts Options) (g *Graph, err error) {
 		gn.tables[e.Name] = newTable(e)
 	}
 	gn.run()
+	gn.orbit() // the entities and properties of Orbit parity (generate_orbit.go)
 	// One extra row per entity with an id above 2^53, a copy of its first row.
 	for _, e := range ont.Entities {
 		tb := gn.tables[e.Name]
