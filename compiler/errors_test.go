@@ -116,7 +116,7 @@ func TestErrorValidOptions(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("error = %v", err)
 	}
-	want := "/nodes/0/entity: unknown entity \"MergeRequests\" (did you mean \"MergeRequest\"?); valid options: Group, Job, Label, MergeRequest, Milestone, Note, Pipeline, Project, Runner, User, Vulnerability, WorkItem"
+	want := "/nodes/0/entity: unknown entity \"MergeRequests\" (did you mean \"MergeRequest\"?); valid options: Branch, Commit, ContainerRepository, Definition, Dependency, Deployment, Directory, Environment, File, Finding, Group, ImportedSymbol, Job, Label, MergeRequest, MergeRequestDiff, MergeRequestDiffFile, Milestone, Note, Package, PackageFile, Pipeline, Project, Runner, SecurityScan, Stage, User, Vulnerability, VulnerabilityIdentifier, VulnerabilityOccurrence, VulnerabilityScanner, WorkItem"
 	if ce.Error() != want {
 		t.Errorf("Error() =\n%s\nwant\n%s", ce.Error(), want)
 	}

@@ -55,7 +55,7 @@ func TestRunQuery(t *testing.T) {
 			name:       "unknown entity",
 			args:       []string{"--explain", `{"query_type":"traversal","nodes":[{"id":"x","entity":"Usr","node_ids":[1]}]}`},
 			wantCode:   exitFailure,
-			wantStderr: "graphwire query: invalid_query UNKNOWN_ENTITY /nodes/0/entity: unknown entity \"Usr\" (did you mean \"User\"?); valid options: Group, Job, Label, MergeRequest, Milestone, Note, Pipeline, Project, Runner, User, Vulnerability, WorkItem\n",
+			wantStderr: "graphwire query: invalid_query UNKNOWN_ENTITY /nodes/0/entity: unknown entity \"Usr\" (did you mean \"User\"?); valid options: Branch, Commit, ContainerRepository, Definition, Dependency, Deployment, Directory, Environment, File, Finding, Group, ImportedSymbol, Job, Label, MergeRequest, MergeRequestDiff, MergeRequestDiffFile, Milestone, Note, Package, PackageFile, Pipeline, Project, Runner, SecurityScan, Stage, User, Vulnerability, VulnerabilityIdentifier, VulnerabilityOccurrence, VulnerabilityScanner, WorkItem\n",
 		},
 		{
 			name:       "scope violation",
