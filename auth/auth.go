@@ -24,9 +24,12 @@ package auth
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -319,4 +322,25 @@ func Mint(key []byte, c Claims, opts MintOptions) (string, error) {
 		claims["iss"] = opts.Issuer
 	}
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+}
+
+// Fingerprint identifies the whole authorization context of c: the user,
+// the admin flag and the scope set with its levels. Two claims have the
+// same fingerprint exactly when they authorize the same reads, whatever
+// the order or repetition of their scopes (duplicates count at their
+// highest level). It is the SHA-256 of a canonical text, in hex, so it can
+// key per-caller state without holding the scopes themselves.
+func (c *Claims) Fingerprint() string {
+	best := map[string]int{}
+	for _, s := range c.Scopes {
+		best[s.Path] = max(best[s.Path], s.Level)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "graphwire-authz-v1\nsub:%d\nadmin:%t\n", c.UserID, c.Admin)
+	for _, p := range slices.Sorted(maps.Keys(best)) {
+		// Paths are digits and slashes (scopePath), so the encoding is
+		// unambiguous.
+		fmt.Fprintf(h, "scope:%s:%d\n", p, best[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

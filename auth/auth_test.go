@@ -233,3 +233,30 @@ func TestVerifyHugeTokenWrongKey(t *testing.T) {
 		t.Fatalf("err = %v, want ErrTokenTooLarge", err)
 	}
 }
+
+func TestFingerprint(t *testing.T) {
+	base := auth.Claims{UserID: 7, Scopes: []auth.Scope{{"100/", 30}, {"200/", 20}}}
+	same := []auth.Claims{
+		{UserID: 7, Scopes: []auth.Scope{{"200/", 20}, {"100/", 30}}},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 30}, {"200/", 10}, {"200/", 20}}},
+	}
+	differ := []auth.Claims{
+		{UserID: 7, Admin: true, Scopes: base.Scopes},
+		{UserID: 8, Scopes: base.Scopes},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 30}}},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 40}, {"200/", 20}}},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 30}, {"200/", 20}, {"300/", 20}}},
+		{UserID: 7},
+	}
+	want := base.Fingerprint()
+	for _, c := range same {
+		if got := c.Fingerprint(); got != want {
+			t.Errorf("%+v: fingerprint differs from the same authorization", c)
+		}
+	}
+	for _, c := range differ {
+		if c.Fingerprint() == want {
+			t.Errorf("%+v: fingerprint equals that of %+v", c, base)
+		}
+	}
+}
