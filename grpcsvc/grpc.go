@@ -1,39 +1,47 @@
 package grpcsvc
 
 import (
-	"context"
+	"errors"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/encoding"
+	protocodec "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
-
-// envelopeBytes is the room a request message has beside its query text
-// for the other fields (format enums, pack_root).
-const envelopeBytes = 4096
 
 // GRPCServer returns a gRPC server with the query service, the standard
 // health service and reflection registered, and authentication, deadlines,
 // logging, panic recovery and the request size limit installed. extra
 // options are passed to grpc.NewServer unchanged.
+//
+// A request message larger than Options.MaxQueryBytes is refused by the
+// transport before it is read, with RESOURCE_EXHAUSTED naming that limit;
+// the query text may use all of it but the few bytes of the other fields.
+// Request messages are parsed only after the caller is authenticated (see
+// [deferredCodec]).
 func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(deferredCodec{encoding.GetCodecV2(protocodec.Name)}),
 		grpc.ChainUnaryInterceptor(s.unaryInterceptor),
 		grpc.ChainStreamInterceptor(s.streamInterceptor),
-		grpc.MaxRecvMsgSize(s.opts.MaxQueryBytes + envelopeBytes),
+		grpc.MaxRecvMsgSize(s.opts.MaxQueryBytes),
 		// A bearer token is at most auth.MaxTokenBytes; the default 16 MiB
 		// of headers would let a caller make the server hold far more.
 		grpc.MaxHeaderListSize(maxHeaderBytes),
 	}
 	g := grpc.NewServer(append(opts, extra...)...)
-	g.RegisterService(s.receiveInside(&pb.QueryService_ServiceDesc), s)
+	pb.RegisterQueryServiceServer(g, s)
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(pb.QueryService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	g.RegisterService(s.receiveInside(&healthpb.Health_ServiceDesc), hs)
+	healthpb.RegisterHealthServer(g, hs)
 	reflection.Register(g)
 	return g
 }
@@ -41,36 +49,44 @@ func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 // maxHeaderBytes bounds the request metadata the transport accepts.
 const maxHeaderBytes = 64 << 10
 
-// receiveInside returns a copy of desc whose unary methods read their
-// request inside [Server.intercept], after authentication.
+// deferredCodec is the server's codec. It marshals with the standard proto
+// codec, but its Unmarshal does not parse: it keeps a copy of the received
+// bytes as the message's unknown fields, and [parseDeferred] parses them
+// inside the interceptors, after authentication.
 //
-// grpc-go receives and decodes a unary request before any unary
-// interceptor runs, so a malformed or oversized message would be answered
-// by the transport (Internal or ResourceExhausted, with grpc-go's own
-// text) before the caller is authenticated, and never logged. Served this
-// way, the generated handler still decodes the request, but through the
-// stream that intercept wraps: the token is checked first, every call is
-// logged, a message that does not decode is InvalidArgument, and an
-// oversized one gets the same status as an oversized query. The method
-// stays unary on the wire (one request, one response).
-func (s *Server) receiveInside(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
-	out := *desc
-	out.Methods = nil
-	out.Streams = append([]grpc.StreamDesc(nil), desc.Streams...)
-	for _, md := range desc.Methods {
-		method := "/" + desc.ServiceName + "/" + md.MethodName
-		out.Streams = append(out.Streams, grpc.StreamDesc{
-			StreamName: md.MethodName,
-			Handler: func(srv any, ss grpc.ServerStream) error {
-				return s.intercept(ss, method, func(ctx context.Context, ss grpc.ServerStream) error {
-					reply, err := md.Handler(srv, ctx, ss.RecvMsg, nil)
-					if err != nil {
-						return err
-					}
-					return ss.SendMsg(reply)
-				})
-			},
-		})
+// grpc-go decodes a request before any interceptor runs and answers a
+// message that does not decode (bad wire format, invalid UTF-8 in a string
+// field) with INTERNAL itself: the caller was not authenticated first and
+// the call was never logged. Deferred, such a message is INVALID_ARGUMENT
+// for an authenticated caller, UNAUTHENTICATED for anyone else, and logged
+// either way.
+type deferredCodec struct{ proto encoding.CodecV2 }
+
+func (c deferredCodec) Name() string { return protocodec.Name }
+
+func (c deferredCodec) Marshal(v any) (mem.BufferSlice, error) { return c.proto.Marshal(v) }
+
+func (c deferredCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return errors.New("grpcsvc: request is not a protobuf message")
 	}
-	return &out
+	// The buffers are reused once Unmarshal returns: keep a copy.
+	m.ProtoReflect().SetUnknown(protoreflect.RawFields(data.Materialize()))
+	return nil
+}
+
+// parseDeferred parses the bytes [deferredCodec] left in m.
+func parseDeferred(m any) error {
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return nil
+	}
+	r := pm.ProtoReflect()
+	raw := r.GetUnknown()
+	if len(raw) == 0 {
+		return nil
+	}
+	r.SetUnknown(nil)
+	return proto.Unmarshal(raw, pm)
 }

@@ -70,10 +70,6 @@ func (s *Server) withDeadline(ctx context.Context) (context.Context, context.Can
 	return context.WithTimeout(ctx, limit)
 }
 
-// unaryInterceptor guards unary methods that grpc-go decodes before any
-// interceptor: none of this package's ([Server.GRPCServer] serves its own
-// and the health service through [Server.intercept]), but a service a
-// caller registers later is still authenticated and logged.
 func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
 	var claims *auth.Claims
@@ -89,63 +85,51 @@ func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 		return nil, err
 	}
 	claims, _ = claimsFrom(ctx)
+	if err := parseDeferred(req); err != nil {
+		return nil, malformedRequest()
+	}
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
 	return handler(ctx, req)
 }
 
-func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	return s.intercept(ss, info.FullMethod, func(_ context.Context, ss grpc.ServerStream) error { return handler(srv, ss) })
-}
-
-// intercept runs one call of method on ss: it authenticates the caller,
-// applies the deadline, runs fn with a stream whose context carries the
-// claims and whose RecvMsg reports transport refusals as this service's
-// statuses, recovers a panic, and logs the call.
-func (s *Server) intercept(ss grpc.ServerStream, method string, fn func(context.Context, grpc.ServerStream) error) (err error) {
+func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 	start := time.Now()
 	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("panic", "method", method, "panic", r, "stack", string(debug.Stack()))
+			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
 			err = status.Error(codes.Internal, "internal error")
 		}
-		s.logCall(method, claims, start, err)
+		s.logCall(info.FullMethod, claims, start, err)
 	}()
-	ctx, err := s.authenticate(ss.Context(), method)
+	ctx, err := s.authenticate(ss.Context(), info.FullMethod)
 	if err != nil {
 		return err
 	}
 	claims, _ = claimsFrom(ctx)
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
-	return fn(ctx, &wrappedStream{ServerStream: ss, ctx: ctx, s: s})
+	return handler(srv, &wrappedStream{ServerStream: ss, ctx: ctx})
 }
 
-// wrappedStream replaces a stream's context and sorts the failures of
-// receiving the request.
+// wrappedStream replaces a stream's context and parses the messages it
+// receives (see [deferredCodec]).
 type wrappedStream struct {
 	grpc.ServerStream
 	ctx context.Context
-	s   *Server
 }
 
 func (w *wrappedStream) Context() context.Context { return w.ctx }
 
-// RecvMsg receives the request. grpc-go refuses a message over the
-// receive limit with ResourceExhausted and one that does not decode (bad
-// protobuf, invalid UTF-8 in a string field, bad compression) with
-// Internal; both are the caller's doing, so they become the service's own
-// size-limit status and InvalidArgument.
 func (w *wrappedStream) RecvMsg(m any) error {
-	err := w.ServerStream.RecvMsg(m)
-	switch status.Code(err) {
-	case codes.ResourceExhausted:
-		return w.s.queryTooLarge()
-	case codes.Internal:
+	if err := w.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if err := parseDeferred(m); err != nil {
 		return malformedRequest()
 	}
-	return err
+	return nil
 }
 
 // logCall logs one finished call with constant keys; never the token, the

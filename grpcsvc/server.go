@@ -34,10 +34,10 @@ type Options struct {
 	DefaultTimeout time.Duration
 	// MaxTimeout caps any request deadline; 0 means 5 min.
 	MaxTimeout time.Duration
-	// MaxQueryBytes bounds the query DSL text; 0 means 131072. The
-	// transport refuses a request message over MaxQueryBytes + 4 KiB (room
-	// for the other, small fields) before reading it; both refusals give
-	// the same InvalidArgument status naming MaxQueryBytes.
+	// MaxQueryBytes bounds a request message, and so the query DSL text
+	// in it; 0 means 131072. The transport refuses a larger message before
+	// reading it, with RESOURCE_EXHAUSTED naming this limit, so every
+	// oversized query gets the same status, however large.
 	MaxQueryBytes int
 	// StreamChunkBytes is the size of ExecuteQueryStream chunks; 0 means 32 KiB.
 	StreamChunkBytes int

@@ -43,9 +43,6 @@ func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (form
 	if !ok {
 		return nil, result{}, nil, status.Error(codes.Unauthenticated, "missing bearer token")
 	}
-	if len(req.GetQuery()) > s.opts.MaxQueryBytes {
-		return nil, result{}, nil, s.queryTooLarge()
-	}
 	rf := formatter.RAW
 	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
 		rf = formatter.LLM

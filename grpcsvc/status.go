@@ -106,14 +106,6 @@ func busyStatus(be *admission.BusyError) error {
 	return st.Err()
 }
 
-// queryTooLarge is the one status for a query over MaxQueryBytes, whether
-// the handler saw the query or the transport refused the whole message
-// first: InvalidArgument naming the limit, since retrying the same request
-// cannot succeed.
-func (s *Server) queryTooLarge() error {
-	return withDetails(codes.InvalidArgument, fmt.Sprintf("the query is larger than the limit of %d bytes", s.opts.MaxQueryBytes), "LIMIT_EXCEEDED", "/query")
-}
-
 // malformedRequest is the status of a request message that does not
 // decode.
 func malformedRequest() error {
