@@ -119,3 +119,7 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), graphs: newSnapshots(opts.GraphSnapshots, opts.GraphSnapshotTTL), log: log, opts: opts,
 		schemaJSON: string(doc), schemaTOON: string(text)}, nil
 }
+
+// Admission returns the controller that hands out this server's query
+// slots.
+func (s *Server) Admission() *admission.Controller { return s.opts.Admission }
