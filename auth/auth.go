@@ -11,13 +11,25 @@
 // lifetime over 24 h, a malformed sub, an admin claim that is not a boolean,
 // or a scope with a malformed path or an unknown access level makes the whole
 // token invalid. Tokens are never logged or echoed in errors.
+//
+// Names are read exactly. A token longer than [MaxTokenBytes] is refused
+// before it is decoded. In the header and the payload (and in each scope
+// object), a member name that repeats, or that differs only in case from
+// another name or from a name this package reads ("Admin", "EXP", or
+// "ſcopes", which Unicode folding maps to "scopes"), makes the token
+// invalid instead of being resolved one way or the other. A "crit" header
+// is refused, since no extension is understood, and exp, iat and nbf must
+// be JSON numbers.
 package auth
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -29,6 +41,25 @@ import (
 
 // ErrInvalidToken is wrapped by every verification failure.
 var ErrInvalidToken = errors.New("auth: invalid token")
+
+// Sentinels that [Verifier.Verify] wraps next to [ErrInvalidToken] for the
+// structural checks it makes before trusting the claims.
+var (
+	// ErrTokenTooLarge: the token is longer than [MaxTokenBytes].
+	ErrTokenTooLarge = errors.New("auth: token too large")
+	// ErrAmbiguousClaim: a header or claim name repeats, or differs from
+	// another or from a name this package reads only in case ("Admin",
+	// "EXP", "ſcopes").
+	ErrAmbiguousClaim = errors.New("auth: duplicate or case-variant claim name")
+	// ErrCriticalHeader: the header has "crit"; no extension is understood.
+	ErrCriticalHeader = errors.New("auth: critical header extension not understood")
+	// ErrClaimType: a date claim (exp, iat, nbf) is not a JSON number.
+	ErrClaimType = errors.New("auth: claim has the wrong JSON type")
+)
+
+// MaxTokenBytes bounds the length of a token, checked before any decoding.
+// Real tokens carry a few dozen scopes; one near [MaxScopes] would not fit.
+const MaxTokenBytes = 8 << 10
 
 // MinKeyBytes is the shortest accepted HMAC key.
 const MinKeyBytes = 32
@@ -97,17 +128,18 @@ func NewVerifier(opts Options) (*Verifier, error) {
 	return &Verifier{opts: opts}, nil
 }
 
-// tokenClaims is the wire form; admin and scopes stay raw so their JSON
-// types can be checked strictly.
-type tokenClaims struct {
-	jwt.RegisteredClaims
-	Admin  json.RawMessage `json:"admin,omitempty"`
-	Scopes json.RawMessage `json:"scopes,omitempty"`
-}
-
 // Verify checks token and returns its claims. Every failure wraps
-// [ErrInvalidToken] and never contains the token.
+// [ErrInvalidToken] (and, where one applies, a more specific sentinel such
+// as [ErrTokenTooLarge]) and never contains the token.
 func (v *Verifier) Verify(token string) (*Claims, error) {
+	// The size check comes before any decoding: a huge token costs nothing
+	// but its length.
+	if len(token) > MaxTokenBytes {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, ErrTokenTooLarge)
+	}
+	if err := checkHeader(token); err != nil {
+		return nil, invalid(err)
+	}
 	var lastErr error
 	for _, key := range v.opts.Keys {
 		c, err := v.verifyWith(token, key)
@@ -119,7 +151,18 @@ func (v *Verifier) Verify(token string) (*Claims, error) {
 			break // not a key problem: another key will not help
 		}
 	}
-	return nil, fmt.Errorf("%w: %s", ErrInvalidToken, reason(lastErr))
+	return nil, invalid(lastErr)
+}
+
+// invalid wraps err as an [ErrInvalidToken] with a token-free message,
+// keeping this package's own sentinels visible to errors.Is.
+func invalid(err error) error {
+	for _, s := range []error{ErrAmbiguousClaim, ErrCriticalHeader, ErrClaimType} {
+		if errors.Is(err, s) {
+			return fmt.Errorf("%w: %w", ErrInvalidToken, s)
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrInvalidToken, reason(err))
 }
 
 func (v *Verifier) verifyWith(token string, key []byte) (*Claims, error) {
@@ -143,47 +186,47 @@ func (v *Verifier) verifyWith(token string, key []byte) (*Claims, error) {
 }
 
 func (tc *tokenClaims) claims() (*Claims, error) {
-	if tc.IssuedAt == nil {
+	if tc.iat == nil {
 		return nil, errors.New("iat is required")
 	}
-	if tc.ExpiresAt.Sub(tc.IssuedAt.Time) > MaxLifetime {
+	if tc.exp.Sub(tc.iat.Time) > MaxLifetime {
 		return nil, errors.New("lifetime exceeds 24h")
 	}
-	uid, err := strconv.ParseInt(tc.Subject, 10, 64)
-	if err != nil || uid <= 0 || strconv.FormatInt(uid, 10) != tc.Subject {
+	uid, err := strconv.ParseInt(tc.sub, 10, 64)
+	if err != nil || uid <= 0 || strconv.FormatInt(uid, 10) != tc.sub {
 		return nil, errors.New("sub must be a positive decimal user id")
 	}
 	c := &Claims{UserID: uid}
-	switch a := string(bytes.TrimSpace(tc.Admin)); a {
+	switch a := string(bytes.TrimSpace(tc.admin)); a {
 	case "", "false":
 	case "true":
 		c.Admin = true
 	default:
 		return nil, errors.New("admin must be a boolean")
 	}
-	if len(tc.Scopes) > 0 && string(tc.Scopes) != "null" {
-		var raw []struct {
-			Path        *string         `json:"path"`
-			AccessLevel json.RawMessage `json:"access_level"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(tc.Scopes))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&raw); err != nil {
+	if len(tc.scopes) > 0 && string(tc.scopes) != "null" {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(tc.scopes, &raw); err != nil {
 			return nil, errors.New("scopes must be an array of {path, access_level}")
 		}
 		if len(raw) > MaxScopes {
 			return nil, fmt.Errorf("more than %d scopes", MaxScopes)
 		}
 		best := map[string]int{}
-		for i, s := range raw {
-			if s.Path == nil || !scopePath.MatchString(*s.Path) || !segmentsFitInt64(*s.Path) {
+		for i, obj := range raw {
+			m, err := strictObject(obj, scopeNames, true)
+			if err != nil {
+				return nil, fmt.Errorf("scopes[%d]: %w", i, err)
+			}
+			path, err := stringMember(m, "path")
+			if _, ok := m["path"]; !ok || err != nil || !scopePath.MatchString(path) || !segmentsFitInt64(path) {
 				return nil, fmt.Errorf("scopes[%d].path is malformed", i)
 			}
-			level, err := strconv.Atoi(string(s.AccessLevel))
+			level, err := strconv.Atoi(string(m["access_level"]))
 			if err != nil || !slices.Contains(accessLevels, level) {
 				return nil, fmt.Errorf("scopes[%d].access_level is not a known access level", i)
 			}
-			best[*s.Path] = max(best[*s.Path], level)
+			best[path] = max(best[path], level)
 		}
 		for p, l := range best {
 			c.Scopes = append(c.Scopes, Scope{Path: p, Level: l})
@@ -279,4 +322,25 @@ func Mint(key []byte, c Claims, opts MintOptions) (string, error) {
 		claims["iss"] = opts.Issuer
 	}
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+}
+
+// Fingerprint identifies the whole authorization context of c: the user,
+// the admin flag and the scope set with its levels. Two claims have the
+// same fingerprint exactly when they authorize the same reads, whatever
+// the order or repetition of their scopes (duplicates count at their
+// highest level). It is the SHA-256 of a canonical text, in hex, so it can
+// key per-caller state without holding the scopes themselves.
+func (c *Claims) Fingerprint() string {
+	best := map[string]int{}
+	for _, s := range c.Scopes {
+		best[s.Path] = max(best[s.Path], s.Level)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "graphwire-authz-v1\nsub:%d\nadmin:%t\n", c.UserID, c.Admin)
+	for _, p := range slices.Sorted(maps.Keys(best)) {
+		// Paths are digits and slashes (scopePath), so the encoding is
+		// unambiguous.
+		fmt.Fprintf(h, "scope:%s:%d\n", p, best[p])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

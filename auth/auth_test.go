@@ -3,6 +3,7 @@ package auth_test
 import (
 	"encoding/base64"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,119 @@ func TestMintRoundTrip(t *testing.T) {
 	}
 	if _, err := auth.Mint(key, c, auth.MintOptions{TTL: 48 * time.Hour}); err == nil {
 		t.Error("ttl over 24h accepted")
+	}
+}
+
+// signRaw signs header and payload JSON exactly as given, so a test can
+// send what a map cannot hold: duplicate names, case variants, odd types.
+func signRaw(t *testing.T, k []byte, header, payload string) string {
+	t.Helper()
+	enc := base64.RawURLEncoding
+	signing := enc.EncodeToString([]byte(header)) + "." + enc.EncodeToString([]byte(payload))
+	sig, err := jwt.SigningMethodHS256.Sign(signing, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signing + "." + enc.EncodeToString(sig)
+}
+
+// TestVerifyStrictNames: every token here is signed with the right key and
+// otherwise valid, so only the strict reading of names, types and sizes
+// rejects it. encoding/json matches member names case-insensitively (with
+// Unicode folding) and lets the last duplicate win, which let "Admin",
+// "EXP" and "ſcopes" override the real claims.
+func TestVerifyStrictNames(t *testing.T) {
+	v := verifier(t, key)
+	const hdr = `{"alg":"HS256","typ":"JWT"}`
+	iat, exp, old := strconv.FormatInt(now.Unix()-60, 10), strconv.FormatInt(now.Unix()+3600, 10), strconv.FormatInt(now.Unix()-7200, 10)
+	claims := func(extra string) string {
+		return `{"iss":"gitlab","aud":"graphwire","sub":"1","iat":` + iat + `,"exp":` + exp + `,"admin":false,"scopes":[{"path":"100/","access_level":30}]` + extra + `}`
+	}
+	tests := []struct {
+		name    string
+		header  string
+		payload string
+		wantErr error
+	}{
+		{"Admin variant", hdr, claims(`,"Admin":true`), auth.ErrAmbiguousClaim},
+		{"Admin alone", hdr, strings.Replace(claims(`,"Admin":true`), `"admin":false,`, "", 1), auth.ErrAmbiguousClaim},
+		{"admin twice", hdr, claims(`,"admin":true`), auth.ErrAmbiguousClaim},
+		{"EXP over an expired exp", hdr, strings.Replace(claims(`,"EXP":`+exp), `"exp":`+exp, `"exp":`+old, 1), auth.ErrAmbiguousClaim},
+		{"long s folds to scopes", hdr, claims(`,"ſcopes":[{"path":"1/","access_level":50}]`), auth.ErrAmbiguousClaim},
+		{"sub twice in two cases", hdr, strings.Replace(claims(``), `"sub":"1"`, `"sub":"1","SUB":"2"`, 1), auth.ErrAmbiguousClaim},
+		{"unknown claims differing in case", hdr, claims(`,"team":"a","TEAM":"b"`), auth.ErrAmbiguousClaim},
+		{"scope Path variant", hdr, strings.Replace(claims(``), `{"path":"100/"`, `{"Path":"999/","path":"100/"`, 1), auth.ErrAmbiguousClaim},
+		{"scope level twice", hdr, strings.Replace(claims(``), `"access_level":30`, `"access_level":30,"access_level":50`, 1), auth.ErrAmbiguousClaim},
+		{"header alg twice", `{"alg":"HS256","alg":"HS256","typ":"JWT"}`, claims(``), auth.ErrAmbiguousClaim},
+		{"header ALG variant", `{"alg":"HS256","ALG":"none"}`, claims(``), auth.ErrAmbiguousClaim},
+		{"header Kelvin-sign kid", `{"alg":"HS256","Kid":"a"}`, claims(``), auth.ErrAmbiguousClaim},
+		{"header crit", `{"alg":"HS256","crit":["b64"],"b64":false}`, claims(``), auth.ErrCriticalHeader},
+		{"exp a string", hdr, strings.Replace(claims(``), `"exp":`+exp, `"exp":"`+exp+`"`, 1), auth.ErrClaimType},
+		{"iat a string", hdr, strings.Replace(claims(``), `"iat":`+iat, `"iat":"`+iat+`"`, 1), auth.ErrClaimType},
+		{"over the size cap", hdr, claims(`,"pad":"` + strings.Repeat("x", auth.MaxTokenBytes) + `"`), auth.ErrTokenTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := v.Verify(signRaw(t, key, tt.header, tt.payload))
+			if !errors.Is(err, auth.ErrInvalidToken) || !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want ErrInvalidToken and %v", err, tt.wantErr)
+			}
+		})
+	}
+	// The same builder without the offending members verifies, so the
+	// rejections above are the new checks and not a broken fixture.
+	accepted := []struct{ name, header, payload string }{
+		{"plain", hdr, claims(``)},
+		{"unknown claims are ignored", hdr, claims(`,"jti":"x","team":"a"`)},
+		{"fractional exp", hdr, strings.Replace(claims(``), `"exp":`+exp, `"exp":`+exp+`.5`, 1)},
+		{"no typ", `{"alg":"HS256"}`, claims(``)},
+	}
+	for _, tt := range accepted {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := v.Verify(signRaw(t, key, tt.header, tt.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.UserID != 1 || got.Admin || len(got.Scopes) != 1 {
+				t.Errorf("claims %+v", got)
+			}
+		})
+	}
+}
+
+// TestVerifyHugeTokenWrongKey: a 13 MB token signed with another key is
+// refused for its size, before base64 or JSON decoding.
+func TestVerifyHugeTokenWrongKey(t *testing.T) {
+	huge := sign(t, nextKey, jwt.SigningMethodHS256, with(base(), "pad", strings.Repeat("x", 13<<20)))
+	_, err := verifier(t, key).Verify(huge)
+	if !errors.Is(err, auth.ErrTokenTooLarge) || !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("err = %v, want ErrTokenTooLarge", err)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := auth.Claims{UserID: 7, Scopes: []auth.Scope{{"100/", 30}, {"200/", 20}}}
+	same := []auth.Claims{
+		{UserID: 7, Scopes: []auth.Scope{{"200/", 20}, {"100/", 30}}},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 30}, {"200/", 10}, {"200/", 20}}},
+	}
+	differ := []auth.Claims{
+		{UserID: 7, Admin: true, Scopes: base.Scopes},
+		{UserID: 8, Scopes: base.Scopes},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 30}}},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 40}, {"200/", 20}}},
+		{UserID: 7, Scopes: []auth.Scope{{"100/", 30}, {"200/", 20}, {"300/", 20}}},
+		{UserID: 7},
+	}
+	want := base.Fingerprint()
+	for _, c := range same {
+		if got := c.Fingerprint(); got != want {
+			t.Errorf("%+v: fingerprint differs from the same authorization", c)
+		}
+	}
+	for _, c := range differ {
+		if c.Fingerprint() == want {
+			t.Errorf("%+v: fingerprint equals that of %+v", c, base)
+		}
 	}
 }

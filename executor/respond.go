@@ -20,39 +20,66 @@ type Hydrator interface {
 	Hydrate(q *compiler.Query, refs []graphresponse.NodeRef) (*compiler.Query, error)
 }
 
+// Statement labels name the statements a request runs, in order.
+const (
+	LabelBase      = "base"
+	LabelHydration = "hydration"
+)
+
+// Statement is one statement [Respond] ran.
+type Statement struct {
+	Label string // [LabelBase] or [LabelHydration]
+	Query *compiler.Query
+}
+
+// Executed describes the work of one [Respond] call.
+type Executed struct {
+	// Rows is the number of rows the base statement produced.
+	Rows int64
+	// Statements lists what ran, in order: the base statement, then the
+	// hydration statement when the query type needs one and there were
+	// nodes to hydrate. A statement is listed once it was sent to the
+	// engine, whether or not it succeeded.
+	Statements []Statement
+}
+
 // Respond runs a compiled query on r, then its hydration statement when the
-// query type needs one, and builds the GraphResponse. It also returns the
-// number of rows the main statement produced.
-func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*graphresponse.Response, int64, error) {
+// query type needs one, and builds the GraphResponse. It also reports the
+// statements it ran and the number of rows the base statement produced,
+// even when it fails part-way.
+func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*graphresponse.Response, Executed, error) {
+	ex := Executed{Statements: []Statement{{Label: LabelBase, Query: q}}}
 	base, err := CollectRows(ctx, r, q)
 	if err != nil {
-		return nil, 0, fmt.Errorf("execute query: %w", err)
+		return nil, ex, fmt.Errorf("execute query: %w", err)
 	}
+	ex.Rows = int64(len(base.Values))
 	plan := q.Plan.Build
 	var hyd *graphresponse.Rows
 	if q.Plan.NeedsHydration() {
 		refs, err := plan.NodeRefs(base)
 		if err != nil {
-			return nil, 0, fmt.Errorf("collect nodes: %w", err)
+			return nil, ex, fmt.Errorf("collect nodes: %w", err)
 		}
 		hq, err := h.Hydrate(q, refs)
 		if err != nil {
-			return nil, 0, err
+			return nil, ex, err
 		}
 		hyd = &graphresponse.Rows{}
 		if hq != nil {
+			ex.Statements = append(ex.Statements, Statement{Label: LabelHydration, Query: hq})
 			rows, err := CollectRows(ctx, r, hq)
 			if err != nil {
-				return nil, 0, fmt.Errorf("execute hydration: %w", err)
+				return nil, ex, fmt.Errorf("execute hydration: %w", err)
 			}
 			hyd = &rows
 		}
 	}
 	resp, err := graphresponse.Build(plan, base, hyd)
 	if err != nil {
-		return nil, 0, fmt.Errorf("build response: %w", err)
+		return nil, ex, fmt.Errorf("build response: %w", err)
 	}
-	return resp, int64(len(base.Values)), nil
+	return resp, ex, nil
 }
 
 // CollectRows runs one statement and reads all its rows in the builder's

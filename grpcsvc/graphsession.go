@@ -4,78 +4,99 @@ import (
 	"bytes"
 	"container/list"
 	"sync"
+	"time"
 
 	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/graphresponse"
 )
 
-// snapshots remembers the gcf-graph graphs recently sent to each caller,
-// keyed by (caller, pack_root), so that a client echoing the pack_root it
-// holds gets "unchanged" or a delta instead of the full graph (spec gcf.md
-// §2.10.3, §3.3.7). It is bounded (least recently used entries go first)
-// and safe for concurrent use. Graphs are per caller: one caller's
-// snapshot is never a base for another's answer.
+// snapshots remembers the gcf-graph graphs recently sent, so that a client
+// echoing the pack_root it holds gets "unchanged" or a delta instead of the
+// full graph (spec gcf.md §2.10.3, §3.3.7).
+//
+// A snapshot holds one whole graph as sent: the nodes, their properties and
+// the edges of one answer, exactly what that caller was allowed to see. It
+// is keyed by (authorization fingerprint, pack_root), where the
+// fingerprint ([auth.Claims.Fingerprint]) covers the user id, the admin
+// flag and the scope set with its levels, so a graph is only ever a base
+// for an answer to a caller with the very same authorization: an admin
+// token and a scoped token of the same user never share snapshots, and a
+// token whose scopes changed starts afresh. A snapshot lives until it is
+// older than the TTL or is the least recently used of more than the
+// configured number; both bounds come from [Options]. It is safe for
+// concurrent use.
 type snapshots struct {
 	mu    sync.Mutex
 	max   int
+	ttl   time.Duration
+	now   func() time.Time
 	order *list.List // of snapshotKey, most recent first
 	items map[snapshotKey]*snapshotEntry
 }
 
-type snapshotKey struct{ caller, root string }
+type snapshotKey struct{ authz, root string }
 
 type snapshotEntry struct {
-	graph *gcf.Graph
-	elem  *list.Element
+	graph  *gcf.Graph
+	stored time.Time
+	elem   *list.Element
 }
 
-func newSnapshots(max int) *snapshots {
-	return &snapshots{max: max, order: list.New(), items: map[snapshotKey]*snapshotEntry{}}
+func newSnapshots(max int, ttl time.Duration) *snapshots {
+	return &snapshots{max: max, ttl: ttl, now: time.Now, order: list.New(), items: map[snapshotKey]*snapshotEntry{}}
 }
 
-func (s *snapshots) get(caller, root string) *gcf.Graph {
+func (s *snapshots) get(authz, root string) *gcf.Graph {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.items[snapshotKey{caller, root}]
+	k := snapshotKey{authz, root}
+	e, ok := s.items[k]
 	if !ok {
+		return nil
+	}
+	if s.now().Sub(e.stored) > s.ttl {
+		s.order.Remove(e.elem)
+		delete(s.items, k)
 		return nil
 	}
 	s.order.MoveToFront(e.elem)
 	return e.graph
 }
 
-func (s *snapshots) put(caller string, g *gcf.Graph) {
+func (s *snapshots) put(authz string, g *gcf.Graph) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := snapshotKey{caller, g.PackRoot}
+	k := snapshotKey{authz, g.PackRoot}
 	if e, ok := s.items[k]; ok {
+		e.stored = s.now()
 		s.order.MoveToFront(e.elem)
 		return
 	}
-	s.items[k] = &snapshotEntry{graph: g, elem: s.order.PushFront(k)}
+	s.items[k] = &snapshotEntry{graph: g, stored: s.now(), elem: s.order.PushFront(k)}
 	for s.order.Len() > s.max {
 		old := s.order.Remove(s.order.Back()).(snapshotKey)
 		delete(s.items, old)
 	}
 }
 
-// respondGraph renders resp as gcf-graph for a caller that may hold an
-// earlier graph under clientRoot: unchanged when it holds this one, a delta
-// when the base is remembered and the delta is worth it, the full graph
-// otherwise. The graph sent is remembered for the next call.
-func (s *Server) respondGraph(caller string, resp *graphresponse.Response, clientRoot string) ([]byte, error) {
+// respondGraph renders resp as gcf-graph for a caller, identified by the
+// fingerprint of its authorization, that may hold an earlier graph under
+// clientRoot: unchanged when it holds this one, a delta when the base is
+// remembered for the same authorization and the delta is worth it, the
+// full graph otherwise. The graph sent is remembered for the next call.
+func (s *Server) respondGraph(authz string, resp *graphresponse.Response, clientRoot string) ([]byte, error) {
 	cur, err := gcf.ToGraph(resp, gcf.GraphOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var base *gcf.Graph
 	if clientRoot != "" {
-		base = s.graphs.get(caller, clientRoot)
+		base = s.graphs.get(authz, clientRoot)
 	}
 	var out bytes.Buffer
 	if _, err := gcf.Respond(&out, cur, gcf.GraphState{ClientRoot: clientRoot, Base: base}, gcf.Options{Profile: gcf.ProfileGraph}); err != nil {
 		return nil, err
 	}
-	s.graphs.put(caller, cur)
+	s.graphs.put(authz, cur)
 	return out.Bytes(), nil
 }

@@ -1,23 +1,40 @@
 package grpcsvc
 
 import (
+	"errors"
+
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/encoding"
+	protocodec "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
 // GRPCServer returns a gRPC server with the query service, the standard
-// health service and reflection registered, and the interceptors
-// (authentication, deadlines, logging, panic recovery) and request size
-// limit installed. extra options are passed to grpc.NewServer unchanged.
+// health service and reflection registered, and authentication, deadlines,
+// logging, panic recovery and the request size limit installed. extra
+// options are passed to grpc.NewServer unchanged.
+//
+// A request message larger than Options.MaxQueryBytes is refused by the
+// transport before it is read, with RESOURCE_EXHAUSTED naming that limit;
+// the query text may use all of it but the few bytes of the other fields.
+// Request messages are parsed only after the caller is authenticated (see
+// [deferredCodec]).
 func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(deferredCodec{encoding.GetCodecV2(protocodec.Name)}),
 		grpc.ChainUnaryInterceptor(s.unaryInterceptor),
 		grpc.ChainStreamInterceptor(s.streamInterceptor),
-		grpc.MaxRecvMsgSize(s.opts.MaxQueryBytes + 4096),
+		grpc.MaxRecvMsgSize(s.opts.MaxQueryBytes),
+		// A bearer token is at most auth.MaxTokenBytes; the default 16 MiB
+		// of headers would let a caller make the server hold far more.
+		grpc.MaxHeaderListSize(maxHeaderBytes),
 	}
 	g := grpc.NewServer(append(opts, extra...)...)
 	pb.RegisterQueryServiceServer(g, s)
@@ -27,4 +44,49 @@ func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 	healthpb.RegisterHealthServer(g, hs)
 	reflection.Register(g)
 	return g
+}
+
+// maxHeaderBytes bounds the request metadata the transport accepts.
+const maxHeaderBytes = 64 << 10
+
+// deferredCodec is the server's codec. It marshals with the standard proto
+// codec, but its Unmarshal does not parse: it keeps a copy of the received
+// bytes as the message's unknown fields, and [parseDeferred] parses them
+// inside the interceptors, after authentication.
+//
+// grpc-go decodes a request before any interceptor runs and answers a
+// message that does not decode (bad wire format, invalid UTF-8 in a string
+// field) with INTERNAL itself: the caller was not authenticated first and
+// the call was never logged. Deferred, such a message is INVALID_ARGUMENT
+// for an authenticated caller, UNAUTHENTICATED for anyone else, and logged
+// either way.
+type deferredCodec struct{ proto encoding.CodecV2 }
+
+func (c deferredCodec) Name() string { return protocodec.Name }
+
+func (c deferredCodec) Marshal(v any) (mem.BufferSlice, error) { return c.proto.Marshal(v) }
+
+func (c deferredCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return errors.New("grpcsvc: request is not a protobuf message")
+	}
+	// The buffers are reused once Unmarshal returns: keep a copy.
+	m.ProtoReflect().SetUnknown(protoreflect.RawFields(data.Materialize()))
+	return nil
+}
+
+// parseDeferred parses the bytes [deferredCodec] left in m.
+func parseDeferred(m any) error {
+	pm, ok := m.(proto.Message)
+	if !ok {
+		return nil
+	}
+	r := pm.ProtoReflect()
+	raw := r.GetUnknown()
+	if len(raw) == 0 {
+		return nil
+	}
+	r.SetUnknown(nil)
+	return proto.Unmarshal(raw, pm)
 }

@@ -32,7 +32,9 @@ func public(fullMethod string) bool {
 }
 
 // authenticate verifies the bearer token of a request. A missing or invalid
-// token is Unauthenticated, before anything reads the query.
+// token is Unauthenticated, before anything reads the request message. The
+// scheme name is matched without regard to case (RFC 6750 §2.1, RFC 9110
+// §11.1); one or more spaces separate it from the token.
 func (s *Server) authenticate(ctx context.Context, fullMethod string) (context.Context, error) {
 	if public(fullMethod) {
 		return ctx, nil
@@ -42,8 +44,9 @@ func (s *Server) authenticate(ctx context.Context, fullMethod string) (context.C
 	if len(vals) != 1 {
 		return nil, status.Error(codes.Unauthenticated, "missing bearer token")
 	}
-	token, ok := strings.CutPrefix(vals[0], "Bearer ")
-	if !ok || token == "" {
+	scheme, token, ok := strings.Cut(vals[0], " ")
+	token = strings.TrimLeft(token, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
 		return nil, status.Error(codes.Unauthenticated, "missing bearer token")
 	}
 	claims, err := s.verifier.Verify(token)
@@ -69,23 +72,49 @@ func (s *Server) withDeadline(ctx context.Context) (context.Context, context.Can
 
 func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
+	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
 			resp, err = nil, status.Error(codes.Internal, "internal error")
 		}
-		s.logCall(info.FullMethod, start, err)
+		s.logCall(info.FullMethod, claims, start, err)
 	}()
 	ctx, err = s.authenticate(ctx, info.FullMethod)
 	if err != nil {
 		return nil, err
+	}
+	claims, _ = claimsFrom(ctx)
+	if err := parseDeferred(req); err != nil {
+		return nil, malformedRequest()
 	}
 	ctx, cancel := s.withDeadline(ctx)
 	defer cancel()
 	return handler(ctx, req)
 }
 
-// wrappedStream replaces a stream's context.
+func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+	start := time.Now()
+	var claims *auth.Claims
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+			err = status.Error(codes.Internal, "internal error")
+		}
+		s.logCall(info.FullMethod, claims, start, err)
+	}()
+	ctx, err := s.authenticate(ss.Context(), info.FullMethod)
+	if err != nil {
+		return err
+	}
+	claims, _ = claimsFrom(ctx)
+	ctx, cancel := s.withDeadline(ctx)
+	defer cancel()
+	return handler(srv, &wrappedStream{ServerStream: ss, ctx: ctx})
+}
+
+// wrappedStream replaces a stream's context and parses the messages it
+// receives (see [deferredCodec]).
 type wrappedStream struct {
 	grpc.ServerStream
 	ctx context.Context
@@ -93,31 +122,27 @@ type wrappedStream struct {
 
 func (w *wrappedStream) Context() context.Context { return w.ctx }
 
-func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
-	start := time.Now()
-	defer func() {
-		if r := recover(); r != nil {
-			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
-			err = status.Error(codes.Internal, "internal error")
-		}
-		s.logCall(info.FullMethod, start, err)
-	}()
-	ctx, err := s.authenticate(ss.Context(), info.FullMethod)
-	if err != nil {
+func (w *wrappedStream) RecvMsg(m any) error {
+	if err := w.ServerStream.RecvMsg(m); err != nil {
 		return err
 	}
-	ctx, cancel := s.withDeadline(ctx)
-	defer cancel()
-	return handler(srv, &wrappedStream{ServerStream: ss, ctx: ctx})
+	if err := parseDeferred(m); err != nil {
+		return malformedRequest()
+	}
+	return nil
 }
 
 // logCall logs one finished call with constant keys; never the token, the
 // query text or parameter values.
-func (s *Server) logCall(method string, start time.Time, err error) {
+func (s *Server) logCall(method string, claims *auth.Claims, start time.Time, err error) {
 	code := status.Code(err)
 	level := slog.LevelInfo
 	if code != codes.OK && code != codes.InvalidArgument && code != codes.Unauthenticated && code != codes.PermissionDenied && code != codes.NotFound {
 		level = slog.LevelWarn
 	}
-	s.log.Log(context.Background(), level, "rpc", "method", method, "code", code.String(), "elapsed_ms", time.Since(start).Milliseconds())
+	attrs := []any{"method", method, "code", code.String(), "elapsed_ms", time.Since(start).Milliseconds()}
+	if claims != nil {
+		attrs = append(attrs, "user_id", claims.UserID)
+	}
+	s.log.Log(context.Background(), level, "rpc", attrs...)
 }

@@ -12,5 +12,5 @@ type Executor = executor.Runner
 // result is a built response with what the metadata reports.
 type result struct {
 	resp     *graphresponse.Response
-	rowCount int64
+	executed executor.Executed
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/formatter"
@@ -33,13 +34,23 @@ type Options struct {
 	DefaultTimeout time.Duration
 	// MaxTimeout caps any request deadline; 0 means 5 min.
 	MaxTimeout time.Duration
-	// MaxQueryBytes bounds the query DSL text; 0 means 131072.
+	// MaxQueryBytes bounds a request message, and so the query DSL text
+	// in it; 0 means 131072. The transport refuses a larger message before
+	// reading it, with RESOURCE_EXHAUSTED naming this limit, so every
+	// oversized query gets the same status, however large.
 	MaxQueryBytes int
 	// StreamChunkBytes is the size of ExecuteQueryStream chunks; 0 means 32 KiB.
 	StreamChunkBytes int
 	// GraphSnapshots bounds the gcf-graph graphs remembered across calls for
 	// unchanged/delta answers; 0 means 1024.
 	GraphSnapshots int
+	// GraphSnapshotTTL is how long a remembered graph may serve as a delta
+	// base; 0 means 15 min.
+	GraphSnapshotTTL time.Duration
+	// Admission hands out the query slots. Share one controller between
+	// the service faces of a process so a caller's limit holds across them;
+	// nil means a controller with admission's defaults, for this server only.
+	Admission *admission.Controller
 	// Logger receives one line per call; nil discards.
 	Logger *slog.Logger
 }
@@ -83,6 +94,16 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if opts.GraphSnapshots == 0 {
 		opts.GraphSnapshots = 1024
 	}
+	if opts.GraphSnapshotTTL == 0 {
+		opts.GraphSnapshotTTL = 15 * time.Minute
+	}
+	if opts.Admission == nil {
+		ctl, err := admission.New(admission.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("grpcsvc: admission: %w", err)
+		}
+		opts.Admission = ctl
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -95,6 +116,10 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if err != nil {
 		return nil, fmt.Errorf("grpcsvc: render the graph schema as TOON: %w", err)
 	}
-	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), graphs: newSnapshots(opts.GraphSnapshots), log: log, opts: opts,
+	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), graphs: newSnapshots(opts.GraphSnapshots, opts.GraphSnapshotTTL), log: log, opts: opts,
 		schemaJSON: string(doc), schemaTOON: string(text)}, nil
 }
+
+// Admission returns the controller that hands out this server's query
+// slots.
+func (s *Server) Admission() *admission.Controller { return s.opts.Admission }

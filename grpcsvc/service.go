@@ -36,13 +36,12 @@ func callerOf(c *auth.Claims) *compiler.Caller {
 }
 
 // prepare authorizes, compiles, runs and selects the formatter of a request.
+// The engine work runs under an admission slot of the caller, held until
+// executor.Respond has returned.
 func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (formatter.Formatter, result, *compiler.Query, error) {
 	claims, ok := claimsFrom(ctx)
 	if !ok {
 		return nil, result{}, nil, status.Error(codes.Unauthenticated, "missing bearer token")
-	}
-	if len(req.GetQuery()) > s.opts.MaxQueryBytes {
-		return nil, result{}, nil, status.Errorf(codes.InvalidArgument, "query is %d bytes, more than %d", len(req.GetQuery()), s.opts.MaxQueryBytes)
 	}
 	rf := formatter.RAW
 	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
@@ -60,26 +59,39 @@ func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (form
 	if err != nil {
 		return nil, result{}, nil, err
 	}
-	resp, rows, err := executor.Respond(ctx, s.exec, s.opts.Compiler, q)
-	res := result{resp: resp, rowCount: rows}
+	// The slot is per user: tokens of one user with different scopes share
+	// the user's limit.
+	release, err := s.opts.Admission.Acquire(ctx, itoa(claims.UserID))
+	if err != nil {
+		return nil, result{}, nil, err
+	}
+	resp, ex, err := executor.Respond(ctx, s.exec, s.opts.Compiler, q)
+	release()
 	if err != nil {
 		// Log the class of the failure only: engine messages can quote
 		// parameter values, which never go to the log.
 		s.log.Warn("query_failed", "query_type", q.Plan.Build.QueryType, "code", status.Code(statusFromError(err)).String())
 		return nil, result{}, nil, err
 	}
-	return f, res, q, nil
+	return f, result{resp: resp, executed: ex}, q, nil
 }
 
 func (s *Server) metadata(q *compiler.Query, res result, f formatter.Formatter, claims *auth.Claims, out []byte) (*pb.QueryMetadata, error) {
 	md := &pb.QueryMetadata{
 		QueryType:     res.resp.QueryType,
-		RowCount:      res.rowCount,
+		RowCount:      res.executed.Rows,
 		FormatName:    f.Name(),
 		FormatVersion: f.Version(),
 	}
 	if claims.Admin && q.Plan.Debug() {
-		md.Sql = append(md.Sql, q.SQL)
+		for _, st := range res.executed.Statements {
+			ds, err := debugStatement(st)
+			if err != nil {
+				return nil, err
+			}
+			md.Sql = append(md.Sql, ds.Sql)
+			md.DebugStatements = append(md.DebugStatements, ds)
+		}
 	}
 	if out != nil {
 		n, err := s.tokens.Count(tokens.O200k, string(out))
@@ -91,6 +103,20 @@ func (s *Server) metadata(q *compiler.Query, res result, f formatter.Formatter, 
 	return md, nil
 }
 
+// debugStatement is an executed statement with its parameters as the
+// canonical text the engine bound.
+func debugStatement(st executor.Statement) (*pb.DebugStatement, error) {
+	ds := &pb.DebugStatement{Label: st.Label, Sql: st.Query.SQL}
+	for _, p := range st.Query.Params {
+		v, err := executor.ParamText(p)
+		if err != nil {
+			return nil, err
+		}
+		ds.Params = append(ds.Params, &pb.DebugParam{Name: p.Name, Type: p.Type, Value: v})
+	}
+	return ds, nil
+}
+
 // ExecuteQuery compiles, authorizes, runs and formats one query.
 func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) (*pb.ExecuteQueryResponse, error) {
 	f, res, q, err := s.prepare(ctx, req)
@@ -100,8 +126,9 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 	claims, _ := claimsFrom(ctx)
 	var out formatter.Stamped
 	if f.Name() == formatter.GCFGraph {
-		// gcf-graph remembers what each caller holds, across calls.
-		b, err := s.respondGraph(itoa(claims.UserID), res.resp, req.GetPackRoot())
+		// gcf-graph remembers what each caller holds, across calls, per
+		// authorization context.
+		b, err := s.respondGraph(claims.Fingerprint(), res.resp, req.GetPackRoot())
 		if err != nil {
 			return nil, statusFromError(fmt.Errorf("%w: %w", formatter.ErrUnrepresentable, err))
 		}

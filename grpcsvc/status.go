@@ -3,13 +3,18 @@ package grpcsvc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -41,6 +46,10 @@ func statusFromError(err error) error {
 			return status.Error(codes.Internal, "internal error")
 		}
 	}
+	var be *admission.BusyError
+	if errors.As(err, &be) {
+		return busyStatus(be)
+	}
 	var ue *formatter.UnknownFormatError
 	if errors.As(err, &ue) {
 		return withDetails(codes.InvalidArgument, ue.Error(), "UNKNOWN_FORMAT", "/llm_format")
@@ -70,6 +79,38 @@ func withDetails(code codes.Code, msg, reason, pointer string) error {
 	info := &errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: map[string]string{"pointer": pointer}}
 	br := &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{Field: pointer, Description: msg}}}
 	if d, err := st.WithDetails(info, br); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// busyStatus is RESOURCE_EXHAUSTED / SERVER_BUSY (spec §13) with the bound
+// that refused the request and a RetryInfo saying when to try again.
+func busyStatus(be *admission.BusyError) error {
+	retry := be.RetryAfter.Round(time.Millisecond)
+	var msg string
+	switch be.Limit {
+	case admission.LimitCaller:
+		msg = fmt.Sprintf("server busy: you already have %d queries running, the most allowed at once; retry after %s", be.Max, retry)
+	case admission.LimitQueue:
+		msg = fmt.Sprintf("server busy: too many queries are waiting; retry after %s", retry)
+	default:
+		msg = fmt.Sprintf("server busy: all %d query slots are in use; retry after %s", be.Max, retry)
+	}
+	st := status.New(codes.ResourceExhausted, msg)
+	info := &errdetails.ErrorInfo{Reason: "SERVER_BUSY", Domain: errorDomain,
+		Metadata: map[string]string{"limit": string(be.Limit), "max": strconv.Itoa(be.Max)}}
+	if d, err := st.WithDetails(info, &errdetails.RetryInfo{RetryDelay: durationpb.New(be.RetryAfter)}); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// malformedRequest is the status of a request message that does not
+// decode.
+func malformedRequest() error {
+	st := status.New(codes.InvalidArgument, "the request message does not decode as this method's protobuf message")
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: "MALFORMED_REQUEST", Domain: errorDomain}); err == nil {
 		st = d
 	}
 	return st.Err()

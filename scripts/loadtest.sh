@@ -22,7 +22,9 @@ go build -o "$tmp/loadtest" ./scripts/loadtest
 "$tmp/graphwire" seed --embedded "$tmp/data" --scale 1 2>/dev/null
 head -c 48 /dev/urandom | base64 > "$tmp/secret"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-"$tmp/graphwire" serve --embedded "$tmp/data" --listen "127.0.0.1:$port" --jwt-secret-file "$tmp/secret" 2>"$tmp/serve.log" &
+# One admin token drives every client: let it use as many slots as clients.
+"$tmp/graphwire" serve --embedded "$tmp/data" --listen "127.0.0.1:$port" --jwt-secret-file "$tmp/secret" \
+  --max-concurrent "$clients" --max-per-caller "$clients" 2>"$tmp/serve.log" &
 pid=$!
 token="$("$tmp/graphwire" token --secret-file "$tmp/secret" --sub 1 --admin)"
 "$tmp/loadtest" -addr "127.0.0.1:$port" -token "$token" -clients "$clients" -duration "$duration" -pid "$pid"

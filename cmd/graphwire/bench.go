@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/formatter"
@@ -195,7 +196,7 @@ func seededCases(ctx context.Context, dir string, scale float64, stderr io.Write
 	}
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	svc, err := newService(eng, secret, "", "graphwire", slog.New(slog.DiscardHandler))
+	svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return nil, err
 	}

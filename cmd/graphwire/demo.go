@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/formatter"
@@ -118,7 +119,7 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	svc, err := newService(eng, secret, "", "graphwire", slog.New(slog.DiscardHandler))
+	svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

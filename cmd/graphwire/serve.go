@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/config"
@@ -29,6 +30,7 @@ type serveFlags struct {
 	issuer     string
 	audience   string
 	stopGrace  time.Duration
+	admission  admission.Options
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
@@ -41,6 +43,10 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.issuer, "jwt-issuer", "", "required JWT iss claim (empty accepts any)")
 	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "required JWT aud claim")
 	fs.DurationVar(&f.stopGrace, "shutdown-grace", 10*time.Second, "time to finish in-flight calls on SIGTERM")
+	fs.IntVar(&f.admission.MaxConcurrent, "max-concurrent", admission.DefaultMaxConcurrent, "queries running at once over all callers")
+	fs.IntVar(&f.admission.MaxPerCaller, "max-per-caller", 0, "queries one caller (user) runs at once, and may have waiting (0: half of --max-concurrent)")
+	fs.IntVar(&f.admission.MaxQueued, "max-queued", 0, "queries waiting for a slot over all callers; more are refused at once (0: 4 × --max-concurrent, -1: none)")
+	fs.DurationVar(&f.admission.Wait, "admission-wait", admission.DefaultWait, "how long a query waits for a slot before RESOURCE_EXHAUSTED")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -49,6 +55,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	}
 	if fs.NArg() != 0 {
 		return f, errors.New("serve takes no arguments")
+	}
+	if f.admission.MaxConcurrent <= 0 || f.admission.MaxPerCaller < 0 || f.admission.Wait <= 0 {
+		return f, errors.New("--max-concurrent and --admission-wait must be positive, --max-per-caller not negative")
 	}
 	return f, f.engine.check()
 }
@@ -69,7 +78,7 @@ type service struct {
 	engine engine
 }
 
-func newService(eng engine, secret []byte, issuer, audience string, logger *slog.Logger) (*service, error) {
+func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return nil, err
@@ -82,11 +91,15 @@ func newService(eng engine, secret []byte, issuer, audience string, logger *slog
 	if err != nil {
 		return nil, err
 	}
+	ctl, err := admission.New(adm)
+	if err != nil {
+		return nil, err
+	}
 	srv, err := grpcsvc.New(eng, formatter.Default(), grpcsvc.Options{
 		Compiler: comp, Ontology: ont, Verifier: v,
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(),
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
-		Logger: logger,
+		Admission: ctl, Logger: logger,
 	})
 	if err != nil {
 		return nil, err
@@ -115,7 +128,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return exitFailure
 	}
 	defer eng.Close()
-	svc, err := newService(eng, secret, f.issuer, f.audience, logger)
+	svc, err := newService(eng, secret, f.issuer, f.audience, f.admission, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
 		return exitFailure
@@ -125,7 +138,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
 		return exitFailure
 	}
-	logger.Info("listening", "addr", lis.Addr().String(), "engine", f.engine.describe())
+	adm := svc.server.Admission().Options()
+	logger.Info("listening", "addr", lis.Addr().String(), "engine", f.engine.describe(),
+		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
 	if err := serveUntilDone(ctx, svc, lis, f.stopGrace); err != nil {
 		logger.Error("serve_failed", "err", err)
 		return exitFailure

@@ -110,6 +110,18 @@ func openSeeded(dir string) error {
 // client; the server stops when the test ends.
 func server(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) pb.QueryServiceClient {
 	t.Helper()
+	conn, err := grpc.NewClient(listen(t, exec, mutate), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return pb.NewQueryServiceClient(conn)
+}
+
+// listen starts the service on a loopback port with exec and returns its
+// address; the server stops when the test ends.
+func listen(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) string {
+	t.Helper()
 	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}})
 	if err != nil {
 		t.Fatal(err)
@@ -133,12 +145,7 @@ func server(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) 
 	g := srv.GRPCServer()
 	go g.Serve(lis)
 	t.Cleanup(g.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return pb.NewQueryServiceClient(conn)
+	return lis.Addr().String()
 }
 
 func engine(t *testing.T) *chdb.Executor {

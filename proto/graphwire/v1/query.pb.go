@@ -360,8 +360,10 @@ func (x *ExecuteQueryChunk) GetMetadata() *QueryMetadata {
 type QueryMetadata struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	QueryType string                 `protobuf:"bytes,1,opt,name=query_type,json=queryType,proto3" json:"query_type,omitempty"`
-	// The executed statements, only for admins who asked for them
-	// (options.include_debug_sql).
+	// The SQL text of each executed statement, in the order of
+	// debug_statements, only for admins who asked for them
+	// (options.include_debug_sql). Kept for older clients: debug_statements
+	// carries the same statements with their labels and parameters.
 	Sql []string `protobuf:"bytes,2,rep,name=sql,proto3" json:"sql,omitempty"`
 	// Rows the engine returned for the main statement (saturating).
 	RowCount int64 `protobuf:"varint,3,opt,name=row_count,json=rowCount,proto3" json:"row_count,omitempty"`
@@ -369,7 +371,15 @@ type QueryMetadata struct {
 	FormatName    string `protobuf:"bytes,4,opt,name=format_name,json=formatName,proto3" json:"format_name,omitempty"`
 	FormatVersion string `protobuf:"bytes,5,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
 	// Tokens of the result in o200k_base.
-	TokenCount    int64 `protobuf:"varint,6,opt,name=token_count,json=tokenCount,proto3" json:"token_count,omitempty"`
+	TokenCount int64 `protobuf:"varint,6,opt,name=token_count,json=tokenCount,proto3" json:"token_count,omitempty"`
+	// The executed statements with their parameters, only for admins who
+	// asked for them (options.include_debug_sql): the base statement, then
+	// the hydration statement when the query type needed one and it ran.
+	DebugStatements []*DebugStatement `protobuf:"bytes,7,rep,name=debug_statements,json=debugStatements,proto3" json:"debug_statements,omitempty"`
+	// number of property values whose text was altered by the format's
+	// text-safety substitution (control/bidi/line-separator code points); 0
+	// for json.
+	AlteredValues int64 `protobuf:"varint,8,opt,name=altered_values,json=alteredValues,proto3" json:"altered_values,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -446,6 +456,148 @@ func (x *QueryMetadata) GetTokenCount() int64 {
 	return 0
 }
 
+func (x *QueryMetadata) GetDebugStatements() []*DebugStatement {
+	if x != nil {
+		return x.DebugStatements
+	}
+	return nil
+}
+
+func (x *QueryMetadata) GetAlteredValues() int64 {
+	if x != nil {
+		return x.AlteredValues
+	}
+	return 0
+}
+
+// DebugStatement is one statement a query executed.
+type DebugStatement struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "base" or "hydration".
+	Label string `protobuf:"bytes,1,opt,name=label,proto3" json:"label,omitempty"`
+	// The SQL text, with {name:Type} placeholders; values are never in it.
+	Sql string `protobuf:"bytes,2,opt,name=sql,proto3" json:"sql,omitempty"`
+	// The bound parameters, in placeholder order.
+	Params        []*DebugParam `protobuf:"bytes,3,rep,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DebugStatement) Reset() {
+	*x = DebugStatement{}
+	mi := &file_graphwire_v1_query_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DebugStatement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DebugStatement) ProtoMessage() {}
+
+func (x *DebugStatement) ProtoReflect() protoreflect.Message {
+	mi := &file_graphwire_v1_query_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DebugStatement.ProtoReflect.Descriptor instead.
+func (*DebugStatement) Descriptor() ([]byte, []int) {
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *DebugStatement) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *DebugStatement) GetSql() string {
+	if x != nil {
+		return x.Sql
+	}
+	return ""
+}
+
+func (x *DebugStatement) GetParams() []*DebugParam {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// DebugParam is one bound parameter of a DebugStatement.
+type DebugParam struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The placeholder name, e.g. "p0".
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The ClickHouse type of the placeholder, e.g. "Array(Int64)".
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// The value as canonical text: exactly what the engine binds.
+	Value         string `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DebugParam) Reset() {
+	*x = DebugParam{}
+	mi := &file_graphwire_v1_query_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DebugParam) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DebugParam) ProtoMessage() {}
+
+func (x *DebugParam) ProtoReflect() protoreflect.Message {
+	mi := &file_graphwire_v1_query_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DebugParam.ProtoReflect.Descriptor instead.
+func (*DebugParam) Descriptor() ([]byte, []int) {
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *DebugParam) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DebugParam) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *DebugParam) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
 type GetGraphSchemaRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Format        ResponseFormat         `protobuf:"varint,1,opt,name=format,proto3,enum=graphwire.v1.ResponseFormat" json:"format,omitempty"`
@@ -455,7 +607,7 @@ type GetGraphSchemaRequest struct {
 
 func (x *GetGraphSchemaRequest) Reset() {
 	*x = GetGraphSchemaRequest{}
-	mi := &file_graphwire_v1_query_proto_msgTypes[4]
+	mi := &file_graphwire_v1_query_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -467,7 +619,7 @@ func (x *GetGraphSchemaRequest) String() string {
 func (*GetGraphSchemaRequest) ProtoMessage() {}
 
 func (x *GetGraphSchemaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_query_proto_msgTypes[4]
+	mi := &file_graphwire_v1_query_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -480,7 +632,7 @@ func (x *GetGraphSchemaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphSchemaRequest.ProtoReflect.Descriptor instead.
 func (*GetGraphSchemaRequest) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{4}
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetGraphSchemaRequest) GetFormat() ResponseFormat {
@@ -504,7 +656,7 @@ type GetGraphSchemaResponse struct {
 
 func (x *GetGraphSchemaResponse) Reset() {
 	*x = GetGraphSchemaResponse{}
-	mi := &file_graphwire_v1_query_proto_msgTypes[5]
+	mi := &file_graphwire_v1_query_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +668,7 @@ func (x *GetGraphSchemaResponse) String() string {
 func (*GetGraphSchemaResponse) ProtoMessage() {}
 
 func (x *GetGraphSchemaResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_query_proto_msgTypes[5]
+	mi := &file_graphwire_v1_query_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +681,7 @@ func (x *GetGraphSchemaResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGraphSchemaResponse.ProtoReflect.Descriptor instead.
 func (*GetGraphSchemaResponse) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{5}
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetGraphSchemaResponse) GetResult() isGetGraphSchemaResponse_Result {
@@ -588,7 +740,7 @@ type GetQueryDslRequest struct {
 
 func (x *GetQueryDslRequest) Reset() {
 	*x = GetQueryDslRequest{}
-	mi := &file_graphwire_v1_query_proto_msgTypes[6]
+	mi := &file_graphwire_v1_query_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -600,7 +752,7 @@ func (x *GetQueryDslRequest) String() string {
 func (*GetQueryDslRequest) ProtoMessage() {}
 
 func (x *GetQueryDslRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_query_proto_msgTypes[6]
+	mi := &file_graphwire_v1_query_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -613,7 +765,7 @@ func (x *GetQueryDslRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQueryDslRequest.ProtoReflect.Descriptor instead.
 func (*GetQueryDslRequest) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{6}
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{8}
 }
 
 type GetQueryDslResponse struct {
@@ -628,7 +780,7 @@ type GetQueryDslResponse struct {
 
 func (x *GetQueryDslResponse) Reset() {
 	*x = GetQueryDslResponse{}
-	mi := &file_graphwire_v1_query_proto_msgTypes[7]
+	mi := &file_graphwire_v1_query_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -640,7 +792,7 @@ func (x *GetQueryDslResponse) String() string {
 func (*GetQueryDslResponse) ProtoMessage() {}
 
 func (x *GetQueryDslResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_query_proto_msgTypes[7]
+	mi := &file_graphwire_v1_query_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -653,7 +805,7 @@ func (x *GetQueryDslResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQueryDslResponse.ProtoReflect.Descriptor instead.
 func (*GetQueryDslResponse) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{7}
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetQueryDslResponse) GetSchemaJson() string {
@@ -678,7 +830,7 @@ type GetResponseFormatRequest struct {
 
 func (x *GetResponseFormatRequest) Reset() {
 	*x = GetResponseFormatRequest{}
-	mi := &file_graphwire_v1_query_proto_msgTypes[8]
+	mi := &file_graphwire_v1_query_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -690,7 +842,7 @@ func (x *GetResponseFormatRequest) String() string {
 func (*GetResponseFormatRequest) ProtoMessage() {}
 
 func (x *GetResponseFormatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_query_proto_msgTypes[8]
+	mi := &file_graphwire_v1_query_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -703,7 +855,7 @@ func (x *GetResponseFormatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResponseFormatRequest.ProtoReflect.Descriptor instead.
 func (*GetResponseFormatRequest) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{8}
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{10}
 }
 
 type FormatInfo struct {
@@ -717,7 +869,7 @@ type FormatInfo struct {
 
 func (x *FormatInfo) Reset() {
 	*x = FormatInfo{}
-	mi := &file_graphwire_v1_query_proto_msgTypes[9]
+	mi := &file_graphwire_v1_query_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +881,7 @@ func (x *FormatInfo) String() string {
 func (*FormatInfo) ProtoMessage() {}
 
 func (x *FormatInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_query_proto_msgTypes[9]
+	mi := &file_graphwire_v1_query_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +894,7 @@ func (x *FormatInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormatInfo.ProtoReflect.Descriptor instead.
 func (*FormatInfo) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{9}
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FormatInfo) GetName() string {
@@ -779,7 +931,7 @@ type GetResponseFormatResponse struct {
 
 func (x *GetResponseFormatResponse) Reset() {
 	*x = GetResponseFormatResponse{}
-	mi := &file_graphwire_v1_query_proto_msgTypes[10]
+	mi := &file_graphwire_v1_query_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +943,7 @@ func (x *GetResponseFormatResponse) String() string {
 func (*GetResponseFormatResponse) ProtoMessage() {}
 
 func (x *GetResponseFormatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_query_proto_msgTypes[10]
+	mi := &file_graphwire_v1_query_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +956,7 @@ func (x *GetResponseFormatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetResponseFormatResponse.ProtoReflect.Descriptor instead.
 func (*GetResponseFormatResponse) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{10}
+	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetResponseFormatResponse) GetSchemaJson() string {
@@ -847,7 +999,7 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\x06result\"`\n" +
 	"\x11ExecuteQueryChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x127\n" +
-	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\xc6\x01\n" +
+	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\xb6\x02\n" +
 	"\rQueryMetadata\x12\x1d\n" +
 	"\n" +
 	"query_type\x18\x01 \x01(\tR\tqueryType\x12\x10\n" +
@@ -857,7 +1009,18 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"formatName\x12%\n" +
 	"\x0eformat_version\x18\x05 \x01(\tR\rformatVersion\x12\x1f\n" +
 	"\vtoken_count\x18\x06 \x01(\x03R\n" +
-	"tokenCount\"M\n" +
+	"tokenCount\x12G\n" +
+	"\x10debug_statements\x18\a \x03(\v2\x1c.graphwire.v1.DebugStatementR\x0fdebugStatements\x12%\n" +
+	"\x0ealtered_values\x18\b \x01(\x03R\ralteredValues\"j\n" +
+	"\x0eDebugStatement\x12\x14\n" +
+	"\x05label\x18\x01 \x01(\tR\x05label\x12\x10\n" +
+	"\x03sql\x18\x02 \x01(\tR\x03sql\x120\n" +
+	"\x06params\x18\x03 \x03(\v2\x18.graphwire.v1.DebugParamR\x06params\"J\n" +
+	"\n" +
+	"DebugParam\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\tR\x05value\"M\n" +
 	"\x15GetGraphSchemaRequest\x124\n" +
 	"\x06format\x18\x01 \x01(\x0e2\x1c.graphwire.v1.ResponseFormatR\x06format\"\x99\x01\n" +
 	"\x16GetGraphSchemaResponse\x12!\n" +
@@ -916,7 +1079,7 @@ func file_graphwire_v1_query_proto_rawDescGZIP() []byte {
 }
 
 var file_graphwire_v1_query_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_graphwire_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_graphwire_v1_query_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_graphwire_v1_query_proto_goTypes = []any{
 	(ResponseFormat)(0),               // 0: graphwire.v1.ResponseFormat
 	(FormatName)(0),                   // 1: graphwire.v1.FormatName
@@ -924,36 +1087,40 @@ var file_graphwire_v1_query_proto_goTypes = []any{
 	(*ExecuteQueryResponse)(nil),      // 3: graphwire.v1.ExecuteQueryResponse
 	(*ExecuteQueryChunk)(nil),         // 4: graphwire.v1.ExecuteQueryChunk
 	(*QueryMetadata)(nil),             // 5: graphwire.v1.QueryMetadata
-	(*GetGraphSchemaRequest)(nil),     // 6: graphwire.v1.GetGraphSchemaRequest
-	(*GetGraphSchemaResponse)(nil),    // 7: graphwire.v1.GetGraphSchemaResponse
-	(*GetQueryDslRequest)(nil),        // 8: graphwire.v1.GetQueryDslRequest
-	(*GetQueryDslResponse)(nil),       // 9: graphwire.v1.GetQueryDslResponse
-	(*GetResponseFormatRequest)(nil),  // 10: graphwire.v1.GetResponseFormatRequest
-	(*FormatInfo)(nil),                // 11: graphwire.v1.FormatInfo
-	(*GetResponseFormatResponse)(nil), // 12: graphwire.v1.GetResponseFormatResponse
+	(*DebugStatement)(nil),            // 6: graphwire.v1.DebugStatement
+	(*DebugParam)(nil),                // 7: graphwire.v1.DebugParam
+	(*GetGraphSchemaRequest)(nil),     // 8: graphwire.v1.GetGraphSchemaRequest
+	(*GetGraphSchemaResponse)(nil),    // 9: graphwire.v1.GetGraphSchemaResponse
+	(*GetQueryDslRequest)(nil),        // 10: graphwire.v1.GetQueryDslRequest
+	(*GetQueryDslResponse)(nil),       // 11: graphwire.v1.GetQueryDslResponse
+	(*GetResponseFormatRequest)(nil),  // 12: graphwire.v1.GetResponseFormatRequest
+	(*FormatInfo)(nil),                // 13: graphwire.v1.FormatInfo
+	(*GetResponseFormatResponse)(nil), // 14: graphwire.v1.GetResponseFormatResponse
 }
 var file_graphwire_v1_query_proto_depIdxs = []int32{
 	0,  // 0: graphwire.v1.ExecuteQueryRequest.format:type_name -> graphwire.v1.ResponseFormat
 	1,  // 1: graphwire.v1.ExecuteQueryRequest.llm_format:type_name -> graphwire.v1.FormatName
 	5,  // 2: graphwire.v1.ExecuteQueryResponse.metadata:type_name -> graphwire.v1.QueryMetadata
 	5,  // 3: graphwire.v1.ExecuteQueryChunk.metadata:type_name -> graphwire.v1.QueryMetadata
-	0,  // 4: graphwire.v1.GetGraphSchemaRequest.format:type_name -> graphwire.v1.ResponseFormat
-	11, // 5: graphwire.v1.GetResponseFormatResponse.formats:type_name -> graphwire.v1.FormatInfo
-	2,  // 6: graphwire.v1.QueryService.ExecuteQuery:input_type -> graphwire.v1.ExecuteQueryRequest
-	2,  // 7: graphwire.v1.QueryService.ExecuteQueryStream:input_type -> graphwire.v1.ExecuteQueryRequest
-	6,  // 8: graphwire.v1.QueryService.GetGraphSchema:input_type -> graphwire.v1.GetGraphSchemaRequest
-	8,  // 9: graphwire.v1.QueryService.GetQueryDsl:input_type -> graphwire.v1.GetQueryDslRequest
-	10, // 10: graphwire.v1.QueryService.GetResponseFormat:input_type -> graphwire.v1.GetResponseFormatRequest
-	3,  // 11: graphwire.v1.QueryService.ExecuteQuery:output_type -> graphwire.v1.ExecuteQueryResponse
-	4,  // 12: graphwire.v1.QueryService.ExecuteQueryStream:output_type -> graphwire.v1.ExecuteQueryChunk
-	7,  // 13: graphwire.v1.QueryService.GetGraphSchema:output_type -> graphwire.v1.GetGraphSchemaResponse
-	9,  // 14: graphwire.v1.QueryService.GetQueryDsl:output_type -> graphwire.v1.GetQueryDslResponse
-	12, // 15: graphwire.v1.QueryService.GetResponseFormat:output_type -> graphwire.v1.GetResponseFormatResponse
-	11, // [11:16] is the sub-list for method output_type
-	6,  // [6:11] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	6,  // 4: graphwire.v1.QueryMetadata.debug_statements:type_name -> graphwire.v1.DebugStatement
+	7,  // 5: graphwire.v1.DebugStatement.params:type_name -> graphwire.v1.DebugParam
+	0,  // 6: graphwire.v1.GetGraphSchemaRequest.format:type_name -> graphwire.v1.ResponseFormat
+	13, // 7: graphwire.v1.GetResponseFormatResponse.formats:type_name -> graphwire.v1.FormatInfo
+	2,  // 8: graphwire.v1.QueryService.ExecuteQuery:input_type -> graphwire.v1.ExecuteQueryRequest
+	2,  // 9: graphwire.v1.QueryService.ExecuteQueryStream:input_type -> graphwire.v1.ExecuteQueryRequest
+	8,  // 10: graphwire.v1.QueryService.GetGraphSchema:input_type -> graphwire.v1.GetGraphSchemaRequest
+	10, // 11: graphwire.v1.QueryService.GetQueryDsl:input_type -> graphwire.v1.GetQueryDslRequest
+	12, // 12: graphwire.v1.QueryService.GetResponseFormat:input_type -> graphwire.v1.GetResponseFormatRequest
+	3,  // 13: graphwire.v1.QueryService.ExecuteQuery:output_type -> graphwire.v1.ExecuteQueryResponse
+	4,  // 14: graphwire.v1.QueryService.ExecuteQueryStream:output_type -> graphwire.v1.ExecuteQueryChunk
+	9,  // 15: graphwire.v1.QueryService.GetGraphSchema:output_type -> graphwire.v1.GetGraphSchemaResponse
+	11, // 16: graphwire.v1.QueryService.GetQueryDsl:output_type -> graphwire.v1.GetQueryDslResponse
+	14, // 17: graphwire.v1.QueryService.GetResponseFormat:output_type -> graphwire.v1.GetResponseFormatResponse
+	13, // [13:18] is the sub-list for method output_type
+	8,  // [8:13] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_graphwire_v1_query_proto_init() }
@@ -965,7 +1132,7 @@ func file_graphwire_v1_query_proto_init() {
 		(*ExecuteQueryResponse_ResultJson)(nil),
 		(*ExecuteQueryResponse_FormattedText)(nil),
 	}
-	file_graphwire_v1_query_proto_msgTypes[5].OneofWrappers = []any{
+	file_graphwire_v1_query_proto_msgTypes[7].OneofWrappers = []any{
 		(*GetGraphSchemaResponse_SchemaJson)(nil),
 		(*GetGraphSchemaResponse_FormattedText)(nil),
 	}
@@ -975,7 +1142,7 @@ func file_graphwire_v1_query_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_graphwire_v1_query_proto_rawDesc), len(file_graphwire_v1_query_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   11,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
