@@ -76,12 +76,13 @@ func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (form
 	return f, result{resp: resp, executed: ex}, q, nil
 }
 
-func (s *Server) metadata(q *compiler.Query, res result, f formatter.Formatter, claims *auth.Claims, out []byte) (*pb.QueryMetadata, error) {
+func (s *Server) metadata(q *compiler.Query, res result, f formatter.Formatter, claims *auth.Claims, out []byte, altered int) (*pb.QueryMetadata, error) {
 	md := &pb.QueryMetadata{
 		QueryType:     res.resp.QueryType,
 		RowCount:      res.executed.Rows,
 		FormatName:    f.Name(),
 		FormatVersion: f.Version(),
+		AlteredValues: int64(altered),
 	}
 	if claims.Admin && q.Plan.Debug() {
 		for _, st := range res.executed.Statements {
@@ -136,7 +137,7 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 	} else if out, err = formatter.Stamp(f, res.resp); err != nil {
 		return nil, statusFromError(err)
 	}
-	md, err := s.metadata(q, res, f, claims, out.Bytes)
+	md, err := s.metadata(q, res, f, claims, out.Bytes, out.Altered)
 	if err != nil {
 		return nil, statusFromError(err)
 	}
@@ -194,11 +195,12 @@ func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.Ser
 		return statusFromError(err)
 	}
 	w := &chunkWriter{stream: stream, size: s.opts.StreamChunkBytes, buf: make([]byte, 0, s.opts.StreamChunkBytes)}
-	if err := f.Format(w, res.resp); err != nil {
+	altered, err := formatter.FormatCount(f, w, res.resp)
+	if err != nil {
 		return statusFromError(err)
 	}
 	claims, _ := claimsFrom(ctx)
-	md, err := s.metadata(q, res, f, claims, nil)
+	md, err := s.metadata(q, res, f, claims, nil, altered)
 	if err != nil {
 		return statusFromError(err)
 	}

@@ -290,6 +290,11 @@ var hostile = []string{
 	"100% of_all",
 	"'); DROP TABLE gl_note; --",
 	"Emoji 🚀🎉 and right-to-left עברית العربية",
+	// Code points that split lines or steer a terminal or a bidi renderer:
+	// LLM formats must never write them raw (docs/formats.md).
+	"line\u2028separator and paragraph\u2029separator",
+	"next\u0085line, escape \x1b[31mred\x1b[0m, form\ffeed",
+	"bidi \u202eevil\u202c and isolate \u2066x\u2069, bom \ufeff",
 }
 
 var (
