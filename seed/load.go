@@ -107,8 +107,13 @@ func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, 
 	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
 		return 0, fmt.Errorf("seed: read versions: unexpected result %v", res.Rows)
 	}
-	v, _ := res.Rows[0][0].(int64)
-	return uint64(max(v, 0)), nil
+	switch v := res.Rows[0][0].(type) {
+	case int64:
+		return uint64(max(v, 0)), nil
+	case uint64: // above math.MaxInt64
+		return v, nil
+	}
+	return 0, fmt.Errorf("seed: read versions: unexpected value %v", res.Rows[0][0])
 }
 
 // progress draws a one-line bar: "seed  45% [=========>           ] 12345/27000 rows (gl_job)".

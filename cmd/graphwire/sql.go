@@ -211,6 +211,7 @@ func writeJSONRows(w io.Writer, rows executor.Rows) error {
 }
 
 // jsonValue maps the executor value model to JSON: dates as "YYYY-MM-DD", times as RFC 3339.
+// Integers, uint64 included, stay exact JSON numbers.
 func jsonValue(v any) any {
 	switch x := v.(type) {
 	case executor.Date:
@@ -288,6 +289,8 @@ func tableCell(v any) string {
 		return strings.NewReplacer("\\", `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`, "\x00", `\0`).Replace(x)
 	case int64:
 		return strconv.FormatInt(x, 10)
+	case uint64: // a UInt64 above math.MaxInt64
+		return strconv.FormatUint(x, 10)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case bool:
