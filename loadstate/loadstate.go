@@ -20,6 +20,9 @@ var (
 	ErrIncomplete = errors.New("graph load incomplete")
 )
 
+// codeUnknownDatabase is ClickHouse's UNKNOWN_DATABASE.
+const codeUnknownDatabase = 81
+
 // Status is the state a load record gives.
 type Status string
 
@@ -104,14 +107,18 @@ func (l *Load) write(ctx context.Context) error {
 
 // Check returns the newest load record of the database r reads, and an error unless that load
 // finished and every graph table of ont exists. The error matches [ErrNoGraph] when the database
-// has no graph table and no load record, [ErrIncomplete] when it has something but not a
-// complete graph, and otherwise is an engine error.
+// is missing or has no graph table and no load record, [ErrIncomplete] when it has something but
+// not a complete graph, and otherwise is an engine error.
 func Check(ctx context.Context, r Runner, ont *ontology.Ontology) (State, error) {
 	want := graphTables(ont)
 	res, err := run(ctx, r, &compiler.Query{
 		SQL:    "SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN {p0:Array(String)} ORDER BY name",
 		Params: []compiler.Param{{Name: "p0", Type: "Array(String)", Value: append(slices.Clone(want), ontology.LoadStateTable)}},
 	})
+	var ee *executor.Error
+	if errors.As(err, &ee) && ee.Code == codeUnknownDatabase { // on a server, nothing created it
+		return State{}, fmt.Errorf("%w: %w", ErrNoGraph, err)
+	}
 	if err != nil {
 		return State{}, fmt.Errorf("check graph: list tables: %w", err)
 	}

@@ -83,7 +83,8 @@ type engine interface {
 	executor.Loader
 }
 
-// open opens the selected engine for reading.
+// open opens the selected engine for reading. An embedded data directory that is missing or
+// empty is "no graph" and is left as it is.
 func (f *engineFlags) open(stderr io.Writer) (engine, error) { return f.openEngine(stderr, false) }
 
 // openWritable opens the selected engine for commands that create the schema; on a server it
@@ -98,7 +99,15 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 		return clickhouse.Open(clickhouse.Options{DSN: f.clickhouse, CreateDatabase: write, Logger: logger})
 	}
 	dir := f.dataDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if !write {
+		ok, err := hasData(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, f.errNoGraph()
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, Logger: logger})

@@ -13,6 +13,9 @@ import (
 func TestSQLOutput(t *testing.T) {
 	requireCHDB(t)
 	dir := t.TempDir()
+	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
 	const q = "SELECT toUInt64(18446744073709551615) AS big, toUInt64(9223372036854775808) AS edge, " +
 		"toUInt64(9223372036854775807) AS top, [toUInt64(1), toUInt64(18446744073709551614)] AS arr, -1 AS neg"
 	tests := []struct {
