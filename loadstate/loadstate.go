@@ -32,14 +32,9 @@ const (
 	StatusComplete Status = "complete"
 )
 
-// Runner is what [Check] needs of an engine; every [executor.Executor] is one.
-type Runner interface {
-	Run(ctx context.Context, q *compiler.Query) (executor.Rows, error)
-}
-
 // Writer is what [Begin] needs of an engine: reads and inserts.
 type Writer interface {
-	Runner
+	executor.Runner
 	executor.Loader
 }
 
@@ -76,6 +71,9 @@ func Begin(ctx context.Context, w Writer, ont *ontology.Ontology, source string)
 	if err != nil {
 		return nil, fmt.Errorf("begin load: %w", err)
 	}
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
+		return nil, fmt.Errorf("begin load: read seq: unexpected result %v", res.Rows)
+	}
 	last, err := unsigned(res.Rows[0][0])
 	if err != nil {
 		return nil, fmt.Errorf("begin load: read seq: %w", err)
@@ -96,9 +94,6 @@ func (l *Load) Complete(ctx context.Context, t Totals) error {
 	return nil
 }
 
-// State returns the record the load last wrote.
-func (l *Load) State() State { return l.state }
-
 func (l *Load) write(ctx context.Context) error {
 	s := l.state
 	row := []any{s.Seq, string(s.Status), s.Source, s.OntologyFingerprint, s.Version, s.Nodes, s.Edges}
@@ -109,7 +104,7 @@ func (l *Load) write(ctx context.Context) error {
 // finished and every graph table of ont exists. The error matches [ErrNoGraph] when the database
 // is missing or has no graph table and no load record, [ErrIncomplete] when it has something but
 // not a complete graph, and otherwise is an engine error.
-func Check(ctx context.Context, r Runner, ont *ontology.Ontology) (State, error) {
+func Check(ctx context.Context, r executor.Runner, ont *ontology.Ontology) (State, error) {
 	want := graphTables(ont)
 	res, err := run(ctx, r, &compiler.Query{
 		SQL:    "SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN {p0:Array(String)} ORDER BY name",
@@ -152,7 +147,7 @@ func Check(ctx context.Context, r Runner, ont *ontology.Ontology) (State, error)
 
 // newest reads the newest load record: the highest seq, and of its rows "complete" before
 // "loading" (the enum orders by its codes, loading = 1 < complete = 2).
-func newest(ctx context.Context, r Runner) (State, bool, error) {
+func newest(ctx context.Context, r executor.Runner) (State, bool, error) {
 	res, err := collect(ctx, r, "SELECT seq, status, source, ontology_fingerprint, version, nodes, edges FROM "+
 		ontology.LoadStateTable+" ORDER BY seq DESC, status DESC LIMIT 1")
 	if err != nil {
@@ -190,11 +185,11 @@ func graphTables(ont *ontology.Ontology) []string {
 	return ts
 }
 
-func collect(ctx context.Context, r Runner, sql string) (*executor.Result, error) {
+func collect(ctx context.Context, r executor.Runner, sql string) (*executor.Result, error) {
 	return run(ctx, r, &compiler.Query{SQL: sql})
 }
 
-func run(ctx context.Context, r Runner, q *compiler.Query) (*executor.Result, error) {
+func run(ctx context.Context, r executor.Runner, q *compiler.Query) (*executor.Result, error) {
 	rows, err := r.Run(ctx, q)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/loadstate"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -30,7 +31,7 @@ func (f *engineFlags) openGraph(ctx context.Context, stderr io.Writer) (engine, 
 }
 
 // checkGraph turns loadstate.Check's verdict into the message a user acts on.
-func (f *engineFlags) checkGraph(ctx context.Context, eng loadstate.Runner) error {
+func (f *engineFlags) checkGraph(ctx context.Context, eng executor.Runner) error {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return err
