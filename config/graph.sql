@@ -907,3 +907,17 @@ SETTINGS index_granularity = 1024;
 CREATE MATERIALIZED VIEW IF NOT EXISTS gl_edge_by_target_mv TO gl_edge_by_target AS
 SELECT traversal_path, relationship_kind, source_kind, source_id, target_kind, target_id, _version, _deleted
 FROM gl_edge;
+
+CREATE TABLE IF NOT EXISTS gw_load_state
+(
+    seq UInt64,
+    status Enum8('loading' = 1, 'complete' = 2),
+    source LowCardinality(String),
+    ontology_fingerprint String,
+    version UInt64,
+    nodes UInt64,
+    edges UInt64,
+    written_at DateTime64(3, 'UTC') DEFAULT now64(3)
+)
+ENGINE = MergeTree
+ORDER BY (seq, status);

@@ -18,8 +18,9 @@
 //
 // # Value model
 //
-// Both engines return the same Go values: nil for NULL; int64 for every integer type (UInt64
-// values above math.MaxInt64 are clamped); float64 for Float32/Float64; string for String,
-// FixedString, LowCardinality(String) and Enum; bool; [Date] for Date and Date32; time.Time in
-// UTC for DateTime and DateTime64; []any for Array and Tuple.
+// Both engines return the same Go values: nil for NULL; int64 for every integer type, except a
+// UInt64 value above math.MaxInt64, which stays an exact uint64 (so code that reads unsigned
+// columns handles both); float64 for Float32/Float64; string for String, FixedString,
+// LowCardinality(String) and Enum; bool; [Date] for Date and Date32; time.Time in UTC for
+// DateTime and DateTime64; []any for Array and Tuple.
 package executor

@@ -22,9 +22,14 @@ func (e *Entity) Columns() []string {
 // EdgeColumns are the columns of both edge tables, in DDL order.
 var EdgeColumns = []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
 
+// LoadStateTable is the table in which every bulk load records that it started and that it
+// finished (package loadstate reads and writes it). It is part of the schema, so
+// [Ontology.DDLStatements] creates it with the graph tables.
+const LoadStateTable = "gw_load_state"
+
 // DDLStatements returns the CREATE statements of every table and view, without trailing
 // semicolons, in the order of config/graph.sql: entity tables sorted by table name, then the
-// edge table, the target-ordered edge table and the view that fills it.
+// edge table, the target-ordered edge table, the view that fills it and [LoadStateTable].
 func (o *Ontology) DDLStatements() []string {
 	ents := slices.Clone(o.Entities)
 	slices.SortFunc(ents, func(a, b *Entity) int { return cmpString(a.Table, b.Table) })
@@ -37,9 +42,26 @@ func (o *Ontology) DDLStatements() []string {
 		edgeDDL(o.EdgeTableByTarget, "target_kind, target_id, source_kind, source_id", "target_kind, target_id"),
 		fmt.Sprintf("CREATE MATERIALIZED VIEW IF NOT EXISTS %s_mv TO %s AS\nSELECT %s\nFROM %s",
 			o.EdgeTableByTarget, o.EdgeTableByTarget, strings.Join(EdgeColumns, ", "), o.EdgeTable),
+		loadStateDDL,
 	)
 	return stmts
 }
+
+// loadStateDDL is an append-only log with two rows per load: (seq, 'loading') before the first
+// graph row is written and (seq, 'complete') after the last.
+const loadStateDDL = "CREATE TABLE IF NOT EXISTS " + LoadStateTable + `
+(
+    seq UInt64,
+    status Enum8('loading' = 1, 'complete' = 2),
+    source LowCardinality(String),
+    ontology_fingerprint String,
+    version UInt64,
+    nodes UInt64,
+    edges UInt64,
+    written_at DateTime64(3, 'UTC') DEFAULT now64(3)
+)
+ENGINE = MergeTree
+ORDER BY (seq, status)`
 
 // DDL renders config/graph.sql: a header naming the generator, the ontology version and
 // fingerprint, then every statement of [Ontology.DDLStatements] followed by ";" and a blank line.

@@ -15,7 +15,9 @@
 // false, hostile strings (quotes, backslashes, TAB, NUL, `\N`, `{p0:String}`, SQL), a
 // 100 000-character note, and for each entity an extra row with id [LargeID].
 //
-// [Load] creates the schema and inserts the graph in batches through an [Engine]:
+// [Load] creates the schema and inserts the graph in batches through an [Engine], between the two
+// load records of package loadstate, so that a load cut short is detected by
+// loadstate.Check rather than served:
 //
 //	g, _ := seed.Generate(ont, seed.Options{Scale: 1, Seed: 42})
 //	st, err := seed.Load(ctx, engine, ont, g, seed.Options{Progress: os.Stderr})

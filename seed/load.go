@@ -8,6 +8,7 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/loadstate"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -27,6 +28,11 @@ type Stats struct {
 // Load creates the schema (CREATE … IF NOT EXISTS, so it is safe on an existing database) and
 // writes g in batches of opts.BatchSize rows.
 //
+// The load is bracketed by a load record (package [loadstate]): "loading" before the first row is
+// touched, "complete" after the last insert. Until Load returns nil, [loadstate.Check] reports the
+// graph incomplete, whether Load failed, its context was cancelled or the process was killed; a
+// later Load that finishes makes the graph complete again.
+//
 // Re-running replaces the data the ReplacingMergeTree way, without deleting anything: every row
 // that is live before the run gets a tombstone (same key, _deleted = true, _version + 1), and the
 // new rows get a _version greater than every version in the database. Reads with FINAL then see
@@ -38,6 +44,10 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 		if err := e.Exec(ctx, stmt); err != nil {
 			return st, fmt.Errorf("seed: create schema: %w", err)
 		}
+	}
+	ld, err := loadstate.Begin(ctx, e, ont, "seed")
+	if err != nil {
+		return st, fmt.Errorf("seed: %w", err)
 	}
 	base, err := maxVersion(ctx, e, ont)
 	if err != nil {
@@ -77,6 +87,9 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 	}
 	bar.finish()
 	st.Nodes, st.Edges = g.Nodes(), g.Edges()
+	if err := ld.Complete(ctx, loadstate.Totals{Version: st.Version, Nodes: uint64(st.Nodes), Edges: uint64(st.Edges)}); err != nil {
+		return st, fmt.Errorf("seed: %w", err)
+	}
 	return st, nil
 }
 
@@ -107,8 +120,13 @@ func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, 
 	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
 		return 0, fmt.Errorf("seed: read versions: unexpected result %v", res.Rows)
 	}
-	v, _ := res.Rows[0][0].(int64)
-	return uint64(max(v, 0)), nil
+	switch v := res.Rows[0][0].(type) {
+	case int64:
+		return uint64(max(v, 0)), nil
+	case uint64: // above math.MaxInt64
+		return v, nil
+	}
+	return 0, fmt.Errorf("seed: read versions: unexpected value %v", res.Rows[0][0])
 }
 
 // progress draws a one-line bar: "seed  45% [=========>           ] 12345/27000 rows (gl_job)".

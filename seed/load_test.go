@@ -1,6 +1,8 @@
 package seed_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +12,8 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/loadstate"
+	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
 )
 
@@ -107,5 +111,61 @@ func TestLoadReplaces(t *testing.T) {
 	}
 	if diff := cmp.Diff([][]any{{`Bob "the Builder"`}}, res.Rows); diff != "" {
 		t.Errorf("user 2 (-want +got):\n%s", diff)
+	}
+}
+
+// cancellingEngine cancels the load's context once after inserts graph inserts, the way
+// Ctrl-C would mid-seed.
+type cancellingEngine struct {
+	seed.Engine
+	inserts int
+	cancel  context.CancelFunc
+}
+
+func (c *cancellingEngine) Insert(ctx context.Context, table string, columns []string, rows [][]any) error {
+	if table != ontology.LoadStateTable {
+		if c.inserts == 0 {
+			c.cancel()
+		}
+		c.inserts--
+	}
+	return c.Engine.Insert(ctx, table, columns, rows)
+}
+
+// TestLoadInterrupted stops a load after a few batches: the graph reads as incomplete until a
+// later load finishes.
+func TestLoadInterrupted(t *testing.T) {
+	e := openChDB(t)
+	o := loadOntology(t)
+	g := generate(t, o, seed.Options{Scale: 0.1, Seed: 3})
+	if _, err := loadstate.Check(t.Context(), e, o); !errors.Is(err, loadstate.ErrNoGraph) {
+		t.Fatalf("before any load: Check error = %v, want ErrNoGraph", err)
+	}
+	for i, step := range []string{"first load", "reload over a complete graph"} {
+		ctx, cancel := context.WithCancel(t.Context())
+		_, err := seed.Load(ctx, &cancellingEngine{Engine: e, inserts: 3, cancel: cancel}, o, g, seed.Options{BatchSize: 500})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: cancelled Load error = %v, want context.Canceled", step, err)
+		}
+		if _, err := loadstate.Check(t.Context(), e, o); !errors.Is(err, loadstate.ErrIncomplete) {
+			t.Fatalf("%s: after a cancelled load Check error = %v, want ErrIncomplete", step, err)
+		}
+		st, err := seed.Load(t.Context(), e, o, g, seed.Options{BatchSize: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := loadstate.Check(t.Context(), e, o)
+		if err != nil {
+			t.Fatalf("%s: after a finished load Check error = %v", step, err)
+		}
+		wantState := loadstate.State{Seq: uint64(2 * (i + 1)), Status: loadstate.StatusComplete, Source: "seed", OntologyFingerprint: o.Fingerprint,
+			Version: st.Version, Nodes: uint64(g.Nodes()), Edges: uint64(g.Edges())}
+		if diff := cmp.Diff(wantState, got); diff != "" {
+			t.Errorf("%s: state (-want +got):\n%s", step, diff)
+		}
+		if diff := cmp.Diff(want(g), counts(t, e)); diff != "" {
+			t.Errorf("%s: rows (-want +got):\n%s", step, diff)
+		}
 	}
 }

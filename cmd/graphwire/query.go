@@ -145,7 +145,7 @@ func runQuery(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
 		return exitUsage
 	}
-	eng, err := f.engine.open(stderr)
+	eng, err := f.engine.openGraph(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
 		return exitFailure

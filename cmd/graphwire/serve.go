@@ -122,7 +122,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
 		return exitFailure
 	}
-	eng, err := f.engine.open(stderr)
+	eng, err := f.engine.openGraph(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
 		return exitFailure

@@ -93,7 +93,8 @@ type engine interface {
 	executor.Loader
 }
 
-// open opens the selected engine for reading.
+// open opens the selected engine for reading. An embedded data directory that is missing or
+// empty is "no graph" and is left as it is.
 func (f *engineFlags) open(stderr io.Writer) (engine, error) { return f.openEngine(stderr, false) }
 
 // openWritable opens the selected engine for commands that create the schema; on a server it
@@ -108,7 +109,15 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 		return clickhouse.Open(clickhouse.Options{DSN: f.clickhouse, CreateDatabase: write, Logger: logger})
 	}
 	dir := f.dataDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if !write {
+		ok, err := hasData(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, f.errNoGraph()
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), Logger: logger})
@@ -221,6 +230,7 @@ func writeJSONRows(w io.Writer, rows executor.Rows) error {
 }
 
 // jsonValue maps the executor value model to JSON: dates as "YYYY-MM-DD", times as RFC 3339.
+// Integers, uint64 included, stay exact JSON numbers.
 func jsonValue(v any) any {
 	switch x := v.(type) {
 	case executor.Date:
@@ -298,6 +308,8 @@ func tableCell(v any) string {
 		return strings.NewReplacer("\\", `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`, "\x00", `\0`).Replace(x)
 	case int64:
 		return strconv.FormatInt(x, 10)
+	case uint64: // a UInt64 above math.MaxInt64
+		return strconv.FormatUint(x, 10)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case bool:

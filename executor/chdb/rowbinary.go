@@ -146,7 +146,10 @@ func (d *decoder) value(t *chType) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return int64(min(u, math.MaxInt64)), nil // the value model clamps UInt64
+		if u > math.MaxInt64 {
+			return u, nil // the value model keeps UInt64 values above MaxInt64 as uint64
+		}
+		return int64(u), nil
 	case kFloat:
 		u, err := d.fixed(t.size)
 		if err != nil {

@@ -316,7 +316,11 @@ func normalize(v reflect.Value, typ string) (any, error) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return v.Int(), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return int64(min(v.Uint(), math.MaxInt64)), nil
+		u := v.Uint()
+		if u > math.MaxInt64 {
+			return u, nil // the value model keeps UInt64 values above MaxInt64 as uint64
+		}
+		return int64(u), nil
 	case reflect.Float32, reflect.Float64:
 		return v.Float(), nil
 	case reflect.Bool:

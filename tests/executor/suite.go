@@ -161,7 +161,7 @@ func testTypes(t *testing.T, e executor.Executor) {
 		t.Errorf("columns (-want +got):\n%s", diff)
 	}
 	want := [][]any{{
-		int64(-42), int64(7), int64(math.MaxInt64), 1.5, "héllo", true, nil, int64(5),
+		int64(-42), int64(7), uint64(math.MaxUint64), 1.5, "héllo", true, nil, int64(5),
 		time.Date(2026, 7, 1, 12, 34, 56, 789_000_000, time.UTC),
 		executor.Date{Year: 2026, Month: 7, Day: 1},
 		executor.Date{Year: 1900, Month: 1, Day: 2},
@@ -185,7 +185,7 @@ func testParams(t *testing.T, e executor.Executor) {
 		{"Int64", "Int64", int64(math.MinInt64), int64(math.MinInt64)},
 		{"Int64 from int", "Int64", 42, int64(42)},
 		{"UInt64", "UInt64", uint64(42), int64(42)},
-		{"UInt64 max clamps", "UInt64", uint64(math.MaxUint64), int64(math.MaxInt64)},
+		{"UInt64 max is exact", "UInt64", uint64(math.MaxUint64), uint64(math.MaxUint64)},
 		{"Float64", "Float64", 0.1, 0.1},
 		{"Float64 large", "Float64", -1.5e300, -1.5e300},
 		{"Bool true", "Bool", true, true},

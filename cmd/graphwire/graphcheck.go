@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/loadstate"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// openGraph opens the selected engine for reading, like open, and then checks that it holds a
+// completely loaded graph (package loadstate), so that query and serve refuse a missing or
+// half-written graph with an error that says what to do instead of answering from it.
+func (f *engineFlags) openGraph(ctx context.Context, stderr io.Writer) (engine, error) {
+	eng, err := f.open(stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkGraph(ctx, eng); err != nil {
+		eng.Close()
+		return nil, err
+	}
+	return eng, nil
+}
+
+// checkGraph turns loadstate.Check's verdict into the message a user acts on.
+func (f *engineFlags) checkGraph(ctx context.Context, eng executor.Runner) error {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	_, err = loadstate.Check(ctx, eng, ont)
+	switch {
+	case errors.Is(err, loadstate.ErrNoGraph):
+		return f.errNoGraph()
+	case errors.Is(err, loadstate.ErrIncomplete):
+		return fmt.Errorf("the graph %s is incomplete: re-run seed", f.graphLocation())
+	}
+	return err
+}
+
+func (f *engineFlags) errNoGraph() error {
+	return fmt.Errorf("no graph %s: run `graphwire seed`", f.graphLocation())
+}
+
+// graphLocation says where the graph lives: "at DIR" for the embedded engine, and for a server
+// the database (never the DSN, which may hold a password).
+func (f *engineFlags) graphLocation() string {
+	if f.clickhouse == "" {
+		return "at " + f.dataDir()
+	}
+	db := "default"
+	if o, err := ch.ParseDSN(f.clickhouse); err == nil && o.Auth.Database != "" {
+		db = o.Auth.Database
+	}
+	return fmt.Sprintf("in ClickHouse database %q", db)
+}
+
+// hasData reports whether dir exists and has any entry. Readers open the embedded engine only
+// then, so that a mistyped --embedded is reported, not created.
+func hasData(dir string) (bool, error) {
+	d, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open data directory: %w", err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	if len(names) > 0 {
+		return true, nil
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read data directory: %w", err)
+	}
+	return false, nil
+}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// childEnv makes the test binary act as graphwire (run with its arguments) instead of running
+// tests, so that tests can kill a real graphwire process.
+const childEnv = "GRAPHWIRE_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(childEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "run":
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "stall":
+		// Like "run", but after the third seed progress report (so after at least three
+		// inserted batches) say "stalled" on stdout and block until killed.
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, &stallWriter{w: os.Stderr, left: 3}))
+	}
+	fmt.Fprintf(os.Stderr, "unknown %s\n", childEnv)
+	os.Exit(exitUsage)
+}
+
+// stallWriter passes writes to w; at the left-th seed progress report it stops the process.
+type stallWriter struct {
+	w    io.Writer
+	left int
+}
+
+func (s *stallWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if bytes.Contains(p, []byte(" rows (")) {
+		if s.left--; s.left == 0 {
+			fmt.Println("stalled")
+			io.Copy(io.Discard, os.Stdin) // the parent never writes or closes it
+		}
+	}
+	return n, err
+}
+
+// child runs graphwire as a subprocess of the test binary.
+func child(t *testing.T, mode string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
+	return cmd
+}
+
+// seedAndKill starts `graphwire seed` on dir in a subprocess, waits (at most two minutes) until
+// it has inserted a few batches and kills it with SIGKILL.
+func seedAndKill(t *testing.T, dir string) {
+	t.Helper()
+	cmd := child(t, "stall", "seed", "--embedded", dir, "--scale", "0.1", "--batch-size", "200")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	said := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Scan()
+		said <- sc.Text()
+	}()
+	select {
+	case line := <-said:
+		if line != "stalled" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("seed ended before stalling (stdout %q); stderr:\n%s", line, stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("seed did not reach its third batch within two minutes; stderr:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("seed exit = %v, want killed by SIGKILL", err)
+	}
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(args ...string) result {
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+const userQuery = `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["username"]}]}`
+
+// TestInterruptedSeed kills `graphwire seed` with SIGKILL part-way, on a fresh data directory
+// and over a complete graph. query and serve then refuse the graph until a seed finishes.
+func TestInterruptedSeed(t *testing.T) {
+	requireCHDB(t)
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		preseed bool
+	}{
+		{"fresh directory", false},
+		{"reseed over a complete graph", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// Every write before the kill happens in subprocesses: this process opens dir
+			// only once the seed has died.
+			if tt.preseed {
+				cmd := child(t, "run", "seed", "--embedded", dir, "--scale", "0.05")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("first seed: %v\n%s", err, out)
+				}
+			}
+			seedAndKill(t, dir)
+
+			incomplete := "the graph at " + dir + " is incomplete: re-run seed\n"
+			got := runCLI("query", "--embedded", dir, "--admin", userQuery)
+			if diff := cmp.Diff(result{exitFailure, "", "graphwire query: " + incomplete}, got, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("query after the kill (-want +got):\n%s", diff)
+			}
+			got = runServeOnce(t, "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret)
+			if diff := cmp.Diff(result{exitFailure, "", "graphwire serve: " + incomplete}, got, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("serve after the kill (-want +got):\n%s", diff)
+			}
+
+			if r := runCLI("seed", "--embedded", dir, "--scale", "0.05"); r.code != exitOK {
+				t.Fatalf("re-seed: exit %d; stderr:\n%s", r.code, r.stderr)
+			}
+			r := runCLI("query", "--embedded", dir, "--admin", userQuery)
+			if r.code != exitOK || !strings.Contains(r.stdout, `"username":"alice"`) {
+				t.Errorf("query after the re-seed: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+			}
+			r = runServeOnce(t, "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret)
+			if r.code != exitOK || !strings.Contains(r.stderr, `"msg":"listening"`) {
+				t.Errorf("serve after the re-seed: exit %d; stderr:\n%s", r.code, r.stderr)
+			}
+		})
+	}
+}
+
+// runServeOnce runs serve in this process and stops it as soon as it logs "listening", so a
+// serve that wrongly starts ends too. It returns the exit code and stderr.
+func runServeOnce(t *testing.T, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := runServe(ctx, args, nil, io.Discard, pw)
+		pw.Close()
+		done <- code
+	}()
+	var stderr strings.Builder
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		stderr.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), `"msg":"listening"`) {
+			cancel()
+		}
+	}
+	io.Copy(io.Discard, pr)
+	return result{<-done, "", stderr.String()}
+}
+
+// TestNoGraph runs the readers on a data directory that is missing or empty: each says there is
+// no graph and creates nothing.
+func TestNoGraph(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, where := range []string{"missing", "empty"} {
+		dir := filepath.Join(t.TempDir(), "data")
+		if where == "empty" {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		noGraph := "no graph at " + dir + ": run `graphwire seed`\n"
+		tests := []struct {
+			name string
+			args []string
+			want result
+		}{
+			{"query", []string{"query", "--embedded", dir, "--admin", userQuery}, result{exitFailure, "", "graphwire query: " + noGraph}},
+			{"serve", []string{"serve", "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret}, result{exitFailure, "", "graphwire serve: " + noGraph}},
+			{"sql", []string{"sql", "--embedded", dir, "SELECT 1"}, result{exitFailure, "", "graphwire sql: " + noGraph}},
+		}
+		for _, tt := range tests {
+			t.Run(where+"/"+tt.name, func(t *testing.T) {
+				var got result
+				if tt.name == "serve" {
+					got = runServeOnce(t, tt.args[1:]...)
+				} else {
+					got = runCLI(tt.args...)
+				}
+				if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(result{})); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+				entries, err := os.ReadDir(dir)
+				switch {
+				case where == "missing" && !errors.Is(err, os.ErrNotExist):
+					t.Errorf("%s was created", dir)
+				case where == "empty" && (err != nil || len(entries) > 0):
+					t.Errorf("%s: %d entries written, err %v", dir, len(entries), err)
+				}
+			})
+		}
+	}
+}
