@@ -1,35 +1,42 @@
 -- variable-length hop 1..3, admin: groups by id and every project a walk of 1 to 3 CONTAINS
 -- edges reaches, one row per (group, project, depth). A walk continues only through live
 -- groups (the correct rule: every node of a walk must be readable), and never revisits a node.
+-- Each step's edges and live groups are read once into an array (a scalar sub-query runs once
+-- per statement), so the joins never scan an edge table again.
 WITH
-  s1 AS (
-    SELECT source_id AS x, target_id AS y, CAST(target_kind AS String) AS y_kind
+  (
+    SELECT groupArray((source_id, target_id, CAST(target_kind AS String)))
     FROM gl_edge FINAL
     PREWHERE relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN {group_ids:Array(Int64)}
-    WHERE NOT _deleted AND (target_id, target_kind) != (source_id, source_kind)
-  ),
-  m1 AS (
-    SELECT id FROM gl_group FINAL
-    PREWHERE id IN (SELECT y FROM s1 WHERE y_kind = 'Group')
+      AND (target_id, target_kind) != (source_id, source_kind)
     WHERE NOT _deleted
-  ),
-  s2 AS (
-    SELECT source_id AS x, target_id AS y, CAST(target_kind AS String) AS y_kind
+  ) AS s1_edges,
+  (
+    SELECT groupArray(id) FROM gl_group FINAL
+    PREWHERE id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Group', s1_edges))))
+    WHERE NOT _deleted
+  ) AS m1,
+  (
+    SELECT groupArray((source_id, target_id, CAST(target_kind AS String)))
     FROM gl_edge FINAL
-    PREWHERE relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT id FROM m1)
-    WHERE NOT _deleted AND (target_id, target_kind) != (source_id, source_kind)
-  ),
-  m2 AS (
-    SELECT id FROM gl_group FINAL
-    PREWHERE id IN (SELECT y FROM s2 WHERE y_kind = 'Group')
+    PREWHERE relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT arrayJoin(m1))
+      AND (target_id, target_kind) != (source_id, source_kind)
     WHERE NOT _deleted
-  ),
-  s3 AS (
-    SELECT source_id AS x, target_id AS y
+  ) AS s2_edges,
+  (
+    SELECT groupArray(id) FROM gl_group FINAL
+    PREWHERE id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Group', s2_edges))))
+    WHERE NOT _deleted
+  ) AS m2,
+  (
+    SELECT groupArray((source_id, target_id))
     FROM gl_edge FINAL
-    PREWHERE relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT id FROM m2) AND target_kind = 'Project'
+    PREWHERE relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT arrayJoin(m2)) AND target_kind = 'Project'
     WHERE NOT _deleted
-  ),
+  ) AS s3_edges,
+  s1 AS (SELECT e.1 AS x, e.2 AS y, e.3 AS y_kind FROM (SELECT arrayJoin(s1_edges) AS e)),
+  s2 AS (SELECT e.1 AS x, e.2 AS y, e.3 AS y_kind FROM (SELECT arrayJoin(s2_edges) AS e)),
+  s3 AS (SELECT e.1 AS x, e.2 AS y FROM (SELECT arrayJoin(s3_edges) AS e)),
   walks AS (
     SELECT DISTINCT x AS a, y AS b, 1 AS depth FROM s1 WHERE y_kind = 'Project'
     UNION ALL
@@ -51,7 +58,10 @@ INNER JOIN (
 ) AS g ON g.id = w.a
 INNER JOIN (
   SELECT id, full_path FROM gl_project FINAL
-  PREWHERE id IN (SELECT b FROM walks)
+  PREWHERE id IN (SELECT arrayJoin(arrayConcat(
+    arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Project', s1_edges)),
+    arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Project', s2_edges)),
+    arrayMap(e -> e.2, s3_edges))))
   WHERE NOT _deleted
 ) AS p ON p.id = w.b
 ORDER BY n0_id ASC, n1_id ASC, e0_depth ASC
