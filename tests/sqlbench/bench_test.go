@@ -86,6 +86,11 @@ func BenchmarkReferenceSQL(b *testing.B) {
 	if path == "" || len(results) == 0 {
 		return
 	}
+	for _, m := range results {
+		if m.rounds < minDocRounds {
+			b.Fatalf("%s ran %d rounds; the table of %s needs at least %d (-benchtime %dx)", m.name, m.rounds, path, minDocRounds, minDocRounds)
+		}
+	}
 	version, err := e.Version(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -99,6 +104,7 @@ func BenchmarkReferenceSQL(b *testing.B) {
 		load:    load0 + " before, " + loadAverage() + " after",
 		goarch:  runtime.GOOS + "/" + runtime.GOARCH + ", " + runtime.Version(),
 		command: "make bench-sql",
+		rounds:  results[0].rounds,
 	}
 	if err := writeDoc(path, note, results); err != nil {
 		b.Fatal(err)
@@ -124,11 +130,14 @@ func ratio(m measured) float64 {
 	return float64(m.compiled) / float64(m.reference)
 }
 
+// minDocRounds is the fewest interleaved rounds per case a table in the docs may rest on.
+const minDocRounds = 7
+
 // machineNote is printed above the table.
 type machineNote struct {
 	date, engine, cpu, load, goarch, command string
 	scale                                    float64
-	cores                                    int
+	cores, rounds                            int
 }
 
 // loadAverage is the 1, 5 and 15 minute load average of /proc/loadavg, or "unknown".
@@ -177,8 +186,10 @@ func writeDoc(path string, note machineNote, results []measured) error {
 	}
 	var sb strings.Builder
 	sb.WriteString(beginMarker + "\n")
-	fmt.Fprintf(&sb, "Measured %s with `%s`: seeded graph at scale %g (seed 42, then the churn of `tests/sqlbench`), %s, %s (%d logical CPUs), %s; load average %s.\n\n",
-		note.date, note.command, note.scale, note.engine, note.cpu, note.cores, note.goarch, note.load)
+	fmt.Fprintf(&sb, "Measured %s with `%s`: %d interleaved rounds per case after a warm-up round, medians of the wall time "+
+		"(Run to the last row decoded); seeded graph at scale %g (seed 42, then the churn of `tests/sqlbench`); %s; %s "+
+		"(%d logical CPUs); %s; load average %s.\n\n",
+		note.date, note.command, note.rounds, note.scale, note.engine, note.cpu, note.cores, note.goarch, note.load)
 	sb.WriteString("| case | rows | rounds | compiled ms | reference ms | ratio | compiled rows read | reference rows read | compiled MiB read | reference MiB read | same result |\n")
 	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, m := range results {
