@@ -17,9 +17,14 @@ type question struct {
 	params map[string]any
 }
 
-// questions are shaped for the seeded graph of any scale: the anchors (users 1–3, projects
-// 1–5, merge requests 1–3, the tenants' top groups 1–3) exist in every graph. Each has a total
-// order and a limit that both sides apply, so the page is fully determined.
+// questions are shaped for the seeded graph of any scale: the anchors are small ids, which exist
+// in every graph, some picked for what they reach at scale 1 (the test's graph) and 10 (the
+// benchmark's): users 21 (scale 1) and 23 (scale 10) belong to a group the churn tombstones,
+// and merge request 14 FIXES vulnerabilities the scoped caller may not read although it reads
+// the merge request.
+// Each question has a total order and a limit that both sides apply, so the page is fully
+// determined; the path anchors' id range holds at most 500 ids, so the compiler's cap of 500
+// anchor nodes never cuts it.
 var questions = []question{
 	{
 		name: "search",
@@ -58,9 +63,9 @@ var questions = []question{
 	},
 	{
 		name: "path_finding",
-		dsl:  `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,8,21]},{"id":"p","entity":"Project","id_range":{"start":1,"end":50}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":500}`,
+		dsl:  `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,6,8,21,23]},{"id":"p","entity":"Project","id_range":{"start":1,"end":500}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":500}`,
 		params: map[string]any{
-			"user_ids": []int64{1, 2, 3, 8, 21}, "project_from": int64(1), "project_to": int64(50),
+			"user_ids": []int64{1, 2, 3, 6, 8, 21, 23}, "project_from": int64(1), "project_to": int64(500),
 			"limit": uint64(501),
 		},
 	},
