@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all demo test fmt-check vet test-go gates update-format-lock update-snapshots bench bench-go fuzz build
+.PHONY: all demo test fmt-check vet test-go gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
 
 all: build
 
@@ -48,6 +48,15 @@ bench:
 ## bench-go: the Go micro-benchmarks of the codecs (see docs/benchmarks.md).
 bench-go:
 	$(GO) test -run='^$$' -bench=. -benchmem ./goon ./graphresponse ./gcf ./gcx ./toon
+
+## bench-sql: the compiled SQL next to hand-written reference SQL for the same question, per
+## query type and caller, interleaved on one seeded graph (GRAPHWIRE_SEED_SCALE, default 10;
+## SQLBENCH_ROUNDS rounds, at least 7); rewrites the table of docs/sql-bench.md.
+SQLBENCH_ROUNDS ?= 9
+bench-sql:
+	bash scripts/install-chdb.sh >/dev/null
+	GRAPHWIRE_SEED_SCALE=$${GRAPHWIRE_SEED_SCALE:-10} GRAPHWIRE_SQLBENCH_DOC=$(CURDIR)/docs/sql-bench.md \
+		$(GO) test -count=1 -timeout 60m -run '^$$' -bench BenchmarkReferenceSQL -benchtime $(SQLBENCH_ROUNDS)x ./tests/sqlbench
 
 fuzz:
 	scripts/fuzz.sh

@@ -1,0 +1,224 @@
+package sqlbench_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+)
+
+// pair is the two statements of one case, ready to run.
+type pair struct {
+	compiled  *compiler.Query
+	reference *compiler.Query
+}
+
+// prepare compiles the case's DSL for its caller and reads its reference statement, binding
+// the question's values and the caller's scope prefixes to the file's placeholders.
+func prepare(c benchCase) (pair, error) {
+	comp, err := env.compiler.Compile([]byte(c.q.dsl), c.caller.caller)
+	if err != nil {
+		return pair{}, fmt.Errorf("compile %s: %w", c.name, err)
+	}
+	text, err := os.ReadFile(filepath.Join("testdata", c.file))
+	if err != nil {
+		return pair{}, err
+	}
+	values := maps.Clone(c.q.params)
+	maps.Copy(values, scopeParams(c.caller.caller))
+	params, err := bind(string(text), values)
+	if err != nil {
+		return pair{}, fmt.Errorf("%s: %w", c.file, err)
+	}
+	ref := &compiler.Query{SQL: string(text), Params: params, Settings: comp.Settings}
+	return pair{compiled: comp, reference: ref}, nil
+}
+
+var placeholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*):([^{}]+)\}`)
+
+// bind returns the parameters of sql's {name:Type} placeholders, in order of first use, with
+// their values from values. A placeholder without a value, a name used with two types and a
+// value no placeholder uses are errors, so a file and its case cannot drift apart silently.
+// The scope values are the exception: a statement uses the floors it reads (scope20_1, …),
+// but then every prefix of that floor, lest it drop one of the caller's scopes.
+func bind(sql string, values map[string]any) ([]compiler.Param, error) {
+	var params []compiler.Param
+	types := map[string]string{}
+	for _, m := range placeholderRE.FindAllStringSubmatch(sql, -1) {
+		name, typ := m[1], m[2]
+		if prev, ok := types[name]; ok {
+			if prev != typ {
+				return nil, fmt.Errorf("placeholder %s used as %s and as %s", name, prev, typ)
+			}
+			continue
+		}
+		v, ok := values[name]
+		if !ok {
+			return nil, fmt.Errorf("placeholder {%s:%s} has no value", name, typ)
+		}
+		types[name] = typ
+		params = append(params, compiler.Param{Name: name, Type: typ, Value: v})
+	}
+	usedFloor := map[string]bool{}
+	for name := range types {
+		if floor, _, ok := strings.Cut(name, "_"); ok && strings.HasPrefix(floor, "scope") {
+			usedFloor[floor] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if _, ok := types[name]; ok {
+			continue
+		}
+		if floor, _, _ := strings.Cut(name, "_"); strings.HasPrefix(name, "scope") && !usedFloor[floor] {
+			continue
+		}
+		return nil, fmt.Errorf("value %s has no placeholder", name)
+	}
+	return params, nil
+}
+
+// outcome is one run of one statement.
+type outcome struct {
+	columns []executor.Column
+	rows    []string // canonical rows, sorted
+	digest  string   // hex SHA-256 over the column header and the sorted rows
+	stats   executor.Stats
+	wall    time.Duration // Run to the last row decoded
+}
+
+// execute runs q and reads every row.
+func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outcome, error) {
+	start := time.Now()
+	rows, err := e.Run(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	res, err := executor.Collect(rows)
+	if err != nil {
+		return nil, err
+	}
+	o := &outcome{columns: res.Columns, stats: res.Stats, wall: time.Since(start)}
+	o.rows = make([]string, len(res.Rows))
+	for i, r := range res.Rows {
+		o.rows[i] = canonicalRow(r)
+	}
+	slices.Sort(o.rows)
+	h := sha256.New()
+	for _, c := range o.columns {
+		fmt.Fprintf(h, "%s %s\n", strconv.Quote(c.Name), c.Type)
+	}
+	h.Write([]byte{'\n'})
+	for _, r := range o.rows {
+		h.Write([]byte(r))
+		h.Write([]byte{'\n'})
+	}
+	o.digest = hex.EncodeToString(h.Sum(nil))
+	return o, nil
+}
+
+// canonicalRow encodes one row of the executor's value model as one line: values separated
+// by TAB, each tagged with its Go type, strings quoted, so two rows have the same line exactly
+// when every value is equal.
+func canonicalRow(r []any) string {
+	var b []byte
+	for i, v := range r {
+		if i > 0 {
+			b = append(b, '\t')
+		}
+		b = appendCanonical(b, v)
+	}
+	return string(b)
+}
+
+func appendCanonical(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case bool:
+		return strconv.AppendBool(append(b, "b:"...), x)
+	case int64:
+		return strconv.AppendInt(append(b, "i:"...), x, 10)
+	case uint64:
+		return strconv.AppendUint(append(b, "u:"...), x, 10)
+	case float64:
+		return strconv.AppendFloat(append(b, "f:"...), x, 'g', -1, 64)
+	case string:
+		return strconv.AppendQuote(append(b, "s:"...), x)
+	case executor.Date:
+		return append(append(b, "d:"...), x.String()...)
+	case time.Time:
+		return x.UTC().AppendFormat(append(b, "t:"...), time.RFC3339Nano)
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCanonical(b, e)
+		}
+		return append(b, ']')
+	}
+	return fmt.Appendf(b, "%T:%#v", v, v)
+}
+
+// header is the column list as one line, for messages.
+func header(cols []executor.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.Type
+	}
+	return strings.Join(parts, ", ")
+}
+
+// difference describes how got (reference) differs from want (compiled): the column
+// header, or up to five rows only one side has.
+func difference(want, got *outcome) string {
+	if hw, hg := header(want.columns), header(got.columns); hw != hg {
+		return fmt.Sprintf("columns differ:\n  compiled:  %s\n  reference: %s", hw, hg)
+	}
+	onlyWant, onlyGot := multisetMinus(want.rows, got.rows), multisetMinus(got.rows, want.rows)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "compiled %d rows, reference %d rows; %d only in compiled, %d only in reference",
+		len(want.rows), len(got.rows), len(onlyWant), len(onlyGot))
+	for _, side := range []struct {
+		name string
+		rows []string
+	}{{"compiled", onlyWant}, {"reference", onlyGot}} {
+		for i, r := range side.rows {
+			if i == 5 {
+				fmt.Fprintf(&sb, "\n  … %d more only in %s", len(side.rows)-5, side.name)
+				break
+			}
+			fmt.Fprintf(&sb, "\n  only in %s: %s", side.name, r)
+		}
+	}
+	return sb.String()
+}
+
+// multisetMinus returns the rows of a (sorted) that b (sorted) does not account for.
+func multisetMinus(a, b []string) []string {
+	var out []string
+	j := 0
+	for _, r := range a {
+		for j < len(b) && b[j] < r {
+			j++
+		}
+		if j < len(b) && b[j] == r {
+			j++
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
