@@ -211,10 +211,6 @@ func (b *builder) exprBare(e expr) {
 		b.w(" IN (")
 		b.selectInline(x.sub)
 		b.w(")")
-	case *scalarSub:
-		b.w("(")
-		b.selectInline(x.sub)
-		b.w(")")
 	case tupleExpr:
 		b.w("(")
 		for i, c := range x {
@@ -237,9 +233,6 @@ func (b *builder) exprBare(e expr) {
 		b.w("CAST(")
 		b.expr(x.e, 0)
 		b.w(" AS " + castTypes[x.typ] + ")")
-	case *tupleElem:
-		b.expr(x.e, precAtom)
-		b.w("." + strconv.Itoa(x.idx))
 	case *lambda:
 		b.ident(x.arg)
 		b.w(" -> ")
