@@ -110,12 +110,6 @@ type castExpr struct {
 	typ string
 }
 
-// lambda is <arg> -> <body>.
-type lambda struct {
-	arg  string
-	body expr
-}
-
 // Scope modes of a scopePred.
 const (
 	scopePaths = iota
@@ -146,7 +140,6 @@ func (*inSub) sqlNode()      {}
 func (tupleExpr) sqlNode()   {}
 func (arrayExpr) sqlNode()   {}
 func (*castExpr) sqlNode()   {}
-func (*lambda) sqlNode()     {}
 func (*scopePred) sqlNode()  {}
 
 func (*colRef) expr()    {}
@@ -161,7 +154,6 @@ func (*inSub) expr()     {}
 func (tupleExpr) expr()  {}
 func (arrayExpr) expr()  {}
 func (*castExpr) expr()  {}
-func (*lambda) expr()    {}
 func (*scopePred) expr() {}
 
 func (*tableRef) from() {}
@@ -239,8 +231,6 @@ func walk(n sqlNode, fn func(sqlNode)) {
 		}
 	case *castExpr:
 		walk(x.e, fn)
-	case *lambda:
-		walk(x.body, fn)
 	default:
 		panic("compiler: walk: unknown SQL node type")
 	}

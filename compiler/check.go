@@ -6,7 +6,7 @@ import (
 
 // allowedFunctions is the renderer's function allow-list (specs/query-engine.md §6.5 rule 6).
 var allowedFunctions = map[string]bool{
-	"startsWith": true, "endsWith": true, "positionCaseInsensitiveUTF8": true, "arrayExists": true,
+	"startsWith": true, "endsWith": true, "substring": true, "positionCaseInsensitiveUTF8": true,
 	"toString": true, "any": true, "count": true, "sumOrNull": true, "avgOrNull": true,
 	"minOrNull": true, "maxOrNull": true, "toDate32": true, "toDateTime64": true,
 	"toStartOfMinute": true, "toStartOfHour": true, "toStartOfDay": true, "toStartOfWeek": true,

@@ -46,7 +46,7 @@ var (
 	theWorld  *world
 )
 
-func loadWorld(t *testing.T) *world {
+func loadWorld(t testing.TB) *world {
 	engine(t)
 	worldOnce.Do(func() {
 		w := &world{nodePath: map[string]map[int64]string{}, edgePaths: map[edgeID][]string{}, floors: map[string]int{}, tables: map[string]string{}, maxID: map[string]int64{}}
