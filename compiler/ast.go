@@ -102,27 +102,12 @@ type inSub struct {
 	sub *selectStmt
 }
 
-// scalarSub is (<sub>) used as a value.
-type scalarSub struct{ sub *selectStmt }
-
 type tupleExpr []expr
 type arrayExpr []expr
 
 type castExpr struct {
 	e   expr
 	typ string
-}
-
-// tupleElem is <e>.<idx> (1-based).
-type tupleElem struct {
-	e   expr
-	idx int
-}
-
-// lambda is <arg> -> <body>.
-type lambda struct {
-	arg  string
-	body expr
 }
 
 // Scope modes of a scopePred.
@@ -152,12 +137,9 @@ func (andExpr) sqlNode()     {}
 func (orExpr) sqlNode()      {}
 func (*isNull) sqlNode()     {}
 func (*inSub) sqlNode()      {}
-func (*scalarSub) sqlNode()  {}
 func (tupleExpr) sqlNode()   {}
 func (arrayExpr) sqlNode()   {}
 func (*castExpr) sqlNode()   {}
-func (*tupleElem) sqlNode()  {}
-func (*lambda) sqlNode()     {}
 func (*scopePred) sqlNode()  {}
 
 func (*colRef) expr()    {}
@@ -169,12 +151,9 @@ func (andExpr) expr()    {}
 func (orExpr) expr()     {}
 func (*isNull) expr()    {}
 func (*inSub) expr()     {}
-func (*scalarSub) expr() {}
 func (tupleExpr) expr()  {}
 func (arrayExpr) expr()  {}
 func (*castExpr) expr()  {}
-func (*tupleElem) expr() {}
-func (*lambda) expr()    {}
 func (*scopePred) expr() {}
 
 func (*tableRef) from() {}
@@ -242,8 +221,6 @@ func walk(n sqlNode, fn func(sqlNode)) {
 	case *inSub:
 		walk(x.l, fn)
 		walk(x.sub, fn)
-	case *scalarSub:
-		walk(x.sub, fn)
 	case tupleExpr:
 		for _, e := range x {
 			walk(e, fn)
@@ -254,10 +231,6 @@ func walk(n sqlNode, fn func(sqlNode)) {
 		}
 	case *castExpr:
 		walk(x.e, fn)
-	case *tupleElem:
-		walk(x.e, fn)
-	case *lambda:
-		walk(x.body, fn)
 	default:
 		panic("compiler: walk: unknown SQL node type")
 	}

@@ -6,12 +6,11 @@ import (
 
 // allowedFunctions is the renderer's function allow-list (specs/query-engine.md §6.5 rule 6).
 var allowedFunctions = map[string]bool{
-	"startsWith": true, "endsWith": true, "positionCaseInsensitiveUTF8": true, "arrayExists": true,
+	"startsWith": true, "endsWith": true, "substring": true, "positionCaseInsensitiveUTF8": true,
 	"toString": true, "any": true, "count": true, "sumOrNull": true, "avgOrNull": true,
 	"minOrNull": true, "maxOrNull": true, "toDate32": true, "toDateTime64": true,
 	"toStartOfMinute": true, "toStartOfHour": true, "toStartOfDay": true, "toStartOfWeek": true,
 	"toStartOfMonth": true, "toStartOfQuarter": true, "toStartOfYear": true,
-	"arraySlice": true, "arrayJoin": true, "hasAll": true, "groupArray": true, "tuple": true,
 }
 
 func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg) }
@@ -22,13 +21,14 @@ func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg)
 func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 	var err error
 	scopes := newScopeCache(c)
+	sets := nodeSets(stmt, cat)
 	walk(stmt, func(n sqlNode) {
 		if err != nil {
 			return
 		}
 		switch x := n.(type) {
 		case *selectStmt:
-			err = checkSelect(x, cat, c, scopes)
+			err = checkSelect(x, cat, c, scopes, sets)
 		case *lit:
 			switch v := x.v.(type) {
 			case bool:
@@ -52,7 +52,37 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 	return err
 }
 
-func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache) error {
+// nodeSets lists the CTEs of stmt that are sets of nodes: every arm of the body scans an
+// entity table (whose scope checkSelect verifies), none reads edges or another CTE.
+func nodeSets(stmt *selectStmt, cat *catalog) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range stmt.with {
+		ok := true
+		for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+			t, isTable := arm.from.(*tableRef)
+			if !isTable || cat.tables[t.table] == nil {
+				ok = false
+			}
+		}
+		out[c.name] = ok
+	}
+	return out
+}
+
+// seeded reports whether one conjunct of an edge scan limits it to edges that start at a
+// node set: "… IN (SELECT … FROM <node set>)".
+func seeded(s *selectStmt, sets map[string]bool) bool {
+	for _, w := range s.where {
+		if x, ok := w.(*inSub); ok {
+			if r, ok := x.sub.from.(*cteRef); ok && sets[r.name] && len(x.sub.union) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, sets map[string]bool) error {
 	t, ok := s.from.(*tableRef)
 	if !ok {
 		for _, j := range s.joins {
@@ -107,6 +137,11 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache) err
 	}
 	if scope == nil {
 		return checkErr("scan of " + t.table + " is not scoped")
+	}
+	// An edge scan starts at nodes the caller may read, never at the far ends of other edge
+	// rows: that is what keeps every intermediate node of a walk authorised.
+	if (t.table == cat.edgeTable || t.table == cat.edgeByTarget) && !seeded(s, sets) {
+		return checkErr("scan of " + t.table + " does not start at a set of authorised nodes")
 	}
 	want := scopes.at(floor)
 	switch scope.mode {

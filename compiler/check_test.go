@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
@@ -118,6 +119,55 @@ func TestCheckRejectsMutations(t *testing.T) {
 				}
 			}
 		}
+	}
+	t.Logf("%d mutants rejected", mutants)
+}
+
+// TestCheckRequiresSeededEdgeScans: every edge scan must start at a set of authorised nodes.
+// Dropping that conjunct from any edge scan, which leaves a walk step seeded only by the
+// rows of the previous step (how variable-length hops and path middles read before walks
+// checked their intermediate nodes), must fail the check.
+func TestCheckRequiresSeededEdgeScans(t *testing.T) {
+	c := newTestCompiler(t)
+	queries := append(slices.Clone(checkQueries),
+		`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000}},{"id":"p","entity":"Project"}],"relationships":[{"type":["FIXES","IN_PROJECT"],"from":"mr","to":"p","hops":[2,2]}],"aggregations":[{"count":"p"}]}`)
+	mutants := 0
+	for _, q := range queries {
+		for ci, caller := range append(slices.Clone(checkCallers), &Caller{Admin: true}) {
+			stmt, _, err := c.lower([]byte(q), caller)
+			if err != nil {
+				t.Fatalf("lower %s: %v", q, err)
+			}
+			for i, target := range scans(stmt) {
+				if tb := target.from.(*tableRef).table; tb != c.cat.edgeTable && tb != c.cat.edgeByTarget {
+					continue
+				}
+				fresh, _, _ := c.lower([]byte(q), caller)
+				sets := nodeSets(fresh, c.cat)
+				target = scans(fresh)[i]
+				kept := target.where[:0:0]
+				for _, w := range target.where {
+					if x, ok := w.(*inSub); ok {
+						if r, ok := x.sub.from.(*cteRef); ok && sets[r.name] {
+							continue
+						}
+					}
+					kept = append(kept, w)
+				}
+				if len(kept) == len(target.where) {
+					t.Errorf("caller %d, scan %d of %.60s: an edge scan without a node-set seed was compiled", ci, i, q)
+					continue
+				}
+				target.where = kept
+				mutants++
+				if err := check(fresh, c.cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
+					t.Errorf("caller %d, scan %d of %.60s: an unseeded edge scan passed the check", ci, i, q)
+				}
+			}
+		}
+	}
+	if mutants == 0 {
+		t.Fatal("no edge scan was mutated")
 	}
 	t.Logf("%d mutants rejected", mutants)
 }

@@ -53,8 +53,23 @@ type jsonReader struct {
 
 func (d *jsonReader) at() string { return ptr(d.stack...) }
 
-func (d *jsonReader) fail() error {
-	return newErr("", ErrParse, "malformed JSON at byte "+strconv.Itoa(d.pos))
+// fail reports malformed JSON at the current position: its line and column (both from 1;
+// the column counts characters) and why, "expected …" naming what the grammar allows there.
+func (d *jsonReader) fail(expected string) error {
+	line, col := 1, 1
+	for _, r := range string(d.data[:d.pos]) {
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	got := "end of input"
+	if d.pos < len(d.data) {
+		r, _ := utf8.DecodeRune(d.data[d.pos:])
+		got = strconv.QuoteRune(r)
+	}
+	return newErr("", ErrParse, "malformed JSON at line "+strconv.Itoa(line)+", column "+strconv.Itoa(col)+": unexpected "+got+", expected "+expected)
 }
 
 func (d *jsonReader) space() {
@@ -71,7 +86,7 @@ func (d *jsonReader) space() {
 func (d *jsonReader) value(depth int) (any, error) {
 	d.space()
 	if d.pos >= len(d.data) {
-		return nil, d.fail()
+		return nil, d.fail("a value")
 	}
 	switch c := d.data[d.pos]; {
 	case c == '{' || c == '[':
@@ -98,7 +113,7 @@ func (d *jsonReader) value(depth int) (any, error) {
 
 func (d *jsonReader) literal(word string) error {
 	if !bytes.HasPrefix(d.data[d.pos:], []byte(word)) {
-		return d.fail()
+		return d.fail("a value")
 	}
 	d.pos += len(word)
 	return nil
@@ -114,7 +129,7 @@ func (d *jsonReader) object(depth int) (any, error) {
 	for {
 		d.space()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return nil, d.fail()
+			return nil, d.fail("a quoted key")
 		}
 		k, err := d.string()
 		if err != nil {
@@ -126,7 +141,7 @@ func (d *jsonReader) object(depth int) (any, error) {
 		}
 		d.space()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return nil, d.fail()
+			return nil, d.fail("':' after the key")
 		}
 		d.pos++
 		v, err := d.value(depth)
@@ -137,7 +152,7 @@ func (d *jsonReader) object(depth int) (any, error) {
 		obj[k] = v
 		d.space()
 		if d.pos >= len(d.data) {
-			return nil, d.fail()
+			return nil, d.fail("',' or '}'")
 		}
 		switch d.data[d.pos] {
 		case ',':
@@ -146,7 +161,7 @@ func (d *jsonReader) object(depth int) (any, error) {
 			d.pos++
 			return obj, nil
 		default:
-			return nil, d.fail()
+			return nil, d.fail("',' or '}'")
 		}
 	}
 }
@@ -168,7 +183,7 @@ func (d *jsonReader) array(depth int) (any, error) {
 		arr = append(arr, v)
 		d.space()
 		if d.pos >= len(d.data) {
-			return nil, d.fail()
+			return nil, d.fail("',' or ']'")
 		}
 		switch d.data[d.pos] {
 		case ',':
@@ -177,7 +192,7 @@ func (d *jsonReader) array(depth int) (any, error) {
 			d.pos++
 			return arr, nil
 		default:
-			return nil, d.fail()
+			return nil, d.fail("',' or ']'")
 		}
 	}
 }
@@ -198,12 +213,12 @@ func (d *jsonReader) number() (any, error) {
 	if d.pos < len(d.data) && d.data[d.pos] == '0' {
 		d.pos++
 	} else if digits() == 0 {
-		return nil, d.fail()
+		return nil, d.fail("a value")
 	}
 	if d.pos < len(d.data) && d.data[d.pos] == '.' {
 		d.pos++
 		if digits() == 0 {
-			return nil, d.fail()
+			return nil, d.fail("a digit after '.'")
 		}
 	}
 	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
@@ -212,7 +227,7 @@ func (d *jsonReader) number() (any, error) {
 			d.pos++
 		}
 		if digits() == 0 {
-			return nil, d.fail()
+			return nil, d.fail("a digit in the exponent")
 		}
 	}
 	return json.Number(d.data[start:d.pos]), nil
@@ -242,7 +257,7 @@ func (d *jsonReader) string() (string, error) {
 			d.pos++
 			return string(buf), nil
 		case c < 0x20:
-			return "", d.fail()
+			return "", d.fail("an escape such as \\n or \\u001f, not a raw control character")
 		case c != '\\':
 			buf = append(buf, c)
 			d.pos++
@@ -250,7 +265,7 @@ func (d *jsonReader) string() (string, error) {
 		}
 		d.pos++
 		if d.pos >= len(d.data) {
-			return "", d.fail()
+			return "", d.fail("an escape character")
 		}
 		e := d.data[d.pos]
 		d.pos++
@@ -270,7 +285,7 @@ func (d *jsonReader) string() (string, error) {
 		case 'u':
 			r, ok := d.hex4()
 			if !ok {
-				return "", d.fail()
+				return "", d.fail("four hex digits after \\u")
 			}
 			if utf16.IsSurrogate(r) {
 				r2 := unicode.ReplacementChar
@@ -284,17 +299,18 @@ func (d *jsonReader) string() (string, error) {
 							d.pos = save
 						}
 					} else {
-						return "", d.fail()
+						return "", d.fail("four hex digits after \\u")
 					}
 				}
 				r = r2
 			}
 			buf = utf8.AppendRune(buf, r)
 		default:
-			return "", d.fail()
+			d.pos--
+			return "", d.fail("one of \" \\ / b f n r t u after \\")
 		}
 	}
-	return "", d.fail()
+	return "", d.fail("'\"' to end the string")
 }
 
 func (d *jsonReader) hex4() (rune, bool) {

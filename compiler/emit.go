@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,10 +121,7 @@ func prec(e expr) int {
 		}
 		return precAnd
 	case *scopePred:
-		if x.mode == scopePaths && len(x.paths) > maxScopeOr {
-			return precAnd // common prefix AND arrayExists(…)
-		}
-		return precAtom // the OR form brings its own parentheses
+		return prec(scopeExpr(x))
 	case *binOp, *isNull, *inSub:
 		return precCmp
 	}
@@ -211,10 +210,6 @@ func (b *builder) exprBare(e expr) {
 		b.w(" IN (")
 		b.selectInline(x.sub)
 		b.w(")")
-	case *scalarSub:
-		b.w("(")
-		b.selectInline(x.sub)
-		b.w(")")
 	case tupleExpr:
 		b.w("(")
 		for i, c := range x {
@@ -237,15 +232,8 @@ func (b *builder) exprBare(e expr) {
 		b.w("CAST(")
 		b.expr(x.e, 0)
 		b.w(" AS " + castTypes[x.typ] + ")")
-	case *tupleElem:
-		b.expr(x.e, precAtom)
-		b.w("." + strconv.Itoa(x.idx))
-	case *lambda:
-		b.ident(x.arg)
-		b.w(" -> ")
-		b.expr(x.body, 0)
 	case *scopePred:
-		b.scope(x)
+		b.exprBare(scopeExpr(x))
 	default:
 		panic("compiler: emit: unknown expression type")
 	}
@@ -257,38 +245,55 @@ var castTypes = map[string]string{
 	"Array(Nullable(String))": "Array(Nullable(String))",
 }
 
-// maxScopeOr is the largest path set rendered as an OR of startsWith (§6.3).
-const maxScopeOr = 64
+// maxScopeOr is the largest path set rendered as an OR of startsWith (§6.3), which the
+// primary key on traversal_path can prune by.
+const maxScopeOr = 8
 
-func (b *builder) scope(s *scopePred) {
+// scopeExpr is the SQL form of a scope predicate. Admins get true, callers without an
+// eligible path false, up to maxScopeOr paths an OR of startsWith. A larger set (a token may
+// carry 10 000 scopes) must not cost one startsWith per path per row: the paths, which
+// PathsAtLeast made prefix-free, are grouped by length, and a row matches when the prefix of
+// its traversal_path of one of those lengths is in that group's set (a hash lookup per
+// length, not per path): startsWith(tp, p) holds exactly when substring(tp, 1, len(p)) = p.
+// The common prefix of all paths, when there is one, stays in front as a startsWith for the
+// primary key. Values are parameters; lengths (at most 400 bytes for a valid path) are
+// literals.
+func scopeExpr(s *scopePred) expr {
 	tp := col(s.alias, "traversal_path")
 	switch {
 	case s.mode == scopeAllowAll:
-		b.w("true")
+		return litBool(true)
 	case s.mode == scopeDenyAll || len(s.paths) == 0:
-		b.w("false")
+		return litBool(false)
 	case len(s.paths) == 1:
-		b.exprBare(fn("startsWith", tp, prm(s.paths[0], typString)))
+		return fn("startsWith", tp, prm(s.paths[0], typString))
 	case len(s.paths) <= maxScopeOr:
-		b.w("(")
+		or := make(orExpr, len(s.paths))
 		for i, p := range s.paths {
-			if i > 0 {
-				b.w(" OR ")
-			}
-			b.exprBare(fn("startsWith", tp, prm(p, typString)))
+			or[i] = fn("startsWith", tp, prm(p, typString))
 		}
-		b.w(")")
-	default:
-		if lcp := commonPrefix(s.paths); lcp != "" {
-			b.exprBare(fn("startsWith", tp, prm(lcp, typString)))
-			b.w(" AND ")
-		}
-		arr := make([]any, len(s.paths))
-		for i, p := range s.paths {
-			arr[i] = p
-		}
-		b.exprBare(fn("arrayExists", &lambda{arg: "s", body: fn("startsWith", tp, col("", "s"))}, prm(arr, "Array(String)")))
+		return or
 	}
+	byLen := map[int][]any{}
+	for _, p := range s.paths {
+		byLen[len(p)] = append(byLen[len(p)], p)
+	}
+	var or orExpr
+	for _, n := range slices.Sorted(maps.Keys(byLen)) {
+		if ps := byLen[n]; len(ps) == 1 {
+			or = append(or, fn("startsWith", tp, prm(ps[0], typString)))
+		} else {
+			or = append(or, &binOp{op: "IN", l: fn("substring", tp, litInt(1), litInt(n)), r: prm(ps, "Array(String)")})
+		}
+	}
+	var match expr = or
+	if len(or) == 1 {
+		match = or[0]
+	}
+	if lcp := commonPrefix(s.paths); lcp != "" {
+		return andExpr{fn("startsWith", tp, prm(lcp, typString)), match}
+	}
+	return match
 }
 
 // commonPrefix is the longest "/"-terminated prefix shared by all paths.

@@ -73,6 +73,12 @@ var errorCases = []errCase{
 	{name: "id_property is later", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1],"id_property":"iid"}]}`, wantErr: compiler.ErrUnsupportedFeature, wantPath: "/nodes/0/id_property"},
 	{name: "traversal_path outside scopes", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"traversal_path":{"starts_with":"200/"}}}]}`, wantErr: compiler.ErrScopeViolation, wantPath: "/nodes/0/filters/traversal_path/starts_with"},
 	{name: "malformed traversal_path", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"traversal_path":"100"}}]}`, wantErr: compiler.ErrValueTypeMismatch, wantPath: "/nodes/0/filters/traversal_path"},
+	{name: "aggregation with two functions", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"count":"mr"},{"count":"mr","sum":"mr.iid"}]}`, wantErr: compiler.ErrInvalidAggregation, wantPath: "/aggregations/1"},
+	{name: "aggregation without function", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"as":"x"}]}`, wantErr: compiler.ErrInvalidAggregation, wantPath: "/aggregations/0"},
+	{name: "filter key not a name", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"Title":{"contains":"abc"}}}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/nodes/0/filters/Title"},
+	{name: "filter key not a name on a later node", query: `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"filters":{"username":"alice"}},{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","Sta-te":"x"}}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/nodes/1/filters/Sta-te"},
+	{name: "unknown relationship filter key", query: `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"mr","entity":"MergeRequest"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr","filters":{"weight":1}}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/relationships/0/filters/weight"},
+	{name: "misspelt required field", query: `{"Query_Type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/Query_Type"},
 	{name: "global node unscoped", query: `{"query_type":"aggregation","nodes":[{"id":"u","entity":"User","filters":{"state":"active"}}],"aggregations":[{"count":"u"}]}`, wantErr: compiler.ErrGlobalNodeUnscoped, wantPath: "/nodes/0"},
 }
 
@@ -122,5 +128,32 @@ func TestErrorValidOptions(t *testing.T) {
 	}
 	if ce.Kind() != compiler.KindInvalidQuery || ce.Reason() != "UNKNOWN_ENTITY" {
 		t.Errorf("Kind, Reason = %s, %s", ce.Kind(), ce.Reason())
+	}
+}
+
+// TestParseErrorPosition: malformed JSON is reported with its line, its column (in
+// characters) and what the grammar expected there.
+func TestParseErrorPosition(t *testing.T) {
+	c := newCompiler(t)
+	tests := []struct {
+		name, query, want string
+	}{
+		{"end of input", `{"query_type":`, `malformed JSON at line 1, column 15: unexpected end of input, expected a value`},
+		{"missing comma on line 2", "{\"query_type\":\"traversal\",\n  \"nodes\":[{\"id\":\"mr\" \"entity\":\"MergeRequest\"}]}", `malformed JSON at line 2, column 23: unexpected '"', expected ',' or '}'`},
+		{"trailing comma in array", `{"nodes":[1,]}`, `malformed JSON at line 1, column 13: unexpected ']', expected a value`},
+		{"columns count characters", "{\"title\":\"héllo\" x}", `malformed JSON at line 1, column 18: unexpected 'x', expected ',' or '}'`},
+		{"unquoted key", `{query_type:1}`, `malformed JSON at line 1, column 2: unexpected 'q', expected a quoted key`},
+		{"bad escape", `{"a":"\q"}`, `malformed JSON at line 1, column 8: unexpected 'q', expected one of " \ / b f n r t u after \`},
+		{"bad literal", `{"a":tru}`, `malformed JSON at line 1, column 6: unexpected 't', expected a value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.Compile([]byte(tt.query), specCaller)
+			want := &compiler.Error{Err: compiler.ErrParse, Message: tt.want}
+			var ce *compiler.Error
+			if !errors.As(err, &ce) || ce.Path != want.Path || ce.Err != want.Err || ce.Message != want.Message {
+				t.Errorf("error = %#v, want %#v", err, want)
+			}
+		})
 	}
 }

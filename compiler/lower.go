@@ -270,3 +270,58 @@ func settingsFor(queryType string) []Setting {
 	}
 	return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}}
 }
+
+// readableSet is the body of a CTE of the nodes of kinds the caller may read: one entity
+// scan per kind, scoped like any other scan of that entity (a global entity's nodes need only
+// be live), yielding columns id and kind. With src set, each arm keeps only the (id, kind)
+// pairs the CTE src yields in its columns idCol and kindCol. Every node a walk passes through
+// is taken from such a set, so a walk never crosses a node the caller cannot read
+// (docs/compiler.md, "Walks"). kinds must not be empty.
+func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *selectStmt {
+	var out *selectStmt
+	for _, e := range kinds {
+		var extra []expr
+		if src != "" {
+			extra = append(extra, in(tupleExpr{col("t", "id"), prm(e.name, typString)}, idsFrom(src, idCol, kindCol)))
+		}
+		arm := l.entityScan(e, extra...)
+		arm.cols = []selItem{as(col("t", "id"), "id"), as(prm(e.name, typString), "kind")}
+		if out == nil {
+			out = arm
+		} else {
+			out.union = append(out.union, arm)
+		}
+	}
+	return out
+}
+
+// innerKinds lists, in ontology order, the entities a walk over types can stand on one edge
+// after an entity in at and leave again by another edge: along the edges when forward,
+// against them when backward (both for direction "both"). These are the kinds a readable
+// set of walk intermediates has to scan.
+func (l *lowerer) innerKinds(types []string, at []*entity, forward, backward bool) []*entity {
+	from := map[string]bool{}
+	for _, e := range at {
+		from[e.name] = true
+	}
+	reach, leave := map[string]bool{}, map[string]bool{}
+	for _, t := range types {
+		for _, p := range l.cat.rels[t].pairs {
+			if forward {
+				reach[p.to] = reach[p.to] || from[p.from]
+				leave[p.from] = true
+			}
+			if backward {
+				reach[p.from] = reach[p.from] || from[p.to]
+				leave[p.to] = true
+			}
+		}
+	}
+	var out []*entity
+	for _, name := range l.cat.entityNames {
+		if reach[name] && leave[name] {
+			out = append(out, l.cat.entities[name])
+		}
+	}
+	return out
+}

@@ -33,25 +33,6 @@ func (l *lowerer) pathEdges(table string, types []string) *selectStmt {
 	return s
 }
 
-// intermediates lists the entities that can sit inside a path: the to of some pair and the
-// from of some pair among types.
-func (l *lowerer) intermediates(types []string) []*entity {
-	isTo, isFrom := map[string]bool{}, map[string]bool{}
-	for _, t := range types {
-		for _, p := range l.cat.rels[t].pairs {
-			isTo[p.to] = true
-			isFrom[p.from] = true
-		}
-	}
-	var out []*entity
-	for _, name := range l.cat.entityNames {
-		if isTo[name] && isFrom[name] {
-			out = append(out, l.cat.entities[name])
-		}
-	}
-	return out
-}
-
 func (l *lowerer) lowerPath() (*selectStmt, error) {
 	r := l.r
 	var from, to *nodeSel
@@ -64,9 +45,12 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		}
 	}
 	types := r.path.relTypes
-	mids := l.intermediates(types)
+	// Kinds of the second node of a path and of the one before its last; none means no path
+	// is longer than one edge.
+	fMids := l.innerKinds(types, []*entity{from.ent}, true, false)
+	bMids := l.innerKinds(types, []*entity{to.ent}, false, true)
 	depth := r.path.maxDepth
-	if len(mids) == 0 {
+	if len(fMids) == 0 || len(bMids) == 0 {
 		depth = 1
 	}
 	s := &selectStmt{from: &cteRef{name: "cand", alias: "c"}}
@@ -79,11 +63,18 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
 		s.with = append(s.with, &cte{name: "b1", body: b1})
 	}
+	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
+	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
+	// two-edge path meets in f1v.
+	if depth >= 2 {
+		s.with = append(s.with, &cte{name: "f1v", body: l.readableSet(fMids, "f1", "y", "y_kind")})
+	}
 	if depth >= 3 {
+		s.with = append(s.with, &cte{name: "b1v", body: l.readableSet(bMids, "b1", "x", "x_kind")})
 		m1 := l.pathEdges(l.cat.edgeTable, types)
 		m1.where = append(m1.where,
-			in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom("f1", "y", "y_kind")),
-			in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom("b1", "x", "x_kind")))
+			in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom("f1v", "id", "kind")),
+			in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom("b1v", "id", "kind")))
 		s.with = append(s.with, &cte{name: "m1", body: m1})
 	}
 	node := func(a, id, kind string) expr { return tupleExpr{col(a, id), col(a, kind)} }
@@ -99,7 +90,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 			from:  &cteRef{name: "f1", alias: "f"},
 			joins: []join{{right: &cteRef{name: "b1", alias: "b"}, on: []expr{eq(col("b", "x"), col("f", "y")), eq(col("b", "x_kind"), col("f", "y_kind"))}}},
 			cols:  []selItem{as(litInt(2), "depth"), as(arrayExpr{nodeX("f"), nodeY("f"), nodeY("b")}, "path_nodes"), as(arrayExpr{col("f", "kind"), col("b", "kind")}, "path_kinds")},
-			where: []expr{ne(nodeY("b"), nodeX("f"))},
+			where: []expr{ne(nodeY("b"), nodeX("f")), in(nodeY("f"), idsFrom("f1v", "id", "kind"))},
 		})
 	}
 	if depth >= 3 {
@@ -114,32 +105,6 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		})
 	}
 	s.with = append(s.with, &cte{name: "cand", body: cand})
-	inner := fn("arraySlice", col("c", "path_nodes"), litInt(2), &binOp{op: "-", l: col("c", "depth"), r: litInt(1)})
-	if depth >= 2 {
-		s.with = append(s.with, &cte{name: "mids", body: &selectStmt{
-			distinct: true,
-			from:     &cteRef{name: "cand", alias: "c"},
-			cols:     []selItem{as(fn("arrayJoin", inner), "node")},
-			where:    []expr{&binOp{op: ">", l: col("c", "depth"), r: litInt(1)}},
-		}})
-		var ok *selectStmt
-		for _, e := range mids {
-			arm := l.entityScan(e)
-			arm.cols = []selItem{as(fn("tuple", col("t", "id"), prm(e.name, typString)), "node")}
-			arm.where = append(arm.where, in(col("t", "id"), &selectStmt{
-				from:  &cteRef{name: "mids"},
-				cols:  []selItem{{e: &tupleElem{e: col("", "node"), idx: 1}}},
-				where: []expr{eq(&tupleElem{e: col("", "node"), idx: 2}, prm(e.name, typString))},
-			}))
-			if ok == nil {
-				ok = arm
-			} else {
-				ok.union = append(ok.union, arm)
-			}
-		}
-		s.with = append(s.with, &cte{name: "ok", body: ok})
-		s.where = append(s.where, fn("hasAll", &scalarSub{sub: &selectStmt{from: &cteRef{name: "ok"}, cols: []selItem{{e: fn("groupArray", col("", "node"))}}}}, inner))
-	}
 	s.cols = []selItem{as(col("c", "depth"), "depth"), as(col("c", "path_nodes"), "path_nodes"), as(col("c", "path_kinds"), "path_kinds")}
 	keys := []sortKey{
 		{e: col("c", "depth"), typ: typInt64},
@@ -155,7 +120,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	kinds[from.ent.name] = append(kinds[from.ent.name], selection(from))
 	kinds[to.ent.name] = append(kinds[to.ent.name], selection(to))
 	if depth >= 2 {
-		for _, e := range mids {
+		for _, e := range slices.Concat(fMids, bMids) { // hydrationKinds merges repeats
 			kinds[e.name] = append(kinds[e.name], l.dynamic(e))
 		}
 	}

@@ -130,7 +130,12 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 		}
 		return []*cte{{name: hName(rs), body: body}}
 	}
-	// Variable-length: walk from the near side.
+	// Variable-length: walk from the near side. Step k (k ≥ 2) reads the edges leaving the
+	// nodes step k-1 reached, but only from nodes in h<j>r, the nodes of every kind a walk can
+	// pass through that the caller may read; so every intermediate node of a walk is
+	// authorised like a node the query names, and the far end is authorised by its node CTE.
+	// h<j>r does not depend on the walk: a set built from the previous step would make
+	// ClickHouse, which inlines every CTE reference, re-run the walk once per kind and step.
 	walkForward := (rs.direction == "outgoing") == h.nearIsFrom
 	var orient []bool // true: x = source (gl_edge); false: x = target (gl_edge_by_target)
 	if rs.direction == "both" {
@@ -138,8 +143,29 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 	} else {
 		orient = []bool{walkForward}
 	}
+	inner := map[*entity]bool{}
+	maxHops := rs.maxHops
+	at := []*entity{h.near.ent}
+	for k := 1; k < rs.maxHops; k++ {
+		if at = l.innerKinds(rs.concrete, at, slices.Contains(orient, true), slices.Contains(orient, false)); len(at) == 0 {
+			maxHops = k // no walk goes on; validation guarantees minHops <= k
+			break
+		}
+		for _, e := range at {
+			inner[e] = true
+		}
+	}
 	var ctes []*cte
-	for k := 1; k <= rs.maxHops; k++ {
+	if len(inner) > 0 {
+		var kinds []*entity
+		for _, name := range l.cat.entityNames {
+			if e := l.cat.entities[name]; inner[e] {
+				kinds = append(kinds, e)
+			}
+		}
+		ctes = append(ctes, &cte{name: hName(rs) + "r", body: l.readableSet(kinds, "", "", "")})
+	}
+	for k := 1; k <= maxHops; k++ {
 		name := hName(rs) + "s" + strconv.Itoa(k)
 		var body *selectStmt
 		for _, fwdOrient := range orient {
@@ -162,7 +188,8 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 					in(col("t", xc), idsFrom(near, "id")))
 			} else {
 				prev := hName(rs) + "s" + strconv.Itoa(k-1)
-				s.where = append(s.where, in(tupleExpr{col("t", xc), col("t", kindCol(xc))}, idsFrom(prev, "y", "y_kind")))
+				x := tupleExpr{col("t", xc), col("t", kindCol(xc))}
+				s.where = append(s.where, in(x, idsFrom(prev, "y", "y_kind")), in(x, idsFrom(hName(rs)+"r", "id", "kind")))
 			}
 			if body == nil {
 				body = s
@@ -174,7 +201,7 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 	}
 	fwd := rs.direction != "incoming"
 	var union *selectStmt
-	for d := rs.minHops; d <= rs.maxHops; d++ {
+	for d := rs.minHops; d <= maxHops; d++ {
 		s := &selectStmt{distinct: true, from: &cteRef{name: hName(rs) + "s1", alias: "s1"}}
 		sn := func(i int) string { return "s" + strconv.Itoa(i) }
 		for i := 2; i <= d; i++ {

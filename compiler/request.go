@@ -204,13 +204,23 @@ func toRequest(doc map[string]any) (*request, error) {
 		}
 	}
 	if aggs, ok := doc["aggregations"].([]any); ok {
-		for _, av := range aggs {
+		for i, av := range aggs {
 			m := av.(map[string]any)
 			a := &aggSel{as: str(m["as"])}
+			var fns []string
 			for _, k := range slices.Sorted(maps.Keys(m)) {
 				if k != "as" {
+					fns = append(fns, k)
 					a.fn, a.target = k, str(m[k])
 				}
+			}
+			// The schema admits one or two keys; exactly one of them must be the function.
+			switch len(fns) {
+			case 0:
+				return nil, newErr(ptr("aggregations", i), ErrInvalidAggregation, "the aggregation has no function", aggFunctions...)
+			case 1:
+			default:
+				return nil, newErr(ptr("aggregations", i), ErrInvalidAggregation, "the aggregation has "+strconv.Itoa(len(fns))+" functions ("+strings.Join(fns, ", ")+"); write one object per function")
 			}
 			a.target, a.prop, _ = strings.Cut(a.target, ".")
 			r.aggs = append(r.aggs, a)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,12 +81,61 @@ func (v *validator) validate(doc map[string]any, cat *catalog) error {
 		return newErr("", ErrSchemaViolation, "the query does not match the schema")
 	}
 	var out []*Error
-	collect(ve, doc, cat, &out)
+	missing := map[*Error]bool{}
+	collect(ve, doc, cat, &out, missing)
 	if len(out) == 0 {
 		return newErr("", ErrSchemaViolation, "the query does not match the schema")
 	}
 	slices.SortStableFunc(out, func(a, b *Error) int { return strings.Compare(a.Path, b.Path) })
+	// A missing required field next to an unknown one is most likely the same field
+	// misspelt ({"Query_Type": …}): report the unknown field, which points at the culprit.
+	if first := out[0]; missing[first] {
+		for _, e := range out[1:] {
+			if errors.Is(e, ErrUnknownField) && parentPtr(e.Path) == first.Path {
+				return e
+			}
+		}
+	}
 	return out[0]
+}
+
+// filtersWithKey returns the pointer of the first "filters" object, depth tokens below the
+// root in document order, that has key; the schema uses propertyNames only on filters.
+func filtersWithKey(doc map[string]any, key string, depth int) string {
+	var find func(v any, toks []any) (string, bool)
+	find = func(v any, toks []any) (string, bool) {
+		if len(toks) > depth {
+			return "", false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if _, ok := x[key]; ok && len(toks) == depth && len(toks) > 0 && toks[len(toks)-1] == "filters" {
+				return ptr(toks...), true
+			}
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if p, ok := find(x[k], append(slices.Clip(toks), k)); ok {
+					return p, true
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if p, ok := find(e, append(slices.Clip(toks), i)); ok {
+					return p, true
+				}
+			}
+		}
+		return "", false
+	}
+	p, _ := find(doc, nil)
+	return p
+}
+
+// parentPtr is the pointer of the object or array that holds the value at p.
+func parentPtr(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
 }
 
 func locPtr(loc []string) string {
@@ -112,7 +162,8 @@ func typeMismatch(e *jsonschema.ValidationError, loc []string) bool {
 	return false
 }
 
-func collect(e *jsonschema.ValidationError, doc map[string]any, cat *catalog, out *[]*Error) {
+// collect appends the leaf failures of e to out, marking missing-field ones in missing.
+func collect(e *jsonschema.ValidationError, doc map[string]any, cat *catalog, out *[]*Error, missing map[*Error]bool) {
 	switch e.ErrorKind.(type) {
 	case *kind.AnyOf, *kind.OneOf:
 		var live []*jsonschema.ValidationError
@@ -122,19 +173,35 @@ func collect(e *jsonschema.ValidationError, doc map[string]any, cat *catalog, ou
 			}
 		}
 		if len(live) == 1 {
-			collect(live[0], doc, cat, out)
+			collect(live[0], doc, cat, out, missing)
 			return
 		}
 		*out = append(*out, newErr(locPtr(e.InstanceLocation), ErrSchemaViolation, "value has an unexpected shape"))
 		return
 	}
+	if k, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+		// The causes point at the object, not at the offending key; name the key instead.
+		// The validator's InstanceLocation for this kind aliases a buffer it reuses for
+		// later siblings, so only its length is reliable: the object is found in doc.
+		at := filtersWithKey(doc, k.Property, len(e.InstanceLocation))
+		if strings.HasPrefix(at, "/relationships/") {
+			*out = append(*out, newErr(sub(at, k.Property), ErrUnknownField, "unknown relationship filter "+strconv.Quote(k.Property), "source_id", "target_id", "traversal_path"))
+			return
+		}
+		*out = append(*out, newErr(sub(at, k.Property), ErrUnknownField, "filter key "+strconv.Quote(k.Property)+" is not a valid name (lower-case letters, digits and _, at most 64 characters)"))
+		return
+	}
 	if len(e.Causes) > 0 {
 		for _, c := range e.Causes {
-			collect(c, doc, cat, out)
+			collect(c, doc, cat, out, missing)
 		}
 		return
 	}
-	*out = append(*out, translate(e, cat))
+	te := translate(e, cat)
+	if _, ok := e.ErrorKind.(*kind.Required); ok {
+		missing[te] = true
+	}
+	*out = append(*out, te)
 }
 
 func translate(e *jsonschema.ValidationError, cat *catalog) *Error {
@@ -158,8 +225,6 @@ func translate(e *jsonschema.ValidationError, cat *catalog) *Error {
 	case *kind.AdditionalProperties:
 		field := k.Properties[0]
 		return newErr(sub(at, field), ErrUnknownField, "unknown field "+strconv.Quote(field))
-	case *kind.PropertyNames:
-		return newErr(sub(at, k.Property), ErrUnknownField, "unknown field "+strconv.Quote(k.Property))
 	case *kind.Required:
 		return newErr(at, ErrSchemaViolation, "missing required field "+strconv.Quote(k.Missing[0]))
 	case *kind.MaxItems:

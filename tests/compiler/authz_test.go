@@ -46,7 +46,7 @@ var (
 	theWorld  *world
 )
 
-func loadWorld(t *testing.T) *world {
+func loadWorld(t testing.TB) *world {
 	engine(t)
 	worldOnce.Do(func() {
 		w := &world{nodePath: map[string]map[int64]string{}, edgePaths: map[edgeID][]string{}, floors: map[string]int{}, tables: map[string]string{}, maxID: map[string]int64{}}
@@ -153,7 +153,9 @@ var queryTemplates = []func(w *world, a, b int) string{
 
 // TestAuthorizationProperty: for random queries × random scopes over the seeded data, no
 // returned node or edge lies outside the caller's scopes, scoped results are a subset of the
-// admin result, and aggregate counts equal the count of rows the caller may see.
+// admin result, and aggregate counts equal the count of rows the caller may see. Variable-
+// length hops (traversal and aggregation) and paths equal, exactly, the walks over the
+// nodes and edges the caller may read, computed from plain SQL (walks_test.go).
 func TestAuthorizationProperty(t *testing.T) {
 	w := loadWorld(t)
 	seed := int64(20261121)
@@ -172,6 +174,10 @@ func TestAuthorizationProperty(t *testing.T) {
 	props := gopter.NewProperties(params)
 	genScope := gopter.CombineGens(gen.IntRange(0, len(w.paths)-1), gen.IntRange(0, len(levels)-1)).Map(func(v []any) scopeSpec {
 		return scopeSpec{w.paths[v[0].(int)], levels[v[1].(int)]}
+	})
+	top := topLevel(w)
+	genWideScope := gopter.CombineGens(gen.IntRange(0, len(top)-1), gen.OneConstOf(10, 20, 25)).Map(func(v []any) scopeSpec {
+		return scopeSpec{top[v[0].(int)], v[1].(int)}
 	})
 	props.Property("results stay inside the caller's scopes", prop.ForAll(
 		func(scopes []scopeSpec, tmpl, a, b int) string {
@@ -244,6 +250,25 @@ func TestAuthorizationProperty(t *testing.T) {
 		},
 		gen.SliceOfN(2, genScope),
 		gen.IntRange(0, 100),
+	))
+	props.Property("variable-length hops pass only through readable nodes", prop.ForAll(
+		func(scopes []scopeSpec, shape, lo int, rangeOnFrom bool) string {
+			return checkWalks(t, walkShapes[shape], callerWith(scopes...), rangeOnFrom, int64(lo))
+		},
+		// Wide scopes at the levels around the floors (10, 20, 25) make walks through
+		// nodes hidden from an otherwise readable neighbourhood likely.
+		gen.SliceOfN(3, gen.OneGenOf(genScope, genWideScope)),
+		gen.IntRange(0, len(walkShapes)-1),
+		gen.IntRange(1, 200),
+		gen.Bool(),
+	))
+	props.Property("paths pass only through readable nodes", prop.ForAll(
+		func(scopes []scopeSpec, u, lo int) string {
+			return checkPaths(t, callerWith(scopes...), int64(u), int64(lo))
+		},
+		gen.SliceOfN(3, genScope),
+		gen.IntRange(1, 40),
+		gen.IntRange(1, 200),
 	))
 	props.TestingRun(t)
 }

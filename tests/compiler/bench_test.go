@@ -3,8 +3,13 @@ package compilertest_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/graphwire/graphwire/compiler"
 
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
@@ -92,5 +97,54 @@ func BenchmarkEndToEnd(b *testing.B) {
 			b.ReportMetric(float64(formatT.Nanoseconds())/n, "format-ns/op")
 			b.ReportMetric(100*float64(total-execT)/float64(total), "overhead-%")
 		})
+	}
+}
+
+// scopeCaller returns a caller with n scopes at Developer level: the group and project paths
+// of the seeded graph (as many as fit), then children of those paths (covered by them, so
+// redundant) and paths of namespaces that do not exist, in a fixed shuffled order.
+func scopeCaller(w *world, n int) *compiler.Caller {
+	c := &compiler.Caller{Subject: "7"}
+	add := func(p string) {
+		if len(c.Scopes) < n {
+			c.Scopes = append(c.Scopes, compiler.Scope{Path: p, Level: 30})
+		}
+	}
+	for _, p := range w.paths {
+		add(p)
+	}
+	for i := 0; len(c.Scopes) < n; i++ {
+		if i%4 == 0 {
+			add(w.paths[i%len(w.paths)] + strconv.Itoa(900000+i) + "/") // covered by its parent
+		} else {
+			add(strconv.Itoa(800000+i) + "/" + strconv.Itoa(i%97+1) + "/") // no such namespace
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	r.Shuffle(len(c.Scopes), func(i, j int) { c.Scopes[i], c.Scopes[j] = c.Scopes[j], c.Scopes[i] })
+	return c
+}
+
+// BenchmarkScopeCount runs a neighbors query and a two-hop traversal for callers with 1,
+// 100, 1 000 and 10 000 scopes (the documented maximum) on the seeded graph: compile,
+// execute (with hydration) and build. Run it on the scale-1 graph with
+// GRAPHWIRE_SEED_SCALE=1.
+func BenchmarkScopeCount(b *testing.B) {
+	w := loadWorld(b)
+	queries := []struct{ name, query string }{
+		{"neighbors", `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":50}}],"neighbors":{"direction":"both"},"limit":100}`},
+		{"traversal", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3]},{"id":"mr","entity":"MergeRequest"},{"id":"p","entity":"Project"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"},{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`},
+	}
+	for _, q := range queries {
+		for _, n := range []int{1, 100, 1000, 10000} {
+			caller := scopeCaller(w, n)
+			b.Run(fmt.Sprintf("%s/scopes=%d", q.name, n), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := tryRun(b, q.query, caller); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -458,9 +458,21 @@ func TestCursorReplay(t *testing.T) {
 	}
 }
 
-// TestWideScopes runs the arrayExists form of the scope predicate (more than 64 paths).
+// TestWideScopes runs the set form of the scope predicate (more than 8 paths): paths of one
+// length, then the seeded graph's paths of many lengths with redundant and foreign ones, each
+// checked against plain SQL with one startsWith per scope.
 func TestWideScopes(t *testing.T) {
-	engine(t)
+	w := loadWorld(t)
+	for _, n := range []int{9, 300, 3000} {
+		c := scopeCaller(w, n)
+		for _, q := range []struct{ entity, table string }{{"MergeRequest", "gl_merge_request"}, {"Group", "gl_group"}} {
+			got := run(t, `{"query_type":"traversal","nodes":[{"id":"x","entity":"`+q.entity+`","id_range":{"start":1,"end":100000}}],"limit":1000}`, c)
+			want := int64s(plain(t, "SELECT id FROM "+q.table+" "+live+" AND id <= 100000 AND "+scopeSQL(c, w.floors[q.entity])+" ORDER BY id LIMIT 1000"))
+			if diff := cmp.Diff(want, nodeIDs(got, q.entity)); diff != "" {
+				t.Errorf("%d scopes, %s ids (-want +got):\n%s", n, q.entity, diff)
+			}
+		}
+	}
 	scopes := []scopeSpec{{"1/", 30}}
 	for i := range 70 {
 		scopes = append(scopes, scopeSpec{fmt.Sprintf("9%d/", 100+i), 30})
