@@ -10,14 +10,7 @@ import (
 // The reference statement of such a case follows the correct rule; the test passes while the
 // results differ and FAILS as soon as they agree, so the entry is removed together with the
 // compiler fix and cannot linger. An entry that names no case fails the test too.
-var knownMismatch = map[string]string{
-	// The compiler checks the scope of every edge of a variable-length walk but not the nodes
-	// between them: a walk through a tombstoned (or unreadable) intermediate group still
-	// reaches its projects. The churn tombstones such groups. Remove both entries with the
-	// compiler fix that checks every intermediate node against its entity's access floor.
-	"variable_length/admin":  "intermediate nodes of a variable-length walk are not checked",
-	"variable_length/scoped": "intermediate nodes of a variable-length walk are not checked",
-}
+var knownMismatch = map[string]string{}
 
 // TestReferenceSQLMatchesCompiled runs every case's compiled and reference statements on the
 // seeded, churned graph and requires the same columns and the same rows (compared as sorted

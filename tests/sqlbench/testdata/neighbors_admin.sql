@@ -9,15 +9,20 @@ WITH
         CAST(relationship_kind AS String) AS rel_kind, true AS outgoing
       FROM gl_edge FINAL
       PREWHERE source_kind = 'MergeRequest' AND source_id IN {mr_ids:Array(Int64)}
-        AND (relationship_kind, target_kind) IN (('HAS_LABEL', 'Label'), ('IN_MILESTONE', 'Milestone'), ('HAS_NOTE', 'Note'),
-          ('HAS_HEAD_PIPELINE', 'Pipeline'), ('TRIGGERED', 'Pipeline'), ('IN_PROJECT', 'Project'), ('FIXES', 'Vulnerability'), ('CLOSES', 'WorkItem'))
+        AND (relationship_kind, target_kind) IN (('CLOSES', 'WorkItem'), ('DEPLOYED_TO', 'Deployment'), ('FIXES', 'Vulnerability'),
+          ('HAS_DIFF', 'MergeRequestDiff'), ('HAS_HEAD_PIPELINE', 'Pipeline'), ('HAS_LABEL', 'Label'),
+          ('HAS_LATEST_DIFF', 'MergeRequestDiff'), ('HAS_NOTE', 'Note'), ('IN_MILESTONE', 'Milestone'),
+          ('IN_PROJECT', 'Project'), ('MERGED_AT_COMMIT', 'Commit'), ('SOURCE_PROJECT', 'Project'),
+          ('TRIGGERED', 'Pipeline'))
       WHERE NOT _deleted
       UNION ALL
       SELECT target_id AS center_id, source_id AS nbr_id, CAST(source_kind AS String) AS nbr_kind,
         CAST(relationship_kind AS String) AS rel_kind, false AS outgoing
       FROM gl_edge_by_target FINAL
       PREWHERE target_kind = 'MergeRequest' AND target_id IN {mr_ids:Array(Int64)}
-        AND relationship_kind IN ('ASSIGNED', 'AUTHORED', 'MERGED', 'REVIEWER') AND source_kind = 'User'
+        AND (relationship_kind, source_kind) IN (('APPROVED', 'User'), ('ASSIGNED', 'User'), ('AUTHORED', 'User'),
+          ('CLOSED', 'User'), ('CREATED_FOR_MR', 'Environment'), ('LAST_EDITED_BY', 'User'), ('MERGED', 'User'),
+          ('REVIEWER', 'User'), ('UPDATED_BY', 'User'))
       WHERE NOT _deleted
     )
   ) AS nb,
@@ -48,6 +53,22 @@ WITH
     UNION ALL
     SELECT id, 'WorkItem' AS kind FROM gl_work_item FINAL
     PREWHERE id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'WorkItem', nb))))
+    WHERE NOT _deleted
+    UNION ALL
+    SELECT id, 'Commit' AS kind FROM gl_commit FINAL
+    PREWHERE id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Commit', nb))))
+    WHERE NOT _deleted
+    UNION ALL
+    SELECT id, 'Deployment' AS kind FROM gl_deployment FINAL
+    PREWHERE id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Deployment', nb))))
+    WHERE NOT _deleted
+    UNION ALL
+    SELECT id, 'Environment' AS kind FROM gl_environment FINAL
+    PREWHERE id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Environment', nb))))
+    WHERE NOT _deleted
+    UNION ALL
+    SELECT id, 'MergeRequestDiff' AS kind FROM gl_merge_request_diff FINAL
+    PREWHERE id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'MergeRequestDiff', nb))))
     WHERE NOT _deleted
     UNION ALL
     SELECT id, 'User' AS kind FROM gl_user FINAL
