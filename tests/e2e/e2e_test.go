@@ -25,6 +25,7 @@ import (
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/config"
@@ -87,12 +88,15 @@ func chdbLibrary() string {
 	return chdb.CachedLibrary(cache)
 }
 
+// enginePool is the number of query connections of the test engine.
+const enginePool = 2
+
 func openSeeded(dir string) error {
 	lib := chdbLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh): %w", lib, err)
 	}
-	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: 2})
+	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: enginePool})
 	if err != nil {
 		return err
 	}
@@ -126,10 +130,17 @@ func listen(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As many query slots as engine connections (the pool of openSeeded),
+	// as serve does: admission is then the only, fair, queue.
+	adm, err := admission.New(admission.Options{MaxConcurrent: enginePool})
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := grpcsvc.Options{
 		Compiler: env.comp, Ontology: env.ont, Verifier: v,
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(),
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
+		Admission: adm,
 	}
 	if mutate != nil {
 		mutate(&opts)
