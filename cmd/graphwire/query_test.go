@@ -67,7 +67,7 @@ func TestRunQuery(t *testing.T) {
 			name:       "malformed JSON",
 			args:       []string{"--explain", `{"query_type":`},
 			wantCode:   exitFailure,
-			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at byte 14\n",
+			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
 		},
 		{name: "bad format", args: []string{"--format", "xml", "{}"}, wantCode: exitUsage},
 		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},
