@@ -72,7 +72,9 @@ func splitInput(data string, lim Limits) (string, []line, error) {
 	}
 	s := data
 	var header string
-	var lines []line
+	// One line per LF at most; the cap keeps a run of blank lines from
+	// reserving much more than the lines it will hold.
+	lines := make([]line, 0, min(strings.Count(data, "\n"), 1<<16))
 	num := 0
 	for len(s) > 0 || num == 0 {
 		num++
