@@ -411,22 +411,21 @@ func decodeGraphDelta(h *Header, lines []line, lim Limits) (*GraphDelta, error) 
 // the backing array of dst without allocating. It returns the fields that
 // fit and n, the number of fields s has (which may exceed len(dst)).
 func splitSpaces(s string, dst []string) ([]string, int) {
-	n := 0
-	for {
-		i := strings.IndexByte(s, ' ')
-		if n < len(dst) {
-			if i < 0 {
-				dst[n] = s
-			} else {
-				dst[n] = s[:i]
+	// Fields are short, so a byte loop beats IndexByte's call overhead.
+	n, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			if n < len(dst) {
+				dst[n] = s[start:i]
 			}
+			n++
+			start = i + 1
 		}
-		n++
-		if i < 0 {
-			break
-		}
-		s = s[i+1:]
 	}
+	if n < len(dst) {
+		dst[n] = s[start:]
+	}
+	n++
 	return dst[:min(n, len(dst))], n
 }
 

@@ -88,7 +88,9 @@ func splitInput(data string, lim Limits) (string, []line, error) {
 			return "", nil, synErr(num, 1, ErrLimit, "line longer than "+strconv.Itoa(lim.MaxLineLength)+" bytes")
 		}
 		t = strings.TrimSuffix(t, "\r")
-		t = strings.TrimRight(t, " \t")
+		for len(t) > 0 && (t[len(t)-1] == ' ' || t[len(t)-1] == '\t') {
+			t = t[:len(t)-1]
+		}
 		if num == 1 {
 			header = t
 			continue
@@ -100,7 +102,10 @@ func splitInput(data string, lim Limits) (string, []line, error) {
 		for sp < len(t) && t[sp] == ' ' {
 			sp++
 		}
-		body := strings.TrimLeft(t, " \t")
+		body := t[sp:]
+		for len(body) > 0 && (body[0] == ' ' || body[0] == '\t') {
+			body = body[1:]
+		}
 		if body == "#" || strings.HasPrefix(body, "# ") {
 			continue
 		}
