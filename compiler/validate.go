@@ -67,8 +67,13 @@ func validate(r *request, cat *catalog) error {
 			return undefined("/path/to", r.path.to)
 		}
 	}
-	// S3 property references.
+	// S3 property references. A property the caller's catalog view withholds (admin-only for
+	// a caller who is not an administrator, virtual without a stored value) is refused with
+	// its own reason, so the caller learns why rather than that it does not exist.
 	unknownProp := func(at string, e *entity, name string, options []string) error {
+		if p := e.withheld[name]; p != nil {
+			return withheldErr(at, e, p)
+		}
 		return newErr(at, ErrUnknownProperty, "unknown property "+strconv.Quote(name)+" on "+e.name+didYouMean(name, options), options...)
 	}
 	for _, n := range r.nodes {
@@ -159,6 +164,14 @@ func validate(r *request, cat *catalog) error {
 	}
 	// S11 caps, re-checked on the typed request.
 	return checkCaps(r)
+}
+
+// withheldErr refuses a property the caller's catalog view withholds (see [catalog.view]).
+func withheldErr(at string, e *entity, p *property) error {
+	if p.unserved() {
+		return newErr(at, ErrUnsupportedFeature, "property "+strconv.Quote(p.name)+" of "+e.name+" is virtual and graphwire does not hold its value (Orbit fetches it from the repository service); leave it out of the query")
+	}
+	return newErr(at, ErrAdminOnlyProperty, "property "+strconv.Quote(p.name)+" of "+e.name+" is readable by administrators only; leave it out, or select \"*\" or the default columns, which omit it for you")
 }
 
 func groupPtr(r *request, i int) string {
