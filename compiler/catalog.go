@@ -54,6 +54,7 @@ type property struct {
 	adminOnly  bool // readable by administrators only (ontology admin_only)
 	virtual    bool // Orbit fetches the value from a repository service (ontology virtual)
 	stored     bool // virtual, and graphwire's own column holds the value (ontology stored)
+	tokens     bool // word-searchable: token_match, all_tokens, any_tokens (ontology tokens)
 }
 
 // unserved reports whether p is a virtual property whose value graphwire does not hold: its
@@ -170,7 +171,7 @@ func newCatalog(ont *ontology.Ontology) *catalog {
 			e.props = append(e.props, &property{
 				name: op.Name, typ: op.Type, nullable: op.Nullable, enum: op.Enum,
 				filterable: op.Filterable, def: op.Default, longText: op.LongText,
-				adminOnly: op.AdminOnly, virtual: op.Virtual, stored: op.Stored,
+				adminOnly: op.AdminOnly, virtual: op.Virtual, stored: op.Stored, tokens: op.Tokens,
 			})
 		}
 		c.entities[e.name] = e

@@ -175,3 +175,29 @@ func TestVirtualProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestOrbitLeniency covers queries Orbit answers that graphwire used to refuse: eq, in,
+// order_by and group keys on the titles of merge requests, work items and vulnerabilities
+// (plain strings in Orbit, long text here before), order_by on long text without a
+// cursor, and neighbors whose relationship types cannot touch the center (no rows, not an
+// error).
+func TestOrbitLeniency(t *testing.T) {
+	c := newCompiler(t)
+	tests := []struct{ name, query string }{
+		{"eq on MergeRequest.title", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"title":"Fix login"}}]}`},
+		{"in on WorkItem.title", `{"query_type":"traversal","nodes":[{"id":"w","entity":"WorkItem","filters":{"title":["a","b"]}}]}`},
+		{"order_by Vulnerability.title", `{"query_type":"traversal","nodes":[{"id":"v","entity":"Vulnerability","node_ids":[1,2]}],"order_by":"-v.title","cursor":{"page_size":5}}`},
+		{"group by MergeRequest.title", `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged"}}],"group_by":["mr.title"],"aggregations":[{"count":"mr"}]}`},
+		{"min of MergeRequest.title", `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged"}}],"aggregations":[{"min":"mr.title"}]}`},
+		{"order_by long text without cursor", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2]}],"order_by":"mr.description"}`},
+		{"neighbors over a type that never touches the center", `{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1]}],"neighbors":{"direction":"incoming","rel_types":["AUTHORED"]}}`},
+		{"neighbors with no type in that direction", `{"query_type":"neighbors","nodes":[{"id":"p","entity":"Project","node_ids":[1]}],"neighbors":{"direction":"outgoing"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := c.Compile([]byte(tt.query), specCaller); err != nil {
+				t.Errorf("Compile: %v", err)
+			}
+		})
+	}
+}

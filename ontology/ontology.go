@@ -113,6 +113,11 @@ type Property struct {
 	// refuses to select it (UNSUPPORTED_FEATURE) rather than answer nulls. The loader accepts
 	// stored only together with virtual.
 	Stored bool
+	// Tokens marks a text property Orbit indexes for word search: the DSL's token_match,
+	// all_tokens and any_tokens operators apply to it, and the DDL gives it a ClickHouse text
+	// index (tokenizer splitByNonAlpha) that hasToken, hasAllTokens and hasAnyTokens use. The
+	// loader accepts it only on String or LowCardinality(String) properties without an enum.
+	Tokens bool
 }
 
 // Visible reports whether a reader sees p: administrators see every property, everyone else

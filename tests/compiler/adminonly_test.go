@@ -103,3 +103,31 @@ func TestAdminOnlyNeverReachesScopedCaller(t *testing.T) {
 		t.Fatal("username is admin-only; the refusal check above is wrong")
 	}
 }
+
+// TestNeighborsWithoutPossibleEdges: a neighbors query whose relationship types cannot link
+// the center in the requested direction answers with no edges and no neighbor nodes (as
+// Orbit does) instead of failing, for a named type and for the whole ontology.
+func TestNeighborsWithoutPossibleEdges(t *testing.T) {
+	engine(t)
+	for _, q := range []string{
+		`{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3]}],"neighbors":{"direction":"incoming","rel_types":["AUTHORED"]}}`,
+		`{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3]}],"neighbors":{"direction":"incoming"}}`,
+		`{"query_type":"neighbors","nodes":[{"id":"p","entity":"Project","node_ids":[1,2,3]}],"neighbors":{"direction":"outgoing"}}`,
+	} {
+		for _, caller := range []*compiler.Caller{admin, callerWith(scopeSpec{"1/", 50})} {
+			got := run(t, q, caller)
+			if len(got.Edges) != 0 {
+				t.Errorf("%s: %d edges, want none", q, len(got.Edges))
+			}
+			for _, n := range got.Nodes {
+				if n.Type != "User" && n.Type != "Project" {
+					t.Errorf("%s: neighbor node %s %d", q, n.Type, n.ID)
+				}
+			}
+		}
+	}
+	// The same center does have neighbors the other way, so the queries above could match.
+	if got := run(t, `{"query_type":"neighbors","nodes":[{"id":"p","entity":"Project","node_ids":[1,2,3]}],"neighbors":{"direction":"incoming"}}`, admin); len(got.Edges) == 0 {
+		t.Error("projects 1-3 have no incoming edges; the test proves nothing")
+	}
+}
