@@ -85,6 +85,10 @@ var errorCases = []errCase{
 	{name: "filter key not a name on a later node", query: `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"filters":{"username":"alice"}},{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","Sta-te":"x"}}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/nodes/1/filters/Sta-te"},
 	{name: "unknown relationship filter key", query: `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"mr","entity":"MergeRequest"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr","filters":{"weight":1}}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/relationships/0/filters/weight"},
 	{name: "misspelt required field", query: `{"Query_Type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}]}`, wantErr: compiler.ErrUnknownField, wantPath: "/Query_Type"},
+	{name: "group_by object with key only", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"group_by":[{"key":"mr.state"}],"aggregations":[{"count":"mr"}]}`, wantErr: compiler.ErrSchemaViolation, wantPath: "/group_by/0"},
+	{name: "sum of a node", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"sum":"mr"}]}`, wantErr: compiler.ErrSchemaViolation, wantPath: "/aggregations/0/sum"},
+	{name: "count target with two dots", query: `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"aggregations":[{"count":"mr.a.b"}]}`, wantErr: compiler.ErrSchemaViolation, wantPath: "/aggregations/0/count"},
+	{name: "null filter value", query: `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"milestone_id":null}}]}`, wantErr: compiler.ErrValueTypeMismatch, wantPath: "/nodes/0/filters/milestone_id"},
 	{name: "global node unscoped", query: `{"query_type":"aggregation","nodes":[{"id":"u","entity":"User","filters":{"state":"active"}}],"aggregations":[{"count":"u"}]}`, wantErr: compiler.ErrGlobalNodeUnscoped, wantPath: "/nodes/0"},
 }
 

@@ -277,6 +277,9 @@ func typedValue(at string, ft *filterTarget, v any) (any, error) {
 	mismatch := func(want string) error {
 		return newErr(at, ErrValueTypeMismatch, "value must be "+want)
 	}
+	if v == nil {
+		return nil, newErr(at, ErrValueTypeMismatch, "value must not be null; use {\"is_null\": true} to match missing values")
+	}
 	if ft.tpath {
 		s, ok := v.(string)
 		if !ok {
