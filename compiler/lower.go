@@ -116,6 +116,12 @@ func predExprs(t string, preds []*pred) []expr {
 			out = append(out, fn("startsWith", c, prm(p.val, typString)))
 		case "ends_with":
 			out = append(out, fn("endsWith", c, prm(p.val, typString)))
+		case "token_match":
+			out = append(out, fn("hasToken", c, prm(p.val, typString)))
+		case "all_tokens":
+			out = append(out, fn("hasAllTokens", c, prm(p.val, typString)))
+		case "any_tokens":
+			out = append(out, fn("hasAnyTokens", c, prm(p.val, typString)))
 		case "is_null":
 			out = append(out, &isNull{e: c})
 		case "is_not_null":

@@ -13,6 +13,7 @@ type nbrArm struct {
 	outgoing bool
 	kind     *entity
 	types    []string
+	never    bool // matches nothing (no type can link the center)
 }
 
 func (l *lowerer) neighborArms() []nbrArm {
@@ -49,7 +50,9 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	center := r.nodes[0]
 	arms := l.neighborArms()
 	if len(arms) == 0 {
-		return nil, newErr("/neighbors", ErrNoMatchingRelationship, "no relationship type touches "+center.ent.name)
+		// No relationship type links the center in this direction: like Orbit, answer with
+		// no rows. One arm that never matches keeps the statement's shape.
+		arms = []nbrArm{{outgoing: r.neighbors.direction != "incoming", kind: center.ent, never: true}}
 	}
 	var orderProp *property
 	desc := false
@@ -83,6 +86,9 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 				eq(col("t", "source_kind"), prm(arm.kind.name, typString)),
 				eq(col("t", "target_kind"), prm(center.ent.name, typString)),
 				in(col("t", "target_id"), idsFrom("c", "id")))
+		}
+		if arm.never {
+			x.where = append(x.where, litBool(false))
 		}
 		kscan := l.entityScan(arm.kind, in(col("t", "id"), idsFrom(xn, "nbr_id")))
 		kscan.cols = []selItem{as(col("t", "id"), "id")}
