@@ -134,4 +134,3 @@ func exportable(ont *ontology.Ontology, lower string) bool {
 	}
 	return false
 }
-
