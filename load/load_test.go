@@ -338,3 +338,5 @@ func TestValidation(t *testing.T) {
 		t.Errorf("skipped = %+v", rep.Skipped)
 	}
 }
+
+func ontLoad() (*ontology.Ontology, error) { return ontology.Load(ontologyfiles.Files()) }
