@@ -83,8 +83,9 @@ type FileReport struct {
 	Invalid int64 // rows refused or skipped
 }
 
-// Report is what [Load] did. RowsIn = Valid + Invalid; of the valid rows, Unchanged were
-// already in the graph exactly so and Written were written (upserts and tombstones);
+// Report is what [Load] did. RowsIn = Valid + Invalid; of the valid rows, Written were
+// written (upserts and tombstones) and Unchanged were not, being already in the graph exactly
+// so, tombstones of rows that are not live, or repeats of a key within the load;
 // Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
 // keys the load holds and Queryable how many of them a FINAL read finds after the load:
 // equal unless a row lost to a higher _version already in the graph.
