@@ -355,4 +355,3 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 	}
 	return d
 }
-
