@@ -32,17 +32,6 @@ func TestBenchUsage(t *testing.T) {
 	}
 }
 
-// requireCHDB skips when libchdb.so is missing, or fails under CI=true.
-func requireCHDB(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(chdbLibrary()); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and libchdb.so is missing at %s (run bash scripts/install-chdb.sh)", chdbLibrary())
-		}
-		t.Skipf("libchdb.so is missing at %s (run bash scripts/install-chdb.sh)", chdbLibrary())
-	}
-}
-
 // TestBench runs the whole command on the reduced corpus, with the seeded
 // embedded graph at a small scale and timings off, and checks what it
 // wrote. It is the only test of this package that opens chDB (one data

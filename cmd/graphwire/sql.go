@@ -26,11 +26,13 @@ type engineFlags struct {
 	embedded     string
 	clickhouse   string
 	memoryBudget byteSize
+	engineLog    string
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.embedded, "embedded", "", "data directory of the embedded engine (default ${GRAPHWIRE_DATA:-$HOME/.cache/graphwire/data})")
 	fs.StringVar(&f.clickhouse, "clickhouse", "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire")
+	fs.StringVar(&f.engineLog, "engine-log", "", "append the embedded engine's own log (warnings and worse) to this file; by default it is off")
 	fs.Var(&f.memoryBudget, "memory-budget", "memory the embedded engine may use in total, e.g. 8GiB; each statement gets at most budget/pool size; 0 = the engine's default (default half of physical memory or the cgroup limit)")
 }
 
@@ -120,7 +122,7 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), Logger: logger})
+	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
 }
 
 // sqlFlags are the parsed flags of graphwire sql.

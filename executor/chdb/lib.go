@@ -5,9 +5,11 @@ package chdb
 /*
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // The chDB C API (chdb.h of chDB 26.7), declared through opaque pointers so that no header and no
 // link-time dependency is needed: every function is resolved with dlsym after dlopen.
@@ -78,6 +80,25 @@ static gw_api *gw_load(const char *path, char **err) {
 static const char *gw_version(gw_api *a) { return a->version(); }
 static void gw_disable_signals(gw_api *a) { a->set_signal_handlers_enabled(0); }
 static void **gw_connect(gw_api *a, int argc, char **argv) { return a->connect(argc, argv); }
+
+// gw_connect_mute_stderr is gw_connect with file descriptor 2 pointed at /dev/null for the
+// duration of the call: an engine that boots with a log file announces it on standard error,
+// which belongs to the program.
+static void **gw_connect_mute_stderr(gw_api *a, int argc, char **argv) {
+	int saved = dup(2);
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved < 0 || null < 0) {
+		if (saved >= 0) close(saved);
+		if (null >= 0) close(null);
+		return a->connect(argc, argv);
+	}
+	dup2(null, 2);
+	close(null);
+	void **c = a->connect(argc, argv);
+	dup2(saved, 2);
+	close(saved);
+	return c;
+}
 static void gw_close(gw_api *a, void **c) { a->close_conn(c); }
 
 static void *gw_query(gw_api *a, void **c, const char *q, size_t qlen, const char *f, size_t flen,
@@ -170,8 +191,10 @@ type conn struct {
 	c   *unsafe.Pointer // chdb_connection*
 }
 
-// connect opens a connection with the given command-line style arguments (--path=…).
-func (l *lib) connect(args []string) (*conn, error) {
+// connect opens a connection with the given command-line style arguments (--path=…). With
+// muteStderr, whatever the engine prints on standard error during the call is discarded; use
+// it only where nothing else of the process writes there at the time (see Options.EngineLog).
+func (l *lib) connect(args []string, muteStderr bool) (*conn, error) {
 	argv := C.malloc(C.size_t(len(args)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
 	defer C.free(argv)
 	cargs := unsafe.Slice((**C.char)(argv), len(args)+1)
@@ -184,7 +207,12 @@ func (l *lib) connect(args []string) (*conn, error) {
 			C.free(unsafe.Pointer(p))
 		}
 	}()
-	c := C.gw_connect(l.api, C.int(len(args)), (**C.char)(argv))
+	var c *unsafe.Pointer
+	if muteStderr {
+		c = C.gw_connect_mute_stderr(l.api, C.int(len(args)), (**C.char)(argv))
+	} else {
+		c = C.gw_connect(l.api, C.int(len(args)), (**C.char)(argv))
+	}
 	if c == nil {
 		return nil, errors.New("chdb_connect returned no connection")
 	}
