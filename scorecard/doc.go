@@ -23,5 +23,7 @@
 //	_ = scorecard.WriteChart(png, res)
 //
 // It imports the codecs and formatter, so it sits beside them rather than in
-// internal/ (the bottom layer); only cmd/graphwire imports it.
+// internal/ (the bottom layer). Only the scorecard build of cmd/graphwire
+// (go build -tags scorecard; make bench) imports it, so the plotting stack
+// behind [WriteChart] (gonum/plot) stays out of the binary users run.
 package scorecard

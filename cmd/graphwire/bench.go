@@ -1,3 +1,5 @@
+//go:build scorecard
+
 package main
 
 import (
