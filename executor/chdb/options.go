@@ -13,7 +13,8 @@ import (
 const LibraryVersion = "26.7.3-stable.1"
 
 // CachedLibrary returns where scripts/install-chdb.sh puts libchdb.so under the cache directory
-// cacheDir (${GRAPHWIRE_CACHE:-$HOME/.cache/graphwire}).
+// cacheDir: $GRAPHWIRE_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire for the CLI and the
+// script.
 func CachedLibrary(cacheDir string) string {
 	return filepath.Join(cacheDir, "chdb", LibraryVersion, "libchdb.so")
 }
