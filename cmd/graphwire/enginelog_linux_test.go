@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -116,4 +118,54 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 		t.Fatalf("open pseudo-terminal %d: %v", n, err)
 	}
 	return master, slave
+}
+
+// TestLockedDataDirectoryIsOneLine: when another process has the data directory open, the
+// engine's own complaint does not go to stderr on its own line; it is part of the one error
+// line graphwire prints.
+func TestLockedDataDirectoryIsOneLine(t *testing.T) {
+	requireCHDB(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	if out, err := child(t, "run", "seed", "--embedded", dir, "--scale", "0.02").CombinedOutput(); err != nil {
+		t.Fatalf("seed: %v\n%s", err, out)
+	}
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	holder := child(t, "run", "serve", "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret)
+	logs, err := holder.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		holder.Process.Kill()
+		holder.Wait()
+	}()
+	sc := bufio.NewScanner(logs)
+	for !bytes.Contains(sc.Bytes(), []byte(`"msg":"listening"`)) {
+		if !sc.Scan() {
+			t.Fatalf("serve ended before listening: %v", sc.Err())
+		}
+	}
+	go io.Copy(io.Discard, logs)
+
+	var stdout, stderr bytes.Buffer
+	q := child(t, "run", "query", "--embedded", dir, "--admin", userQuery)
+	q.Stdout, q.Stderr = &stdout, &stderr
+	err = q.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitFailure {
+		t.Fatalf("query on a locked directory: %v, want exit %d; stderr:\n%s", err, exitFailure, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "graphwire query: ") || !strings.Contains(lines[0], "Cannot lock file") {
+		t.Errorf("stderr is not one graphwire line giving the engine's reason:\n%s", stderr.String())
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout not empty: %q", stdout.String())
+	}
 }

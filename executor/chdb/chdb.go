@@ -110,7 +110,7 @@ func Open(opts Options) (*Executor, error) {
 	if opts.MemoryBudget > 0 {
 		writerArgs = append(writerArgs, fmt.Sprintf("--max_server_memory_usage=%d", opts.MemoryBudget))
 	}
-	if e.writer, err = l.connect(writerArgs, opts.EngineLog != ""); err != nil {
+	if e.writer, err = l.connectQuiet(writerArgs); err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS " + opts.Database, "USE " + opts.Database} {
@@ -122,7 +122,7 @@ func Open(opts Options) (*Executor, error) {
 	if opts.MemoryBudget > 0 {
 		e.checkBudget()
 	}
-	if e.ctl, err = l.connect(append([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}, logArgs...), false); err != nil {
+	if e.ctl, err = l.connect(append([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}, logArgs...)); err != nil {
 		e.closeAll()
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
@@ -167,7 +167,7 @@ func (e *Executor) checkBudget() {
 
 func (e *Executor) newQueryConn() (*conn, error) {
 	const op = "open chdb connection"
-	c, err := e.lib.connect(e.connArgs, false)
+	c, err := e.lib.connect(e.connArgs)
 	if err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
@@ -216,7 +216,7 @@ func (e *Executor) kill(marker string) {
 func (e *Executor) replaceWriter() {
 	e.writer.close()
 	e.writer = nil
-	c, err := e.lib.connect(append([]string{"graphwire", "--path=" + e.opts.Path}, e.logArgs...), false)
+	c, err := e.lib.connect(append([]string{"graphwire", "--path=" + e.opts.Path}, e.logArgs...))
 	if err != nil {
 		e.opts.Logger.Error("chdb reconnect", "error", err)
 		return

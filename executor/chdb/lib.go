@@ -5,7 +5,6 @@ package chdb
 /*
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,19 +80,15 @@ static const char *gw_version(gw_api *a) { return a->version(); }
 static void gw_disable_signals(gw_api *a) { a->set_signal_handlers_enabled(0); }
 static void **gw_connect(gw_api *a, int argc, char **argv) { return a->connect(argc, argv); }
 
-// gw_connect_mute_stderr is gw_connect with file descriptor 2 pointed at /dev/null for the
-// duration of the call: an engine that boots with a log file announces it on standard error,
-// which belongs to the program.
-static void **gw_connect_mute_stderr(gw_api *a, int argc, char **argv) {
+// gw_connect_stderr_to is gw_connect with file descriptor 2 pointed at out for the duration of
+// the call: the engine prints its boot problems (and the news that it logs to a file) there, and
+// standard error belongs to the program.
+static void **gw_connect_stderr_to(gw_api *a, int argc, char **argv, int out) {
 	int saved = dup(2);
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (saved < 0 || null < 0) {
-		if (saved >= 0) close(saved);
-		if (null >= 0) close(null);
+	if (saved < 0) {
 		return a->connect(argc, argv);
 	}
-	dup2(null, 2);
-	close(null);
+	dup2(out, 2);
 	void **c = a->connect(argc, argv);
 	dup2(saved, 2);
 	close(saved);
@@ -130,8 +125,11 @@ static void gw_insert_destroy(gw_api *a, void *s) { a->destroy_insert_stream(s);
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"time"
 	"unsafe"
@@ -191,10 +189,33 @@ type conn struct {
 	c   *unsafe.Pointer // chdb_connection*
 }
 
-// connect opens a connection with the given command-line style arguments (--path=…). With
-// muteStderr, whatever the engine prints on standard error during the call is discarded; use
-// it only where nothing else of the process writes there at the time (see Options.EngineLog).
-func (l *lib) connect(args []string, muteStderr bool) (*conn, error) {
+// connect opens a connection with the given command-line style arguments (--path=…).
+func (l *lib) connect(args []string) (*conn, error) { return l.connectTo(args, nil) }
+
+// connectQuiet is connect with whatever the engine writes to standard error during the call
+// kept off the process's stderr: it becomes part of the error when the connection fails and
+// is dropped otherwise. Use it only where nothing else of the process writes to stderr at the
+// time (Open's first connection), since those writes would be caught too.
+func (l *lib) connectQuiet(args []string) (*conn, error) {
+	f, err := os.CreateTemp("", "graphwire-chdb-stderr-")
+	if err != nil {
+		return l.connect(args)
+	}
+	defer f.Close()
+	os.Remove(f.Name()) // the open descriptor keeps it
+	c, err := l.connectTo(args, f)
+	if err != nil {
+		if _, serr := f.Seek(0, io.SeekStart); serr == nil {
+			if said, _ := io.ReadAll(io.LimitReader(f, 4096)); len(bytes.TrimSpace(said)) > 0 {
+				err = fmt.Errorf("%w: %s", err, bytes.Join(bytes.Fields(said), []byte(" ")))
+			}
+		}
+	}
+	return c, err
+}
+
+// connectTo opens a connection; with stderr set, file descriptor 2 points at it during the call.
+func (l *lib) connectTo(args []string, stderr *os.File) (*conn, error) {
 	argv := C.malloc(C.size_t(len(args)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
 	defer C.free(argv)
 	cargs := unsafe.Slice((**C.char)(argv), len(args)+1)
@@ -208,8 +229,8 @@ func (l *lib) connect(args []string, muteStderr bool) (*conn, error) {
 		}
 	}()
 	var c *unsafe.Pointer
-	if muteStderr {
-		c = C.gw_connect_mute_stderr(l.api, C.int(len(args)), (**C.char)(argv))
+	if stderr != nil {
+		c = C.gw_connect_stderr_to(l.api, C.int(len(args)), (**C.char)(argv), C.int(stderr.Fd()))
 	} else {
 		c = C.gw_connect(l.api, C.int(len(args)), (**C.char)(argv))
 	}

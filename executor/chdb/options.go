@@ -55,9 +55,11 @@ type Options struct {
 	// the engine's log off. Left to itself, chDB writes its log to the process's stderr
 	// whenever that is a terminal, in colour and in the middle of whatever the program prints
 	// there; graphwire never lets it. Like MemoryBudget, it is read when the engine boots.
-	// An engine that boots with a log file announces that on standard error, so Open points
-	// file descriptor 2 at /dev/null for the one call that boots it: what another goroutine
-	// writes to standard error at that moment is lost too.
+	// The engine also prints on standard error while it boots (that it logs to a file, or why
+	// it cannot start, such as a data directory another process has open). Open points file
+	// descriptor 2 at a temporary file for that one call and puts what was said into its
+	// error when the boot fails, so what another goroutine writes to stderr at that moment is
+	// caught too.
 	EngineLog string
 	// EngineLogLevel is the least severe engine message written to EngineLog: one of
 	// EngineLogLevels. Default "warning". Ignored when EngineLog is empty.
