@@ -100,7 +100,8 @@ func (o Options) withDefaults() Options {
 }
 
 // logArgs are the connection arguments that route the engine's log: never to the console, and
-// to EngineLog when one is set. Every connection gets them, so whichever one boots the engine
+// to EngineLog when one is set, written synchronously (with the engine's asynchronous logger a
+// message could still be queued when the statement that caused it has returned). Every connection gets them, so whichever one boots the engine
 // configures its logger the same way.
 func (o Options) logArgs() ([]string, error) {
 	if o.EngineLog == "" {
@@ -109,5 +110,5 @@ func (o Options) logArgs() ([]string, error) {
 	if !slices.Contains(EngineLogLevels, o.EngineLogLevel) {
 		return nil, fmt.Errorf("engine log level %q is not one of %v", o.EngineLogLevel, EngineLogLevels)
 	}
-	return []string{"--logger.console=0", "--logger.log=" + o.EngineLog, "--log-level=" + o.EngineLogLevel}, nil
+	return []string{"--logger.console=0", "--logger.async=0", "--logger.log=" + o.EngineLog, "--log-level=" + o.EngineLogLevel}, nil
 }
