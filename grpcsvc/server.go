@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
+
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -54,6 +58,10 @@ type Options struct {
 	// the service faces of a process so a caller's limit holds across them;
 	// nil means a controller with admission's defaults, for this server only.
 	Admission *admission.Controller
+	// HealthInterval is how often [Server.WatchHealth] checks that the
+	// engine answers and holds a complete graph; 0 means
+	// [DefaultHealthInterval].
+	HealthInterval time.Duration
 	// Logger receives one line per call; nil discards.
 	Logger *slog.Logger
 }
@@ -67,6 +75,13 @@ type Server struct {
 	verifier *auth.Verifier
 	log      *slog.Logger
 	opts     Options
+
+	// health is the standard health service, shared by every
+	// [Server.GRPCServer]; healthLast is the last status a check set, to
+	// log changes only.
+	health     *health.Server
+	healthMu   sync.Mutex
+	healthLast healthpb.HealthCheckResponse_ServingStatus
 }
 
 // New returns a server that runs queries on exec and formats them with reg.
@@ -88,6 +103,9 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if opts.MaxQueryBytes == 0 {
 		opts.MaxQueryBytes = 131072
 	}
+	if opts.HealthInterval == 0 {
+		opts.HealthInterval = DefaultHealthInterval
+	}
 	if opts.StreamChunkBytes == 0 {
 		opts.StreamChunkBytes = 32 << 10
 	}
@@ -107,7 +125,11 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 			return nil, fmt.Errorf("grpcsvc: %w", err)
 		}
 	}
-	return &Server{pipe: pipe, reg: pipe.Registry(), verifier: opts.Verifier, log: log, opts: opts}, nil
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(pb.QueryService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	return &Server{pipe: pipe, reg: pipe.Registry(), verifier: opts.Verifier, log: log, opts: opts,
+		health: hs, healthLast: healthpb.HealthCheckResponse_SERVING}, nil
 }
 
 // Admission returns the controller that hands out this server's query

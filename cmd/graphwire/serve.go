@@ -27,14 +27,15 @@ import (
 
 // serveFlags are the flags of "graphwire serve".
 type serveFlags struct {
-	engine     engineFlags
-	listen     string
-	secretFile string
-	issuer     string
-	audience   string
-	stopGrace  time.Duration
-	admission  admission.Options
-	mcpListen  string
+	engine      engineFlags
+	listen      string
+	secretFile  string
+	issuer      string
+	audience    string
+	stopGrace   time.Duration
+	admission   admission.Options
+	mcpListen   string
+	healthEvery time.Duration
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
@@ -47,6 +48,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.issuer, "jwt-issuer", "", "required JWT iss claim (empty accepts any)")
 	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "required JWT aud claim")
 	fs.StringVar(&f.mcpListen, "mcp-listen", "", "also serve MCP (streamable HTTP at /mcp) on this address, with the same bearer JWTs")
+	fs.DurationVar(&f.healthEvery, "health-interval", grpcsvc.DefaultHealthInterval, "how often the health service checks that the engine answers and holds a complete graph")
 	fs.DurationVar(&f.stopGrace, "shutdown-grace", 10*time.Second, "time to finish in-flight calls on SIGTERM")
 	fs.IntVar(&f.admission.MaxConcurrent, "max-concurrent", admission.DefaultMaxConcurrent, "queries running at once over all callers")
 	fs.IntVar(&f.admission.MaxPerCaller, "max-per-caller", 0, "queries one caller (user) runs at once, and may have waiting (0: half of --max-concurrent)")
@@ -106,23 +108,36 @@ func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipel
 }
 
 func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience})
+	return newServiceWith(eng, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
+}
+
+// serviceOptions are what serve sets of the service beyond the engine.
+type serviceOptions struct {
+	Keys             [][]byte // HMAC keys; tokens signed with any verify
+	Issuer, Audience string
+	Admission        admission.Options
+	HealthInterval   time.Duration
+	Logger           *slog.Logger
+}
+
+func newServiceWith(eng engine, o serviceOptions) (*service, error) {
+	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, Issuer: o.Issuer, Audience: o.Audience})
 	if err != nil {
 		return nil, err
 	}
-	pipe, err := newPipeline(eng, adm, logger)
+	pipe, err := newPipeline(eng, o.Admission, o.Logger)
 	if err != nil {
 		return nil, err
 	}
 	srv, err := grpcsvc.New(eng, pipe.Registry(), grpcsvc.Options{
 		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
-		Logger: logger,
+		HealthInterval: o.HealthInterval, Logger: o.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	m, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Logger: logger})
+	m, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +165,8 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return exitFailure
 	}
 	defer eng.Close()
-	svc, err := newService(eng, secret, f.issuer, f.audience, f.admission, logger)
+	svc, err := newServiceWith(eng, serviceOptions{Keys: [][]byte{secret}, Issuer: f.issuer, Audience: f.audience,
+		Admission: f.admission, HealthInterval: f.healthEvery, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
 		return exitFailure
@@ -182,9 +198,15 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 
 // serveUntilDone serves gRPC on lis, and MCP over streamable HTTP on
 // mcpLis when it is set, until ctx ends, then stops both gracefully,
-// falling back to a hard stop after grace.
+// falling back to a hard stop after grace. Meanwhile a watcher keeps the
+// health status in step with the engine; from the start of the shutdown
+// it is NOT_SERVING.
 func serveUntilDone(ctx context.Context, svc *service, lis, mcpLis net.Listener, grace time.Duration) error {
 	g := svc.server.GRPCServer()
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { svc.server.WatchHealth(wctx); close(watched) }()
+	defer func() { stopWatch(); <-watched }()
 	errc := make(chan error, 2)
 	go func() { errc <- g.Serve(lis) }()
 	var hs *http.Server
@@ -207,6 +229,8 @@ func serveUntilDone(ctx context.Context, svc *service, lis, mcpLis net.Listener,
 		return err
 	case <-ctx.Done():
 	}
+	// Draining: health says NOT_SERVING while in-flight calls finish.
+	svc.server.Drain()
 	done := make(chan struct{})
 	go func() { g.GracefulStop(); close(done) }()
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
