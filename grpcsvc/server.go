@@ -17,6 +17,7 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // Options configures a [Server]. Compiler, Ontology and Verifier are
@@ -62,7 +63,13 @@ type Options struct {
 	// engine answers and holds a complete graph; 0 means
 	// [DefaultHealthInterval].
 	HealthInterval time.Duration
-	// Logger receives one line per call; nil discards.
+	// Metrics counts and times every call (face "grpc"); nil records
+	// nothing. Set the same metrics in the pipeline's options for engine and
+	// format series.
+	Metrics *telemetry.Metrics
+	// Logger receives one line per call; nil discards. Records carry the
+	// request's context: wrap the handler with [telemetry.NewLogHandler] to
+	// add request_id to every line.
 	Logger *slog.Logger
 }
 
@@ -119,7 +126,7 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 		pipe, err = pipeline.New(exec, pipeline.Options{
 			Compiler: opts.Compiler, Ontology: opts.Ontology, Registry: reg, Admission: opts.Admission,
 			GraphSnapshots: opts.GraphSnapshots, GraphSnapshotTTL: opts.GraphSnapshotTTL,
-			DSLSchema: opts.DSLSchema, DSLVersion: opts.DSLVersion, Logger: log,
+			DSLSchema: opts.DSLSchema, DSLVersion: opts.DSLVersion, Metrics: opts.Metrics, Logger: log,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("grpcsvc: %w", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // Options configures a [Server]. Pipeline is required, and Verifier for
@@ -30,6 +31,9 @@ type Options struct {
 	DefaultTimeout time.Duration
 	// SessionTimeout closes idle HTTP sessions; 0 means 30 min.
 	SessionTimeout time.Duration
+	// Metrics counts and times every tool call (face "mcp"); nil records
+	// nothing.
+	Metrics *telemetry.Metrics
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
@@ -23,6 +25,7 @@ import (
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // serveFlags are the flags of "graphwire serve".
@@ -86,11 +89,25 @@ type service struct {
 	server *grpcsvc.Server
 	mcp    *mcpsvc.Server
 	engine engine
+	// metrics is nil unless serviceOptions.Metrics was set.
+	metrics *telemetry.Metrics
+	// grpcOpts are extra options of the gRPC server.
+	grpcOpts []grpc.ServerOption
 }
 
 // newPipeline loads the ontology and builds the shared request pipeline
 // with one admission controller for every face.
 func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
+	ctl, err := admission.New(adm)
+	if err != nil {
+		return nil, err
+	}
+	return buildPipeline(eng, ctl, nil, logger)
+}
+
+// buildPipeline builds the request pipeline over ctl, recording into m
+// when it is set.
+func buildPipeline(eng engine, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return nil, err
@@ -99,12 +116,8 @@ func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipel
 	if err != nil {
 		return nil, err
 	}
-	ctl, err := admission.New(adm)
-	if err != nil {
-		return nil, err
-	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Logger: logger})
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
 }
 
 func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
@@ -117,7 +130,11 @@ type serviceOptions struct {
 	Issuer, Audience string
 	Admission        admission.Options
 	HealthInterval   time.Duration
-	Logger           *slog.Logger
+	// Metrics makes the service record Prometheus metrics (service.metrics).
+	Metrics bool
+	// GRPC are extra gRPC server options (TLS, keepalive, limits).
+	GRPC   []grpc.ServerOption
+	Logger *slog.Logger
 }
 
 func newServiceWith(eng engine, o serviceOptions) (*service, error) {
@@ -125,23 +142,33 @@ func newServiceWith(eng engine, o serviceOptions) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	pipe, err := newPipeline(eng, o.Admission, o.Logger)
+	ctl, err := admission.New(o.Admission)
+	if err != nil {
+		return nil, err
+	}
+	var m *telemetry.Metrics
+	if o.Metrics {
+		if m, err = telemetry.New(telemetry.Options{Admission: ctl, Process: true}); err != nil {
+			return nil, err
+		}
+	}
+	pipe, err := buildPipeline(eng, ctl, m, o.Logger)
 	if err != nil {
 		return nil, err
 	}
 	srv, err := grpcsvc.New(eng, pipe.Registry(), grpcsvc.Options{
 		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
-		HealthInterval: o.HealthInterval, Logger: o.Logger,
+		HealthInterval: o.HealthInterval, Metrics: m, Logger: o.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	m, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Logger: o.Logger})
+	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
-	return &service{pipe: pipe, server: srv, mcp: m, engine: eng}, nil
+	return &service{pipe: pipe, server: srv, mcp: mc, engine: eng, metrics: m, grpcOpts: o.GRPC}, nil
 }
 
 func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
@@ -202,7 +229,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 // health status in step with the engine; from the start of the shutdown
 // it is NOT_SERVING.
 func serveUntilDone(ctx context.Context, svc *service, lis, mcpLis net.Listener, grace time.Duration) error {
-	g := svc.server.GRPCServer()
+	g := svc.server.GRPCServer(svc.grpcOpts...)
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() { svc.server.WatchHealth(wctx); close(watched) }()
