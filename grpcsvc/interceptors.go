@@ -71,9 +71,10 @@ func (s *Server) withDeadline(ctx context.Context) (context.Context, context.Can
 	return context.WithTimeout(ctx, limit)
 }
 
-// beginCall gives a call its request id — a sane incoming x-request-id or
-// a new one — in ctx, and sends it back in the response headers.
-func (s *Server) beginCall(ctx context.Context) (context.Context, *telemetry.Call) {
+// beginCall gives a call of method its request id — a sane incoming
+// x-request-id or a new one — in ctx, sends it back in the response
+// headers, and logs the start at debug level.
+func (s *Server) beginCall(ctx context.Context, method string) (context.Context, *telemetry.Call) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	incoming := ""
 	if v := md.Get(requestIDHeader); len(v) == 1 {
@@ -83,7 +84,9 @@ func (s *Server) beginCall(ctx context.Context) (context.Context, *telemetry.Cal
 	// The header goes out with the first response message or the status;
 	// an error here means the transport is gone, which the call will see.
 	_ = grpc.SetHeader(ctx, metadata.Pairs(requestIDHeader, c.ID))
-	return telemetry.WithCall(ctx, c), c
+	ctx = telemetry.WithCall(ctx, c)
+	s.log.DebugContext(ctx, "rpc_started", "method", method)
+	return ctx, c
 }
 
 // requestIDHeader is the metadata key of request ids, both ways.
@@ -91,7 +94,7 @@ const requestIDHeader = "x-request-id"
 
 func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
-	ctx, call := s.beginCall(ctx)
+	ctx, call := s.beginCall(ctx, info.FullMethod)
 	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {
@@ -115,7 +118,7 @@ func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 
 func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 	start := time.Now()
-	ctx, call := s.beginCall(ss.Context())
+	ctx, call := s.beginCall(ss.Context(), info.FullMethod)
 	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {

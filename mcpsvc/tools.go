@@ -65,14 +65,15 @@ func (s *Server) register() {
 
 type toolFunc func(ctx context.Context, req *mcp.CallToolRequest, claims *auth.Claims, args json.RawMessage) (*mcp.CallToolResult, error)
 
-// wrap authenticates, bounds the time of, recovers and logs one tool call;
-// the error a tool returns becomes an isError result (errorResult).
+// wrap authenticates, bounds the time of, recovers, counts and logs one
+// tool call, and puts its request id in the result's _meta.request_id; the
+// error a tool returns becomes an isError result (errorResult).
 func (s *Server) wrap(name string, f toolFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		incoming := ""
 		if req.Extra != nil && req.Extra.Header != nil {
-			incoming = req.Extra.Header.Get("X-Request-Id")
+			incoming = req.Extra.Header.Get(RequestIDHeader)
 		}
 		call := &telemetry.Call{ID: telemetry.RequestID(incoming)}
 		ctx = telemetry.WithCall(ctx, call)
@@ -93,6 +94,12 @@ func (s *Server) wrap(name string, f toolFunc) mcp.ToolHandler {
 			attrs = append(attrs, "code", code)
 			if call.QueryType != "" {
 				attrs = append(attrs, "query_type", call.QueryType)
+			}
+			if res != nil {
+				if res.Meta == nil {
+					res.Meta = mcp.Meta{}
+				}
+				res.Meta["request_id"] = call.ID
 			}
 			s.opts.Metrics.Request("mcp", name, code, call.QueryType, time.Since(start))
 			s.log.InfoContext(ctx, "mcp_tool", attrs...)
