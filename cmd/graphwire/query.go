@@ -41,8 +41,9 @@ type queryFlags struct {
 	llmFormat string
 	explain   bool
 	query     []byte
-	server    string // client mode: the address of a graphwire server
-	token     string // client mode: the bearer JWT
+	server    string    // client mode: the address of a graphwire server
+	token     string    // client mode: the bearer JWT
+	tls       clientTLS // client mode: TLS to the server
 }
 
 func parseQueryFlags(args []string, stdin io.Reader, stderr io.Writer) (queryFlags, error) {
@@ -62,6 +63,7 @@ func parseQueryFlags(args []string, stdin io.Reader, stderr io.Writer) (queryFla
 	fs.BoolVar(&f.explain, "explain", false, "print the compiled SQL and parameters instead of running it")
 	fs.StringVar(&f.server, "server", "", "send the query to a graphwire server at ADDR instead of running it locally")
 	fs.StringVar(&f.token, "token", "", "bearer JWT for --server (or GRAPHWIRE_TOKEN)")
+	f.tls.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
