@@ -94,14 +94,16 @@ const requestIDHeader = "x-request-id"
 
 func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
-	ctx, call := s.beginCall(ctx, info.FullMethod)
+	callCtx, call := s.beginCall(ctx, info.FullMethod)
+	ctx = callCtx
 	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.ErrorContext(ctx, "panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+			s.log.ErrorContext(callCtx, "panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
 			resp, err = nil, status.Error(codes.Internal, "internal error")
 		}
-		s.logCall(ctx, info.FullMethod, call, claims, start, err)
+		// callCtx, not ctx: a refused call's ctx is nil.
+		s.logCall(callCtx, info.FullMethod, call, claims, start, err)
 	}()
 	ctx, err = s.authenticate(ctx, info.FullMethod)
 	if err != nil {
@@ -118,14 +120,16 @@ func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 
 func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 	start := time.Now()
-	ctx, call := s.beginCall(ss.Context(), info.FullMethod)
+	callCtx, call := s.beginCall(ss.Context(), info.FullMethod)
+	ctx := callCtx
 	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.ErrorContext(ctx, "panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+			s.log.ErrorContext(callCtx, "panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
 			err = status.Error(codes.Internal, "internal error")
 		}
-		s.logCall(ctx, info.FullMethod, call, claims, start, err)
+		// callCtx, not ctx: a refused call's ctx is nil.
+		s.logCall(callCtx, info.FullMethod, call, claims, start, err)
 	}()
 	ctx, err = s.authenticate(ctx, info.FullMethod)
 	if err != nil {
