@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/graphwire/graphwire/admission"
+	"github.com/graphwire/graphwire/gcf"
 )
 
 // Options configures [New]. The zero value is valid.
@@ -93,6 +94,17 @@ func New(opts Options) (*Metrics, error) {
 		if err := m.reg.Register(c); err != nil {
 			return nil, err
 		}
+	}
+	// Label values known in advance are exported from the start, at 0, so
+	// a scrape shows every series and rate() sees the first increment.
+	for _, l := range []admission.Limit{admission.LimitCaller, admission.LimitServer, admission.LimitQueue} {
+		m.rejections.WithLabelValues(string(l))
+	}
+	for _, o := range []gcf.Outcome{gcf.OutcomeFull, gcf.OutcomeDelta, gcf.OutcomeUnchanged} {
+		m.graphAnswers.WithLabelValues(o.String())
+	}
+	for _, r := range []string{"hit", "miss"} {
+		m.snapshotLookups.WithLabelValues(r)
 	}
 	return m, nil
 }

@@ -186,6 +186,10 @@ func TestServeTLSMetrics(t *testing.T) {
 		{"graphwire_format_duration_seconds", map[string]string{"format": "json"}, 3},
 		{"graphwire_admission_slots_in_use", map[string]string{}, 0},
 		{"graphwire_admission_slots", map[string]string{}, 4},
+		// Known label values are exported at 0 before they occur.
+		{"graphwire_admission_rejections_total", map[string]string{"limit": "server"}, 0},
+		{"graphwire_graph_answers_total", map[string]string{"outcome": "delta"}, 0},
+		{"graphwire_graph_snapshot_lookups_total", map[string]string{"result": "miss"}, 0},
 	}
 	for _, tt := range tests {
 		if got := sample(fams, tt.name, tt.labels); got != tt.want {
