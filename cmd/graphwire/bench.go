@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -41,47 +41,29 @@ type benchFlags struct {
 	reduced  bool
 }
 
-func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
+func newBenchCmd(s streams) *cobra.Command {
 	var f benchFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := &cobra.Command{
+		Use:   "bench [flags]",
+		Short: "measure every output format over the fixed corpus; write docs/scorecard.md and docs/scorecard.png",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.scale <= 0 {
+				return usageErrorf("--scale must be positive")
+			}
+			return bench(cmd.Context(), f, s.stdout, s.stderr)
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.out, "out", "docs/scorecard.md", "Markdown report to write")
 	fs.StringVar(&f.chart, "chart", "docs/scorecard.png", "PNG chart to write")
 	fs.BoolVar(&f.noTiming, "no-timing", false, "skip the encode/decode speed measurement")
 	fs.Float64Var(&f.scale, "scale", 0.2, "seed scale of the embedded graph the query results come from (1 ≈ 10k nodes)")
-	fs.StringVar(&f.data, "data", "", "embedded data directory for the seeded graph (default: a temporary directory, removed afterwards)")
+	fs.StringVar(&f.data, "embedded", "", "data directory of the embedded engine for the seeded graph (default: a temporary directory, removed afterwards)")
+	deprecatedAlias(fs, "embedded", "data", s.stderr)
 	fs.BoolVar(&f.seeded, "seeded", true, "include query results from the seeded embedded graph (needs libchdb.so)")
 	fs.BoolVar(&f.reduced, "reduced", false, "measure a reduced corpus (for quick checks; the scorecard uses the full one)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire bench [--out FILE] [--chart FILE] [--no-timing] [--scale N]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return f, errors.New("unexpected arguments")
-	}
-	if f.scale <= 0 {
-		return f, errors.New("--scale must be positive")
-	}
-	return f, nil
-}
-
-func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseBenchFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if err := bench(ctx, f, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "graphwire bench: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	return cmd
 }
 
 // bench builds the corpus, measures it and writes the report and chart.

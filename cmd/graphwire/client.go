@@ -9,7 +9,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
@@ -35,11 +34,12 @@ func withToken(ctx context.Context, token string) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 }
 
-func queryRemote(ctx context.Context, f queryFlags, stdout, stderr io.Writer) int {
+// queryRemote sends the query to a graphwire server and writes its answer. A failure is the
+// server's status error, which exitCode and report treat like the local error behind it.
+func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStats, error) {
 	llm, ok := formatEnums[strings.ToLower(f.llmFormat)]
 	if !ok {
-		fmt.Fprintf(stderr, "graphwire query: unknown --llm-format %q\n", f.llmFormat)
-		return exitUsage
+		return queryStats{}, usageErrorf("unknown --llm-format %q", f.llmFormat)
 	}
 	req := &pb.ExecuteQueryRequest{Query: string(f.query), LlmFormat: llm}
 	if f.format == "llm" {
@@ -47,23 +47,19 @@ func queryRemote(ctx context.Context, f queryFlags, stdout, stderr io.Writer) in
 	}
 	conn, err := dial(f.server)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
+		return queryStats{}, &classError{code: exitUsage, msg: fmt.Sprintf("--server %s: %s", f.server, oneLine(err)), err: err}
 	}
 	defer conn.Close()
 	resp, err := pb.NewQueryServiceClient(conn).ExecuteQuery(withToken(ctx, f.token), req)
 	if err != nil {
-		st := status.Convert(err)
-		fmt.Fprintf(stderr, "graphwire query: %s: %s\n", st.Code(), oneLine(fmt.Errorf("%s", st.Message())))
-		return exitFailure
+		return queryStats{}, err
 	}
 	switch r := resp.Result.(type) {
 	case *pb.ExecuteQueryResponse_ResultJson:
-		fmt.Fprintln(stdout, r.ResultJson)
+		err = writeAnswer(stdout, f.format, []byte(r.ResultJson))
 	case *pb.ExecuteQueryResponse_FormattedText:
-		io.WriteString(stdout, r.FormattedText)
+		_, err = io.WriteString(stdout, r.FormattedText)
 	}
 	md := resp.GetMetadata()
-	fmt.Fprintf(stderr, "graphwire query: %s %s, %d rows, %d tokens (o200k_base)\n", md.GetFormatName(), md.GetFormatVersion(), md.GetRowCount(), md.GetTokenCount())
-	return exitOK
+	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount())}, err
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -57,29 +57,28 @@ func llmRequest(f pb.FormatName) func(string) *pb.ExecuteQueryRequest {
 	}
 }
 
-func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	data := fs.String("data", "", "embedded data directory (default: a temporary directory, removed afterwards)")
-	scale := fs.Float64("scale", 1, "seed scale (1 ≈ 12k nodes)")
-	samples := fs.String("samples", "", "instead of querying, print the sample responses of this directory (*.input.json) in every format")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+func newDemoCmd(s streams) *cobra.Command {
+	var dir, samples string
+	var scale float64
+	cmd := &cobra.Command{
+		Use:   "demo [flags]",
+		Short: "print sample responses in every format with byte and token counts",
+		Long: "Seed a graph, serve it on a loopback port and run one query of each type through gRPC in every\n" +
+			"format, with byte and token counts (what make demo runs).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if samples != "" {
+				return demoSamples(samples, s.stdout)
+			}
+			return demoLive(cmd.Context(), dir, scale, s.stdout, s.stderr)
+		},
 	}
-	var err error
-	if *samples != "" {
-		err = demoSamples(*samples, stdout)
-	} else {
-		err = demoLive(ctx, *data, *scale, stdout, stderr)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire demo: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	fs := cmd.Flags()
+	fs.StringVar(&dir, "embedded", "", "data directory of the embedded engine (default: a temporary directory, removed afterwards)")
+	deprecatedAlias(fs, "embedded", "data", s.stderr)
+	fs.Float64Var(&scale, "scale", 1, "seed scale (1 ≈ 12k nodes)")
+	fs.StringVar(&samples, "samples", "", "instead of querying, print the sample responses of this directory (*.input.json) in every format")
+	return cmd
 }
 
 // demoLive seeds the embedded graph, serves it on a free loopback port and

@@ -183,7 +183,7 @@ func runServeOnce(t *testing.T, args ...string) result {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		code := runServe(ctx, args, nil, io.Discard, pw)
+		code := runContext(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, pw)
 		pw.Close()
 		done <- code
 	}()

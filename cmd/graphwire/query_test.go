@@ -54,19 +54,19 @@ func TestRunQuery(t *testing.T) {
 		{
 			name:       "unknown entity",
 			args:       []string{"--explain", `{"query_type":"traversal","nodes":[{"id":"x","entity":"Usr","node_ids":[1]}]}`},
-			wantCode:   exitFailure,
+			wantCode:   exitInvalid,
 			wantStderr: "graphwire query: invalid_query UNKNOWN_ENTITY /nodes/0/entity: unknown entity \"Usr\" (did you mean \"User\"?); valid options: Branch, Commit, ContainerRepository, Definition, Dependency, Deployment, Directory, Environment, File, Finding, Group, ImportedSymbol, Job, Label, MergeRequest, MergeRequestDiff, MergeRequestDiffFile, Milestone, Note, Package, PackageFile, Pipeline, Project, Runner, SecurityScan, Stage, User, Vulnerability, VulnerabilityIdentifier, VulnerabilityOccurrence, VulnerabilityScanner, WorkItem\n",
 		},
 		{
 			name:       "scope violation",
 			args:       []string{"--scope", "100/", "--explain", `{"query_type":"traversal","nodes":[{"id":"x","entity":"Project","filters":{"traversal_path":"200/"}}]}`},
-			wantCode:   exitFailure,
+			wantCode:   exitPermission,
 			wantStderr: "graphwire query: permission_denied SCOPE_VIOLATION /nodes/0/filters/traversal_path: traversal_path filter lies outside the caller's scopes\n",
 		},
 		{
 			name:       "malformed JSON",
 			args:       []string{"--explain", `{"query_type":`},
-			wantCode:   exitFailure,
+			wantCode:   exitInvalid,
 			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
 		},
 		{name: "bad format", args: []string{"--format", "xml", "{}"}, wantCode: exitUsage},
@@ -77,7 +77,7 @@ func TestRunQuery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runQuery(t.Context(), tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)
+			code := run(append([]string{"query"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
 			if code != tt.wantCode {
 				t.Fatalf("exit = %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
 			}

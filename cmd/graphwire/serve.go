@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -37,10 +38,26 @@ type serveFlags struct {
 	mcpListen  string
 }
 
-func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+// newServeCmd is graphwire serve. Its flags keep their names; package serveconfig will supply
+// them (with environment variables and a config file) when it lands.
+func newServeCmd(s streams) *cobra.Command {
 	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := &cobra.Command{
+		Use:   "serve --jwt-secret-file FILE [flags]",
+		Short: "run the gRPC query service (and MCP over HTTP with --mcp-listen)",
+		Long:  "Run the gRPC query service (docs/service.md), and MCP over streamable HTTP with --mcp-listen. Logs are JSON lines on stderr.",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.finish(); err != nil {
+				return &usageError{err}
+			}
+			if code := runServe(cmd.Context(), f, s.stderr); code != exitOK {
+				return reportedError(code)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7447", "address to listen on")
 	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret (at least 32 bytes); required")
@@ -52,19 +69,18 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.IntVar(&f.admission.MaxPerCaller, "max-per-caller", 0, "queries one caller (user) runs at once, and may have waiting (0: half of --max-concurrent)")
 	fs.IntVar(&f.admission.MaxQueued, "max-queued", 0, "queries waiting for a slot over all callers; more are refused at once (0: 4 × --max-concurrent, -1: none)")
 	fs.DurationVar(&f.admission.Wait, "admission-wait", admission.DefaultWait, "how long a query waits for a slot before RESOURCE_EXHAUSTED")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
+	return cmd
+}
+
+// finish checks the flags together.
+func (f *serveFlags) finish() error {
 	if f.secretFile == "" {
-		return f, errors.New("--jwt-secret-file is required")
-	}
-	if fs.NArg() != 0 {
-		return f, errors.New("serve takes no arguments")
+		return errors.New("--jwt-secret-file is required")
 	}
 	if f.admission.MaxConcurrent <= 0 || f.admission.MaxPerCaller < 0 || f.admission.Wait <= 0 {
-		return f, errors.New("--max-concurrent and --admission-wait must be positive, --max-per-caller not negative")
+		return errors.New("--max-concurrent and --admission-wait must be positive, --max-per-caller not negative")
 	}
-	return f, f.engine.check()
+	return f.engine.check()
 }
 
 // readSecret reads an HMAC secret file; surrounding whitespace (a final
@@ -129,15 +145,9 @@ func newService(eng engine, secret []byte, issuer, audience string, adm admissio
 	return &service{pipe: pipe, server: srv, mcp: m, engine: eng}, nil
 }
 
-func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	f, err := parseServeFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitUsage
-	}
+// runServe is the running half of graphwire serve. It prints its own errors and returns the
+// exit code.
+func runServe(ctx context.Context, f serveFlags, stderr io.Writer) int {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	secret, err := readSecret(f.secretFile)
 	if err != nil {
@@ -147,7 +157,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	eng, err := f.engine.openGraph(ctx, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitFailure
+		return exitCode(err)
 	}
 	defer eng.Close()
 	svc, err := newService(eng, secret, f.issuer, f.audience, f.admission, logger)
