@@ -76,10 +76,10 @@ func exitCode(err error) int {
 		re0 reportedError
 		ue  *usageError
 		ce  *classError
-		ke *compiler.Error
-		re *pipeline.RequestError
-		ve *load.ValidationError
-		be *admission.BusyError
+		ke  *compiler.Error
+		re  *pipeline.RequestError
+		ve  *load.ValidationError
+		be  *admission.BusyError
 	)
 	switch {
 	case errors.As(err, &re0):

@@ -34,7 +34,7 @@ func (s *scopeList) String() string {
 	}
 	return fmt.Sprint(*s)
 }
-func (s *scopeList) Type() string   { return "PATH[:LEVEL]" }
+func (s *scopeList) Type() string { return "PATH[:LEVEL]" }
 func (s *scopeList) Set(v string) error {
 	sc, err := compiler.ParseScope(v)
 	if err != nil {
