@@ -135,7 +135,12 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
+	eng, err := chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
+	if err != nil && dirLocked(dir) {
+		return nil, &classError{code: exitUnavailable, err: err, msg: fmt.Sprintf("the data directory %s is in use by another process "+
+			"(a running `graphwire serve`?): stop it, or send the query to that server with `graphwire query --server ADDR`", dir)}
+	}
+	return eng, err
 }
 
 // sqlFlags are the parsed flags of graphwire sql.
