@@ -26,7 +26,7 @@ port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); p
 "$tmp/graphwire" serve --embedded "$tmp/data" --listen "127.0.0.1:$port" --jwt-secret-file "$tmp/secret" \
   --max-concurrent "$clients" --max-per-caller "$clients" 2>"$tmp/serve.log" &
 pid=$!
-token="$("$tmp/graphwire" token --secret-file "$tmp/secret" --sub 1 --admin)"
+token="$("$tmp/graphwire" token --jwt-secret-file "$tmp/secret" --sub 1 --admin)"
 "$tmp/loadtest" -addr "127.0.0.1:$port" -token "$token" -clients "$clients" -duration "$duration" -pid "$pid"
 kill -TERM "$pid"
 if wait "$pid"; then
