@@ -62,7 +62,9 @@ type Result struct {
 	Formats []Format
 	Rows    []Row
 	Session *SessionResult
-	Timing  bool
+	// Agent is the MCP agent session, when one was run.
+	Agent  *AgentSessionResult
+	Timing bool
 	// Budget is the loop time of each timing.
 	Budget time.Duration
 }

@@ -140,8 +140,12 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 		p("format that cannot carry the group.\n")
 	}
 
+	writeRealistic(p, res)
 	if res.Session != nil {
 		writeSession(p, res.Session)
+	}
+	if res.Agent != nil {
+		writeAgentSession(p, res.Agent)
 	}
 
 	p("\n## Per case\n\n")
@@ -228,6 +232,45 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// writeRealistic lists the [Case.Realistic] cases: their size and whether
+// it landed in the target range, and each format's tokens.
+func writeRealistic(p func(string, ...any), res *Result) {
+	var rows []Row
+	for _, r := range res.Rows {
+		if r.Case.Realistic {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("\n## Seeded answers at agent sizes\n\n")
+	p("Query results of the seeded graph at the sizes agents meet, each meant to hold %d–%d compact-JSON o200k_base tokens ", RealisticMin, RealisticMax)
+	p("(the queries are in the case notes). Cells are o200k_base tokens and the saving against compact JSON; %s marks a ", LossyMark)
+	p("lossy result, whose smaller size is dropped content, not a saving.\n\n")
+	p("| case | nodes | edges | json tokens | in range |")
+	for _, f := range res.Formats[1:] {
+		p(" %s |", f.Name)
+	}
+	p("\n|---|--:|--:|--:|---|%s\n", strings.Repeat("--:|", len(res.Formats)-1))
+	for _, r := range rows {
+		n := r.Cells[0].O200k
+		in := "yes"
+		if n < RealisticMin || n > RealisticMax {
+			in = "**no**"
+		}
+		p("| %s | %d | %d | %d | %s |", caseLabel(r.Case), len(r.Case.Response.Nodes), len(r.Case.Response.Edges), n, in)
+		for _, c := range r.Cells[1:] {
+			if c.NA != "" {
+				p(" n/a |")
+				continue
+			}
+			p(" %d (%s)%s |", c.O200k, pct(Saving(c.O200k, n)), mark(c))
+		}
+		p("\n")
+	}
 }
 
 func writeSession(p func(string, ...any), s *SessionResult) {
