@@ -338,6 +338,9 @@ func demoSamples(dir string, w io.Writer) error {
 			if len(out.Bytes) > 0 && out.Bytes[len(out.Bytes)-1] != '\n' {
 				fmt.Fprintln(w)
 			}
+			if notice := goonTruncationNotice(goonTruncations(resp)); out.Name == formatter.GOON && notice != "" {
+				fmt.Fprintln(w, strings.Replace(notice, "the json result below, or --format raw,", "the json output", 1))
+			}
 		}
 	}
 	return nil

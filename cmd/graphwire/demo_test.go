@@ -88,3 +88,30 @@ func TestGoonTruncationNotice(t *testing.T) {
 	}
 }
 
+// TestDemoSamplesTruncationNotice: demo --samples says when GOON shortened
+// values of a sample, and only then.
+func TestDemoSamplesTruncationNotice(t *testing.T) {
+	src := conformance.Dir(t, "goon")
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{{"extra_long_text", true}, {"snapshot_search", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data, err := os.ReadFile(filepath.Join(src, tt.name+".input.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, tt.name+".input.json"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr strings.Builder
+			if code := runDemo(t.Context(), []string{"--samples", dir}, nil, &stdout, &stderr); code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			if got := strings.Contains(stdout.String(), "note: goon truncated"); got != tt.want {
+				t.Errorf("notice printed: %v, want %v\n%s", got, tt.want, stdout.String())
+			}
+		})
+	}
+}
