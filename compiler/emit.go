@@ -16,6 +16,7 @@ type builder struct {
 	sb     strings.Builder
 	params []Param
 	seen   map[argKey]string
+	arrays map[string][]string // CTEs computed once into an array: name -> column names
 }
 
 func newBuilder() *builder {
@@ -310,16 +311,76 @@ func commonPrefix(paths []string) string {
 	return ""
 }
 
+// arrayPrefix names the scalar that holds an array CTE's rows; no column alias the
+// compiler writes starts with it, so the scalar never shadows a table alias or a column.
+const arrayPrefix = "_arr_"
+
+// arrayCTEs picks the CTEs of s that are read more than once. ClickHouse inlines an
+// ordinary CTE at every reference, so a CTE that is both joined and fed into the next scan's
+// IN, or read by several later CTEs, would be computed once per reference, and a chain of
+// them once per path through the chain. Such a CTE is rendered as a scalar sub-query
+// instead, which ClickHouse computes once per statement:
+//
+//	WITH (SELECT groupArray(tuple(id, name)) FROM (<body>)) AS _arr_n0
+//
+// and every reference reads the array back as rows:
+//
+//	(SELECT e.1 AS id, e.2 AS name FROM (SELECT arrayJoin(_arr_n0) AS e)) AS n0
+//
+// A CTE read once stays an ordinary CTE. The result maps each array CTE to its columns.
+func arrayCTEs(s *selectStmt) map[string][]string {
+	refs := map[string]int{}
+	walk(s, func(n sqlNode) {
+		if r, ok := n.(*cteRef); ok {
+			refs[r.name]++
+		}
+	})
+	out := map[string][]string{}
+	for _, c := range s.with {
+		if refs[c.name] < 2 {
+			continue
+		}
+		cols := make([]string, len(c.body.cols))
+		for i, it := range c.body.cols {
+			cols[i] = it.alias
+			if cols[i] == "" {
+				r, ok := it.e.(*colRef)
+				if !ok {
+					panic("compiler: column of CTE " + c.name + " has no name")
+				}
+				cols[i] = r.name
+			}
+		}
+		out[c.name] = cols
+	}
+	return out
+}
+
 // statement renders the top-level statement: one clause per line.
 func (b *builder) statement(s *selectStmt) {
+	b.arrays = arrayCTEs(s)
 	if len(s.with) > 0 {
 		b.w("WITH\n")
 		for i, c := range s.with {
 			b.w("  ")
-			b.ident(c.name)
-			b.w(" AS (")
-			b.selectInline(c.body)
-			b.w(")")
+			if cols, ok := b.arrays[c.name]; ok {
+				b.w("(SELECT groupArray(tuple(")
+				for j, name := range cols {
+					if j > 0 {
+						b.w(", ")
+					}
+					b.ident(name)
+				}
+				b.w(")) FROM (")
+				b.selectInline(c.body)
+				b.w(")) AS ")
+				b.ident(arrayPrefix + c.name)
+			} else {
+				b.ident(c.name)
+				b.w(" AS (")
+				b.selectInline(c.body)
+				b.w(")")
+			}
 			if i < len(s.with)-1 {
 				b.w(",")
 			}
@@ -411,6 +472,16 @@ func (b *builder) selectCore(s *selectStmt, sep string) {
 		b.w(" ON ")
 		b.expr(andExpr(j.on), 0)
 	}
+	var pre andExpr
+	for _, c := range s.prewhere {
+		if sp, ok := c.(*scopePred); !ok || sp.mode != scopeAllowAll {
+			pre = append(pre, c) // an AllowAll scope (admin) is left out (§6.3)
+		}
+	}
+	if len(pre) > 0 {
+		b.w(sep + "PREWHERE ")
+		b.expr(pre, 0)
+	}
 	if len(s.where) > 0 {
 		b.w(sep + "WHERE ")
 		b.expr(andExpr(s.where), 0)
@@ -440,10 +511,30 @@ func (b *builder) fromItem(f fromItem) {
 			b.w(" FINAL")
 		}
 	case *cteRef:
-		b.ident(x.name)
+		cols, isArray := b.arrays[x.name]
+		if !isArray {
+			b.ident(x.name)
+			if x.alias != "" {
+				b.w(" AS ")
+				b.ident(x.alias)
+			}
+			return
+		}
+		b.w("(SELECT ")
+		for i, name := range cols {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.w("e." + strconv.Itoa(i+1) + " AS ")
+			b.ident(name)
+		}
+		b.w(" FROM (SELECT arrayJoin(")
+		b.ident(arrayPrefix + x.name)
+		b.w(") AS e)) AS ")
 		if x.alias != "" {
-			b.w(" AS ")
 			b.ident(x.alias)
+		} else {
+			b.ident(x.name)
 		}
 	default:
 		panic("compiler: emit: unknown FROM item")

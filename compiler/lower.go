@@ -325,3 +325,102 @@ func (l *lowerer) innerKinds(types []string, at []*entity, forward, backward boo
 	}
 	return out
 }
+
+// edgeKey is the sorting key of both edge tables (config/graph.sql): they differ only in
+// the order of the columns.
+var edgeKey = map[string]bool{
+	"traversal_path": true, "relationship_kind": true, "source_kind": true,
+	"source_id": true, "target_kind": true, "target_id": true,
+}
+
+// sortingKey returns the sorting-key columns of a graph table: the six edge columns, or
+// (traversal_path, id) for a namespaced entity and (id) for a global one. Nil for a table the
+// catalog does not know.
+func sortingKey(cat *catalog, table string) map[string]bool {
+	if table == cat.edgeTable || table == cat.edgeByTarget {
+		return edgeKey
+	}
+	e, ok := cat.tables[table]
+	switch {
+	case !ok:
+		return nil
+	case e.global:
+		return map[string]bool{"id": true}
+	}
+	return map[string]bool{"traversal_path": true, "id": true}
+}
+
+// keyOnly reports whether conjunct c of a scan with alias reads no column of that scan but
+// the sorting-key columns key. All versions of a row share its sorting key, so such a
+// conjunct holds for all of them or for none: it may filter before FINAL merges the versions
+// (PREWHERE) without ever letting an old version through. The sub-query of an IN reads other
+// relations and is not looked into; its left side is.
+func keyOnly(c expr, alias string, key map[string]bool) bool {
+	switch x := c.(type) {
+	case *colRef:
+		return x.qual == alias && key[x.name]
+	case *scopePred:
+		return x.alias == alias && key["traversal_path"]
+	case *param, *lit:
+		return true
+	case *inSub:
+		return keyOnly(x.l, alias, key)
+	case *binOp:
+		return keyOnly(x.l, alias, key) && keyOnly(x.r, alias, key)
+	case *isNull:
+		return keyOnly(x.e, alias, key)
+	case *castExpr:
+		return keyOnly(x.e, alias, key)
+	case *call:
+		return allKeyOnly(x.args, alias, key)
+	case andExpr:
+		return allKeyOnly(x, alias, key)
+	case orExpr:
+		return allKeyOnly(x, alias, key)
+	case tupleExpr:
+		return allKeyOnly(x, alias, key)
+	case arrayExpr:
+		return allKeyOnly(x, alias, key)
+	}
+	return false
+}
+
+func allKeyOnly(es []expr, alias string, key map[string]bool) bool {
+	for _, e := range es {
+		if !keyOnly(e, alias, key) {
+			return false
+		}
+	}
+	return true
+}
+
+// placePrewhere moves, in every FINAL scan of stmt, the conjuncts that read only
+// sorting-key columns (the scope predicate, ids, id ranges, edge kinds, traversal_path
+// filters, IN sets on ids) from WHERE to PREWHERE, so they narrow the rows before FINAL
+// merges versions instead of after. _deleted = false and filters on other columns stay in
+// WHERE: they must see only the latest version of a row.
+func placePrewhere(stmt *selectStmt, cat *catalog) {
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok {
+			return
+		}
+		t, ok := s.from.(*tableRef)
+		if !ok || !t.final || len(s.joins) > 0 {
+			return
+		}
+		key := sortingKey(cat, t.table)
+		if key == nil {
+			return
+		}
+		var where []expr
+		for _, c := range s.where {
+			if keyOnly(c, t.alias, key) {
+				s.prewhere = append(s.prewhere, c)
+			} else {
+				where = append(where, c)
+			}
+		}
+		s.where = where
+	})
+}
