@@ -282,7 +282,9 @@ func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *sele
 	for _, e := range kinds {
 		var extra []expr
 		if src != "" {
-			extra = append(extra, in(tupleExpr{col("t", "id"), prm(e.name, typString)}, idsFrom(src, idCol, kindCol)))
+			ids := idsFrom(src, idCol)
+			ids.where = []expr{eq(col("", kindCol), prm(e.name, typString))}
+			extra = append(extra, in(col("t", "id"), ids))
 		}
 		arm := l.entityScan(e, extra...)
 		arm.cols = []selItem{as(col("t", "id"), "id"), as(prm(e.name, typString), "kind")}

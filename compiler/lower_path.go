@@ -72,9 +72,8 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 3 {
 		s.with = append(s.with, &cte{name: "b1v", body: l.readableSet(bMids, "b1", "x", "x_kind")})
 		m1 := l.pathEdges(l.cat.edgeTable, types)
-		m1.where = append(m1.where,
-			in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom("f1v", "id", "kind")),
-			in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom("b1v", "id", "kind")))
+		m1.where = append(m1.where, startsAt("source_id", "f1v", fMids)...)
+		m1.where = append(m1.where, startsAt("target_id", "b1v", bMids)...)
 		s.with = append(s.with, &cte{name: "m1", body: m1})
 	}
 	node := func(a, id, kind string) expr { return tupleExpr{col(a, id), col(a, kind)} }

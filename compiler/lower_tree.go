@@ -131,11 +131,11 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 		return []*cte{{name: hName(rs), body: body}}
 	}
 	// Variable-length: walk from the near side. Step k (k ≥ 2) reads the edges leaving the
-	// nodes step k-1 reached, but only from nodes in h<j>r, the nodes of every kind a walk can
-	// pass through that the caller may read; so every intermediate node of a walk is
-	// authorised like a node the query names, and the far end is authorised by its node CTE.
-	// h<j>r does not depend on the walk: a set built from the previous step would make
-	// ClickHouse, which inlines every CTE reference, re-run the walk once per kind and step.
+	// nodes step k-1 reached, but only from nodes in h<j>r<k-1>, those of them the caller may
+	// read (a live node of a kind a walk can pass through, scoped like any other scan); so
+	// every intermediate node of a walk is authorised like a node the query names, and the
+	// far end is authorised by its node CTE. Each step and each set is read more than once and
+	// so computed once (see arrayCTEs): the walk is not re-run per step.
 	walkForward := (rs.direction == "outgoing") == h.nearIsFrom
 	var orient []bool // true: x = source (gl_edge); false: x = target (gl_edge_by_target)
 	if rs.direction == "both" {
@@ -143,30 +143,25 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 	} else {
 		orient = []bool{walkForward}
 	}
-	inner := map[*entity]bool{}
 	maxHops := rs.maxHops
+	inner := [][]*entity{nil} // inner[k]: kinds after k edges that a walk can leave again
 	at := []*entity{h.near.ent}
 	for k := 1; k < rs.maxHops; k++ {
 		if at = l.innerKinds(rs.concrete, at, slices.Contains(orient, true), slices.Contains(orient, false)); len(at) == 0 {
 			maxHops = k // no walk goes on; validation guarantees minHops <= k
 			break
 		}
-		for _, e := range at {
-			inner[e] = true
-		}
+		inner = append(inner, at)
 	}
 	var ctes []*cte
-	if len(inner) > 0 {
-		var kinds []*entity
-		for _, name := range l.cat.entityNames {
-			if e := l.cat.entities[name]; inner[e] {
-				kinds = append(kinds, e)
-			}
-		}
-		ctes = append(ctes, &cte{name: hName(rs) + "r", body: l.readableSet(kinds, "", "", "")})
-	}
 	for k := 1; k <= maxHops; k++ {
 		name := hName(rs) + "s" + strconv.Itoa(k)
+		var readable string
+		if k >= 2 {
+			readable = hName(rs) + "r" + strconv.Itoa(k-1)
+			prev := hName(rs) + "s" + strconv.Itoa(k-1)
+			ctes = append(ctes, &cte{name: readable, body: l.readableSet(inner[k-1], prev, "y", "y_kind")})
+		}
 		var body *selectStmt
 		for _, fwdOrient := range orient {
 			xc, yc := "source_id", "target_id"
@@ -187,9 +182,7 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 					eq(col("t", kindCol(xc)), prm(h.near.ent.name, typString)),
 					in(col("t", xc), idsFrom(near, "id")))
 			} else {
-				prev := hName(rs) + "s" + strconv.Itoa(k-1)
-				x := tupleExpr{col("t", xc), col("t", kindCol(xc))}
-				s.where = append(s.where, in(x, idsFrom(prev, "y", "y_kind")), in(x, idsFrom(hName(rs)+"r", "id", "kind")))
+				s.where = append(s.where, startsAt(xc, readable, inner[k-1])...)
 			}
 			if body == nil {
 				body = s
@@ -237,6 +230,16 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 		}
 	}
 	return append(ctes, &cte{name: hName(rs), body: union})
+}
+
+// startsAt limits an edge scan to edges whose idCol end is a node of the set CTE (columns
+// id and kind) of the given kinds: with one kind, kind = k AND id IN (…), which the primary key
+// and the id bloom filters can use; else (id, kind) IN (…).
+func startsAt(idCol, set string, kinds []*entity) []expr {
+	if len(kinds) == 1 {
+		return []expr{eq(col("t", kindCol(idCol)), prm(kinds[0].name, typString)), in(col("t", idCol), idsFrom(set, "id"))}
+	}
+	return []expr{in(tupleExpr{col("t", idCol), col("t", kindCol(idCol))}, idsFrom(set, "id", "kind"))}
 }
 
 // treeColumns computes, per node, the properties its CTE must select.
