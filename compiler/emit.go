@@ -209,7 +209,9 @@ func (b *builder) exprBare(e expr) {
 	case *inSub:
 		b.expr(x.l, precCmp+1)
 		b.w(" IN (")
-		b.selectInline(x.sub)
+		if !b.arrayLookup(x.sub) {
+			b.selectInline(x.sub)
+		}
 		b.w(")")
 	case tupleExpr:
 		b.w("(")
@@ -354,6 +356,89 @@ func arrayCTEs(s *selectStmt) map[string][]string {
 		out[c.name] = cols
 	}
 	return out
+}
+
+// arrayLookup renders the set of an IN whose sub-query reads columns of an array CTE, with
+// at most equality filters on its columns against parameters, straight from the array:
+//
+//	SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = {p1:String}, _arr_x)))
+//
+// which spares the engine unpacking every column of every row. It reports false, writing
+// nothing, for any other sub-query.
+func (b *builder) arrayLookup(s *selectStmt) bool {
+	r, ok := s.from.(*cteRef)
+	if !ok || len(s.joins) > 0 || len(s.prewhere) > 0 || len(s.union) > 0 || len(s.groupBy) > 0 ||
+		len(s.having) > 0 || len(s.orderBy) > 0 || s.limit > 0 || s.distinct || len(s.cols) == 0 {
+		return false
+	}
+	cols, isArray := b.arrays[r.name]
+	if !isArray {
+		return false
+	}
+	pos := func(e expr) (int, bool) {
+		c, ok := e.(*colRef)
+		if !ok || (c.qual != "" && c.qual != r.name && c.qual != r.alias) {
+			return 0, false
+		}
+		i := slices.Index(cols, c.name)
+		return i + 1, i >= 0
+	}
+	var picks []int
+	for _, it := range s.cols {
+		i, ok := pos(it.e)
+		if !ok {
+			return false
+		}
+		picks = append(picks, i)
+	}
+	type filter struct {
+		i int
+		v *param
+	}
+	var filters []filter
+	for _, w := range s.where {
+		o, ok := w.(*binOp)
+		if !ok || o.op != "=" {
+			return false
+		}
+		i, ok := pos(o.l)
+		v, isParam := o.r.(*param)
+		if !ok || !isParam {
+			return false
+		}
+		filters = append(filters, filter{i, v})
+	}
+	b.w("SELECT arrayJoin(arrayMap(e -> ")
+	if len(picks) > 1 {
+		b.w("(")
+	}
+	for k, i := range picks {
+		if k > 0 {
+			b.w(", ")
+		}
+		b.w("e." + strconv.Itoa(i))
+	}
+	if len(picks) > 1 {
+		b.w(")")
+	}
+	b.w(", ")
+	if len(filters) > 0 {
+		b.w("arrayFilter(e -> ")
+		for k, f := range filters {
+			if k > 0 {
+				b.w(" AND ")
+			}
+			b.w("e." + strconv.Itoa(f.i) + " = ")
+			b.arg(f.v.val, f.v.typ)
+		}
+		b.w(", ")
+	}
+	b.ident(arrayPrefix + r.name)
+	if len(filters) > 0 {
+		b.w(")")
+	}
+	b.w("))")
+	return true
 }
 
 // statement renders the top-level statement: one clause per line.

@@ -47,6 +47,23 @@ func (l *lowerer) nodeScan(n *nodeSel, cols []*property, extra ...expr) *selectS
 	return s
 }
 
+// knownIDs repeats, for an edge scan seeded by the CTE of node selector n, the ids or id
+// range n names as constants on the seed column c. The CTE seed stays (it carries the node's
+// scope and liveness); the constants let the engine prune by the primary key and the id
+// bloom-filter indexes, which a set built from a sub-query does not.
+func knownIDs(n *nodeSel, c expr) []expr {
+	var out []expr
+	if n.hasIDs {
+		out = append(out, idsIn(c, n.nodeIDs))
+	}
+	if n.idRange != nil {
+		out = append(out,
+			&binOp{op: ">=", l: c, r: prm(n.idRange[0], typInt64)},
+			&binOp{op: "<=", l: c, r: prm(n.idRange[1], typInt64)})
+	}
+	return out
+}
+
 // entityScan is the bare scan of an entity table with its mandatory conjuncts.
 func (l *lowerer) entityScan(e *entity, extra ...expr) *selectStmt {
 	s := &selectStmt{from: &tableRef{table: e.table, alias: "t", final: true}}

@@ -102,6 +102,7 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 			eq(col("t", kindCol(centerCol)), prm(center.ent.name, typString)),
 			in(col("t", centerCol), idsFrom("c", "id")),
 			pairIn)
+		e.where = append(e.where, knownIDs(center, col("t", centerCol))...)
 		if x == nil {
 			x = e
 		} else {

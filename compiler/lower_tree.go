@@ -122,6 +122,7 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 				eq(col("t", "source_kind"), prm(arm.srcEnt, typString)),
 				eq(col("t", "target_kind"), prm(arm.tgtEnt, typString)),
 				in(col("t", nearCol), idsFrom(near, "id")))
+			s.where = append(s.where, knownIDs(h.near, col("t", nearCol))...)
 			if body == nil {
 				body = s
 			} else {
@@ -177,10 +178,22 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 			s.where = append(s.where, ne(
 				tupleExpr{col("t", "source_id"), col("t", "source_kind")},
 				tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
+			// The far end of step k matters only as the far node of a walk of length k or
+			// as a node the walk goes on from.
+			ends := []any{h.far.ent.name}
+			if k < maxHops {
+				for _, e := range inner[k] {
+					if e != h.far.ent {
+						ends = append(ends, e.name)
+					}
+				}
+			}
+			s.where = append(s.where, inValues(col("t", kindCol(yc)), ends, typString))
 			if k == 1 {
 				s.where = append(s.where,
 					eq(col("t", kindCol(xc)), prm(h.near.ent.name, typString)),
 					in(col("t", xc), idsFrom(near, "id")))
+				s.where = append(s.where, knownIDs(h.near, col("t", xc))...)
 			} else {
 				s.where = append(s.where, startsAt(xc, readable, inner[k-1])...)
 			}
