@@ -19,7 +19,7 @@ type measured struct {
 	name                string
 	rounds              int
 	rows                int
-	match               string // "yes", or why not
+	match               string        // "yes", or why not
 	compiled, reference time.Duration // median wall time
 	compCPU, refCPU     time.Duration // median process CPU time
 	compStats, refStats executor.Stats
