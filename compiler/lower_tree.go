@@ -102,7 +102,12 @@ func castStr(e expr) expr { return &castExpr{e: e, typ: "String"} }
 
 // hopCTEs lowers one hop to its CTEs: h<j> for a single hop, or the steps h<j>s<k> and the
 // arm union h<j> for a variable-length hop (specs/query-engine.md §8.2–8.3).
-func (l *lowerer) hopCTEs(h hop) []*cte {
+//
+// It also returns the set the far node's CTE is seeded with: the far ends of the hop's edges,
+// or for a variable-length hop the ends of its steps of the far kind. The latter is a superset
+// of the walks' far ends (the join with h<j> keeps the right ones) that does not need h<j>
+// itself, so h<j> is read once, by the final join, and not computed into an array.
+func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 	rs := h.rs
 	near := nName(h.near)
 	if rs.maxHops == 1 {
@@ -129,7 +134,11 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 				body.union = append(body.union, s)
 			}
 		}
-		return []*cte{{name: hName(rs), body: body}}
+		farCol := "b"
+		if !h.nearIsFrom {
+			farCol = "a"
+		}
+		return []*cte{{name: hName(rs), body: body}}, idsFrom(hName(rs), farCol)
 	}
 	// Variable-length: walk from the near side. Step k (k ≥ 2) reads the edges leaving the
 	// nodes step k-1 reached, but only from nodes in h<j>r<k-1>, those of them the caller may
@@ -210,11 +219,17 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 	for d := rs.minHops; d <= maxHops; d++ {
 		s := &selectStmt{distinct: true, from: &cteRef{name: hName(rs) + "s1", alias: "s1"}}
 		sn := func(i int) string { return "s" + strconv.Itoa(i) }
+		var kindConds []expr
 		for i := 2; i <= d; i++ {
-			s.joins = append(s.joins, join{
-				right: &cteRef{name: hName(rs) + sn(i), alias: sn(i)},
-				on:    []expr{eq(col(sn(i), "x"), col(sn(i-1), "y")), eq(col(sn(i), "x_kind"), col(sn(i-1), "y_kind"))},
-			})
+			on := []expr{eq(col(sn(i), "x"), col(sn(i-1), "y"))}
+			// Step i starts only at nodes of the kinds in inner[i-1]; with one such kind,
+			// comparing step i-1's end kind to it is cheaper than a string join key.
+			if ks := inner[i-1]; len(ks) == 1 {
+				kindConds = append(kindConds, eq(col(sn(i-1), "y_kind"), prm(ks[0].name, typString)))
+			} else {
+				on = append(on, eq(col(sn(i), "x_kind"), col(sn(i-1), "y_kind")))
+			}
+			s.joins = append(s.joins, join{right: &cteRef{name: hName(rs) + sn(i), alias: sn(i)}, on: on})
 		}
 		var a, b, kind expr
 		if h.nearIsFrom {
@@ -223,7 +238,7 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 			a, b, kind = col(sn(d), "y"), col("s1", "x"), col(sn(d), "kind")
 		}
 		s.cols = []selItem{as(a, "a"), as(b, "b"), as(kind, "kind"), as(litBool(fwd), "fwd"), as(litInt(d), "depth")}
-		s.where = []expr{eq(col(sn(d), "y_kind"), prm(h.far.ent.name, typString))}
+		s.where = append([]expr{eq(col(sn(d), "y_kind"), prm(h.far.ent.name, typString))}, kindConds...)
 		// Walk nodes w0 = s1.x, w_i = s_i.y; non-adjacent pairs must differ.
 		w := func(i int) expr {
 			if i == 0 {
@@ -242,7 +257,17 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 			union.union = append(union.union, s)
 		}
 	}
-	return append(ctes, &cte{name: hName(rs), body: union})
+	var far *selectStmt
+	for d := rs.minHops; d <= maxHops; d++ {
+		arm := idsFrom(hName(rs)+"s"+strconv.Itoa(d), "y")
+		arm.where = []expr{eq(col("", "y_kind"), prm(h.far.ent.name, typString))}
+		if far == nil {
+			far = arm
+		} else {
+			far.union = append(far.union, arm)
+		}
+	}
+	return append(ctes, &cte{name: hName(rs), body: union}), far
 }
 
 // startsAt limits an edge scan to edges whose idCol end is a node of the set CTE (columns
@@ -281,13 +306,14 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	s := &selectStmt{from: &cteRef{name: nName(root)}}
 	s.with = append(s.with, &cte{name: nName(root), body: l.nodeScan(root, cols[root.idx])})
 	for _, h := range hops {
-		s.with = append(s.with, l.hopCTEs(h)...)
+		ctes, farSeed := l.hopCTEs(h)
+		s.with = append(s.with, ctes...)
 		farCol := "b"
 		nearCol := "a"
 		if !h.nearIsFrom {
 			farCol, nearCol = "a", "b"
 		}
-		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], in(col("t", "id"), idsFrom(hName(h.rs), farCol)))})
+		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], in(col("t", "id"), farSeed))})
 		s.joins = append(s.joins,
 			join{right: &cteRef{name: hName(h.rs)}, on: []expr{eq(col(hName(h.rs), nearCol), col(nName(h.near), "id"))}},
 			join{right: &cteRef{name: nName(h.far)}, on: []expr{eq(col(nName(h.far), "id"), col(hName(h.rs), farCol))}})
