@@ -363,17 +363,52 @@ func arrayCTEs(s *selectStmt) map[string][]string {
 //
 //	SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = {p1:String}, _arr_x)))
 //
-// which spares the engine unpacking every column of every row. It reports false, writing
-// nothing, for any other sub-query.
+// which spares the engine unpacking every column of every row; a UNION ALL of such arms
+// becomes a UNION ALL of such lookups. It reports false, writing nothing, for any other
+// sub-query.
 func (b *builder) arrayLookup(s *selectStmt) bool {
-	r, ok := s.from.(*cteRef)
-	if !ok || len(s.joins) > 0 || len(s.prewhere) > 0 || len(s.union) > 0 || len(s.groupBy) > 0 ||
-		len(s.having) > 0 || len(s.orderBy) > 0 || s.limit > 0 || s.distinct || len(s.cols) == 0 {
+	if len(s.orderBy) > 0 || s.limit > 0 {
 		return false
+	}
+	arms := append([]*selectStmt{s}, s.union...)
+	plans := make([]lookupPlan, len(arms))
+	for i, arm := range arms {
+		var ok bool
+		if plans[i], ok = b.planLookup(arm); !ok {
+			return false
+		}
+	}
+	for i, p := range plans {
+		if i > 0 {
+			b.w(" UNION ALL ")
+		}
+		b.renderLookup(p)
+	}
+	return true
+}
+
+// lookupPlan is one arm of an arrayLookup: the array, the 1-based tuple positions to pick and
+// the position = parameter filters.
+type lookupPlan struct {
+	array   string
+	picks   []int
+	filters []lookupFilter
+}
+
+type lookupFilter struct {
+	pos int
+	val *param
+}
+
+func (b *builder) planLookup(s *selectStmt) (lookupPlan, bool) {
+	r, ok := s.from.(*cteRef)
+	if !ok || len(s.joins) > 0 || len(s.prewhere) > 0 || len(s.groupBy) > 0 || len(s.having) > 0 ||
+		len(s.orderBy) > 0 || s.limit > 0 || s.distinct || len(s.cols) == 0 || len(s.with) > 0 {
+		return lookupPlan{}, false
 	}
 	cols, isArray := b.arrays[r.name]
 	if !isArray {
-		return false
+		return lookupPlan{}, false
 	}
 	pos := func(e expr) (int, bool) {
 		c, ok := e.(*colRef)
@@ -383,62 +418,60 @@ func (b *builder) arrayLookup(s *selectStmt) bool {
 		i := slices.Index(cols, c.name)
 		return i + 1, i >= 0
 	}
-	var picks []int
+	p := lookupPlan{array: arrayPrefix + r.name}
 	for _, it := range s.cols {
 		i, ok := pos(it.e)
 		if !ok {
-			return false
+			return lookupPlan{}, false
 		}
-		picks = append(picks, i)
+		p.picks = append(p.picks, i)
 	}
-	type filter struct {
-		i int
-		v *param
-	}
-	var filters []filter
 	for _, w := range s.where {
 		o, ok := w.(*binOp)
 		if !ok || o.op != "=" {
-			return false
+			return lookupPlan{}, false
 		}
 		i, ok := pos(o.l)
 		v, isParam := o.r.(*param)
 		if !ok || !isParam {
-			return false
+			return lookupPlan{}, false
 		}
-		filters = append(filters, filter{i, v})
+		p.filters = append(p.filters, lookupFilter{i, v})
 	}
+	return p, true
+}
+
+func (b *builder) renderLookup(p lookupPlan) {
 	b.w("SELECT arrayJoin(arrayMap(e -> ")
-	if len(picks) > 1 {
+	if len(p.picks) > 1 {
 		b.w("(")
 	}
-	for k, i := range picks {
+	for k, i := range p.picks {
 		if k > 0 {
 			b.w(", ")
 		}
 		b.w("e." + strconv.Itoa(i))
 	}
-	if len(picks) > 1 {
+	if len(p.picks) > 1 {
 		b.w(")")
 	}
 	b.w(", ")
-	if len(filters) > 0 {
+	if len(p.filters) > 0 {
 		b.w("arrayFilter(e -> ")
-		for k, f := range filters {
+		for k, f := range p.filters {
 			if k > 0 {
 				b.w(" AND ")
 			}
-			b.w("e." + strconv.Itoa(f.i) + " = ")
-			b.arg(f.v.val, f.v.typ)
+			b.w("e." + strconv.Itoa(f.pos) + " = ")
+			b.arg(f.val.val, f.val.typ)
 		}
 		b.w(", ")
 	}
-	b.ident(arrayPrefix + r.name)
-	if len(filters) > 0 {
+	b.ident(p.array)
+	if len(p.filters) > 0 {
 		b.w(")")
 	}
 	b.w("))")
-	return true
 }
 
 // statement renders the top-level statement: one clause per line.
