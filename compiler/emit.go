@@ -364,7 +364,7 @@ func arrayCTEs(s *selectStmt) map[string][]string {
 //	SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = {p1:String}, _arr_x)))
 //
 // which spares the engine unpacking every column of every row; a UNION ALL of such arms
-// becomes a UNION ALL of such lookups. It reports false, writing nothing, for any other
+// becomes one arrayJoin over the arrayConcat of their arrays (one set, not one per arm). It reports false, writing nothing, for any other
 // sub-query.
 func (b *builder) arrayLookup(s *selectStmt) bool {
 	if len(s.orderBy) > 0 || s.limit > 0 {
@@ -378,12 +378,20 @@ func (b *builder) arrayLookup(s *selectStmt) bool {
 			return false
 		}
 	}
+	b.w("SELECT arrayJoin(")
+	if len(plans) > 1 {
+		b.w("arrayConcat(")
+	}
 	for i, p := range plans {
 		if i > 0 {
-			b.w(" UNION ALL ")
+			b.w(", ")
 		}
 		b.renderLookup(p)
 	}
+	if len(plans) > 1 {
+		b.w(")")
+	}
+	b.w(")")
 	return true
 }
 
@@ -441,8 +449,9 @@ func (b *builder) planLookup(s *selectStmt) (lookupPlan, bool) {
 	return p, true
 }
 
+// renderLookup writes the array expression of one arm: arrayMap(e -> …, [arrayFilter(…, ]_arr_x[)]).
 func (b *builder) renderLookup(p lookupPlan) {
-	b.w("SELECT arrayJoin(arrayMap(e -> ")
+	b.w("arrayMap(e -> ")
 	if len(p.picks) > 1 {
 		b.w("(")
 	}
@@ -471,7 +480,7 @@ func (b *builder) renderLookup(p lookupPlan) {
 	if len(p.filters) > 0 {
 		b.w(")")
 	}
-	b.w("))")
+	b.w(")")
 }
 
 // statement renders the top-level statement: one clause per line.
