@@ -329,7 +329,8 @@ const arrayPrefix = "_arr_"
 //
 //	(SELECT e.1 AS id, e.2 AS name FROM (SELECT arrayJoin(_arr_n0) AS e)) AS n0
 //
-// A CTE read once stays an ordinary CTE. The result maps each array CTE to its columns.
+// A CTE read once stays an ordinary CTE. The result maps each array CTE to the columns its
+// array holds: those some reader uses (usedColumns).
 func arrayCTEs(s *selectStmt) map[string][]string {
 	refs := map[string]int{}
 	walk(s, func(n sqlNode) {
@@ -337,25 +338,149 @@ func arrayCTEs(s *selectStmt) map[string][]string {
 			refs[r.name]++
 		}
 	})
+	used := usedColumns(s)
 	out := map[string][]string{}
 	for _, c := range s.with {
 		if refs[c.name] < 2 {
 			continue
 		}
-		cols := make([]string, len(c.body.cols))
-		for i, it := range c.body.cols {
-			cols[i] = it.alias
-			if cols[i] == "" {
+		var cols []string
+		for _, it := range c.body.cols {
+			name := it.alias
+			if name == "" {
 				r, ok := it.e.(*colRef)
 				if !ok {
 					panic("compiler: column of CTE " + c.name + " has no name")
 				}
-				cols[i] = r.name
+				name = r.name
 			}
+			if used[c.name][name] {
+				cols = append(cols, name)
+			}
+		}
+		if len(cols) == 0 { // read only for its rows (never today): keep one column
+			cols = []string{c.body.cols[0].alias}
 		}
 		out[c.name] = cols
 	}
 	return out
+}
+
+// usedColumns returns, per CTE, the names of its columns that some select reading it may use:
+// every column reference qualified by the name or alias the CTE has in that select, and every
+// unqualified reference in a select that reads the CTE (over-counting is harmless: it only
+// keeps a column in the array). An array holds only these, so a hop's kind, direction and
+// depth, or a node's selected properties, are not copied around when nothing reads them.
+func usedColumns(stmt *selectStmt) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	mark := func(cte, name string) {
+		if out[cte] == nil {
+			out[cte] = map[string]bool{}
+		}
+		out[cte][name] = true
+	}
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok {
+			return
+		}
+		byQual := map[string]string{} // qualifier -> CTE name
+		var ctes []string
+		for _, f := range append([]fromItem{s.from}, joinItems(s.joins)...) {
+			if r, ok := f.(*cteRef); ok {
+				q := r.alias
+				if q == "" {
+					q = r.name
+				}
+				byQual[q] = r.name
+				ctes = append(ctes, r.name)
+			}
+		}
+		if len(ctes) == 0 {
+			return
+		}
+		var visit func(e sqlNode)
+		visit = func(e sqlNode) {
+			switch x := e.(type) {
+			case *colRef:
+				if x.qual == "" {
+					for _, c := range ctes {
+						mark(c, x.name)
+					}
+				} else if c, ok := byQual[x.qual]; ok {
+					mark(c, x.name)
+				}
+			case *inSub:
+				visit(x.l) // the sub-query is a select of its own, visited by walk
+			case *selectStmt, *cte:
+			default:
+				walkExpr(e, visit)
+			}
+		}
+		for _, it := range s.cols {
+			visit(it.e)
+		}
+		for _, j := range s.joins {
+			for _, e := range j.on {
+				visit(e)
+			}
+		}
+		for _, list := range [][]expr{s.prewhere, s.where, s.groupBy, s.having} {
+			for _, e := range list {
+				visit(e)
+			}
+		}
+		for _, o := range s.orderBy {
+			visit(o.e)
+		}
+	})
+	return out
+}
+
+func joinItems(js []join) []fromItem {
+	out := make([]fromItem, len(js))
+	for i, j := range js {
+		out[i] = j.right
+	}
+	return out
+}
+
+// walkExpr calls fn for each direct child expression of e.
+func walkExpr(e sqlNode, fn func(sqlNode)) {
+	switch x := e.(type) {
+	case *call:
+		for _, a := range x.args {
+			fn(a)
+		}
+	case *binOp:
+		fn(x.l)
+		fn(x.r)
+	case andExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case orExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case *isNull:
+		fn(x.e)
+	case tupleExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case arrayExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case *castExpr:
+		fn(x.e)
+	case *scopePred:
+		fn(scopeExpr(x))
+	case *param, *lit:
+	default:
+		panic("compiler: usedColumns: unknown expression type")
+	}
 }
 
 // arrayLookup renders the set of an IN whose sub-query reads columns of an array CTE, with
@@ -364,8 +489,8 @@ func arrayCTEs(s *selectStmt) map[string][]string {
 //	SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = {p1:String}, _arr_x)))
 //
 // which spares the engine unpacking every column of every row; a UNION ALL of such arms
-// becomes one arrayJoin over the arrayConcat of their arrays (one set, not one per arm). It reports false, writing nothing, for any other
-// sub-query.
+// becomes one arrayJoin over the arrayConcat of their arrays (one set, not one per arm). It
+// reports false, writing nothing, for any other sub-query.
 func (b *builder) arrayLookup(s *selectStmt) bool {
 	if len(s.orderBy) > 0 || s.limit > 0 {
 		return false
