@@ -9,12 +9,14 @@ import (
 	"time"
 )
 
-// Defaults of [Options]. DefaultMaxConcurrent is twice the embedded
-// engine's default pool of 4 connections: enough to keep every connection
-// busy while the previous statements' results are built and formatted, and
-// small enough for a 2-core machine.
+// Defaults of [Options]. DefaultMaxConcurrent equals the embedded engine's
+// default pool of 4 connections: with no more slots than connections, a
+// request never waits inside the engine's pool, so admission is the only
+// queue, and it is fair (oldest first, per-caller bounds). With the default
+// per-caller bound of half the slots, one caller can never hold every
+// connection. Set it to the engine's connection count when that differs.
 const (
-	DefaultMaxConcurrent = 8
+	DefaultMaxConcurrent = 4
 	DefaultWait          = time.Second
 )
 

@@ -67,7 +67,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{MaxConcurrent: 8, MaxPerCaller: 4, MaxQueued: 32, Wait: time.Second}
+	want := Options{MaxConcurrent: 4, MaxPerCaller: 2, MaxQueued: 16, Wait: time.Second}
 	if diff := cmp.Diff(want, c.Options()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}

@@ -34,8 +34,13 @@ type entity struct {
 	table  string
 	global bool
 	floor  int
-	props  []*property // ontology order, without id
+	props  []*property // ontology order, without id; only those this view may read
 	byName map[string]*property
+	// withheld holds the properties of the ontology this view may not read: admin-only ones
+	// in the view of a caller who is not an administrator, and virtual ones whose value
+	// graphwire does not hold (see [catalog.view]). Validation names them in its refusals;
+	// lowering never sees them.
+	withheld map[string]*property
 }
 
 type property struct {
@@ -46,7 +51,15 @@ type property struct {
 	filterable bool
 	def        bool
 	longText   bool
+	adminOnly  bool // readable by administrators only (ontology admin_only)
+	virtual    bool // Orbit fetches the value from a repository service (ontology virtual)
+	stored     bool // virtual, and graphwire's own column holds the value (ontology stored)
+	tokens     bool // word-searchable: token_match, all_tokens, any_tokens (ontology tokens)
 }
+
+// unserved reports whether p is a virtual property whose value graphwire does not hold: its
+// column is always NULL, so naming it is refused rather than answered with nulls.
+func (p *property) unserved() bool { return p.virtual && !p.stored }
 
 // paramType is the ClickHouse type of a filter parameter on p (§2.5).
 func (p *property) paramType() string {
@@ -158,6 +171,7 @@ func newCatalog(ont *ontology.Ontology) *catalog {
 			e.props = append(e.props, &property{
 				name: op.Name, typ: op.Type, nullable: op.Nullable, enum: op.Enum,
 				filterable: op.Filterable, def: op.Default, longText: op.LongText,
+				adminOnly: op.AdminOnly, virtual: op.Virtual, stored: op.Stored, tokens: op.Tokens,
 			})
 		}
 		c.entities[e.name] = e
@@ -171,4 +185,32 @@ func newCatalog(ont *ontology.Ontology) *catalog {
 	}
 	c.finish()
 	return c
+}
+
+// view returns the catalog as a caller sees it. Every entity keeps only the properties the
+// caller may read: an administrator reads all but the unserved virtual ones
+// ([property.unserved]), anyone else also loses the admin-only ones. The withheld properties
+// stay reachable through entity.withheld so that naming one is refused with its reason
+// instead of UNKNOWN_PROPERTY. Because "*", the default columns and the dynamic selections of
+// neighbors and paths all read entity.props, no later stage can select a withheld column.
+func (c *catalog) view(admin bool) *catalog {
+	v := &catalog{
+		entities:     map[string]*entity{},
+		rels:         c.rels,
+		edgeTable:    c.edgeTable,
+		edgeByTarget: c.edgeByTarget,
+	}
+	for n, e := range c.entities {
+		ve := &entity{name: e.name, table: e.table, global: e.global, floor: e.floor, withheld: map[string]*property{}}
+		for _, p := range e.props {
+			if p.unserved() || (p.adminOnly && !admin) {
+				ve.withheld[p.name] = p
+				continue
+			}
+			ve.props = append(ve.props, p)
+		}
+		v.entities[n] = ve
+	}
+	v.finish()
+	return v
 }

@@ -18,8 +18,20 @@ type Options struct {
 // Compiler compiles DSL queries against one ontology. It holds the catalog and the derived
 // JSON Schema; it is immutable and safe for concurrent use.
 type Compiler struct {
-	cat    *catalog
+	cat    *catalog // the whole ontology: schema names, security check tables
+	admin  *catalog // what an administrator may read (cat.view(true))
+	public *catalog // what anyone else may read (cat.view(false))
 	schema *validator
+}
+
+// catalogFor returns the view of the catalog caller may read: validation, lowering, the
+// security check and hydration all work on it, so a withheld property can neither be named
+// nor selected by "*", default or dynamic columns.
+func (c *Compiler) catalogFor(caller *Caller) *catalog {
+	if caller != nil && caller.Admin {
+		return c.admin
+	}
+	return c.public
 }
 
 // New prepares a compiler for ont: it derives the catalog and compiles the JSON Schema with
@@ -37,7 +49,7 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
-	return &Compiler{cat: cat, schema: v}, nil
+	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v}, nil
 }
 
 // Compile compiles one query with a throw-away [Compiler]. It is a convenience for one-shot
@@ -84,7 +96,8 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := validate(r, c.cat); err != nil {
+	cat := c.catalogFor(caller)
+	if err := validate(r, cat); err != nil {
 		return nil, nil, err
 	}
 	// The hash binds cursors to the query; only paginated requests need it.
@@ -92,7 +105,7 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	if r.cursor != nil {
 		hash = queryHash(doc)
 	}
-	l := &lowerer{cat: c.cat, caller: caller, scopes: newScopeCache(caller), r: r, plan: &graphresponse.BuildPlan{
+	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller), r: r, plan: &graphresponse.BuildPlan{
 		QueryType:     r.queryType,
 		PageSize:      r.pageSize(),
 		Paginate:      r.cursor != nil,
@@ -121,14 +134,14 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	placePrewhere(stmt, c.cat)
+	placePrewhere(stmt, cat)
 	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin}, nil
 }
 
 // finish runs the security check and emits the statement.
 func (c *Compiler) finish(stmt *selectStmt, caller *Caller, queryType string, plan *Plan) (*Query, error) {
 	stmt.settings = settingsFor(queryType)
-	if err := check(stmt, c.cat, caller); err != nil {
+	if err := check(stmt, c.catalogFor(caller), caller); err != nil {
 		return nil, err
 	}
 	b := newBuilder()

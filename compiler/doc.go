@@ -30,7 +30,7 @@
 //	FROM n0
 //	ORDER BY n0.id ASC
 //	LIMIT 31
-//	SETTINGS max_execution_time = 30, max_memory_usage = 4294967296
+//	SETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0
 //
 // with p0 = "100/" and p1 = "api". The returned [Query] carries a [Plan] whose Build field
 // tells graphresponse.Build how to turn the rows into a GraphResponse.

@@ -62,6 +62,10 @@ var (
 
 	ErrScopeViolation     = &Reason{code: "SCOPE_VIOLATION", kind: KindPermissionDenied}
 	ErrGlobalNodeUnscoped = &Reason{code: "GLOBAL_NODE_UNSCOPED", kind: KindPermissionDenied}
+	// ErrAdminOnlyProperty refuses a caller who is not an administrator naming an admin-only
+	// property (User.email, User.is_admin, …) in columns, filters, order_by, group_by or an
+	// aggregation target.
+	ErrAdminOnlyProperty = &Reason{code: "ADMIN_ONLY_PROPERTY", kind: KindPermissionDenied}
 
 	ErrSecurityCheckFailed = &Reason{code: "SECURITY_CHECK_FAILED", kind: KindInternal}
 	ErrCompilerBug         = &Reason{code: "COMPILER_BUG", kind: KindInternal}

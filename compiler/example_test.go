@@ -33,7 +33,7 @@ func Example() {
 	// FROM n0
 	// ORDER BY n0.id ASC
 	// LIMIT 31
-	// SETTINGS max_execution_time = 30, max_memory_usage = 4294967296
+	// SETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0
 	// p0 String 100/
 	// p1 String api
 }

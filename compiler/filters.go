@@ -11,9 +11,7 @@ import (
 )
 
 // Filter operators (specs/query-engine.md §2.5).
-var operators = []string{"contains", "ends_with", "eq", "gt", "gte", "in", "is_not_null", "is_null", "lt", "lte", "starts_with"}
-
-var laterOperators = map[string]bool{"token_match": true, "all_tokens": true, "any_tokens": true}
+var operators = []string{"all_tokens", "any_tokens", "contains", "ends_with", "eq", "gt", "gte", "in", "is_not_null", "is_null", "lt", "lte", "starts_with", "token_match"}
 
 const (
 	maxInValues    = 100
@@ -107,9 +105,6 @@ func parseOps(at string, ft *filterTarget, m map[string]any) ([]*pred, error) {
 	var out []*pred
 	for _, op := range sortedKeys(m) {
 		oat := sub(at, op)
-		if laterOperators[op] {
-			return nil, newErr(oat, ErrUnsupportedFeature, "operator "+strconv.Quote(op)+" is not available in this version")
-		}
 		if !slices.Contains(operators, op) {
 			return nil, newErr(oat, ErrUnknownField, "unknown operator "+strconv.Quote(op)+didYouMean(op, operators), operators...)
 		}
@@ -142,13 +137,36 @@ func opAllowed(ft *filterTarget, op string) bool {
 		}
 	case "contains", "starts_with", "ends_with":
 		return p.typ == typString || (p.typ == typLC && len(p.enum) == 0)
+	case "token_match", "all_tokens", "any_tokens":
+		return p.tokens
 	}
 	return false
 }
 
+// isTokenOp reports whether op is one of the word-search operators.
+func isTokenOp(op string) bool {
+	return op == "token_match" || op == "all_tokens" || op == "any_tokens"
+}
+
+// splitTokens splits s the way ClickHouse's splitByNonAlpha tokenizer does (the tokenizer of
+// hasToken, hasAllTokens and hasAnyTokens and of our text indexes, as in Orbit): a token is
+// a maximal run of ASCII letters, ASCII digits and bytes of non-ASCII characters; every other
+// ASCII character separates. Matching is case-sensitive.
+func splitTokens(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r < utf8.RuneSelf && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	})
+}
+
 func makePred(at string, ft *filterTarget, op string, v any) (*pred, error) {
 	if !opAllowed(ft, op) {
-		return nil, newErr(at, ErrOperatorNotAllowed, "operator "+strconv.Quote(op)+" is not allowed on "+strconv.Quote(ft.col))
+		msg := "operator " + strconv.Quote(op) + " is not allowed on " + strconv.Quote(ft.col)
+		if isTokenOp(op) {
+			msg += ": it has no word index (Orbit lists the word-searchable properties); use contains, starts_with or ends_with"
+		} else if ft.longText {
+			msg += " (long text); use contains, starts_with, ends_with or is_null"
+		}
+		return nil, newErr(at, ErrOperatorNotAllowed, msg)
 	}
 	p := &pred{col: ft.col, op: op, path: at, tpath: ft.tpath}
 	if ft.tpath {
@@ -176,7 +194,7 @@ func makePred(at string, ft *filterTarget, op string, v any) (*pred, error) {
 			return nil, newErr(at, ErrValueTypeMismatch, "value must be an array")
 		}
 		if len(arr) == 0 {
-			return nil, newErr(at, ErrSchemaViolation, "at least 1 items required (got 0)")
+			return nil, newErr(at, ErrSchemaViolation, "at least 1 items required (got 0): an empty list would match nothing; leave the filter out, or use is_null")
 		}
 		if len(arr) > maxInValues {
 			return nil, newErr(at, ErrLimitExceeded, "at most "+strconv.Itoa(maxInValues)+" items allowed (got "+strconv.Itoa(len(arr))+")")
@@ -201,6 +219,15 @@ func makePred(at string, ft *filterTarget, op string, v any) (*pred, error) {
 	tv, err := typedValue(at, ft, v)
 	if err != nil {
 		return nil, err
+	}
+	if isTokenOp(op) {
+		toks := splitTokens(tv.(string))
+		switch {
+		case len(toks) == 0:
+			return nil, newErr(at, ErrValueTypeMismatch, "value must contain a word (a run of letters or digits)")
+		case op == "token_match" && (len(toks) != 1 || toks[0] != tv.(string)):
+			return nil, newErr(at, ErrValueTypeMismatch, "token_match takes exactly one word without spaces or punctuation; use all_tokens or any_tokens for several words")
+		}
 	}
 	if op == "contains" || op == "starts_with" || op == "ends_with" {
 		if !ft.tpath && utf8.RuneCountInString(tv.(string)) < minPattern {
@@ -250,6 +277,9 @@ func typedValue(at string, ft *filterTarget, v any) (any, error) {
 	mismatch := func(want string) error {
 		return newErr(at, ErrValueTypeMismatch, "value must be "+want)
 	}
+	if v == nil {
+		return nil, newErr(at, ErrValueTypeMismatch, "value must not be null; use {\"is_null\": true} to match missing values")
+	}
 	if ft.tpath {
 		s, ok := v.(string)
 		if !ok {
@@ -265,7 +295,7 @@ func typedValue(at string, ft *filterTarget, v any) (any, error) {
 	case typInt64:
 		n, ok := intOf(v)
 		if !ok {
-			return nil, mismatch("an integer in the int64 range")
+			return nil, mismatch("an integer in the int64 range (ids and counts are 64-bit signed integers; a larger value can match no row)")
 		}
 		return n, nil
 	case typFloat64:
@@ -294,7 +324,7 @@ func typedValue(at string, ft *filterTarget, v any) (any, error) {
 		}
 		if len(p.enum) > 0 && !slices.Contains(p.enum, s) {
 			opts := slices.Sorted(slices.Values(p.enum))
-			return nil, newErr(at, ErrInvalidEnumValue, "unknown value "+strconv.Quote(s)+" for "+strconv.Quote(p.name)+didYouMean(s, opts), opts...)
+			return nil, newErr(at, ErrInvalidEnumValue, "unknown value "+strconv.Quote(s)+" for "+strconv.Quote(p.name)+didYouMean(s, opts)+"; the property holds only the labels listed (Orbit would match no row), so use one of them", opts...)
 		}
 		return s, nil
 	case typDate32:

@@ -21,7 +21,8 @@ func (c *Compiler) Hydrate(q *Query, refs []graphresponse.NodeRef) (*Query, erro
 	for _, r := range refs {
 		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
 	}
-	l := &lowerer{cat: c.cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller)}
+	cat := c.catalogFor(q.Plan.caller)
+	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller)}
 	var stmt *selectStmt
 	for _, pk := range q.Plan.Build.Hydration {
 		ids, ok := byKind[pk.Entity]
@@ -30,9 +31,12 @@ func (c *Compiler) Hydrate(q *Query, refs []graphresponse.NodeRef) (*Query, erro
 		}
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
-		e := c.cat.entities[pk.Entity]
+		e := cat.entities[pk.Entity]
 		props := arrayExpr{}
 		for _, pc := range pk.Columns {
+			if e.prop(pc.Name) == nil { // a withheld column (admin-only, unserved virtual)
+				return nil, newErr("", ErrCompilerBug, "hydration of a column the caller may not read")
+			}
 			props = append(props, fn("toString", col("t", pc.Name)))
 		}
 		arm := l.entityScan(e, idsIn(col("t", "id"), ids))

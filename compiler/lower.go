@@ -133,6 +133,12 @@ func predExprs(t string, preds []*pred) []expr {
 			out = append(out, fn("startsWith", c, prm(p.val, typString)))
 		case "ends_with":
 			out = append(out, fn("endsWith", c, prm(p.val, typString)))
+		case "token_match":
+			out = append(out, fn("hasToken", c, prm(p.val, typString)))
+		case "all_tokens":
+			out = append(out, fn("hasAllTokens", c, prm(p.val, typString)))
+		case "any_tokens":
+			out = append(out, fn("hasAnyTokens", c, prm(p.val, typString)))
 		case "is_null":
 			out = append(out, &isNull{e: c})
 		case "is_not_null":
@@ -281,11 +287,17 @@ func planColumns(ps []*property) []graphresponse.PlanColumn {
 }
 
 // settings resolves the per-query ClickHouse settings (specs/query-engine.md §10.2).
+//
+// Every statement turns off the engine's direct read from text indexes: with a scan's
+// sorting-key predicates in PREWHERE ahead of FINAL, that rewrite drops the PREWHERE columns
+// on unmerged parts (NOT_FOUND_COLUMN_IN_BLOCK, chDB 26.7). The text indexes still skip
+// granules; only the column they would replace is read.
 func settingsFor(queryType string) []Setting {
+	noDirect := Setting{Key: "query_plan_direct_read_from_text_index", Value: int64(0)}
 	if queryType == qPathFinding {
-		return []Setting{{Key: "max_execution_time", Value: int64(15)}, {Key: "max_memory_usage", Value: int64(8589934592)}}
+		return []Setting{{Key: "max_execution_time", Value: int64(15)}, {Key: "max_memory_usage", Value: int64(8589934592)}, noDirect}
 	}
-	return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}}
+	return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}, noDirect}
 }
 
 // readableSet is the body of a CTE of the nodes of kinds the caller may read: one entity

@@ -12,6 +12,7 @@ type nbrArm struct {
 	outgoing bool
 	kind     *entity
 	types    []string
+	never    bool // matches nothing (no type can link the center)
 }
 
 func (l *lowerer) neighborArms() []nbrArm {
@@ -48,7 +49,9 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	center := r.nodes[0]
 	arms := l.neighborArms()
 	if len(arms) == 0 {
-		return nil, newErr("/neighbors", ErrNoMatchingRelationship, "no relationship type touches "+center.ent.name)
+		// No relationship type links the center in this direction: like Orbit, answer with
+		// no rows. One arm that never matches keeps the statement's shape.
+		arms = []nbrArm{{outgoing: r.neighbors.direction != "incoming", kind: center.ent, never: true}}
 	}
 	var orderProp *property
 	desc := false
@@ -70,15 +73,17 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	var x *selectStmt
 	for _, outgoing := range []bool{true, false} {
 		var pairs tupleExpr
+		never := false
 		for _, arm := range arms {
 			if arm.outgoing != outgoing {
 				continue
 			}
+			never = never || arm.never
 			for _, t := range arm.types {
 				pairs = append(pairs, tupleExpr{prm(t, typString), prm(arm.kind.name, typString)})
 			}
 		}
-		if len(pairs) == 0 {
+		if len(pairs) == 0 && !never {
 			continue
 		}
 		table, centerCol, nbrCol := l.cat.edgeTable, "source_id", "target_id"
@@ -93,7 +98,10 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 		}
 		var pairIn expr
 		pair := tupleExpr{col("t", "relationship_kind"), col("t", kindCol(nbrCol))}
-		if len(pairs) == 1 {
+		if len(pairs) == 0 {
+			// Only the arm that never matches: keep the statement's shape, match nothing.
+			pairIn = litBool(false)
+		} else if len(pairs) == 1 {
 			pairIn = eq(pair, pairs[0])
 		} else {
 			pairIn = &binOp{op: "IN", l: pair, r: pairs}

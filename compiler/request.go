@@ -149,7 +149,7 @@ func toRequest(doc map[string]any) (*request, error) {
 			for j, x := range ids {
 				id, ok := intOf(x)
 				if !ok {
-					return nil, newErr(ptr("nodes", i, "node_ids", j), ErrValueTypeMismatch, "id is outside the int64 range")
+					return nil, newErr(ptr("nodes", i, "node_ids", j), ErrValueTypeMismatch, "id is outside the int64 range; graph ids are 64-bit signed integers, so no node has it")
 				}
 				n.nodeIDs = append(n.nodeIDs, id)
 			}
@@ -160,7 +160,7 @@ func toRequest(doc map[string]any) (*request, error) {
 			s, ok1 := intOf(rg["start"])
 			e, ok2 := intOf(rg["end"])
 			if !ok1 || !ok2 {
-				return nil, newErr(ptr("nodes", i, "id_range"), ErrValueTypeMismatch, "id_range bound is outside the int64 range")
+				return nil, newErr(ptr("nodes", i, "id_range"), ErrValueTypeMismatch, "id_range bound is outside the int64 range; graph ids are 64-bit signed integers, clamp the bound to 9223372036854775807")
 			}
 			if s > e {
 				return nil, newErr(ptr("nodes", i, "id_range"), ErrSchemaViolation, "id_range start must not exceed end")

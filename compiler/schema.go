@@ -234,6 +234,9 @@ func translate(e *jsonschema.ValidationError, cat *catalog) *Error {
 	case *kind.MaxProperties:
 		return newErr(at, ErrLimitExceeded, fmt.Sprintf("at most %d fields allowed (got %d)", k.Want, k.Got))
 	case *kind.MinProperties:
+		if len(loc) == 2 && loc[0] == "group_by" {
+			return newErr(at, ErrSchemaViolation, "a group_by object needs truncate or as besides key (as in Orbit); write the plain string \"alias.property\" otherwise")
+		}
 		return newErr(at, ErrSchemaViolation, fmt.Sprintf("at least %d fields required (got %d)", k.Want, k.Got))
 	case *kind.Maximum:
 		return newErr(at, ErrLimitExceeded, "value must be at most "+k.Want.RatString())
@@ -246,6 +249,12 @@ func translate(e *jsonschema.ValidationError, cat *catalog) *Error {
 	case *kind.Const:
 		return newErr(at, ErrSchemaViolation, "value must be "+fmt.Sprint(k.Want))
 	case *kind.Pattern:
+		if len(loc) == 3 && loc[0] == "aggregations" {
+			if loc[2] == "count" {
+				return newErr(at, ErrSchemaViolation, "the target must be \"alias\" or \"alias.property\"")
+			}
+			return newErr(at, ErrSchemaViolation, loc[2]+" needs a property target \"alias.property\"")
+		}
 		return newErr(at, ErrSchemaViolation, "value has an invalid format")
 	}
 	return newErr(at, ErrSchemaViolation, "value does not match the schema")

@@ -67,8 +67,13 @@ func validate(r *request, cat *catalog) error {
 			return undefined("/path/to", r.path.to)
 		}
 	}
-	// S3 property references.
+	// S3 property references. A property the caller's catalog view withholds (admin-only for
+	// a caller who is not an administrator, virtual without a stored value) is refused with
+	// its own reason, so the caller learns why rather than that it does not exist.
 	unknownProp := func(at string, e *entity, name string, options []string) error {
+		if p := e.withheld[name]; p != nil {
+			return withheldErr(at, e, p)
+		}
 		return newErr(at, ErrUnknownProperty, "unknown property "+strconv.Quote(name)+" on "+e.name+didYouMean(name, options), options...)
 	}
 	for _, n := range r.nodes {
@@ -131,8 +136,13 @@ func validate(r *request, cat *catalog) error {
 	}
 	if orderAlias != "" {
 		p := byAlias[orderAlias].ent.prop(orderProp)
-		if !p.filterable || p.longText {
-			return newErr("/order_by", ErrNotFilterable, "property "+strconv.Quote(orderProp)+" cannot be used in order_by")
+		if !p.filterable {
+			return newErr("/order_by", ErrNotFilterable, "property "+strconv.Quote(orderProp)+" is not filterable, so it cannot be used in order_by; sort by another property of the node or leave order_by out")
+		}
+		// Long text sorts like any string (Orbit sorts it too), but a cursor carries the sort
+		// key of the last row, and a long text could outgrow the cursor's size cap.
+		if p.longText && r.cursor != nil {
+			return newErr("/order_by", ErrUnsupportedFeature, "a cursor cannot page over the long-text property "+strconv.Quote(orderProp)+" (the cursor would carry the text); use limit instead of cursor, or order by a short property")
 		}
 		if r.queryType == qNeighbors && orderAlias != r.nodes[0].alias {
 			return newErr("/order_by", ErrInvalidShape, "order_by must name a property of the center node")
@@ -159,6 +169,14 @@ func validate(r *request, cat *catalog) error {
 	}
 	// S11 caps, re-checked on the typed request.
 	return checkCaps(r)
+}
+
+// withheldErr refuses a property the caller's catalog view withholds (see [catalog.view]).
+func withheldErr(at string, e *entity, p *property) error {
+	if p.unserved() {
+		return newErr(at, ErrUnsupportedFeature, "property "+strconv.Quote(p.name)+" of "+e.name+" is virtual and graphwire does not hold its value (Orbit fetches it from the repository service); leave it out of the query")
+	}
+	return newErr(at, ErrAdminOnlyProperty, "property "+strconv.Quote(p.name)+" of "+e.name+" is readable by administrators only; leave it out, or select \"*\" or the default columns, which omit it for you")
 }
 
 func groupPtr(r *request, i int) string {
@@ -271,7 +289,7 @@ func resolveRelTypes(r *request, cat *catalog, byAlias map[string]*nodeSel) erro
 					would = append(would, t)
 				}
 			}
-			return newErr(at, ErrNoMatchingRelationship, "no relationship of the given types connects "+from+" to "+to+" ("+rs.direction+")", would...)
+			return newErr(at, ErrNoMatchingRelationship, "no relationship of the given types connects "+from+" to "+to+" ("+rs.direction+"); name one of the types listed, use \"*\" for every type that connects them, or change direction", would...)
 		}
 		// Single hops keep only the types with a compatible pair; the others can never match.
 		rs.concrete = ok
@@ -296,20 +314,16 @@ func resolveRelTypes(r *request, cat *catalog, byAlias map[string]*nodeSel) erro
 			return false
 		}
 		if r.neighbors.hasTypes {
-			for i, t := range r.neighbors.relTypes {
-				if !touches(t) {
-					var would []string
-					for _, n := range cat.relNames {
-						if touches(n) {
-							would = append(would, n)
-						}
-					}
-					return newErr(ptr("neighbors", "rel_types", i), ErrNoMatchingRelationship, "relationship type "+strconv.Quote(t)+" never touches "+center+" ("+r.neighbors.direction+")", would...)
+			// A type that never touches the center in this direction can link no neighbor:
+			// like Orbit, the query answers with no rows for it rather than an error.
+			var ok []string
+			for _, t := range r.neighbors.relTypes {
+				if touches(t) {
+					ok = append(ok, t)
 				}
 			}
-			rs := slices.Clone(r.neighbors.relTypes)
-			slices.Sort(rs)
-			r.neighbors.relTypes = slices.Compact(rs)
+			slices.Sort(ok)
+			r.neighbors.relTypes = slices.Compact(ok)
 		} else {
 			r.neighbors.relTypes = nil
 			for _, n := range cat.relNames {
@@ -503,20 +517,22 @@ func checkSelectivity(r *request, byAlias map[string]*nodeSel) error {
 				return nil
 			}
 		}
-		return newErr("/nodes", ErrNotSelective, "at least one node needs node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxSelectiveSpan)+" ids")
+		return newErr("/nodes", ErrNotSelective, "at least one node needs node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxSelectiveSpan)+" ids; add one, or split a wider id_range into several queries")
 	case qPathFinding:
 		for _, a := range []string{r.path.from, r.path.to} {
 			n := byAlias[a]
 			if !selective(n, maxAnchorSpan) {
-				return newErr(ptr("nodes", n.idx), ErrNotSelective, "path endpoints need node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxAnchorSpan)+" ids")
+				return newErr(ptr("nodes", n.idx), ErrNotSelective, "path endpoints need node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxAnchorSpan)+" ids; narrow the id_range or add one of the others")
 			}
 		}
-		if !r.path.hasTypes && !(byAlias[r.path.from].hasIDs && byAlias[r.path.to].hasIDs) {
-			return newErr("/path/rel_types", ErrNotSelective, "rel_types is required unless both endpoints use node_ids")
+		// Orbit's compiler has required rel_types since 2026-06-09 (its docs still call it
+		// optional when both endpoints use node_ids); we follow the code.
+		if !r.path.hasTypes {
+			return newErr("/path/rel_types", ErrNotSelective, "path finding needs rel_types: list the relationship types a path may use, or \"*\" for every type")
 		}
 	case qNeighbors:
 		if !selective(r.nodes[0], maxAnchorSpan) {
-			return newErr("/nodes/0", ErrNotSelective, "the neighbors center needs node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxAnchorSpan)+" ids")
+			return newErr("/nodes/0", ErrNotSelective, "the neighbors center needs node_ids, a filter or an id_range spanning at most "+strconv.Itoa(maxAnchorSpan)+" ids; Orbit accepts any id_range here, we cap it: narrow the range or page through it in several queries")
 		}
 	}
 	return nil

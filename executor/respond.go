@@ -41,6 +41,13 @@ type Executed struct {
 	// nodes to hydrate. A statement is listed once it was sent to the
 	// engine, whether or not it succeeded.
 	Statements []Statement
+	// Base and Hydration are the rows [graphresponse.Build] read: the
+	// base statement's (page plus probe row) and the hydration
+	// statement's (nil when the query type has none). A caller that
+	// answers with a prefix of the page (a token budget) rebuilds from
+	// them; they are bounded by the page size.
+	Base      graphresponse.Rows
+	Hydration *graphresponse.Rows
 }
 
 // Respond runs a compiled query on r, then its hydration statement when the
@@ -54,6 +61,7 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 		return nil, ex, fmt.Errorf("execute query: %w", err)
 	}
 	ex.Rows = int64(len(base.Values))
+	ex.Base = base
 	plan := q.Plan.Build
 	var hyd *graphresponse.Rows
 	if q.Plan.NeedsHydration() {
@@ -75,6 +83,7 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 			hyd = &rows
 		}
 	}
+	ex.Hydration = hyd
 	resp, err := graphresponse.Build(plan, base, hyd)
 	if err != nil {
 		return nil, ex, fmt.Errorf("build response: %w", err)

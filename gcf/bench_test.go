@@ -159,3 +159,60 @@ func BenchmarkDecodeGCF(b *testing.B) {
 		})
 	}
 }
+
+// symbolGraph builds a seeded graph-profile payload model with n symbols and
+// m distinct edges, the shape of the public GCF codecs' own benchmarks.
+func symbolGraph(n, m int) *gcf.Graph {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(m)))
+	kinds := []string{"function", "method", "type", "interface", "var", "package"}
+	g := &gcf.Graph{Tool: "search_symbols", Budget: 8000, Tokens: 4000}
+	for i := range n {
+		g.Symbols = append(g.Symbols, gcf.Symbol{Kind: kinds[i%len(kinds)],
+			Name:  fmt.Sprintf("github.com/acme/svc/pkg%d.Symbol%d", i%17, i),
+			Score: float64(r.IntN(100)) / 100, Provenance: []string{"lsp", "ast"}[i%2], Distance: i % 3})
+	}
+	seen := map[[2]int]bool{}
+	for len(g.Edges) < m {
+		a, c := r.IntN(n), r.IntN(n)
+		if a == c || seen[[2]int{a, c}] {
+			continue
+		}
+		seen[[2]int{a, c}] = true
+		g.Edges = append(g.Edges, gcf.Edge{Source: g.Symbols[a].Name, Target: g.Symbols[c].Name,
+			Type: []string{"calls", "imports", "references"}[r.IntN(3)]})
+	}
+	return g
+}
+
+// BenchmarkEncodeSymbolGraph and BenchmarkDecodeSymbolGraph measure the
+// graph profile on its own model ([gcf.Graph]), as the public GCF codecs do.
+func BenchmarkEncodeSymbolGraph(b *testing.B) {
+	g := symbolGraph(500, 200)
+	var buf bytes.Buffer
+	if err := gcf.NewEncoder(&buf, gcf.Options{}).EncodeGraph(g); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	enc := gcf.NewEncoder(io.Discard, gcf.Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := enc.EncodeGraph(g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeSymbolGraph(b *testing.B) {
+	var buf bytes.Buffer
+	if err := gcf.NewEncoder(&buf, gcf.Options{}).EncodeGraph(symbolGraph(500, 200)); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := gcf.NewDecoder(bytes.NewReader(data), gcf.Options{}).DecodeGraph(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

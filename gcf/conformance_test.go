@@ -81,6 +81,32 @@ func TestConformance(t *testing.T) {
 	t.Logf("ran=%d skipped=%d", ran, skipped)
 }
 
+// TestLocalCases runs our own fixtures under testdata/cases, written in the
+// shared conformance format: regressions the shared corpus does not pin.
+func TestLocalCases(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "cases", "*", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no local cases under testdata/cases")
+	}
+	for _, p := range files {
+		rel, _ := filepath.Rel(filepath.Join("testdata", "cases"), p)
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := gcf.ParseJSON(data)
+			if err != nil {
+				t.Fatalf("parse fixture: %v", err)
+			}
+			runFixture(t, v.(*gcf.Object))
+		})
+	}
+}
+
 func get(o *gcf.Object, k string) any {
 	v, _ := o.Get(k)
 	return v

@@ -115,8 +115,19 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 	sectionCount, sectionSeen := -2, 0
 	var sectionLine line
 	edgesSeen := false
-	byID := map[int]int{}      // id -> symbol index, or -1 for a reference
-	ids := map[identity]bool{} // identities declared in this payload
+	// The header's counts size the slices and indexes up front; they are
+	// only hints, capped by the lines present, and checked at the end.
+	nSyms, nEdges := len(lines), len(lines)
+	if n, ok := headerInt(h, "symbols"); ok && n >= 0 && n < nSyms {
+		nSyms = n
+	}
+	if n, ok := headerInt(h, "edges"); ok && n >= 0 && n < nEdges {
+		nEdges = n
+	}
+	g.Symbols = make([]Symbol, 0, nSyms)
+	g.Edges = make([]Edge, 0, nEdges)
+	byID := newIDIndex(len(lines))            // id -> symbol index, or -1 for a reference
+	ids := make(map[identity]struct{}, nSyms) // identities declared in this payload
 	nodeLines := 0
 	closeSection := func() error {
 		if sectionCount >= 0 && sectionSeen != sectionCount {
@@ -187,7 +198,7 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 			return nil, ln.err(0, ErrInvalidSymbolID, "bad symbol id "+strconv.Quote(idTok))
 		}
 		id, _ := strconv.Atoi(digits)
-		if _, dup := byID[id]; dup {
+		if _, dup := byID.get(id); dup {
 			return nil, ln.err(0, ErrInvalidSymbolID, "symbol id "+idTok+" used twice")
 		}
 		if !g.Session && id != nodeLines {
@@ -197,13 +208,14 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 			if !g.Session {
 				return nil, ln.err(0, ErrInvalidNodeLine, "reference line outside a session payload")
 			}
-			byID[id] = -1
+			byID.set(id, -1)
 			g.Refs = append(g.Refs, Ref{ID: id, Distance: distance})
 			nodeLines++
 			continue
 		}
-		f := strings.Split(ln.text, " ")
-		if len(f) != 5 {
+		var fa [5]string
+		f, n := splitSpaces(ln.text, fa[:])
+		if n != 5 {
 			return nil, ln.err(0, ErrInvalidNodeLine, "node line needs five fields")
 		}
 		for _, x := range f {
@@ -216,11 +228,11 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 		}
 		score, _ := strconv.ParseFloat(f[3], 64)
 		idn := identity{KindAbbrev(f[1]), f[2]}
-		if ids[idn] {
+		if _, dup := ids[idn]; dup {
 			return nil, ln.err(0, ErrInvalidNodeLine, "symbol "+f[2]+" declared twice")
 		}
-		ids[idn] = true
-		byID[id] = len(g.Symbols)
+		ids[idn] = struct{}{}
+		byID.set(id, len(g.Symbols))
 		g.Symbols = append(g.Symbols, Symbol{ID: id, Kind: KindExpand(f[1]), Name: f[2], Score: score, Provenance: f[4], Distance: distance, Group: group})
 		nodeLines++
 	}
@@ -251,12 +263,13 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 	return g, nil
 }
 
-func parseEdgeLine(ln line, byID map[int]int, g *Graph) (Edge, error) {
-	f := strings.Split(ln.text, " ")
+func parseEdgeLine(ln line, byID *idIndex, g *Graph) (Edge, error) {
+	var fa [3]string
+	f, n := splitSpaces(ln.text, fa[:])
 	if !strings.Contains(f[0], "<") {
 		return Edge{}, ln.err(0, ErrInvalidEdgeSyntax, "edge line without <")
 	}
-	if len(f) < 2 || len(f) > 3 {
+	if n < 2 || n > 3 {
 		return Edge{}, ln.err(0, ErrInvalidEdgeSyntax, "edge line needs a type and an optional status")
 	}
 	for _, x := range f {
@@ -270,8 +283,8 @@ func parseEdgeLine(ln line, byID map[int]int, g *Graph) (Edge, error) {
 	if !ok1 || !ok2 {
 		return Edge{}, ln.err(0, ErrInvalidEdgeSyntax, "edge ids must be @digits<@digits")
 	}
-	ti, okT := byID[tid]
-	si, okS := byID[sid]
+	ti, okT := byID.get(tid)
+	si, okS := byID.get(sid)
 	if !okT || !okS {
 		return Edge{}, ln.err(0, ErrUnknownEdgeReference, "edge refers to an undeclared id")
 	}
@@ -392,4 +405,57 @@ func decodeGraphDelta(h *Header, lines []line, lim Limits) (*GraphDelta, error) 
 		}
 	}
 	return d, nil
+}
+
+// splitSpaces splits s at every space, as strings.Split(s, " ") does, into
+// the backing array of dst without allocating. It returns the fields that
+// fit and n, the number of fields s has (which may exceed len(dst)).
+func splitSpaces(s string, dst []string) ([]string, int) {
+	// Fields are short, so a byte loop beats IndexByte's call overhead.
+	n, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' {
+			if n < len(dst) {
+				dst[n] = s[start:i]
+			}
+			n++
+			start = i + 1
+		}
+	}
+	if n < len(dst) {
+		dst[n] = s[start:]
+	}
+	n++
+	return dst[:min(n, len(dst))], n
+}
+
+// idIndex maps the symbol ids of one payload to symbol indexes (-1 for a
+// session reference). Ids below the number of lines, which covers every
+// non-session payload (ids count up from 0), live in a slice; larger
+// session ids fall back to a map.
+type idIndex struct {
+	dense  []int32 // index+2 (a reference, -1, is 1); 0 = unset
+	sparse map[int]int
+}
+
+func newIDIndex(n int) *idIndex { return &idIndex{dense: make([]int32, n)} }
+
+func (x *idIndex) get(id int) (int, bool) {
+	if id < len(x.dense) {
+		v := x.dense[id]
+		return int(v) - 2, v != 0
+	}
+	v, ok := x.sparse[id]
+	return v, ok
+}
+
+func (x *idIndex) set(id, i int) {
+	if id < len(x.dense) {
+		x.dense[id] = int32(i) + 2
+		return
+	}
+	if x.sparse == nil {
+		x.sparse = map[int]int{}
+	}
+	x.sparse[id] = i
 }

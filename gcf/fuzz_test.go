@@ -25,6 +25,7 @@ var fuzzSeeds = []string{
 	"GCF profile=graph delta=true base_root=a new_root=b\n## removed\nfn x\n",
 	"GCF profile=generic delta=true base_root=a new_root=b key=id\n## removed [1]{@id}\n1\n",
 	"GCF profile=generic\n## [1]{\"a>b\",\"a>c>d\"}\n1|-\n",
+	"GCF profile=generic\n## rows [1]{id,sub}\n@0 1|^{\"x|y\",b,c}\n1|2|3\n",
 }
 
 func FuzzDecode(f *testing.F) {

@@ -165,6 +165,7 @@ type planEdge struct {
 	src, tgt int // symbol indices
 	typ      string
 	status   string
+	pos      int // position in the plan's input order, the sort's last tie-break
 }
 
 func validateSymbol(s *Symbol) (string, error) {
@@ -187,50 +188,66 @@ func validateSymbol(s *Symbol) (string, error) {
 	return kind, nil
 }
 
-// endpointIndex resolves edge endpoints (§2.6.5 step 2).
+// endpointIndex resolves edge endpoints (§2.6.5 step 2). It hashes each
+// name once: byName holds the newest entry per name, and the entries of
+// one name are chained through next, so an identity lookup walks the
+// (almost always one-long) chain comparing kinds.
 type endpointIndex struct {
-	byID   map[identity]int
-	byName map[string]int // -1 when ambiguous
+	byName  map[string]int32
+	entries []endpointEntry
+}
+
+type endpointEntry struct {
+	kind string
+	i    int
+	next int32 // previous entry with the same name, -1 when none
 }
 
 func newEndpointIndex(n int) *endpointIndex {
-	return &endpointIndex{byID: make(map[identity]int, n), byName: make(map[string]int, n)}
+	return &endpointIndex{byName: make(map[string]int32, n), entries: make([]endpointEntry, 0, n)}
 }
 
+// add records symbol i as (kind, name); false when that identity is known.
 func (x *endpointIndex) add(kind, name string, i int) bool {
-	id := identity{kind, name}
-	if _, dup := x.byID[id]; dup {
-		return false
+	head, ok := x.byName[name]
+	if !ok {
+		head = -1
 	}
-	x.byID[id] = i
-	if _, ok := x.byName[name]; ok {
-		x.byName[name] = -1
-	} else {
-		x.byName[name] = i
+	for j := head; j >= 0; j = x.entries[j].next {
+		if x.entries[j].kind == kind {
+			return false
+		}
 	}
+	x.byName[name] = int32(len(x.entries))
+	x.entries = append(x.entries, endpointEntry{kind: kind, i: i, next: head})
 	return true
 }
 
 func (x *endpointIndex) resolve(kind, name string) (int, error) {
+	head, ok := x.byName[name]
 	if kind != "" {
-		if i, ok := x.byID[identity{KindAbbrev(kind), name}]; ok {
-			return i, nil
+		if ok {
+			abbrev := KindAbbrev(kind)
+			for j := head; j >= 0; j = x.entries[j].next {
+				if x.entries[j].kind == abbrev {
+					return x.entries[j].i, nil
+				}
+			}
 		}
 		return -1, encErr(ErrDanglingEdge, "endpoint "+kind+" "+name+" is not a symbol")
 	}
-	i, ok := x.byName[name]
 	if !ok {
 		return -1, encErr(ErrDanglingEdge, "endpoint "+name+" is not a symbol")
 	}
-	if i < 0 {
+	if x.entries[head].next >= 0 {
 		return -1, encErr(ErrAmbiguousEndpoint, "endpoint "+name+" names several symbols")
 	}
-	return i, nil
+	return x.entries[head].i, nil
 }
 
 // planGraph validates g and computes the emission order (§2.6.5).
 func planGraph(g *Graph) (*graphPlan, *endpointIndex, error) {
-	p := &graphPlan{kinds: make([]string, len(g.Symbols))}
+	p := &graphPlan{kinds: make([]string, len(g.Symbols)), edges: make([]planEdge, 0, len(g.Edges))}
 	idx := newEndpointIndex(len(g.Symbols))
 	for i := range g.Symbols {
 		s := &g.Symbols[i]
@@ -247,12 +264,16 @@ func planGraph(g *Graph) (*graphPlan, *endpointIndex, error) {
 	for i := range p.order {
 		p.order[i] = i
 	}
-	slices.SortStableFunc(p.order, func(a, b int) int {
+	// A full tie-break on the index makes the unstable sort stable.
+	slices.SortFunc(p.order, func(a, b int) int {
 		sa, sb := &g.Symbols[a], &g.Symbols[b]
 		if c := cmp.Compare(sa.Distance, sb.Distance); c != 0 {
 			return c
 		}
-		return cmp.Compare(sb.Score, sa.Score)
+		if c := cmp.Compare(sb.Score, sa.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
 	})
 	p.ids = make([]int, len(g.Symbols))
 	for pos, i := range p.order {
@@ -264,6 +285,7 @@ func planGraph(g *Graph) (*graphPlan, *endpointIndex, error) {
 		if err != nil {
 			return nil, nil, &EncodeError{Path: "/edges/" + strconv.Itoa(i), Err: errSentinel(err), Detail: errDetail(err)}
 		}
+		pe.pos = len(p.edges)
 		p.edges = append(p.edges, pe)
 	}
 	return p, idx, nil
@@ -306,16 +328,20 @@ func planEdgeOf(e *Edge, idx *endpointIndex) (planEdge, error) {
 	return planEdge{src: src, tgt: tgt, typ: e.Type, status: status}, nil
 }
 
-// sortEdges orders edges by source id, target id, type.
+// sortEdges orders edges by source id, target id, type, then plan order
+// (pos), which keeps equal edges as a stable sort would.
 func sortEdges(edges []planEdge, ids []int) {
-	slices.SortStableFunc(edges, func(a, b planEdge) int {
+	slices.SortFunc(edges, func(a, b planEdge) int {
 		if c := cmp.Compare(ids[a.src], ids[b.src]); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(ids[a.tgt], ids[b.tgt]); c != 0 {
 			return c
 		}
-		return strings.Compare(a.typ, b.typ)
+		if c := strings.Compare(a.typ, b.typ); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
 	})
 }
 

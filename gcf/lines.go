@@ -72,7 +72,9 @@ func splitInput(data string, lim Limits) (string, []line, error) {
 	}
 	s := data
 	var header string
-	var lines []line
+	// One line per LF at most; the cap keeps a run of blank lines from
+	// reserving much more than the lines it will hold.
+	lines := make([]line, 0, min(strings.Count(data, "\n"), 1<<16))
 	num := 0
 	for len(s) > 0 || num == 0 {
 		num++
@@ -86,7 +88,9 @@ func splitInput(data string, lim Limits) (string, []line, error) {
 			return "", nil, synErr(num, 1, ErrLimit, "line longer than "+strconv.Itoa(lim.MaxLineLength)+" bytes")
 		}
 		t = strings.TrimSuffix(t, "\r")
-		t = strings.TrimRight(t, " \t")
+		for len(t) > 0 && (t[len(t)-1] == ' ' || t[len(t)-1] == '\t') {
+			t = t[:len(t)-1]
+		}
 		if num == 1 {
 			header = t
 			continue
@@ -98,7 +102,10 @@ func splitInput(data string, lim Limits) (string, []line, error) {
 		for sp < len(t) && t[sp] == ' ' {
 			sp++
 		}
-		body := strings.TrimLeft(t, " \t")
+		body := t[sp:]
+		for len(body) > 0 && (body[0] == ' ' || body[0] == '\t') {
+			body = body[1:]
+		}
 		if body == "#" || strings.HasPrefix(body, "# ") {
 			continue
 		}

@@ -589,8 +589,14 @@ func parseValueToken(tok string) (any, error, int) {
 }
 
 // splitOutsideQuotes splits s on sep outside quoted tokens. A quote opens only
-// at the start of a token (after spaces). It returns the raw parts with their
+// at the start of a token (after spaces), or at the start of a field name
+// inside a `^{…}` marker that begins the token (§2.4: field names may be
+// quoted, so `^{"x|y",b}` is one cell). It returns the raw parts with their
 // byte offsets, or ErrUnterminatedQuote with the offset of the quote.
+//
+// A quoted field name that never closes is not an error here: the token is
+// then not a marker, and its `"` stays an ordinary byte, as before markers
+// were scanned (the token decodes as a string).
 func splitOutsideQuotes(s string, sep byte, parts []string, offs []int) ([]string, []int, error, int) {
 	start := 0
 	i := 0
@@ -611,6 +617,10 @@ func splitOutsideQuotes(s string, sep byte, parts []string, offs []int) ([]strin
 				i += end
 				continue
 			}
+			if c == '^' && i+1 < len(s) && s[i+1] == '{' {
+				i = skipMarkerFields(s, i+2, sep)
+				continue
+			}
 		}
 		if c == sep {
 			parts = append(parts, s[start:i])
@@ -625,6 +635,41 @@ func splitOutsideQuotes(s string, sep byte, parts []string, offs []int) ([]strin
 	parts = append(parts, s[start:])
 	offs = append(offs, start)
 	return parts, offs, nil, 0
+}
+
+// skipMarkerFields scans the field list of a `^{…}` marker from i, just past
+// the `{`, and returns the index where ordinary splitting resumes: past the
+// closing `}`, or at the first sep outside a quoted name. Only a quote at
+// the start of a field name (after `{` or `,` and blanks) opens a quoted
+// name; an unterminated one leaves the rest to ordinary splitting.
+func skipMarkerFields(s string, i int, sep byte) int {
+	fieldStart := true
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == sep:
+			return i
+		case c == '}':
+			return i + 1
+		case fieldStart && (c == ' ' || c == '\t'):
+		case fieldStart && c == '"':
+			end := scanQuoted(s[i:])
+			if end < 0 {
+				return i
+			}
+			i += end
+			fieldStart = false
+			continue
+		case c == ',':
+			fieldStart = true
+			i++
+			continue
+		default:
+			fieldStart = false
+		}
+		i++
+	}
+	return i
 }
 
 func trimSpaces(s string) string {

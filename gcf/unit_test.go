@@ -374,3 +374,47 @@ func TestMarshalIgnoresPropertyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphEndpoints pins how edge endpoints resolve (§2.6.5 step 2): by
+// name when it is unique, by kind and name otherwise.
+func TestGraphEndpoints(t *testing.T) {
+	syms := []gcf.Symbol{
+		{Kind: "function", Name: "p.A", Score: 0.9, Provenance: "lsp"},
+		{Kind: "type", Name: "p.A", Score: 0.8, Provenance: "lsp"},
+		{Kind: "function", Name: "p.B", Score: 0.7, Provenance: "lsp"},
+	}
+	tests := []struct {
+		name    string
+		symbols []gcf.Symbol
+		edges   []gcf.Edge
+		want    string // the edges section
+		wantErr error
+	}{
+		{name: "unique name", symbols: syms, edges: []gcf.Edge{{Source: "p.B", Target: "p.B", Type: "calls"}},
+			want: "## edges [1]\n@2<@2 calls\n"},
+		{name: "kind picks one of two", symbols: syms, edges: []gcf.Edge{{Source: "p.A", SourceKind: "type", Target: "p.B", Type: "uses"}, {Source: "p.A", SourceKind: "fn", Target: "p.B", Type: "calls"}},
+			want: "## edges [2]\n@2<@0 calls\n@2<@1 uses\n"},
+		{name: "equal edges keep their order", symbols: syms, edges: []gcf.Edge{{Source: "p.B", Target: "p.B", Type: "calls", Status: "removed"}, {Source: "p.B", Target: "p.B", Type: "calls", Status: "added"}},
+			want: "## edges [2]\n@2<@2 calls removed\n@2<@2 calls added\n"},
+		{name: "ambiguous name", symbols: syms, edges: []gcf.Edge{{Source: "p.A", Target: "p.B", Type: "calls"}}, wantErr: gcf.ErrAmbiguousEndpoint},
+		{name: "unknown name", symbols: syms, edges: []gcf.Edge{{Source: "p.C", Target: "p.B", Type: "calls"}}, wantErr: gcf.ErrDanglingEdge},
+		{name: "kind matches no symbol", symbols: syms, edges: []gcf.Edge{{Source: "p.B", SourceKind: "type", Target: "p.B", Type: "calls"}}, wantErr: gcf.ErrDanglingEdge},
+		{name: "duplicate symbol", symbols: append(slices.Clone(syms), gcf.Symbol{Kind: "fn", Name: "p.B", Score: 0.1, Provenance: "ast"}), wantErr: gcf.ErrDuplicateSymbol},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			err := gcf.NewEncoder(&buf, gcf.Options{}).EncodeGraph(&gcf.Graph{Symbols: tt.symbols, Edges: tt.edges})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			_, edges, _ := strings.Cut(buf.String(), "## edges")
+			if got := "## edges" + edges; got != tt.want {
+				t.Errorf("edges section:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}

@@ -150,3 +150,30 @@ func BenchmarkUnmarshal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeValue measures the generic fallback (spec §9) on 5,000 JSON
+// objects of 6 keys, as decoded by encoding/json: the shape of gcx-go's
+// EncodeAny benchmark.
+func BenchmarkEncodeValue(b *testing.B) {
+	s := benchSection(5000)
+	rows := make([]any, len(s.Rows))
+	for i, row := range s.Rows {
+		o := make(map[string]any, len(s.Fields))
+		for j, f := range s.Fields {
+			o[f] = row[j]
+		}
+		o["line"], _ = strconv.ParseFloat(row[4], 64) // a JSON number
+		rows[i] = o
+	}
+	out, err := gcx.MarshalValue("search_symbols", rows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(out)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := gcx.NewEncoder(io.Discard, gcx.Options{}).EncodeValue("search_symbols", rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

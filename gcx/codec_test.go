@@ -263,7 +263,7 @@ func TestSyntaxErrorPositions(t *testing.T) {
 		{name: "missing tool", payload: "GCX1 fields=a\n", want: gcx.SyntaxError{Line: 1, Column: 1, Err: gcx.ErrMissingTool}},
 		{name: "empty tool", payload: "GCX1 tool= fields=a\n", want: gcx.SyntaxError{Line: 1, Column: 1, Err: gcx.ErrMissingTool}},
 		{name: "missing fields", payload: "GCX1 tool=x\n", want: gcx.SyntaxError{Line: 1, Column: 1, Err: gcx.ErrMissingFields}},
-		{name: "empty field", payload: "GCX1 tool=x fields=a,,b\n", want: gcx.SyntaxError{Line: 1, Column: 13, Err: gcx.ErrBadField}},
+		{name: "repeated empty field", payload: "GCX1 tool=x fields=a,,\n", want: gcx.SyntaxError{Line: 1, Column: 13, Err: gcx.ErrBadField}},
 		{name: "repeated field", payload: "GCX1 tool=x fields=a,a\n", want: gcx.SyntaxError{Line: 1, Column: 13, Err: gcx.ErrBadField}},
 		{name: "duplicate meta", payload: "GCX1 tool=x fields=a k=1 k=2\n", want: gcx.SyntaxError{Line: 1, Column: 26, Err: gcx.ErrDuplicateKey}},
 		{name: "duplicate tool", payload: "GCX1 tool=x fields=a tool=y\n", want: gcx.SyntaxError{Line: 1, Column: 22, Err: gcx.ErrDuplicateKey}},
@@ -400,5 +400,40 @@ func TestEscapeEveryPosition(t *testing.T) {
 				t.Fatalf("special %q at %d: decoded %q, %v", special, pos, secs[0].Rows[0][1], err)
 			}
 		}
+	}
+}
+
+// TestDecodeEmptyFieldNames pins the decision to read the empty field names
+// other GCX1 producers write: gcx-go's EncodeAny writes {"":"-x"} as
+// "fields=" with one row, and {"":1,"a":2} as "fields=,a".
+func TestDecodeEmptyFieldNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		want    []gcx.Section
+		wantErr error
+	}{
+		{name: "single empty name", payload: "GCX1 tool=x fields=\n-x\n",
+			want: []gcx.Section{{Tool: "x", Fields: []string{""}, Rows: [][]string{{"-x"}}}}},
+		{name: "empty name first", payload: "GCX1 tool=x fields=,a\n1\t2\n",
+			want: []gcx.Section{{Tool: "x", Fields: []string{"", "a"}, Rows: [][]string{{"1", "2"}}}}},
+		{name: "empty name last", payload: "GCX1 tool=x fields=a, rows=1\n1\t2\n",
+			want: []gcx.Section{{Tool: "x", Fields: []string{"a", ""}, Meta: map[string]string{"rows": "1"}, Rows: [][]string{{"1", "2"}}}}},
+		{name: "two empty names", payload: "GCX1 tool=x fields=,\n1\t2\n", wantErr: gcx.ErrBadField},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := gcx.UnmarshalSections([]byte(tt.payload))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("sections (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The encoder stays strict: it never writes an empty name (§3.2).
+	if _, err := gcx.MarshalSections(gcx.Section{Tool: "x", Fields: []string{""}, Rows: [][]string{{"-x"}}}); !errors.Is(err, gcx.ErrBadField) {
+		t.Errorf("MarshalSections with an empty field name: error = %v, want %v", err, gcx.ErrBadField)
 	}
 }

@@ -386,9 +386,15 @@ func parseHeader(line string, lineNo int) (Section, error) {
 	if !haveFields {
 		return Section{}, synErr(1, ErrMissingFields)
 	}
+	// An empty name is accepted, unlike spec §3.3 step 8 as first written:
+	// the header grammar allows it (value = *(any byte except SP)), and
+	// other GCX1 producers write it — gcx-go's EncodeAny turns {"":"-x"}
+	// into "fields=" and reads it back as one field named "". Only a
+	// repeated name is ambiguous, so only that is refused. The encoder
+	// still never writes an empty name (§3.2).
 	s.Fields = strings.Split(fieldsRaw, ",")
 	for i, f := range s.Fields {
-		if f == "" || indexOf(s.Fields[:i], f) >= 0 {
+		if indexOf(s.Fields[:i], f) >= 0 {
 			return Section{}, synErr(fieldsCol, ErrBadField)
 		}
 	}

@@ -54,6 +54,10 @@
 // JSON. [ToolDefinitionsSection], [ToolRequestSection], [ErrorSection] and
 // [ResolveRepo] implement the envelope sections of spec §10.
 //
+// The decoder reads an empty field name ("fields=" is one field named "",
+// as gcx-go writes for the JSON key ""), which the encoder never writes; a
+// repeated name is still [ErrBadField].
+//
 // Decoding errors are [*SyntaxError] values carrying the line and column
 // and wrapping one of the Err sentinels; read errors pass through
 // unchanged. Nothing in the package keeps global state; Encoder and

@@ -19,7 +19,9 @@ var (
 	ErrMissingTool = errors.New("gcx: header missing tool")
 	// ErrMissingFields: the header has no fields= key.
 	ErrMissingFields = errors.New("gcx: header missing fields")
-	// ErrBadField: an empty or repeated field name, or no field at all.
+	// ErrBadField: an empty or repeated field name, or no field at all, on
+	// encode; a repeated field name on decode (decoders accept an empty
+	// name, which other GCX1 producers write).
 	ErrBadField = errors.New("gcx: bad field list")
 	// ErrDuplicateKey: a header key that appears twice.
 	ErrDuplicateKey = errors.New("gcx: duplicate header key")

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/graphwire/graphwire/graphresponse"
 )
@@ -339,15 +340,9 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 	if tool == "" || !headerSafe(tool) {
 		return Section{}, fmt.Errorf("tool %q: %w", tool, ErrUnsafeName)
 	}
-	raw, err := json.Marshal(v)
+	x, err := normalizeValue(v)
 	if err != nil {
-		return Section{}, fmt.Errorf("%v: %w", err, ErrUnsupportedValue)
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return Section{}, fmt.Errorf("%v: %w", err, ErrUnsupportedValue)
+		return Section{}, err
 	}
 	cell := func(v any) (string, error) {
 		switch y := v.(type) {
@@ -359,6 +354,20 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 			return string(y), nil
 		case bool:
 			return strconv.FormatBool(y), nil
+		case float64:
+			return string(appendJSONFloat(nil, y, 64)), nil
+		case float32:
+			return string(appendJSONFloat(nil, float64(y), 32)), nil
+		case int:
+			return strconv.Itoa(y), nil
+		case int64:
+			return strconv.FormatInt(y, 10), nil
+		case int32:
+			return strconv.FormatInt(int64(y), 10), nil
+		case uint64:
+			return strconv.FormatUint(y, 10), nil
+		case uint32:
+			return strconv.FormatUint(uint64(y), 10), nil
 		}
 		b, err := compactJSON(v, escapeHTML)
 		if err != nil {
@@ -370,12 +379,14 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 	valueForm := func(items []any, withRows bool) error {
 		s.Fields = []string{"value"}
 		s.Rows = make([][]string, len(items))
+		cells := make([]string, len(items))
 		for i, it := range items {
 			c, err := cell(it)
 			if err != nil {
 				return err
 			}
-			s.Rows[i] = []string{c}
+			cells[i] = c
+			s.Rows[i] = cells[i : i+1 : i+1]
 		}
 		if withRows {
 			s.Meta = map[string]string{"rows": strconv.Itoa(len(items))}
@@ -385,8 +396,11 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 	tableForm := func(objs []map[string]any, keys []string, withRows bool) error {
 		s.Fields = keys
 		s.Rows = make([][]string, len(objs))
+		// One backing array for every row: the section is written and
+		// dropped, so the rows need not be separately collectable.
+		cells := make([]string, len(objs)*len(keys))
 		for i, o := range objs {
-			row := make([]string, len(keys))
+			row := cells[i*len(keys) : (i+1)*len(keys) : (i+1)*len(keys)]
 			for j, k := range keys {
 				c, err := cell(o[k])
 				if err != nil {
@@ -401,6 +415,8 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 		}
 		return nil
 	}
+	var items []any // the elements of an array root, for the ordinal guard
+	isArr := false
 	switch y := x.(type) {
 	case map[string]any:
 		keys := sortedKeys(y)
@@ -409,12 +425,24 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 		} else {
 			err = valueForm([]any{y}, false)
 		}
-	case []any:
-		objs, keys := objectUnion(y)
+	case map[string]string:
+		o := make(map[string]any, len(y))
+		for k, e := range y {
+			o[k] = e
+		}
+		keys := sortedKeys(o)
+		if len(keys) > 0 && allFieldSafe(keys) {
+			err = tableForm([]map[string]any{o}, keys, false)
+		} else {
+			err = valueForm([]any{y}, false)
+		}
+	case []any, []string, []map[string]any:
+		items, isArr = arrayItems(y), true
+		objs, keys := objectUnion(items)
 		if objs != nil {
 			err = tableForm(objs, keys, true)
 		} else {
-			err = valueForm(y, true)
+			err = valueForm(items, true)
 		}
 	default:
 		err = valueForm([]any{y}, false)
@@ -426,13 +454,9 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 		if s.Fields[0] == "#" {
 			// The ordinal field would repeat the only field; the
 			// value form never has an empty cell for an object.
-			items := make([]any, 0, len(s.Rows))
-			if arr, ok := x.([]any); ok {
-				items = append(items, arr...)
-			} else {
-				items = append(items, x)
+			if !isArr {
+				items = []any{x}
 			}
-			_, isArr := x.([]any)
 			if err := valueForm(items, isArr); err != nil {
 				return Section{}, err
 			}
@@ -442,6 +466,154 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 		}
 	}
 	return s, nil
+}
+
+// normalizeValue gives v the shape spec §9.1 defines: the result of
+// marshalling with encoding/json and decoding again with UseNumber. Values
+// made only of the JSON-shaped types plainValue accepts already have that
+// shape up to number spelling, which the cells reproduce (appendJSONFloat),
+// so they skip the round trip; a json.RawMessage is decoded once. Anything
+// else, and every value the round trip would reject, takes the round trip,
+// so errors are unchanged.
+func normalizeValue(v any) (any, error) {
+	if plainValue(v, 0) {
+		return v, nil
+	}
+	raw, isRaw := v.(json.RawMessage)
+	if !isRaw || !json.Valid(raw) {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("%v: %w", err, ErrUnsupportedValue)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, fmt.Errorf("%v: %w", err, ErrUnsupportedValue)
+	}
+	return x, nil
+}
+
+// maxPlainDepth bounds plainValue's recursion well below the depth at which
+// encoding/json starts looking for cycles; deeper values take the round
+// trip, which reports a cycle as an error.
+const maxPlainDepth = 500
+
+// plainValue reports whether v is built only of nil, bool, valid UTF-8
+// strings, finite float64/float32, int, int32, int64, uint32, uint64,
+// non-nil map[string]any, map[string]string, []any, []string and
+// []map[string]any, with valid UTF-8 keys: the values whose encoding/json
+// round trip changes nothing but number spelling. A nil map or slice
+// becomes null in the round trip, so it is not plain.
+func plainValue(v any, depth int) bool {
+	if depth > maxPlainDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, bool, int, int32, int64, uint32, uint64:
+		return true
+	case string:
+		return utf8.ValidString(x)
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case float32:
+		return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	case map[string]any:
+		if x == nil {
+			return false
+		}
+		for k, e := range x {
+			if !utf8.ValidString(k) || !plainValue(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]string:
+		if x == nil {
+			return false
+		}
+		for k, e := range x {
+			if !utf8.ValidString(k) || !utf8.ValidString(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		if x == nil {
+			return false
+		}
+		for _, e := range x {
+			if !plainValue(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []string:
+		if x == nil {
+			return false
+		}
+		for _, e := range x {
+			if !utf8.ValidString(e) {
+				return false
+			}
+		}
+		return true
+	case []map[string]any:
+		if x == nil {
+			return false
+		}
+		for _, e := range x {
+			if !plainValue(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// arrayItems returns the elements of a plain array as []any.
+func arrayItems(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case []string:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = e
+		}
+		return out
+	}
+	return nil
+}
+
+// appendJSONFloat appends f as encoding/json writes a float of the given
+// bit size, which is the literal the §9.1 round trip keeps: shortest
+// round-trip digits, exponent form below 1e-6 and from 1e21 on, with a
+// two-digit negative exponent shortened (1e-07 → 1e-7).
+func appendJSONFloat(dst []byte, f float64, bits int) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
 }
 
 // objectUnion returns the elements of arr as objects with the sorted union

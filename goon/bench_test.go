@@ -3,6 +3,8 @@ package goon_test
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/graphwire/graphwire/goon"
@@ -10,7 +12,7 @@ import (
 	"github.com/graphwire/graphwire/internal/graphgen"
 )
 
-var benchSizes = []struct{ nodes, edges int }{{10, 8}, {500, 200}, {50000, 20000}}
+var benchSizes = []struct{ nodes, edges int }{{10, 8}, {500, 200}, {500, 800}, {50000, 20000}}
 
 func BenchmarkEncode(b *testing.B) {
 	for _, sz := range benchSizes {
@@ -72,5 +74,28 @@ func BenchmarkRawJSONEncode(b *testing.B) {
 				buf = graphresponse.AppendJSON(buf[:0], r)
 			}
 		})
+	}
+}
+
+// BenchmarkEncodeConformance encodes every conformance input once per
+// iteration with its case's options: the same work as the reference
+// measurement of Orbit's encoder over the 62 inputs.
+func BenchmarkEncodeConformance(b *testing.B) {
+	cases := loadCases(b)
+	names := slices.Sorted(maps.Keys(cases))
+	encs := make([]*goon.Encoder, len(names))
+	total := 0
+	for i, name := range names {
+		encs[i] = goon.NewEncoder(io.Discard, goon.Options{Version: cases[name].meta.GoonVersion})
+		total += len(cases[name].out)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, name := range names {
+			if err := encs[i].Encode(cases[name].input); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

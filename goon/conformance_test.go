@@ -45,7 +45,7 @@ type conformanceCase struct {
 	out      []byte   // graphwire output
 }
 
-func loadCases(t *testing.T) map[string]*conformanceCase {
+func loadCases(t testing.TB) map[string]*conformanceCase {
 	t.Helper()
 	dir := conformance.Dir(t, "goon")
 	inputs, err := filepath.Glob(filepath.Join(dir, "*.input.json"))
@@ -85,7 +85,7 @@ func loadCases(t *testing.T) map[string]*conformanceCase {
 	return cases
 }
 
-func mustRead(t *testing.T, path string) []byte {
+func mustRead(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -33,7 +33,8 @@ type Encoder struct {
 	list  []*graphresponse.Edge
 	path  []*graphresponse.Edge
 
-	altered int // see Altered
+	altered   int  // see Altered
+	versionOK bool // opts.Version is a semantic version, checked once
 }
 
 // Altered returns how many strings the encoder has written, since it was
@@ -66,7 +67,7 @@ func (e *Encoder) count(b []byte, changed bool) []byte {
 
 // NewEncoder returns an encoder that writes to w.
 func NewEncoder(w io.Writer, opts Options) *Encoder {
-	return &Encoder{w: w, opts: opts}
+	return &Encoder{w: w, opts: opts, versionOK: semver.Valid(opts.Version)}
 }
 
 // Marshal returns the GOON encoding of r.
@@ -86,7 +87,7 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 	if e.err != nil {
 		return e.err
 	}
-	if !semver.Valid(e.opts.Version) {
+	if !e.versionOK {
 		return ErrVersion
 	}
 	e.buf = e.buf[:0]

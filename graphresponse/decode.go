@@ -1,13 +1,11 @@
 package graphresponse
 
 import (
-	"bytes"
 	"io"
 	"math"
 	"strconv"
-	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/graphwire/graphwire/internal/jsonread"
 )
 
 // maxDepth bounds the nesting of arrays and objects in property values.
@@ -22,7 +20,7 @@ const maxDepth = 512
 // Unknown keys, duplicate keys, wrong types and trailing data are errors; every
 // error is a [*SyntaxError] naming the JSON Pointer, line and column.
 func Unmarshal(data []byte) (*Response, error) {
-	p := &parser{data: data}
+	p := newParser(data)
 	r, err := p.response()
 	if err != nil {
 		return nil, err
@@ -43,346 +41,69 @@ func Decode(rd io.Reader) (*Response, error) {
 // UnmarshalValue decodes any JSON document into a [Value], keeping member
 // order and integer versus float. Errors are [*SyntaxError].
 func UnmarshalValue(data []byte) (Value, error) {
-	p := &parser{data: data}
-	p.ws()
+	p := newParser(data)
+	p.r.SkipSpace()
 	v, err := p.value(0)
 	if err != nil {
 		return Value{}, err
 	}
-	if err := p.end(); err != nil {
+	if err := p.r.End(); err != nil {
 		return Value{}, err
 	}
 	return v, nil
 }
 
+// parser is the schema-directed reader of a raw GraphResponse, on top of
+// the shared strict reader (internal/jsonread). The JSON layer reports
+// through errorf, so every error is a *SyntaxError with this package's
+// sentinels, pointer and position.
 type parser struct {
+	r    *jsonread.Reader
 	data []byte
-	pos  int
-	path []string
+}
+
+func newParser(data []byte) *parser {
+	p := &parser{data: data}
+	p.r = jsonread.New(data, jsonread.Options{Errorf: p.errorf})
+	return p
+}
+
+// errorf maps the reader's error kinds onto this package's sentinels.
+func (p *parser) errorf(kind jsonread.Kind, off int, detail string) error {
+	sentinel := ErrSyntax
+	switch kind {
+	case jsonread.KindDuplicateKey:
+		sentinel = ErrDuplicateKey
+	case jsonread.KindType:
+		sentinel = ErrType
+	case jsonread.KindTooDeep:
+		sentinel = ErrTooDeep
+	}
+	return p.errAt(off, sentinel, detail)
 }
 
 func (p *parser) errAt(pos int, sentinel error, detail string) *SyntaxError {
-	line := 1 + bytes.Count(p.data[:pos], []byte{'\n'})
-	col := pos - bytes.LastIndexByte(p.data[:pos], '\n')
-	return &SyntaxError{Pointer: p.pointer(), Line: line, Column: col, Err: sentinel, Detail: detail}
+	line, col := jsonread.Position(p.data, pos)
+	return &SyntaxError{Pointer: p.r.Pointer(), Line: line, Column: col, Err: sentinel, Detail: detail}
 }
 
-func (p *parser) pointer() string {
-	if len(p.path) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	for _, t := range p.path {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
-	}
-	return b.String()
-}
+// pos is the offset of the next unread byte.
+func (p *parser) pos() int { return p.r.Offset() }
 
-func (p *parser) push(tok string) { p.path = append(p.path, tok) }
-func (p *parser) pop()            { p.path = p.path[:len(p.path)-1] }
-
-func (p *parser) ws() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
-
-func (p *parser) end() error {
-	p.ws()
-	if p.pos != len(p.data) {
-		return p.errAt(p.pos, ErrSyntax, "unexpected data after the document")
-	}
-	return nil
-}
-
-func (p *parser) unexpected() error {
-	if p.pos >= len(p.data) {
-		return p.errAt(p.pos, ErrSyntax, "unexpected end of input")
-	}
-	return p.errAt(p.pos, ErrSyntax, "unexpected character "+strconv.QuoteRune(rune(p.data[p.pos])))
-}
-
-// object parses an object, calling member for each key with the parser
-// positioned at the value; member must consume the value. Duplicate keys are
-// rejected.
-func (p *parser) object(member func(key string, keyPos int) error) error {
-	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
-		return p.wrongType("want an object")
-	}
-	p.pos++
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return nil
-	}
-	var seen map[string]struct{}
-	var first [8]string
-	n := 0
-	for {
-		p.ws()
-		keyPos := p.pos
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return p.unexpected()
-		}
-		key, err := p.str()
-		if err != nil {
-			return err
-		}
-		dup := false
-		if seen != nil {
-			_, dup = seen[key]
-			seen[key] = struct{}{}
-		} else {
-			for _, k := range first[:n] {
-				dup = dup || k == key
-			}
-			if n < len(first) {
-				first[n] = key
-				n++
-			} else {
-				seen = make(map[string]struct{}, 16)
-				for _, k := range first {
-					seen[k] = struct{}{}
-				}
-				seen[key] = struct{}{}
-			}
-		}
-		if dup {
-			p.push(key)
-			e := p.errAt(keyPos, ErrDuplicateKey, strconv.Quote(key))
-			p.pop()
-			return e
-		}
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return p.unexpected()
-		}
-		p.pos++
-		p.ws()
-		p.push(key)
-		if err := member(key, keyPos); err != nil {
-			return err
-		}
-		p.pop()
-		p.ws()
-		if p.pos >= len(p.data) {
-			return p.unexpected()
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			return nil
-		default:
-			return p.unexpected()
-		}
-	}
-}
-
-// array parses an array, calling elem for each element with the parser
-// positioned at it.
-func (p *parser) array(elem func(i int) error) error {
-	if p.pos >= len(p.data) || p.data[p.pos] != '[' {
-		return p.wrongType("want an array")
-	}
-	p.pos++
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return nil
-	}
-	for i := 0; ; i++ {
-		p.ws()
-		p.push(strconv.Itoa(i))
-		if err := elem(i); err != nil {
-			return err
-		}
-		p.pop()
-		p.ws()
-		if p.pos >= len(p.data) {
-			return p.unexpected()
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			return nil
-		default:
-			return p.unexpected()
-		}
-	}
-}
-
-// str parses a JSON string at p.pos.
-func (p *parser) str() (string, error) {
-	start := p.pos
-	p.pos++ // opening quote
-	// Fast path: no escapes.
-	i := p.pos
-	for i < len(p.data) {
-		c := p.data[i]
-		if c == '"' {
-			s := p.data[p.pos:i]
-			if !utf8.Valid(s) {
-				break
-			}
-			p.pos = i + 1
-			return string(s), nil
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
-		i++
-	}
-	var b []byte
-	b = append(b, p.data[p.pos:i]...)
-	p.pos = i
-	for {
-		if p.pos >= len(p.data) {
-			return "", p.errAt(start, ErrSyntax, "unterminated string")
-		}
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			return string(b), nil
-		case c < 0x20:
-			return "", p.errAt(p.pos, ErrSyntax, "control character in string")
-		case c == '\\':
-			if p.pos+1 >= len(p.data) {
-				return "", p.errAt(start, ErrSyntax, "unterminated string")
-			}
-			esc := p.data[p.pos+1]
-			p.pos += 2
-			switch esc {
-			case '"', '\\', '/':
-				b = append(b, esc)
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return "", p.errAt(p.pos-2, ErrSyntax, "invalid \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
-						save := p.pos
-						p.pos += 2
-						var ok2 bool
-						r2, ok2 = p.hex4()
-						if !ok2 {
-							return "", p.errAt(save, ErrSyntax, "invalid \\u escape")
-						}
-						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							b = utf8.AppendRune(b, d)
-							continue
-						}
-						p.pos = save
-					}
-					r = utf8.RuneError
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				return "", p.errAt(p.pos-2, ErrSyntax, "invalid escape \\"+string(rune(esc)))
-			}
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			p.pos++
-		default:
-			r, size := utf8.DecodeRune(p.data[p.pos:])
-			if r == utf8.RuneError && size == 1 {
-				return "", p.errAt(p.pos, ErrSyntax, "invalid UTF-8")
-			}
-			b = append(b, p.data[p.pos:p.pos+size]...)
-			p.pos += size
-		}
-	}
-}
-
-func (p *parser) hex4() (rune, bool) {
-	if p.pos+4 > len(p.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.data[p.pos : p.pos+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	p.pos += 4
-	return r, true
+// at reports whether the next byte is c.
+func (p *parser) at(c byte) bool {
+	b, ok := p.r.Peek()
+	return ok && b == c
 }
 
 // number parses a JSON number literal and classifies it (§2.6).
 func (p *parser) number() (Value, error) {
-	start := p.pos
-	i := p.pos
-	d := p.data
-	if i < len(d) && d[i] == '-' {
-		i++
+	start := p.pos()
+	b, isFloat, err := p.r.Number()
+	if err != nil {
+		return Value{}, err
 	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && '1' <= d[i] && d[i] <= '9':
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-	default:
-		p.pos = i
-		return Value{}, p.unexpected()
-	}
-	isFloat := false
-	if i < len(d) && d[i] == '.' {
-		isFloat = true
-		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			p.pos = i
-			return Value{}, p.errAt(start, ErrSyntax, "digit expected after decimal point")
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		isFloat = true
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return Value{}, p.errAt(start, ErrSyntax, "digit expected in exponent")
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
-		}
-	}
-	lit := string(d[start:i])
-	p.pos = i
+	lit := string(b)
 	if !isFloat && lit != "-0" {
 		if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
 			return Int(n), nil
@@ -402,21 +123,21 @@ func (p *parser) number() (Value, error) {
 }
 
 func (p *parser) literal(word string, v Value) (Value, error) {
-	if bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
-		p.pos += len(word)
-		return v, nil
+	if err := p.r.Literal(word); err != nil {
+		return Value{}, err
 	}
-	return Value{}, p.unexpected()
+	return v, nil
 }
 
 // value parses any JSON value.
 func (p *parser) value(depth int) (Value, error) {
-	if p.pos >= len(p.data) {
-		return Value{}, p.unexpected()
+	c, ok := p.r.Peek()
+	if !ok {
+		return Value{}, p.r.Unexpected()
 	}
-	switch c := p.data[p.pos]; {
+	switch {
 	case c == '"':
-		s, err := p.str()
+		s, err := p.r.String()
 		return String(s), err
 	case c == '-' || '0' <= c && c <= '9':
 		return p.number()
@@ -428,11 +149,11 @@ func (p *parser) value(depth int) (Value, error) {
 		return p.literal("null", Null())
 	case c == '[' || c == '{':
 		if depth >= maxDepth {
-			return Value{}, p.errAt(p.pos, ErrTooDeep, "more than "+strconv.Itoa(maxDepth)+" levels")
+			return Value{}, p.r.Fail(jsonread.KindTooDeep, p.pos(), "more than "+strconv.Itoa(maxDepth)+" levels")
 		}
 		if c == '[' {
 			elems := []Value{}
-			err := p.array(func(int) error {
+			err := p.r.Array(func(int) error {
 				v, err := p.value(depth + 1)
 				elems = append(elems, v)
 				return err
@@ -440,35 +161,26 @@ func (p *parser) value(depth int) (Value, error) {
 			return Array(elems...), err
 		}
 		ms := []Member{}
-		err := p.object(func(key string, _ int) error {
+		err := p.r.Object(func(key string, _ int) error {
 			v, err := p.value(depth + 1)
 			ms = append(ms, Member{Key: key, Value: v})
 			return err
 		})
 		return Object(ms...), err
 	}
-	return Value{}, p.unexpected()
-}
-
-// wrongType reports a value of the wrong JSON type, or malformed JSON when
-// no value starts here.
-func (p *parser) wrongType(detail string) error {
-	if p.pos < len(p.data) && strings.IndexByte(`{["tfn-0123456789`, p.data[p.pos]) >= 0 {
-		return p.errAt(p.pos, ErrType, detail)
-	}
-	return p.unexpected()
+	return Value{}, p.r.Unexpected()
 }
 
 func (p *parser) stringField() (string, error) {
-	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-		return "", p.wrongType("want a string")
+	if !p.at('"') {
+		return "", p.r.WrongType("want a string")
 	}
-	return p.str()
+	return p.r.String()
 }
 
 // ident parses a required non-empty string.
 func (p *parser) ident() (string, error) {
-	pos := p.pos
+	pos := p.pos()
 	s, err := p.stringField()
 	if err == nil && s == "" {
 		err = p.errAt(pos, ErrInvalidValue, "must not be empty")
@@ -482,14 +194,14 @@ func (p *parser) boolField() (bool, error) {
 		return false, err
 	}
 	if v.Kind() != KindBool {
-		return false, p.errAt(p.pos, ErrType, "want a boolean")
+		return false, p.errAt(p.pos(), ErrType, "want a boolean")
 	}
 	return v.Bool(), nil
 }
 
 // id parses a decimal int64 held in a JSON string.
 func (p *parser) id() (int64, error) {
-	pos := p.pos
+	pos := p.pos()
 	s, err := p.stringField()
 	if err != nil {
 		return 0, err
@@ -504,7 +216,7 @@ func (p *parser) id() (int64, error) {
 // optInt parses a non-negative integer edge field. min is the smallest
 // allowed value.
 func (p *parser) optInt(min int64) (OptInt, error) {
-	pos := p.pos
+	pos := p.pos()
 	v, err := p.value(maxDepth)
 	if err != nil {
 		return OptInt{}, err
@@ -520,11 +232,11 @@ func (p *parser) unknown(key string, keyPos int, known string) error {
 }
 
 func (p *parser) response() (*Response, error) {
-	p.ws()
-	start := p.pos
+	p.r.SkipSpace()
+	start := p.pos()
 	r := &Response{}
 	var have [4]bool // format_version, query_type, nodes, edges
-	err := p.object(func(key string, keyPos int) error {
+	err := p.r.Object(func(key string, keyPos int) error {
 		var err error
 		switch key {
 		case "format_version":
@@ -536,7 +248,7 @@ func (p *parser) response() (*Response, error) {
 		case "nodes":
 			have[2] = true
 			r.Nodes = []Node{}
-			err = p.array(func(int) error {
+			err = p.r.Array(func(int) error {
 				n, err := p.node()
 				r.Nodes = append(r.Nodes, n)
 				return err
@@ -544,28 +256,28 @@ func (p *parser) response() (*Response, error) {
 		case "edges":
 			have[3] = true
 			r.Edges = []Edge{}
-			err = p.array(func(int) error {
+			err = p.r.Array(func(int) error {
 				e, err := p.edge()
 				r.Edges = append(r.Edges, e)
 				return err
 			})
 		case "columns":
 			r.Columns = []Column{}
-			err = p.array(func(int) error {
+			err = p.r.Array(func(int) error {
 				c, err := p.column()
 				r.Columns = append(r.Columns, c)
 				return err
 			})
 		case "group_columns":
 			r.GroupColumns = []GroupColumn{}
-			err = p.array(func(int) error {
+			err = p.r.Array(func(int) error {
 				g, err := p.groupColumn()
 				r.GroupColumns = append(r.GroupColumns, g)
 				return err
 			})
 		case "rows":
 			r.Rows = []Row{}
-			err = p.array(func(int) error {
+			err = p.r.Array(func(int) error {
 				row, err := p.row()
 				r.Rows = append(r.Rows, row)
 				return err
@@ -585,17 +297,17 @@ func (p *parser) response() (*Response, error) {
 			return nil, p.errAt(start, ErrMissingKey, strconv.Quote(name))
 		}
 	}
-	if err := p.end(); err != nil {
+	if err := p.r.End(); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
 func (p *parser) node() (Node, error) {
-	start := p.pos
+	start := p.pos()
 	var n Node
 	var hasType, hasID bool
-	err := p.object(func(key string, _ int) error {
+	err := p.r.Object(func(key string, _ int) error {
 		var err error
 		switch key {
 		case "type":
@@ -618,10 +330,10 @@ func (p *parser) node() (Node, error) {
 }
 
 func (p *parser) edge() (Edge, error) {
-	start := p.pos
+	start := p.pos()
 	var e Edge
 	var have [5]bool
-	err := p.object(func(key string, keyPos int) error {
+	err := p.r.Object(func(key string, keyPos int) error {
 		var err error
 		switch key {
 		case "from":
@@ -657,10 +369,10 @@ func (p *parser) edge() (Edge, error) {
 }
 
 func (p *parser) column() (Column, error) {
-	start := p.pos
+	start := p.pos()
 	var c Column
 	var have [3]bool
-	err := p.object(func(key string, keyPos int) error {
+	err := p.r.Object(func(key string, keyPos int) error {
 		var err error
 		switch key {
 		case "name":
@@ -686,10 +398,10 @@ func (p *parser) column() (Column, error) {
 }
 
 func (p *parser) groupColumn() (GroupColumn, error) {
-	start := p.pos
+	start := p.pos()
 	var g GroupColumn
 	var have [3]bool
-	err := p.object(func(key string, keyPos int) error {
+	err := p.r.Object(func(key string, keyPos int) error {
 		var err error
 		switch key {
 		case "name":
@@ -718,7 +430,7 @@ func (p *parser) groupColumn() (GroupColumn, error) {
 
 func (p *parser) row() (Row, error) {
 	row := Row{}
-	err := p.object(func(key string, _ int) error {
+	err := p.r.Object(func(key string, _ int) error {
 		v, err := p.value(0)
 		row = append(row, Member{Key: key, Value: v})
 		return err
@@ -727,10 +439,10 @@ func (p *parser) row() (Row, error) {
 }
 
 func (p *parser) pagination() (*Pagination, error) {
-	start := p.pos
+	start := p.pos()
 	pg := &Pagination{}
 	var have [2]bool
-	err := p.object(func(key string, keyPos int) error {
+	err := p.r.Object(func(key string, keyPos int) error {
 		var err error
 		switch key {
 		case "has_more":

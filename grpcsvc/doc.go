@@ -3,7 +3,10 @@
 // authentication, deadlines, admission control, logging and panic recovery
 // around every call (shared/specs/query-engine.md §10, §13).
 //
-// A request runs compile → admission slot → executor.Respond → format:
+// A request runs through the shared pipeline (package pipeline: compile →
+// admission slot → executor.Respond → token budget → format), the same one
+// the MCP face and the CLI use; this package owns only gRPC and the caller's
+// identity:
 //
 //	srv, _ := grpcsvc.New(engine, formatter.Default(), grpcsvc.Options{Compiler: c, Ontology: o, Verifier: v})
 //	g := srv.GRPCServer()

@@ -1,16 +1,7 @@
 package grpcsvc
 
-import (
-	"github.com/graphwire/graphwire/executor"
-	"github.com/graphwire/graphwire/graphresponse"
-)
+import "github.com/graphwire/graphwire/executor"
 
 // Executor runs one compiled statement. executor.Executor implementations
 // satisfy it.
 type Executor = executor.Runner
-
-// result is a built response with what the metadata reports.
-type result struct {
-	resp     *graphresponse.Response
-	executed executor.Executed
-}

@@ -1,7 +1,6 @@
 package grpcsvc
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,10 +10,9 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/formatter"
-	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/pipeline"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
-	"github.com/graphwire/graphwire/toon"
 )
 
 // Options configures a [Server]. Compiler, Ontology and Verifier are
@@ -47,6 +45,11 @@ type Options struct {
 	// GraphSnapshotTTL is how long a remembered graph may serve as a delta
 	// base; 0 means 15 min.
 	GraphSnapshotTTL time.Duration
+	// Pipeline, when set, is the shared request pipeline (built once per
+	// process and shared with the MCP face); Compiler, Ontology, DSL*,
+	// Graph* and Admission then come from it and are ignored here. nil
+	// builds one from these options.
+	Pipeline *pipeline.Pipeline
 	// Admission hands out the query slots. Share one controller between
 	// the service faces of a process so a caller's limit holds across them;
 	// nil means a controller with admission's defaults, for this server only.
@@ -59,25 +62,22 @@ type Options struct {
 type Server struct {
 	pb.UnimplementedQueryServiceServer
 
-	exec     Executor
+	pipe     *pipeline.Pipeline
 	reg      *formatter.Registry
 	verifier *auth.Verifier
-	tokens   *tokens.Counter
-	graphs   *snapshots
 	log      *slog.Logger
-
-	// The ontology for GetGraphSchema, rendered once.
-	schemaJSON, schemaTOON string
-	opts                   Options
+	opts     Options
 }
 
 // New returns a server that runs queries on exec and formats them with reg.
 func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) {
 	switch {
-	case exec == nil || reg == nil:
+	case opts.Verifier == nil:
+		return nil, errors.New("grpcsvc: Options.Verifier is required")
+	case opts.Pipeline == nil && (exec == nil || reg == nil):
 		return nil, errors.New("grpcsvc: an executor and a formatter registry are required")
-	case opts.Compiler == nil || opts.Ontology == nil || opts.Verifier == nil:
-		return nil, errors.New("grpcsvc: Options.Compiler, Ontology and Verifier are required")
+	case opts.Pipeline == nil && (opts.Compiler == nil || opts.Ontology == nil):
+		return nil, errors.New("grpcsvc: Options.Compiler and Ontology are required")
 	}
 	if opts.DefaultTimeout == 0 {
 		opts.DefaultTimeout = 30 * time.Second
@@ -91,35 +91,25 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if opts.StreamChunkBytes == 0 {
 		opts.StreamChunkBytes = 32 << 10
 	}
-	if opts.GraphSnapshots == 0 {
-		opts.GraphSnapshots = 1024
-	}
-	if opts.GraphSnapshotTTL == 0 {
-		opts.GraphSnapshotTTL = 15 * time.Minute
-	}
-	if opts.Admission == nil {
-		ctl, err := admission.New(admission.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("grpcsvc: admission: %w", err)
-		}
-		opts.Admission = ctl
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	doc, err := json.Marshal(schemaDoc(opts.Ontology))
-	if err != nil {
-		return nil, fmt.Errorf("grpcsvc: render the graph schema: %w", err)
+	pipe := opts.Pipeline
+	if pipe == nil {
+		var err error
+		pipe, err = pipeline.New(exec, pipeline.Options{
+			Compiler: opts.Compiler, Ontology: opts.Ontology, Registry: reg, Admission: opts.Admission,
+			GraphSnapshots: opts.GraphSnapshots, GraphSnapshotTTL: opts.GraphSnapshotTTL,
+			DSLSchema: opts.DSLSchema, DSLVersion: opts.DSLVersion, Logger: log,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("grpcsvc: %w", err)
+		}
 	}
-	text, err := toon.FromJSON(doc, toon.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("grpcsvc: render the graph schema as TOON: %w", err)
-	}
-	return &Server{exec: exec, reg: reg, verifier: opts.Verifier, tokens: tokens.New(), graphs: newSnapshots(opts.GraphSnapshots, opts.GraphSnapshotTTL), log: log, opts: opts,
-		schemaJSON: string(doc), schemaTOON: string(text)}, nil
+	return &Server{pipe: pipe, reg: pipe.Registry(), verifier: opts.Verifier, log: log, opts: opts}, nil
 }
 
 // Admission returns the controller that hands out this server's query
 // slots.
-func (s *Server) Admission() *admission.Controller { return s.opts.Admission }
+func (s *Server) Admission() *admission.Controller { return s.pipe.Admission() }

@@ -2,17 +2,15 @@ package grpcsvc
 
 import (
 	"context"
-	"fmt"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/graphwire/graphwire/auth"
-	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
-	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/pipeline"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
@@ -25,67 +23,46 @@ var llmNames = map[pb.FormatName]string{
 	pb.FormatName_FORMAT_NAME_GCF_GRAPH:   formatter.GCFGraph,
 	pb.FormatName_FORMAT_NAME_GCX:         formatter.GCX,
 	pb.FormatName_FORMAT_NAME_TOON:        formatter.TOON,
+	pb.FormatName_FORMAT_NAME_AUTO:        pipeline.Auto,
 }
 
-func callerOf(c *auth.Claims) *compiler.Caller {
-	scopes := make([]compiler.Scope, len(c.Scopes))
-	for i, s := range c.Scopes {
-		scopes[i] = compiler.Scope{Path: s.Path, Level: s.Level}
-	}
-	return &compiler.Caller{Subject: itoa(c.UserID), Admin: c.Admin, Scopes: scopes}
-}
-
-// prepare authorizes, compiles, runs and selects the formatter of a request.
-// The engine work runs under an admission slot of the caller, held until
-// executor.Respond has returned.
-func (s *Server) prepare(ctx context.Context, req *pb.ExecuteQueryRequest) (formatter.Formatter, result, *compiler.Query, error) {
+// request turns an ExecuteQueryRequest into the pipeline's request for
+// the verified caller.
+func request(ctx context.Context, req *pb.ExecuteQueryRequest) (pipeline.Request, error) {
 	claims, ok := claimsFrom(ctx)
 	if !ok {
-		return nil, result{}, nil, status.Error(codes.Unauthenticated, "missing bearer token")
+		return pipeline.Request{}, status.Error(codes.Unauthenticated, "missing bearer token")
 	}
-	rf := formatter.RAW
+	name := formatter.JSON
 	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
-		rf = formatter.LLM
+		var ok bool
+		if name, ok = llmNames[req.GetLlmFormat()]; !ok {
+			return pipeline.Request{}, status.Errorf(codes.InvalidArgument, "unknown llm_format %d", req.GetLlmFormat())
+		}
 	}
-	name, ok := llmNames[req.GetLlmFormat()]
-	if !ok {
-		return nil, result{}, nil, status.Errorf(codes.InvalidArgument, "unknown llm_format %d", req.GetLlmFormat())
-	}
-	f, err := s.reg.Select(rf, name)
-	if err != nil {
-		return nil, result{}, nil, err
-	}
-	q, err := s.opts.Compiler.Compile([]byte(req.GetQuery()), callerOf(claims))
-	if err != nil {
-		return nil, result{}, nil, err
-	}
-	// The slot is per user: tokens of one user with different scopes share
-	// the user's limit.
-	release, err := s.opts.Admission.Acquire(ctx, itoa(claims.UserID))
-	if err != nil {
-		return nil, result{}, nil, err
-	}
-	resp, ex, err := executor.Respond(ctx, s.exec, s.opts.Compiler, q)
-	release()
-	if err != nil {
-		// Log the class of the failure only: engine messages can quote
-		// parameter values, which never go to the log.
-		s.log.Warn("query_failed", "query_type", q.Plan.Build.QueryType, "code", status.Code(statusFromError(err)).String())
-		return nil, result{}, nil, err
-	}
-	return f, result{resp: resp, executed: ex}, q, nil
+	return pipeline.Request{Query: []byte(req.GetQuery()), Claims: claims, Format: name,
+		Cursor: req.GetCursor(), PackRoot: req.GetPackRoot(), MaxTokens: int(req.GetMaxTokens())}, nil
 }
 
-func (s *Server) metadata(q *compiler.Query, res result, f formatter.Formatter, claims *auth.Claims, out []byte, altered int) (*pb.QueryMetadata, error) {
+func queryMetadata(a *pipeline.Answer, claims *auth.Claims, withTokens bool) (*pb.QueryMetadata, error) {
 	md := &pb.QueryMetadata{
-		QueryType:     res.resp.QueryType,
-		RowCount:      res.executed.Rows,
-		FormatName:    f.Name(),
-		FormatVersion: f.Version(),
-		AlteredValues: int64(altered),
+		QueryType:     a.QueryType,
+		RowCount:      a.EngineRows,
+		FormatName:    a.Format,
+		FormatVersion: a.Version,
+		AlteredValues: int64(a.Altered),
+		HasMore:       a.HasMore,
+		NextCursor:    a.NextCursor,
+		Truncated:     a.Truncated,
+		PackRoot:      a.PackRoot,
+		GraphOutcome:  a.Outcome,
+		AnswerRows:    a.Rows,
 	}
-	if claims.Admin && q.Plan.Debug() {
-		for _, st := range res.executed.Statements {
+	if withTokens {
+		md.TokenCount = int64(a.Tokens)
+	}
+	if claims.Admin && a.Debug {
+		for _, st := range a.Executed.Statements {
 			ds, err := debugStatement(st)
 			if err != nil {
 				return nil, err
@@ -93,13 +70,6 @@ func (s *Server) metadata(q *compiler.Query, res result, f formatter.Formatter, 
 			md.Sql = append(md.Sql, ds.Sql)
 			md.DebugStatements = append(md.DebugStatements, ds)
 		}
-	}
-	if out != nil {
-		n, err := s.tokens.Count(tokens.O200k, string(out))
-		if err != nil {
-			return nil, err
-		}
-		md.TokenCount = int64(n)
 	}
 	return md, nil
 }
@@ -118,34 +88,26 @@ func debugStatement(st executor.Statement) (*pb.DebugStatement, error) {
 	return ds, nil
 }
 
-// ExecuteQuery compiles, authorizes, runs and formats one query.
+// ExecuteQuery compiles, authorizes, runs and formats one query through
+// the shared pipeline.
 func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) (*pb.ExecuteQueryResponse, error) {
-	f, res, q, err := s.prepare(ctx, req)
+	preq, err := request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.pipe.Run(ctx, preq)
 	if err != nil {
 		return nil, statusFromError(err)
 	}
-	claims, _ := claimsFrom(ctx)
-	var out formatter.Stamped
-	if f.Name() == formatter.GCFGraph {
-		// gcf-graph remembers what each caller holds, across calls, per
-		// authorization context.
-		b, err := s.respondGraph(claims.Fingerprint(), res.resp, req.GetPackRoot())
-		if err != nil {
-			return nil, statusFromError(fmt.Errorf("%w: %w", formatter.ErrUnrepresentable, err))
-		}
-		out = formatter.Stamped{Bytes: b, Name: f.Name(), Version: f.Version()}
-	} else if out, err = formatter.Stamp(f, res.resp); err != nil {
-		return nil, statusFromError(err)
-	}
-	md, err := s.metadata(q, res, f, claims, out.Bytes, out.Altered)
+	md, err := queryMetadata(a, preq.Claims, true)
 	if err != nil {
 		return nil, statusFromError(err)
 	}
 	resp := &pb.ExecuteQueryResponse{Metadata: md}
-	if f.Name() == formatter.JSON {
-		resp.Result = &pb.ExecuteQueryResponse_ResultJson{ResultJson: string(out.Bytes)}
+	if a.Format == formatter.JSON && req.GetFormat() != pb.ResponseFormat_RESPONSE_FORMAT_LLM {
+		resp.Result = &pb.ExecuteQueryResponse_ResultJson{ResultJson: string(a.Text)}
 	} else {
-		resp.Result = &pb.ExecuteQueryResponse_FormattedText{FormattedText: string(out.Bytes)}
+		resp.Result = &pb.ExecuteQueryResponse_FormattedText{FormattedText: string(a.Text)}
 	}
 	return resp, nil
 }
@@ -190,17 +152,17 @@ func (w *chunkWriter) flush() error {
 // since counting needs the whole text; use ExecuteQuery for it.
 func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.ServerStreamingServer[pb.ExecuteQueryChunk]) error {
 	ctx := stream.Context()
-	f, res, q, err := s.prepare(ctx, req)
+	preq, err := request(ctx, req)
 	if err != nil {
-		return statusFromError(err)
+		return err
 	}
 	w := &chunkWriter{stream: stream, size: s.opts.StreamChunkBytes, buf: make([]byte, 0, s.opts.StreamChunkBytes)}
-	altered, err := formatter.FormatCount(f, w, res.resp)
+	a, err := s.pipe.Stream(ctx, preq, w)
 	if err != nil {
 		return statusFromError(err)
 	}
-	claims, _ := claimsFrom(ctx)
-	md, err := s.metadata(q, res, f, claims, nil, altered)
+	// A budgeted or auto answer was counted whole; a streamed one was not.
+	md, err := queryMetadata(a, preq.Claims, a.Tokens > 0)
 	if err != nil {
 		return statusFromError(err)
 	}
@@ -208,21 +170,32 @@ func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.Ser
 	return statusFromError(stream.Send(last))
 }
 
-// GetGraphSchema describes the ontology as JSON, or as TOON for LLM. Both
-// texts are built once, in [New]: the ontology is immutable.
+// GetGraphSchema describes the ontology: RAW is the full schema as JSON
+// (with the ontology's descriptions); LLM is the compact text agents read
+// first, with the properties of the entities named in expand.
 func (s *Server) GetGraphSchema(_ context.Context, req *pb.GetGraphSchemaRequest) (*pb.GetGraphSchemaResponse, error) {
-	resp := &pb.GetGraphSchemaResponse{OntologyVersion: itoa(int64(s.opts.Ontology.Version))}
+	resp := &pb.GetGraphSchemaResponse{OntologyVersion: itoa(int64(s.pipe.Ontology().Version))}
 	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
-		resp.Result = &pb.GetGraphSchemaResponse_FormattedText{FormattedText: s.schemaTOON}
+		text, err := s.pipe.Schema(req.GetExpand())
+		if err != nil {
+			return nil, statusFromError(err)
+		}
+		resp.Result = &pb.GetGraphSchemaResponse_FormattedText{FormattedText: text}
 	} else {
-		resp.Result = &pb.GetGraphSchemaResponse_SchemaJson{SchemaJson: s.schemaJSON}
+		resp.Result = &pb.GetGraphSchemaResponse_SchemaJson{SchemaJson: s.pipe.SchemaJSON()}
 	}
 	return resp, nil
 }
 
-// GetQueryDsl returns the DSL JSON Schema and its version.
-func (s *Server) GetQueryDsl(context.Context, *pb.GetQueryDslRequest) (*pb.GetQueryDslResponse, error) {
-	return &pb.GetQueryDslResponse{SchemaJson: string(s.opts.DSLSchema), Version: s.opts.DSLVersion}, nil
+// GetQueryDsl returns the DSL JSON Schema with the ontology's entity and
+// relationship names as enums, its version, and on request the compact
+// text reference.
+func (s *Server) GetQueryDsl(_ context.Context, req *pb.GetQueryDslRequest) (*pb.GetQueryDslResponse, error) {
+	resp := &pb.GetQueryDslResponse{SchemaJson: s.pipe.DSLSchema(), Version: s.pipe.DSLVersion()}
+	if req.GetIncludeText() {
+		resp.Text = s.pipe.DSL(false)
+	}
+	return resp, nil
 }
 
 // GetResponseFormat returns the raw response schema and every format.

@@ -19,6 +19,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/pipeline"
 )
 
 // errorDomain is the ErrorInfo domain of every status detail.
@@ -49,6 +50,17 @@ func statusFromError(err error) error {
 	var be *admission.BusyError
 	if errors.As(err, &be) {
 		return busyStatus(be)
+	}
+	var re *pipeline.RequestError
+	if errors.As(err, &re) {
+		return withDetails(codes.InvalidArgument, re.Error(), re.Reason, "/"+re.Field)
+	}
+	var bge *pipeline.BudgetError
+	if errors.As(err, &bge) {
+		return withDetails(codes.ResourceExhausted, bge.Error(), "TOKEN_BUDGET", "/max_tokens")
+	}
+	if errors.Is(err, pipeline.ErrUnauthenticated) {
+		return status.Error(codes.Unauthenticated, "missing bearer token")
 	}
 	var ue *formatter.UnknownFormatError
 	if errors.As(err, &ue) {

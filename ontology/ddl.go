@@ -104,6 +104,9 @@ func entityDDL(e *Entity) string {
 		case "set":
 			lines = append(lines, fmt.Sprintf("INDEX idx_%s %s TYPE set(64) GRANULARITY 2", p.Name, p.Name))
 		}
+		if p.Tokens {
+			lines = append(lines, fmt.Sprintf("INDEX tok_%s %s TYPE text(tokenizer = 'splitByNonAlpha') GRANULARITY 64", p.Name, p.Name))
+		}
 	}
 	order := "(id)"
 	if e.Namespaced() {

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 var (
@@ -377,7 +377,7 @@ func (l *loader) entity(file string, o *Ontology) (*Entity, error) {
 
 func property(file string, n *yaml.Node) (Property, error) {
 	m, err := fields(file, n,
-		[]string{"name", "type", "nullable", "enum", "filterable", "default", "long_text", "index", "description", "admin_only", "virtual"},
+		[]string{"name", "type", "nullable", "enum", "filterable", "default", "long_text", "index", "description", "admin_only", "virtual", "stored", "tokens"},
 		[]string{"name", "type"})
 	if err != nil {
 		return Property{}, err
@@ -398,7 +398,7 @@ func property(file string, n *yaml.Node) (Property, error) {
 	if !slices.Contains(propertyTypes, p.Type) {
 		return p, errAt(file, tn.Line, tn.Column, ErrInvalid, "type %q is not one of %s", p.Type, strings.Join(propertyTypes, ", "))
 	}
-	for key, dst := range map[string]*bool{"nullable": &p.Nullable, "filterable": &p.Filterable, "default": &p.Default, "long_text": &p.LongText, "admin_only": &p.AdminOnly, "virtual": &p.Virtual} {
+	for key, dst := range map[string]*bool{"nullable": &p.Nullable, "filterable": &p.Filterable, "default": &p.Default, "long_text": &p.LongText, "admin_only": &p.AdminOnly, "virtual": &p.Virtual, "stored": &p.Stored, "tokens": &p.Tokens} {
 		if v, ok := m[key]; ok {
 			if *dst, err = boolean(file, v); err != nil {
 				return p, err
@@ -456,7 +456,15 @@ func propertyRules(file string, m map[string]*yaml.Node, p Property) error {
 		n := m["default"]
 		return errAt(file, n.Line, n.Column, ErrInvalid, "property %s is admin_only and cannot be a default column", p.Name)
 	}
+	if p.Tokens && ((p.Type != "String" && p.Type != "LowCardinality(String)") || len(p.Enum) > 0 || p.Virtual) {
+		n := m["tokens"]
+		return errAt(file, n.Line, n.Column, ErrInvalid, "property %s has tokens but is not a free-text String (tokens needs String or LowCardinality(String) without enum, not virtual)", p.Name)
+	}
 	if !p.Virtual {
+		if p.Stored {
+			n := m["stored"]
+			return errAt(file, n.Line, n.Column, ErrInvalid, "property %s is stored but not virtual; stored applies only to virtual properties", p.Name)
+		}
 		return nil
 	}
 	v := m["virtual"]

@@ -107,6 +107,17 @@ type Property struct {
 	// guarantees a virtual property is a nullable String, not filterable, not a default
 	// column, not the label and not indexed.
 	Virtual bool
+	// Stored marks a [Property.Virtual] property whose graphwire column actually holds the
+	// value (the seed, or a code indexer, writes it), so the compiler serves it like any other
+	// column. A virtual property without Stored is always NULL in graphwire, and the compiler
+	// refuses to select it (UNSUPPORTED_FEATURE) rather than answer nulls. The loader accepts
+	// stored only together with virtual.
+	Stored bool
+	// Tokens marks a text property Orbit indexes for word search: the DSL's token_match,
+	// all_tokens and any_tokens operators apply to it, and the DDL gives it a ClickHouse text
+	// index (tokenizer splitByNonAlpha) that hasToken, hasAllTokens and hasAnyTokens use. The
+	// loader accepts it only on String or LowCardinality(String) properties without an enum.
+	Tokens bool
 }
 
 // Visible reports whether a reader sees p: administrators see every property, everyone else

@@ -33,6 +33,12 @@ func TestAdminOnlyAndVirtualErrors(t *testing.T) {
 			kind: ontology.ErrSyntax,
 		},
 		{
+			name: "stored without virtual",
+			data: userWith("  - {name: bio, type: String, nullable: true, stored: true}\n"),
+			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 55},
+			kind: ontology.ErrInvalid,
+		},
+		{
 			name: "virtual not a String",
 			data: userWith("  - {name: size, type: Int64, nullable: true, virtual: true}\n"),
 			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 56},

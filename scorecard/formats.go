@@ -259,13 +259,21 @@ func indent(compact []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Lossless reports whether back, the decoded output of a format for r,
+// carries r exactly under the [RoundTripLossless] rule. The serving
+// pipeline's format "auto" grades every candidate answer with it, so the
+// formats it may choose are the ones this scorecard calls lossless.
+func Lossless(r, back *graphresponse.Response) bool {
+	return bytes.Equal(orderFree(back), orderFree(r))
+}
+
 // roundTripGraph grades f's output out for r.
 func roundTripGraph(f Format, r *graphresponse.Response, out []byte) string {
 	back, err := f.Parse(out)
 	if err != nil {
 		return RoundTripFail
 	}
-	if bytes.Equal(orderFree(back), orderFree(r)) {
+	if Lossless(r, back) {
 		return RoundTripLossless
 	}
 	switch f.Name {

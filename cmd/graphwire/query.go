@@ -10,11 +10,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/pipeline"
 )
 
 // scopeList collects repeated --scope PATH[:LEVEL] flags.
@@ -136,14 +138,16 @@ func runQuery(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if f.explain {
 		return explain(stdout, stderr, q)
 	}
-	rf := formatter.RAW
+	name := formatter.JSON
 	if f.format == "llm" {
-		rf = formatter.LLM
-	}
-	fm, err := formatter.Default().Select(rf, f.llmFormat)
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitUsage
+		name = f.llmFormat
+		if name == "" {
+			name = formatter.DefaultLLM
+		}
+		if _, err := formatter.Default().Select(formatter.LLM, name); err != nil {
+			fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
+			return exitUsage
+		}
 	}
 	eng, err := f.engine.openGraph(ctx, stderr)
 	if err != nil {
@@ -151,21 +155,27 @@ func runQuery(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitFailure
 	}
 	defer eng.Close()
-	resp, _, err := executor.Respond(ctx, eng, comp, q)
+	// The same pipeline as the gRPC and MCP faces, with the caller of the
+	// flags.
+	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont})
 	if err != nil {
-		reportQueryError(stderr, err)
+		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
 		return exitFailure
 	}
+	claims := &auth.Claims{Admin: f.admin}
+	for _, s := range f.scopes {
+		claims.Scopes = append(claims.Scopes, auth.Scope{Path: s.Path, Level: s.Level})
+	}
 	w := bufio.NewWriter(stdout)
-	if err := fm.Format(w, resp); err != nil {
-		fmt.Fprintf(stderr, "graphwire query: write %s: %s\n", fm.Name(), oneLine(err))
+	if _, err := pipe.Stream(ctx, pipeline.Request{Query: f.query, Claims: claims, Format: name}, w); err != nil {
+		reportQueryError(stderr, err)
 		return exitFailure
 	}
 	if err := w.Flush(); err != nil {
 		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
 		return exitFailure
 	}
-	if rf == formatter.RAW {
+	if name == formatter.JSON {
 		fmt.Fprintln(stdout)
 	}
 	return exitOK

@@ -28,11 +28,15 @@ func commands() map[string]command {
 		"bench":   {runBench, "measure every output format over the fixed corpus; write docs/scorecard.md and docs/scorecard.png"},
 		"convert": {runConvert, "convert any JSON document to and from the text formats"},
 		"query":   {runQuery, "compile and run a graph query, locally or on a server (--server)"},
-		"serve":   {runServe, "run the gRPC query service"},
+		"serve":   {runServe, "run the gRPC query service (and MCP over HTTP with --mcp-listen)"},
+		"mcp":     {runMCP, "serve MCP over stdin/stdout for a local agent"},
 		"token":   {runToken, "mint a development JWT"},
 		"demo":    {runDemo, "print sample responses in every format with byte and token counts"},
 		"seed":    {runSeed, "create the schema and load a synthetic SDLC graph"},
 		"sql":     {runSQL, "run read-only SQL against the graph, for debugging"},
+		"load":    {runLoad, "bulk-load nodes and edges from JSON Lines, CSV or Parquet files"},
+		"export":  {runExport, "write the graph to JSON Lines, CSV or Parquet files that load reads back"},
+		"index":   {runIndex, "index a Go module or workspace into the code graph"},
 	}
 }
 
@@ -60,7 +64,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: graphwire <command> [flags]")
 	fmt.Fprintln(w, "commands:")
-	for _, name := range []string{"query", "serve", "token", "format", "convert", "bench", "demo", "seed", "sql"} {
+	for _, name := range []string{"query", "serve", "mcp", "token", "format", "convert", "bench", "demo", "seed", "sql", "load", "export", "index"} {
 		fmt.Fprintf(w, "  %-8s %s\n", name, commands()[name].summary)
 	}
 }

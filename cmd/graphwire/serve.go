@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -19,7 +20,9 @@ import (
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/grpcsvc"
+	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/pipeline"
 )
 
 // serveFlags are the flags of "graphwire serve".
@@ -31,6 +34,7 @@ type serveFlags struct {
 	audience   string
 	stopGrace  time.Duration
 	admission  admission.Options
+	mcpListen  string
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
@@ -42,6 +46,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret (at least 32 bytes); required")
 	fs.StringVar(&f.issuer, "jwt-issuer", "", "required JWT iss claim (empty accepts any)")
 	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "required JWT aud claim")
+	fs.StringVar(&f.mcpListen, "mcp-listen", "", "also serve MCP (streamable HTTP at /mcp) on this address, with the same bearer JWTs")
 	fs.DurationVar(&f.stopGrace, "shutdown-grace", 10*time.Second, "time to finish in-flight calls on SIGTERM")
 	fs.IntVar(&f.admission.MaxConcurrent, "max-concurrent", admission.DefaultMaxConcurrent, "queries running at once over all callers")
 	fs.IntVar(&f.admission.MaxPerCaller, "max-per-caller", 0, "queries one caller (user) runs at once, and may have waiting (0: half of --max-concurrent)")
@@ -72,13 +77,18 @@ func readSecret(path string) ([]byte, error) {
 	return []byte(strings.TrimSpace(string(b))), nil
 }
 
-// service holds what serve and demo wire together.
+// service holds what serve and demo wire together: one pipeline, and the
+// faces over it.
 type service struct {
+	pipe   *pipeline.Pipeline
 	server *grpcsvc.Server
+	mcp    *mcpsvc.Server
 	engine engine
 }
 
-func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
+// newPipeline loads the ontology and builds the shared request pipeline
+// with one admission controller for every face.
+func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return nil, err
@@ -87,24 +97,36 @@ func newService(eng engine, secret []byte, issuer, audience string, adm admissio
 	if err != nil {
 		return nil, err
 	}
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience})
-	if err != nil {
-		return nil, err
-	}
 	ctl, err := admission.New(adm)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := grpcsvc.New(eng, formatter.Default(), grpcsvc.Options{
-		Compiler: comp, Ontology: ont, Verifier: v,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(),
+	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Logger: logger})
+}
+
+func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience})
+	if err != nil {
+		return nil, err
+	}
+	pipe, err := newPipeline(eng, adm, logger)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := grpcsvc.New(eng, pipe.Registry(), grpcsvc.Options{
+		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
-		Admission: ctl, Logger: logger,
+		Logger: logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &service{server: srv, engine: eng}, nil
+	m, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	return &service{pipe: pipe, server: srv, mcp: m, engine: eng}, nil
 }
 
 func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
@@ -138,10 +160,19 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
 		return exitFailure
 	}
+	var mcpLis net.Listener
+	if f.mcpListen != "" {
+		if mcpLis, err = net.Listen("tcp", f.mcpListen); err != nil {
+			lis.Close()
+			fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
+			return exitFailure
+		}
+		logger.Info("mcp_listening", "addr", mcpLis.Addr().String(), "path", "/mcp")
+	}
 	adm := svc.server.Admission().Options()
 	logger.Info("listening", "addr", lis.Addr().String(), "engine", f.engine.describe(),
 		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
-	if err := serveUntilDone(ctx, svc, lis, f.stopGrace); err != nil {
+	if err := serveUntilDone(ctx, svc, lis, mcpLis, f.stopGrace); err != nil {
 		logger.Error("serve_failed", "err", err)
 		return exitFailure
 	}
@@ -149,22 +180,45 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	return exitOK
 }
 
-// serveUntilDone serves on lis until ctx ends, then stops gracefully,
+// serveUntilDone serves gRPC on lis, and MCP over streamable HTTP on
+// mcpLis when it is set, until ctx ends, then stops both gracefully,
 // falling back to a hard stop after grace.
-func serveUntilDone(ctx context.Context, svc *service, lis net.Listener, grace time.Duration) error {
+func serveUntilDone(ctx context.Context, svc *service, lis, mcpLis net.Listener, grace time.Duration) error {
 	g := svc.server.GRPCServer()
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- g.Serve(lis) }()
+	var hs *http.Server
+	if mcpLis != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", svc.mcp.HTTPHandler())
+		hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := hs.Serve(mcpLis); !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
 	select {
 	case err := <-errc:
+		g.Stop()
+		if hs != nil {
+			hs.Close()
+		}
 		return err
 	case <-ctx.Done():
 	}
 	done := make(chan struct{})
 	go func() { g.GracefulStop(); close(done) }()
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if hs != nil {
+		if err := hs.Shutdown(sctx); err != nil {
+			hs.Close()
+		}
+	}
 	select {
 	case <-done:
-	case <-time.After(grace):
+	case <-sctx.Done():
 		g.Stop()
 	}
 	return nil

@@ -25,6 +25,7 @@ import (
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/config"
@@ -87,12 +88,15 @@ func chdbLibrary() string {
 	return chdb.CachedLibrary(cache)
 }
 
+// enginePool is the number of query connections of the test engine.
+const enginePool = 2
+
 func openSeeded(dir string) error {
 	lib := chdbLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh): %w", lib, err)
 	}
-	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: 2})
+	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: enginePool})
 	if err != nil {
 		return err
 	}
@@ -126,10 +130,17 @@ func listen(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As many query slots as engine connections (the pool of openSeeded),
+	// as serve does: admission is then the only, fair, queue.
+	adm, err := admission.New(admission.Options{MaxConcurrent: enginePool})
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := grpcsvc.Options{
 		Compiler: env.comp, Ontology: env.ont, Verifier: v,
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(),
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
+		Admission: adm,
 	}
 	if mutate != nil {
 		mutate(&opts)
@@ -612,5 +623,65 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 	}
 	if resp.GetFormattedText() != full {
 		t.Errorf("another caller echoing a foreign root got a non-full answer:\n%s", resp.GetFormattedText())
+	}
+}
+
+// TestBudgetAutoAndDSLOverGRPC: max_tokens, cursor and format auto work
+// over gRPC as over MCP (one pipeline), and GetQueryDsl carries the
+// ontology's entity and relationship enums.
+func TestBudgetAutoAndDSLOverGRPC(t *testing.T) {
+	c := server(t, engine(t), nil)
+	ctx := as(t, admin)
+	q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":100000}}],"limit":100}`
+	full := raw(t, c, ctx, q)
+	var ids []int64
+	cursor := ""
+	for pages := 0; ; pages++ {
+		resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, MaxTokens: 800, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := resp.GetMetadata()
+		if md.GetTokenCount() > 800 {
+			t.Fatalf("page %d: %d tokens > 800", pages, md.GetTokenCount())
+		}
+		page, err := graphresponse.Unmarshal([]byte(resp.GetResultJson()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range page.Nodes {
+			ids = append(ids, n.ID)
+		}
+		if cursor = md.GetNextCursor(); cursor == "" {
+			break
+		}
+		if pages > 100 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(ids) != len(full.Nodes) {
+		t.Fatalf("pages hold %d users, the full answer %d", len(ids), len(full.Nodes))
+	}
+	for i, n := range full.Nodes {
+		if ids[i] != n.ID {
+			t.Fatalf("user %d: id %d, want %d", i, ids[i], n.ID)
+		}
+	}
+	auto, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM, LlmFormat: pb.FormatName_FORMAT_NAME_AUTO})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := auto.GetMetadata().GetFormatName(); name == "auto" || name == formatter.GCFGraph || name == "" {
+		t.Errorf("auto answered as %q", name)
+	}
+	dsl, err := c.GetQueryDsl(ctx, &pb.GetQueryDslRequest{IncludeText: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dsl.GetSchemaJson(), `"EntityType":{"enum":["`) || !strings.Contains(dsl.GetSchemaJson(), `"MEMBER_OF"`) {
+		t.Errorf("GetQueryDsl schema has no ontology enums")
+	}
+	if !strings.Contains(dsl.GetText(), "MergeRequest") {
+		t.Errorf("GetQueryDsl text: %q", dsl.GetText())
 	}
 }

@@ -87,6 +87,10 @@ const (
 	FormatName_FORMAT_NAME_GCF_GRAPH   FormatName = 4
 	FormatName_FORMAT_NAME_GCX         FormatName = 5
 	FormatName_FORMAT_NAME_TOON        FormatName = 6
+	// AUTO chooses, per answer, the format with the fewest o200k tokens among
+	// those that carry the answer losslessly (goon, gcf, gcx, toon, json);
+	// metadata.format_name says which.
+	FormatName_FORMAT_NAME_AUTO FormatName = 7
 )
 
 // Enum value maps for FormatName.
@@ -99,6 +103,7 @@ var (
 		4: "FORMAT_NAME_GCF_GRAPH",
 		5: "FORMAT_NAME_GCX",
 		6: "FORMAT_NAME_TOON",
+		7: "FORMAT_NAME_AUTO",
 	}
 	FormatName_value = map[string]int32{
 		"FORMAT_NAME_UNSPECIFIED": 0,
@@ -108,6 +113,7 @@ var (
 		"FORMAT_NAME_GCF_GRAPH":   4,
 		"FORMAT_NAME_GCX":         5,
 		"FORMAT_NAME_TOON":        6,
+		"FORMAT_NAME_AUTO":        7,
 	}
 )
 
@@ -147,7 +153,15 @@ type ExecuteQueryRequest struct {
 	LlmFormat FormatName `protobuf:"varint,3,opt,name=llm_format,json=llmFormat,proto3,enum=graphwire.v1.FormatName" json:"llm_format,omitempty"`
 	// gcf-graph only: the pack_root the client already holds, so the server
 	// can answer "unchanged" or a delta instead of the full graph.
-	PackRoot      string `protobuf:"bytes,4,opt,name=pack_root,json=packRoot,proto3" json:"pack_root,omitempty"`
+	PackRoot string `protobuf:"bytes,4,opt,name=pack_root,json=packRoot,proto3" json:"pack_root,omitempty"`
+	// The most o200k tokens the formatted text may have; 0 means no bound.
+	// An answer that would exceed it is cut after the last whole row that
+	// fits, with metadata.has_more and metadata.next_cursor; one row that
+	// does not fit is RESOURCE_EXHAUSTED / TOKEN_BUDGET.
+	MaxTokens int32 `protobuf:"varint,5,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
+	// Continues an answer: the metadata.next_cursor of an earlier answer to
+	// the same query.
+	Cursor        string `protobuf:"bytes,6,opt,name=cursor,proto3" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -206,6 +220,20 @@ func (x *ExecuteQueryRequest) GetLlmFormat() FormatName {
 func (x *ExecuteQueryRequest) GetPackRoot() string {
 	if x != nil {
 		return x.PackRoot
+	}
+	return ""
+}
+
+func (x *ExecuteQueryRequest) GetMaxTokens() int32 {
+	if x != nil {
+		return x.MaxTokens
+	}
+	return 0
+}
+
+func (x *ExecuteQueryRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
 	}
 	return ""
 }
@@ -380,6 +408,19 @@ type QueryMetadata struct {
 	// text-safety substitution (control/bidi/line-separator code points); 0
 	// for json.
 	AlteredValues int64 `protobuf:"varint,8,opt,name=altered_values,json=alteredValues,proto3" json:"altered_values,omitempty"`
+	// More rows follow this answer; pass next_cursor as cursor (with the
+	// same query) to get them. Empty next_cursor with has_more: the query's
+	// limit was reached (add a cursor member to page past it).
+	HasMore    bool   `protobuf:"varint,9,opt,name=has_more,json=hasMore,proto3" json:"has_more,omitempty"`
+	NextCursor string `protobuf:"bytes,10,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	// max_tokens cut this answer.
+	Truncated bool `protobuf:"varint,11,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	// gcf-graph: the pack_root of the graph sent, and "full", "delta" or
+	// "unchanged".
+	PackRoot     string `protobuf:"bytes,12,opt,name=pack_root,json=packRoot,proto3" json:"pack_root,omitempty"`
+	GraphOutcome string `protobuf:"bytes,13,opt,name=graph_outcome,json=graphOutcome,proto3" json:"graph_outcome,omitempty"`
+	// Result rows in this answer.
+	AnswerRows    int64 `protobuf:"varint,14,opt,name=answer_rows,json=answerRows,proto3" json:"answer_rows,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -466,6 +507,48 @@ func (x *QueryMetadata) GetDebugStatements() []*DebugStatement {
 func (x *QueryMetadata) GetAlteredValues() int64 {
 	if x != nil {
 		return x.AlteredValues
+	}
+	return 0
+}
+
+func (x *QueryMetadata) GetHasMore() bool {
+	if x != nil {
+		return x.HasMore
+	}
+	return false
+}
+
+func (x *QueryMetadata) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
+}
+
+func (x *QueryMetadata) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+func (x *QueryMetadata) GetPackRoot() string {
+	if x != nil {
+		return x.PackRoot
+	}
+	return ""
+}
+
+func (x *QueryMetadata) GetGraphOutcome() string {
+	if x != nil {
+		return x.GraphOutcome
+	}
+	return ""
+}
+
+func (x *QueryMetadata) GetAnswerRows() int64 {
+	if x != nil {
+		return x.AnswerRows
 	}
 	return 0
 }
@@ -599,8 +682,12 @@ func (x *DebugParam) GetValue() string {
 }
 
 type GetGraphSchemaRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Format        ResponseFormat         `protobuf:"varint,1,opt,name=format,proto3,enum=graphwire.v1.ResponseFormat" json:"format,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// RAW: the full schema as JSON (with descriptions). LLM: the compact
+	// text (entities and relationships, one line each), with the
+	// properties of the entities in expand.
+	Format        ResponseFormat `protobuf:"varint,1,opt,name=format,proto3,enum=graphwire.v1.ResponseFormat" json:"format,omitempty"`
+	Expand        []string       `protobuf:"bytes,2,rep,name=expand,proto3" json:"expand,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -640,6 +727,13 @@ func (x *GetGraphSchemaRequest) GetFormat() ResponseFormat {
 		return x.Format
 	}
 	return ResponseFormat_RESPONSE_FORMAT_RAW
+}
+
+func (x *GetGraphSchemaRequest) GetExpand() []string {
+	if x != nil {
+		return x.Expand
+	}
+	return nil
 }
 
 type GetGraphSchemaResponse struct {
@@ -733,7 +827,9 @@ func (*GetGraphSchemaResponse_SchemaJson) isGetGraphSchemaResponse_Result() {}
 func (*GetGraphSchemaResponse_FormattedText) isGetGraphSchemaResponse_Result() {}
 
 type GetQueryDslRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Also return the compact text reference for language models.
+	IncludeText   bool `protobuf:"varint,1,opt,name=include_text,json=includeText,proto3" json:"include_text,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -768,12 +864,21 @@ func (*GetQueryDslRequest) Descriptor() ([]byte, []int) {
 	return file_graphwire_v1_query_proto_rawDescGZIP(), []int{8}
 }
 
+func (x *GetQueryDslRequest) GetIncludeText() bool {
+	if x != nil {
+		return x.IncludeText
+	}
+	return false
+}
+
 type GetQueryDslResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The JSON Schema of the DSL, with the ontology's enums injected.
 	SchemaJson string `protobuf:"bytes,1,opt,name=schema_json,json=schemaJson,proto3" json:"schema_json,omitempty"`
 	// config/QUERY_DSL_VERSION.
-	Version       string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// The compact DSL reference with the ontology's names, when asked for.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -818,6 +923,13 @@ func (x *GetQueryDslResponse) GetSchemaJson() string {
 func (x *GetQueryDslResponse) GetVersion() string {
 	if x != nil {
 		return x.Version
+	}
+	return ""
+}
+
+func (x *GetQueryDslResponse) GetText() string {
+	if x != nil {
+		return x.Text
 	}
 	return ""
 }
@@ -984,13 +1096,16 @@ var File_graphwire_v1_query_proto protoreflect.FileDescriptor
 
 const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\n" +
-	"\x18graphwire/v1/query.proto\x12\fgraphwire.v1\"\xb7\x01\n" +
+	"\x18graphwire/v1/query.proto\x12\fgraphwire.v1\"\xee\x01\n" +
 	"\x13ExecuteQueryRequest\x12\x14\n" +
 	"\x05query\x18\x01 \x01(\tR\x05query\x124\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x1c.graphwire.v1.ResponseFormatR\x06format\x127\n" +
 	"\n" +
 	"llm_format\x18\x03 \x01(\x0e2\x18.graphwire.v1.FormatNameR\tllmFormat\x12\x1b\n" +
-	"\tpack_root\x18\x04 \x01(\tR\bpackRoot\"\xa5\x01\n" +
+	"\tpack_root\x18\x04 \x01(\tR\bpackRoot\x12\x1d\n" +
+	"\n" +
+	"max_tokens\x18\x05 \x01(\x05R\tmaxTokens\x12\x16\n" +
+	"\x06cursor\x18\x06 \x01(\tR\x06cursor\"\xa5\x01\n" +
 	"\x14ExecuteQueryResponse\x12!\n" +
 	"\vresult_json\x18\x01 \x01(\tH\x00R\n" +
 	"resultJson\x12'\n" +
@@ -999,7 +1114,7 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\x06result\"`\n" +
 	"\x11ExecuteQueryChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x127\n" +
-	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\xb6\x02\n" +
+	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\xf3\x03\n" +
 	"\rQueryMetadata\x12\x1d\n" +
 	"\n" +
 	"query_type\x18\x01 \x01(\tR\tqueryType\x12\x10\n" +
@@ -1011,7 +1126,16 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\vtoken_count\x18\x06 \x01(\x03R\n" +
 	"tokenCount\x12G\n" +
 	"\x10debug_statements\x18\a \x03(\v2\x1c.graphwire.v1.DebugStatementR\x0fdebugStatements\x12%\n" +
-	"\x0ealtered_values\x18\b \x01(\x03R\ralteredValues\"j\n" +
+	"\x0ealtered_values\x18\b \x01(\x03R\ralteredValues\x12\x19\n" +
+	"\bhas_more\x18\t \x01(\bR\ahasMore\x12\x1f\n" +
+	"\vnext_cursor\x18\n" +
+	" \x01(\tR\n" +
+	"nextCursor\x12\x1c\n" +
+	"\ttruncated\x18\v \x01(\bR\ttruncated\x12\x1b\n" +
+	"\tpack_root\x18\f \x01(\tR\bpackRoot\x12#\n" +
+	"\rgraph_outcome\x18\r \x01(\tR\fgraphOutcome\x12\x1f\n" +
+	"\vanswer_rows\x18\x0e \x01(\x03R\n" +
+	"answerRows\"j\n" +
 	"\x0eDebugStatement\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x10\n" +
 	"\x03sql\x18\x02 \x01(\tR\x03sql\x120\n" +
@@ -1020,20 +1144,23 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"DebugParam\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
-	"\x05value\x18\x03 \x01(\tR\x05value\"M\n" +
+	"\x05value\x18\x03 \x01(\tR\x05value\"e\n" +
 	"\x15GetGraphSchemaRequest\x124\n" +
-	"\x06format\x18\x01 \x01(\x0e2\x1c.graphwire.v1.ResponseFormatR\x06format\"\x99\x01\n" +
+	"\x06format\x18\x01 \x01(\x0e2\x1c.graphwire.v1.ResponseFormatR\x06format\x12\x16\n" +
+	"\x06expand\x18\x02 \x03(\tR\x06expand\"\x99\x01\n" +
 	"\x16GetGraphSchemaResponse\x12!\n" +
 	"\vschema_json\x18\x01 \x01(\tH\x00R\n" +
 	"schemaJson\x12'\n" +
 	"\x0eformatted_text\x18\x02 \x01(\tH\x00R\rformattedText\x12)\n" +
 	"\x10ontology_version\x18\x03 \x01(\tR\x0fontologyVersionB\b\n" +
-	"\x06result\"\x14\n" +
-	"\x12GetQueryDslRequest\"P\n" +
+	"\x06result\"7\n" +
+	"\x12GetQueryDslRequest\x12!\n" +
+	"\finclude_text\x18\x01 \x01(\bR\vincludeText\"d\n" +
 	"\x13GetQueryDslResponse\x12\x1f\n" +
 	"\vschema_json\x18\x01 \x01(\tR\n" +
 	"schemaJson\x12\x18\n" +
-	"\aversion\x18\x02 \x01(\tR\aversion\"\x1a\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"\x1a\n" +
 	"\x18GetResponseFormatRequest\"Y\n" +
 	"\n" +
 	"FormatInfo\x12\x12\n" +
@@ -1049,7 +1176,7 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\aformats\x18\x03 \x03(\v2\x18.graphwire.v1.FormatInfoR\aformats*B\n" +
 	"\x0eResponseFormat\x12\x17\n" +
 	"\x13RESPONSE_FORMAT_RAW\x10\x00\x12\x17\n" +
-	"\x13RESPONSE_FORMAT_LLM\x10\x01*\xaf\x01\n" +
+	"\x13RESPONSE_FORMAT_LLM\x10\x01*\xc5\x01\n" +
 	"\n" +
 	"FormatName\x12\x1b\n" +
 	"\x17FORMAT_NAME_UNSPECIFIED\x10\x00\x12\x13\n" +
@@ -1058,7 +1185,8 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\x0fFORMAT_NAME_GCF\x10\x03\x12\x19\n" +
 	"\x15FORMAT_NAME_GCF_GRAPH\x10\x04\x12\x13\n" +
 	"\x0fFORMAT_NAME_GCX\x10\x05\x12\x14\n" +
-	"\x10FORMAT_NAME_TOON\x10\x062\xd8\x03\n" +
+	"\x10FORMAT_NAME_TOON\x10\x06\x12\x14\n" +
+	"\x10FORMAT_NAME_AUTO\x10\a2\xd8\x03\n" +
 	"\fQueryService\x12U\n" +
 	"\fExecuteQuery\x12!.graphwire.v1.ExecuteQueryRequest\x1a\".graphwire.v1.ExecuteQueryResponse\x12Z\n" +
 	"\x12ExecuteQueryStream\x12!.graphwire.v1.ExecuteQueryRequest\x1a\x1f.graphwire.v1.ExecuteQueryChunk0\x01\x12[\n" +

@@ -1,13 +1,11 @@
-package grpcsvc
+package pipeline
 
 import (
-	"bytes"
 	"container/list"
 	"sync"
 	"time"
 
 	"github.com/graphwire/graphwire/gcf"
-	"github.com/graphwire/graphwire/graphresponse"
 )
 
 // snapshots remembers the gcf-graph graphs recently sent, so that a client
@@ -79,24 +77,48 @@ func (s *snapshots) put(authz string, g *gcf.Graph) {
 	}
 }
 
-// respondGraph renders resp as gcf-graph for a caller, identified by the
-// fingerprint of its authorization, that may hold an earlier graph under
-// clientRoot: unchanged when it holds this one, a delta when the base is
-// remembered for the same authorization and the delta is worth it, the
-// full graph otherwise. The graph sent is remembered for the next call.
-func (s *Server) respondGraph(authz string, resp *graphresponse.Response, clientRoot string) ([]byte, error) {
-	cur, err := gcf.ToGraph(resp, gcf.GraphOptions{})
-	if err != nil {
-		return nil, err
+// sessions holds the gcf-graph reference sessions (spec gcf.md §2.9) of
+// client sessions, keyed like [snapshots] by the client session and the
+// authorization fingerprint together; the least recently used beyond the
+// bound is forgotten (its client then gets full payloads again). It is
+// safe for concurrent use.
+type sessions struct {
+	mu    sync.Mutex
+	max   int
+	order *list.List // of string keys, most recent first
+	items map[string]*sessionEntry
+}
+
+type sessionEntry struct {
+	s    *gcf.Session
+	elem *list.Element
+}
+
+func newSessions(max int) *sessions {
+	return &sessions{max: max, order: list.New(), items: map[string]*sessionEntry{}}
+}
+
+// get returns the session of key: when create is unset, a copy (for a
+// trial render) or nil, and when it is set the live one, made if needed.
+func (s *sessions) get(key string, create bool) *gcf.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.items[key]
+	if !ok {
+		if !create {
+			return gcf.NewSession(gcf.Options{})
+		}
+		e = &sessionEntry{s: gcf.NewSession(gcf.Options{}), elem: s.order.PushFront(key)}
+		s.items[key] = e
+		for s.order.Len() > s.max {
+			old := s.order.Remove(s.order.Back()).(string)
+			delete(s.items, old)
+		}
+		return e.s
 	}
-	var base *gcf.Graph
-	if clientRoot != "" {
-		base = s.graphs.get(authz, clientRoot)
+	s.order.MoveToFront(e.elem)
+	if !create {
+		return e.s.Clone()
 	}
-	var out bytes.Buffer
-	if _, err := gcf.Respond(&out, cur, gcf.GraphState{ClientRoot: clientRoot, Base: base}, gcf.Options{Profile: gcf.ProfileGraph}); err != nil {
-		return nil, err
-	}
-	s.graphs.put(authz, cur)
-	return out.Bytes(), nil
+	return e.s
 }

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/graphwire/graphwire/admission"
+	"github.com/graphwire/graphwire/auth"
+)
+
+// callersOfUse asks for the definitions that call example.com/fix.Use.
+const callersOfUse = `{"query_type":"traversal","nodes":[` +
+	`{"id":"f","entity":"Definition","filters":{"fqn":"example.com/fix.Use"}},` +
+	`{"id":"c","entity":"Definition","columns":["fqn","file_path"]}],` +
+	`"relationships":[{"type":"CALLS","from":"c","to":"f"}],"limit":10}`
+
+// copyTree copies the fixture module into a directory the test may edit.
+func copyTree(t *testing.T, from string) string {
+	t.Helper()
+	to := t.TempDir()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+var reportRE = regexp.MustCompile(`(\d+) written, (\d+) unchanged, (\d+) tombstoned`)
+
+func written(t *testing.T, stderr string) []string {
+	t.Helper()
+	m := reportRE.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no load report in:\n%s", stderr)
+	}
+	return m[1:]
+}
+
+// TestIndexQueryReindex indexes the fixture module, asks for callers over the CLI and over
+// gRPC, then edits one file and re-indexes: only what changed is written, and what was
+// deleted is gone.
+func TestIndexQueryReindex(t *testing.T) {
+	requireCHDB(t)
+	data := t.TempDir()
+	src := copyTree(t, filepath.Join("..", "..", "codeindex", "testdata", "fixmod"))
+	r := runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if r.code != exitOK {
+		t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := written(t, r.stderr); got[1] != "0" || got[2] != "0" {
+		t.Errorf("first index: written, unchanged, tombstoned = %v, want nothing unchanged or tombstoned", got)
+	}
+	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "llm", callersOfUse)
+	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
+		t.Fatalf("query: exit %d, want example.com/fix.Run among the callers\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI("query", "--embedded", data, "--scope", "1/8/", "--format", "llm", callersOfUse)
+	if r.code != exitOK || strings.Contains(r.stdout, "example.com/fix") {
+		t.Fatalf("query from another namespace: exit %d, want no code\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	t.Run("grpc", func(t *testing.T) {
+		f := engineFlags{embedded: data}
+		eng, err := f.openGraph(t.Context(), os.Stderr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		secret := []byte(strings.Repeat("k", 32))
+		svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := svc.server.GRPCServer()
+		go g.Serve(lis)
+		defer g.Stop()
+		tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Scopes: []auth.Scope{{Path: "1/7/", Level: 30}}}, auth.MintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI("query", "--server", lis.Addr().String(), "--token", tok, "--format", "llm", callersOfUse)
+		if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
+			t.Fatalf("query over gRPC: exit %d, want example.com/fix.Run among the callers\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	})
+
+	// Re-indexing unchanged code writes nothing.
+	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if got := written(t, r.stderr); r.code != exitOK || got[0] != "0" || got[2] != "0" {
+		t.Fatalf("unchanged re-index: exit %d, written, unchanged, tombstoned = %v, want 0 written and tombstoned\n%s", r.code, got, r.stderr)
+	}
+	// Edit one file: helper and both init functions go, Other arrives.
+	if err := os.WriteFile(filepath.Join(src, "b.go"), []byte("package fix\n\nfunc helper() string { return \"x\" }\n\nfunc Other() { Use(nil) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if r.code != exitOK {
+		t.Fatalf("re-index: exit %d\n%s", r.code, r.stderr)
+	}
+	// Written: File b.go, Definition helper (new span), Definition Other, DEFINES and
+	// ON_BRANCH of Other, CALLS Other → Use. Tombstoned: two init definitions and the
+	// strings import (3 nodes), the inits' DEFINES and ON_BRANCH, the import's ON_BRANCH and
+	// IMPORTS, and CALLS helper → strings (7 edges).
+	if got := written(t, r.stderr); got[0] != "6" || got[2] != "10" {
+		t.Errorf("one-file re-index: written, unchanged, tombstoned = %v, want 6 written and 10 tombstoned\n%s", got, r.stderr)
+	}
+	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "llm", callersOfUse)
+	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Other") || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
+		t.Fatalf("query after re-index: exit %d, want Run and Other among the callers\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI("sql", "--embedded", data, "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND name = 'init'")
+	if r.code != exitOK || strings.TrimSpace(r.stdout) == "" || !strings.Contains(r.stdout, "0") {
+		t.Errorf("init definitions after re-index: %s%s", r.stdout, r.stderr)
+	}
+}
+
+func TestLoadCLIRefuses(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "Milestone.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"id": 1, "traversal_path": "1/", "state": "open"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI("load", "--embedded", filepath.Join(dir, "data"), bad)
+	want := "graphwire load: load: " + bad + ":1 (row 0): column state: value is not a label of the property's enum (\"open\")\n" +
+		"graphwire load: refused: 1 invalid rows, nothing written (--skip-invalid loads the valid ones)\n"
+	if r.code != exitFailure || r.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
+	}
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/load"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// loadFlags are the parsed flags of graphwire load.
+type loadFlags struct {
+	engine      engineFlags
+	typ         string
+	format      string
+	skipInvalid bool
+	files       []string
+}
+
+func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
+	var f loadFlags
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: graphwire load [--embedded DIR | --clickhouse DSN] [--type T] [--format jsonl|csv|parquet] [--skip-invalid] FILE...")
+		fmt.Fprintln(stderr, "       (each file holds one entity or relationship type, named by --type or the file name: Definition.jsonl, CALLS.parquet)")
+		fs.PrintDefaults()
+	}
+	f.engine.register(fs)
+	fs.StringVar(&f.typ, "type", "", "entity or relationship type of every FILE (default: from each file name)")
+	fs.StringVar(&f.format, "format", "", "format of every FILE (default: from each extension)")
+	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "load the valid rows and report each invalid one, instead of refusing the load")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return f, errors.New("at least one FILE is required")
+	}
+	f.files = fs.Args()
+	if f.format != "" {
+		if _, err := load.ParseFormat(f.format); err != nil {
+			return f, err
+		}
+	}
+	return f, f.engine.check()
+}
+
+func runLoad(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
+	f, err := parseLoadFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "graphwire load: %s\n", oneLine(err))
+		return exitUsage
+	}
+	if err := loadFiles(ctx, f, stderr); err != nil {
+		reportLoadError(stderr, "graphwire load", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	var format load.Format
+	if f.format != "" {
+		format, _ = load.ParseFormat(f.format)
+	}
+	var srcs []load.Source
+	for _, p := range f.files {
+		srcs = append(srcs, load.Source{Path: p, Type: f.typ, Format: format})
+	}
+	eng, err := f.engine.openWritable(stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	start := time.Now()
+	rep, err := load.Load(ctx, eng, ont, srcs, load.Options{SkipInvalid: f.skipInvalid, Progress: terminal(stderr)})
+	if err != nil {
+		return err
+	}
+	for _, is := range rep.Skipped {
+		fmt.Fprintf(stderr, "skipped: %s\n", oneLine(is))
+	}
+	printLoadReport(stderr, f.engine.describe(), rep, time.Since(start))
+	return nil
+}
+
+// printLoadReport prints the note every load ends with: rows in against rows queryable.
+func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Duration) {
+	fmt.Fprintf(w, "loaded %s: %d rows in from %d files, %d valid, %d invalid (skipped); %d written, %d unchanged, %d tombstoned; version %d\n",
+		where, rep.RowsIn, len(rep.Files), rep.Valid, rep.Invalid, rep.Written, rep.Unchanged, rep.Tombstoned, rep.Version)
+	fmt.Fprintf(w, "rows queryable: %d of %d live keys loaded", rep.Queryable, rep.Live)
+	if rep.Queryable != rep.Live {
+		fmt.Fprintf(w, " (%d lost to a higher _version already in the graph)", rep.Live-rep.Queryable)
+	}
+	fmt.Fprintf(w, "\ntime %s (stage and validate %s, commit %s, verify %s); %.0f rows/s; peak RSS %s\n",
+		elapsed.Round(time.Millisecond), rep.Staged.Round(time.Millisecond), rep.Committed.Round(time.Millisecond),
+		rep.Verified.Round(time.Millisecond), float64(rep.RowsIn)/max(elapsed.Seconds(), 1e-9), peakRSS())
+}
+
+// reportLoadError prints a refused load: every issue on its own line, then a count.
+func reportLoadError(stderr io.Writer, cmd string, err error) {
+	var ve *load.ValidationError
+	if !errors.As(err, &ve) {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, oneLine(err))
+		return
+	}
+	for _, is := range ve.Issues {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, oneLine(is))
+	}
+	fmt.Fprintf(stderr, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", cmd, ve.Count)
+}
+
+// terminal returns w when it is a terminal, for progress lines, and nil otherwise.
+func terminal(w io.Writer) io.Writer {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return w
+}
+
+// peakRSS reads the process's peak resident set (VmHWM) on Linux, "unknown" elsewhere.
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return "unknown"
+}

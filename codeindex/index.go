@@ -1,0 +1,479 @@
+package codeindex
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// Options configures [Index].
+type Options struct {
+	// Patterns are the package patterns to index, relative to the directory. Default "./...".
+	Patterns []string
+	// TraversalPath is the namespace path every row gets, such as "1/22/". Required.
+	TraversalPath string
+	// ProjectID is the project the code belongs to. Required.
+	ProjectID int64
+	// Branch and Commit say what was indexed; Branch defaults to "main".
+	Branch, Commit string
+	// Env is the environment of the go command (nil: the process's own).
+	Env []string
+}
+
+// Stats counts what [Index] found.
+type Stats struct {
+	Packages, Files, Definitions, Imports, Edges int
+	TypeErrors                                   int // packages with type errors (indexed as far as they check)
+}
+
+// Index type-checks the Go packages under dir with the go command and go/types, and returns
+// their code graph. Only files under dir are indexed (not generated cgo files or dependencies).
+func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error) {
+	var st Stats
+	if opts.TraversalPath == "" || opts.ProjectID == 0 {
+		return nil, st, errors.New("codeindex: a traversal path and a project id are required")
+	}
+	if opts.Branch == "" {
+		opts.Branch = "main"
+	}
+	if len(opts.Patterns) == 0 {
+		opts.Patterns = []string{"./..."}
+	}
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, st, fmt.Errorf("codeindex: %w", err)
+	}
+	cfg := &packages.Config{
+		Context: ctx,
+		Dir:     root,
+		Env:     opts.Env,
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
+	}
+	pkgs, err := packages.Load(cfg, opts.Patterns...)
+	if err != nil {
+		return nil, st, fmt.Errorf("codeindex: load packages: %w", err)
+	}
+	if len(pkgs) == 0 {
+		return nil, st, fmt.Errorf("codeindex: no Go packages in %s", dir)
+	}
+	slices.SortFunc(pkgs, func(a, b *packages.Package) int { return cmp.Compare(a.ID, b.ID) })
+	x := &indexer{opts: opts, root: root, g: &Graph{TraversalPath: opts.TraversalPath},
+		dirs: map[string]int64{}, defs: map[string]int64{}, edges: map[Edge]bool{}}
+	x.g.Branch = Branch{ID: id("branch", strconv.FormatInt(opts.ProjectID, 10), opts.Branch), TraversalPath: opts.TraversalPath,
+		Name: opts.Branch, IsDefault: true, ProjectID: opts.ProjectID}
+	if opts.Commit != "" {
+		x.g.Commit = &Commit{ID: id("commit", strconv.FormatInt(opts.ProjectID, 10), opts.Commit), TraversalPath: opts.TraversalPath,
+			SHA: opts.Commit, ProjectID: opts.ProjectID}
+	}
+	x.dir(".")
+	var units []unit
+	for _, p := range pkgs {
+		if len(p.Errors) > 0 {
+			st.TypeErrors++
+		}
+		if p.Types == nil || p.TypesInfo == nil {
+			continue
+		}
+		st.Packages++
+		for _, f := range p.Syntax {
+			name := p.Fset.File(f.Pos()).Name()
+			rel, err := filepath.Rel(root, name)
+			if err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+				continue // generated elsewhere (cgo) or outside the tree
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				return nil, st, fmt.Errorf("codeindex: %w", err)
+			}
+			u := unit{pkg: p, file: f, rel: filepath.ToSlash(rel), src: string(src)}
+			u.fileID = x.file(u)
+			units = append(units, u)
+		}
+	}
+	// Declarations first, so that calls and embeddings can refer to any of them.
+	for i := range units {
+		x.imports(&units[i])
+		x.declare(&units[i])
+	}
+	for i := range units {
+		x.calls(&units[i])
+		x.embeds(&units[i])
+	}
+	x.satisfies()
+	for e := range x.edges {
+		x.g.Edges = append(x.g.Edges, e)
+	}
+	slices.SortFunc(x.g.Edges, func(a, b Edge) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.FromKind, b.FromKind), cmp.Compare(a.From, b.From),
+			cmp.Compare(a.ToKind, b.ToKind), cmp.Compare(a.To, b.To))
+	})
+	slices.SortFunc(x.g.Directories, func(a, b Directory) int { return cmp.Compare(a.Path, b.Path) })
+	st.Files, st.Definitions, st.Imports, st.Edges = len(x.g.Files), len(x.g.Definitions), len(x.g.Imports), len(x.g.Edges)
+	return x.g, st, nil
+}
+
+type unit struct {
+	pkg     *packages.Package
+	file    *ast.File
+	rel     string
+	src     string
+	fileID  int64
+	imports map[string]int64 // import path → ImportedSymbol id
+}
+
+type indexer struct {
+	opts  Options
+	root  string
+	g     *Graph
+	dirs  map[string]int64
+	defs  map[string]int64 // object key → Definition id
+	edges map[Edge]bool
+	// for interface satisfaction
+	named  []*types.TypeName
+	ifaces []*types.TypeName
+}
+
+func (x *indexer) common(kind, key string) Common {
+	p := strconv.FormatInt(x.opts.ProjectID, 10)
+	return Common{ID: id(kind, p, x.opts.Branch, key), TraversalPath: x.opts.TraversalPath, CommitSHA: x.opts.Commit,
+		Branch: x.opts.Branch, ProjectID: x.opts.ProjectID}
+}
+
+func (x *indexer) edge(kind, fromKind string, from int64, toKind string, to int64) {
+	x.edges[Edge{kind, fromKind, from, toKind, to}] = true
+}
+
+func (x *indexer) onBranch(kind string, from int64) {
+	x.edge("ON_BRANCH", kind, from, "Branch", x.g.Branch.ID)
+}
+
+// dir adds directory p ("." for the root) and its ancestors, and returns its id.
+func (x *indexer) dir(p string) int64 {
+	if d, ok := x.dirs[p]; ok {
+		return d
+	}
+	c := x.common("Directory", p)
+	name := path.Base(p)
+	if p == "." {
+		name = filepath.Base(x.root)
+	}
+	x.dirs[p] = c.ID
+	x.g.Directories = append(x.g.Directories, Directory{Common: c, Path: p, Name: name})
+	x.onBranch("Directory", c.ID)
+	if p == "." {
+		x.edge("CONTAINS", "Branch", x.g.Branch.ID, "Directory", c.ID)
+	} else {
+		x.edge("CONTAINS", "Directory", x.dir(path.Dir(p)), "Directory", c.ID)
+	}
+	return c.ID
+}
+
+func (x *indexer) file(u unit) int64 {
+	c := x.common("File", u.rel)
+	x.g.Files = append(x.g.Files, File{Common: c, Path: u.rel, Name: path.Base(u.rel), Extension: "go", Language: "go", Content: u.src})
+	x.edge("CONTAINS", "Directory", x.dir(path.Dir(u.rel)), "File", c.ID)
+	x.onBranch("File", c.ID)
+	return c.ID
+}
+
+func (x *indexer) imports(u *unit) {
+	u.imports = map[string]int64{}
+	for _, spec := range u.file.Imports {
+		ip, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		typ, name := "module", path.Base(ip)
+		var alias *string
+		if pn := u.pkg.TypesInfo.PkgNameOf(spec); pn != nil {
+			name = pn.Imported().Name()
+		}
+		if spec.Name != nil {
+			a := spec.Name.Name
+			alias = &a
+			switch a {
+			case "_":
+				typ = "blank"
+			case ".":
+				typ = "dot"
+			}
+		}
+		c := x.common("ImportedSymbol", u.rel+"\x00"+ip+"\x00"+ptr(alias))
+		s, e := x.span(u, spec.Pos(), spec.End())
+		x.g.Imports = append(x.g.Imports, ImportedSymbol{Common: c, IdentifierName: name, IdentifierAlias: alias, ImportPath: ip,
+			ImportType: typ, FilePath: u.rel, StartLine: s.line, EndLine: e.line, StartByte: s.off, EndByte: e.off})
+		x.edge("IMPORTS", "File", u.fileID, "ImportedSymbol", c.ID)
+		x.onBranch("ImportedSymbol", c.ID)
+		if _, ok := u.imports[ip]; !ok {
+			u.imports[ip] = c.ID
+		}
+	}
+}
+
+func ptr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+type pos struct{ line, off int64 }
+
+func (x *indexer) span(u *unit, from, to token.Pos) (pos, pos) {
+	a, b := u.pkg.Fset.Position(from), u.pkg.Fset.Position(to)
+	return pos{int64(a.Line), int64(a.Offset)}, pos{int64(b.Line), int64(b.Offset)}
+}
+
+// key names an object across packages: the fully qualified name of a function or method
+// (generic ones by their declaration), package path and name otherwise.
+func key(obj types.Object) string {
+	switch o := obj.(type) {
+	case *types.Func:
+		return o.Origin().FullName()
+	case nil:
+		return ""
+	}
+	if obj.Pkg() == nil {
+		return obj.Name()
+	}
+	return obj.Pkg().Path() + "." + obj.Name()
+}
+
+// define adds a definition for obj declared by node, and returns its id.
+func (x *indexer) define(u *unit, obj types.Object, kind string, node ast.Node, parentKind string, parent int64) int64 {
+	k := key(obj)
+	fqn := k
+	unique := k
+	if obj.Name() == "init" || obj.Name() == "_" {
+		unique = fmt.Sprintf("%s@%s:%d", k, u.rel, u.pkg.Fset.Position(node.Pos()).Offset)
+	}
+	c := x.common("Definition", unique)
+	s, e := x.span(u, node.Pos(), node.End())
+	x.g.Definitions = append(x.g.Definitions, Definition{Common: c, Name: obj.Name(), FQN: fqn, DefinitionType: kind, FilePath: u.rel,
+		StartLine: s.line, EndLine: e.line, StartByte: s.off, EndByte: e.off, Content: u.src[s.off:e.off]})
+	if unique == k {
+		x.defs[k] = c.ID
+	}
+	x.edge("DEFINES", parentKind, parent, "Definition", c.ID)
+	x.onBranch("Definition", c.ID)
+	return c.ID
+}
+
+func (x *indexer) declare(u *unit) {
+	info := u.pkg.TypesInfo
+	for _, d := range u.file.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			obj := info.Defs[d.Name]
+			if obj == nil {
+				continue
+			}
+			kind := "Function"
+			if d.Recv != nil {
+				kind = "Method"
+			}
+			x.define(u, obj, kind, d, "File", u.fileID)
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					tn, ok := info.Defs[s.Name].(*types.TypeName)
+					if !ok {
+						continue
+					}
+					kind := "Type"
+					var node ast.Node = s
+					if len(d.Specs) == 1 {
+						node = d // include the keyword and doc-free declaration
+					}
+					switch t := s.Type.(type) {
+					case *ast.StructType:
+						kind = "Struct"
+					case *ast.InterfaceType:
+						kind = "Interface"
+						tid := x.define(u, tn, kind, node, "File", u.fileID)
+						x.interfaceMethods(u, tn, t, tid)
+						x.ifaces = append(x.ifaces, tn)
+						continue
+					}
+					x.define(u, tn, kind, node, "File", u.fileID)
+					if !s.Assign.IsValid() && s.TypeParams == nil {
+						x.named = append(x.named, tn)
+					}
+				case *ast.ValueSpec:
+					kind := "Variable"
+					if d.Tok == token.CONST {
+						kind = "Constant"
+					}
+					for _, n := range s.Names {
+						if obj := info.Defs[n]; obj != nil && n.Name != "_" {
+							x.define(u, obj, kind, s, "File", u.fileID)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func (x *indexer) interfaceMethods(u *unit, tn *types.TypeName, it *ast.InterfaceType, parent int64) {
+	for _, f := range it.Methods.List {
+		for _, n := range f.Names {
+			if obj := u.pkg.TypesInfo.Defs[n]; obj != nil {
+				x.define(u, obj, "InterfaceMethod", f, "Definition", parent)
+			}
+		}
+	}
+}
+
+// methodsOf links methods to the type that declares them (DEFINES Definition → Definition),
+// once every type is known.
+func (x *indexer) methodsOf(u *unit, d *ast.FuncDecl, obj *types.Func, mid int64) {
+	sig, ok := obj.Type().(*types.Signature)
+	if !ok || sig.Recv() == nil {
+		return
+	}
+	t := sig.Recv().Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		if tid, ok := x.defs[key(n.Origin().Obj())]; ok {
+			x.edge("DEFINES", "Definition", tid, "Definition", mid)
+		}
+	}
+}
+
+// calls adds CALLS edges: from each function or method to what its body calls (function
+// literals count as their enclosing declaration), and from the file to what package-level
+// initializers call. A call through an interface goes to the interface method; a call into
+// a package that is not indexed goes to the file's import of that package.
+func (x *indexer) calls(u *unit) {
+	info := u.pkg.TypesInfo
+	walk := func(root ast.Node, fromKind string, from int64) {
+		ast.Inspect(root, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			fn, ok := typeutil.Callee(info, call).(*types.Func)
+			if !ok {
+				return true
+			}
+			if to, ok := x.defs[key(fn)]; ok {
+				x.edge("CALLS", fromKind, from, "Definition", to)
+			} else if fn.Pkg() != nil {
+				if imp, ok := u.imports[fn.Pkg().Path()]; ok {
+					x.edge("CALLS", fromKind, from, "ImportedSymbol", imp)
+				}
+			}
+			return true
+		})
+	}
+	for _, d := range u.file.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			obj, _ := info.Defs[d.Name].(*types.Func)
+			if obj == nil {
+				continue
+			}
+			from, ok := x.defs[key(obj)]
+			if !ok { // init
+				continue
+			}
+			x.methodsOf(u, d, obj, from)
+			if d.Body != nil {
+				walk(d.Body, "Definition", from)
+			}
+		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				walk(d, "File", u.fileID)
+			}
+		}
+	}
+}
+
+// embeds adds EXTENDS edges for struct and interface embedding.
+func (x *indexer) embeds(u *unit) {
+	info := u.pkg.TypesInfo
+	for _, d := range u.file.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			s := spec.(*ast.TypeSpec)
+			tn, _ := info.Defs[s.Name].(*types.TypeName)
+			from, ok := x.defs[key(tn)]
+			if tn == nil || !ok {
+				continue
+			}
+			var fields []*ast.Field
+			switch t := s.Type.(type) {
+			case *ast.StructType:
+				fields = t.Fields.List
+			case *ast.InterfaceType:
+				fields = t.Methods.List
+			}
+			for _, f := range fields {
+				if len(f.Names) > 0 {
+					continue
+				}
+				t := info.TypeOf(f.Type)
+				if p, ok := t.(*types.Pointer); ok {
+					t = p.Elem()
+				}
+				if n, ok := types.Unalias(t).(*types.Named); ok {
+					if to, ok := x.defs[key(n.Origin().Obj())]; ok && to != from {
+						x.edge("EXTENDS", "Definition", from, "Definition", to)
+					}
+				}
+			}
+		}
+	}
+}
+
+// satisfies adds EXTENDS edges from each indexed named type to each indexed interface with at
+// least one method that it (or its pointer) implements.
+func (x *indexer) satisfies() {
+	byMethod := map[string][]*types.Interface{}
+	ids := map[*types.Interface]int64{}
+	for _, tn := range x.ifaces {
+		it, ok := tn.Type().Underlying().(*types.Interface)
+		if !ok || it.NumMethods() == 0 || tn.Type().(*types.Named).TypeParams() != nil {
+			continue
+		}
+		ids[it] = x.defs[key(tn)]
+		first := it.Method(0).Name() // methods are sorted; any one narrows the candidates
+		byMethod[first] = append(byMethod[first], it)
+	}
+	for _, tn := range x.named {
+		t := tn.Type()
+		if _, ok := t.Underlying().(*types.Interface); ok {
+			continue
+		}
+		from := x.defs[key(tn)]
+		ms := types.NewMethodSet(types.NewPointer(t))
+		for i := range ms.Len() {
+			for _, it := range byMethod[ms.At(i).Obj().Name()] {
+				if types.Implements(t, it) || types.Implements(types.NewPointer(t), it) {
+					x.edge("EXTENDS", "Definition", from, "Definition", ids[it])
+				}
+			}
+		}
+	}
+}

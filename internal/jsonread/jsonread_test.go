@@ -1,0 +1,169 @@
+package jsonread_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/internal/jsonread"
+)
+
+// walk reads any value generically, so the tests reach every reader path.
+func walk(r *jsonread.Reader) (any, error) {
+	c, ok := r.Peek()
+	if !ok {
+		return nil, r.Unexpected()
+	}
+	switch {
+	case c == '{':
+		var ms [][2]any
+		err := r.Object(func(key string, _ int) error {
+			v, err := walk(r)
+			ms = append(ms, [2]any{key, v})
+			return err
+		})
+		return ms, err
+	case c == '[':
+		var a []any
+		err := r.Array(func(int) error {
+			v, err := walk(r)
+			a = append(a, v)
+			return err
+		})
+		return a, err
+	case c == '"':
+		return r.String()
+	case c == 't':
+		return true, r.Literal("true")
+	case c == 'f':
+		return false, r.Literal("false")
+	case c == 'n':
+		return nil, r.Literal("null")
+	}
+	lit, isFloat, err := r.Number()
+	if err != nil {
+		return nil, err
+	}
+	return [2]any{string(lit), isFloat}, nil
+}
+
+func read(data string, opts jsonread.Options) (any, error) {
+	r := jsonread.New([]byte(data), opts)
+	r.SkipSpace()
+	v, err := walk(r)
+	if err != nil {
+		return nil, err
+	}
+	return v, r.End()
+}
+
+func TestRead(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want any
+	}{
+		{"object order kept", `{"b":1,"a":[true,null]}`, [][2]any{{"b", [2]any{"1", false}}, {"a", []any{true, nil}}}},
+		{"numbers", `[-0,2.5,1e3,-1E-2]`, []any{[2]any{"-0", false}, [2]any{"2.5", true}, [2]any{"1e3", true}, [2]any{"-1E-2", true}}},
+		{"escapes", `"a\"\\\/\b\f\n\r\t\u00e9\ud834\udd1e"`, "a\"\\/\b\f\n\r\té\U0001D11E"},
+		{"lone surrogate reads as U+FFFD", `"\ud800x"`, "\uFFFDx"},
+		{"utf-8 kept", `"é☃"`, "é☃"},
+		{"whitespace", " \t\r\n[ 1 , 2 ] \n", []any{[2]any{"1", false}, [2]any{"2", false}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := read(tt.in, jsonread.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		opts jsonread.Options
+		want jsonread.Error
+	}{
+		{"end", `[1,`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindEnd, Offset: 3, Pointer: "/1", Detail: "unexpected end of input"}},
+		{"character", `{"a":x}`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindChar, Offset: 5, Pointer: "/a", Detail: "unexpected character 'x'"}},
+		{"trailing", `1 2`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindTrailing, Offset: 2, Detail: "unexpected data after the document"}},
+		{"duplicate key", `{"a/b":1,"a/b":2}`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindDuplicateKey, Offset: 9, Pointer: "/a~1b", Detail: `"a/b"`}},
+		{"unterminated", `["ab`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindUnterminated, Offset: 1, Pointer: "/0", Detail: "unterminated string"}},
+		{"control", "[\"a\x01\"]", jsonread.Options{}, jsonread.Error{Kind: jsonread.KindControl, Offset: 3, Pointer: "/0", Detail: "control character in string"}},
+		{"escape", `"a\q"`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindEscape, Offset: 2, Detail: `invalid escape \q`}},
+		{"unicode escape", `"\u12"`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindUnicodeEscape, Offset: 1, Detail: `invalid \u escape`}},
+		{"lone surrogate rejected", `"x\udc00"`, jsonread.Options{RejectLoneSurrogates: true}, jsonread.Error{Kind: jsonread.KindLoneSurrogate, Offset: 2, Detail: "lone surrogate escape"}},
+		{"utf-8", "\"\xff\"", jsonread.Options{}, jsonread.Error{Kind: jsonread.KindUTF8, Offset: 1, Detail: "invalid UTF-8"}},
+		{"fraction", `1.x`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindNumber, Offset: 0, Detail: "digit expected after decimal point"}},
+		{"exponent", `{"n":[1e+]}`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindNumber, Offset: 6, Pointer: "/n/0", Detail: "digit expected in exponent"}},
+		{"leading zero", `01`, jsonread.Options{}, jsonread.Error{Kind: jsonread.KindTrailing, Offset: 1, Detail: "unexpected data after the document"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := read(tt.in, tt.opts)
+			var e *jsonread.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T) is not a *jsonread.Error", err, err)
+			}
+			if diff := cmp.Diff(tt.want, *e); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestErrorf(t *testing.T) {
+	sentinel := errors.New("mine")
+	var gotKind jsonread.Kind
+	var gotOff int
+	_, err := read(`{"a":1,"a":2}`, jsonread.Options{Errorf: func(k jsonread.Kind, off int, _ string) error {
+		gotKind, gotOff = k, off
+		return sentinel
+	}})
+	if err != sentinel || gotKind != jsonread.KindDuplicateKey || gotOff != 7 {
+		t.Errorf("got %v, kind %d at %d; want the caller's error for a duplicate key at 7", err, gotKind, gotOff)
+	}
+}
+
+func TestWrongType(t *testing.T) {
+	r := jsonread.New([]byte(`"s"`), jsonread.Options{})
+	err := r.Object(func(string, int) error { return nil })
+	var e *jsonread.Error
+	if !errors.As(err, &e) || e.Kind != jsonread.KindType || e.Detail != "want an object" {
+		t.Errorf("Object on a string: %v, want a KindType error", err)
+	}
+}
+
+func TestPosition(t *testing.T) {
+	data := []byte("ab\ncd\n\nx")
+	tests := []struct{ off, line, col int }{{0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {6, 3, 1}, {7, 4, 1}, {8, 4, 2}}
+	for _, tt := range tests {
+		if line, col := jsonread.Position(data, tt.off); line != tt.line || col != tt.col {
+			t.Errorf("Position(%d) = %d:%d, want %d:%d", tt.off, line, col, tt.line, tt.col)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,"x\u00e9",true,null]}`, `"\ud800"`, `[1,`, `{"a":1,"a":2}`, "\"\xff\""} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, reject bool) {
+		_, err := read(string(data), jsonread.Options{RejectLoneSurrogates: reject})
+		if err == nil {
+			return
+		}
+		var e *jsonread.Error
+		if !errors.As(err, &e) || e.Kind == 0 || e.Offset < 0 || e.Offset > len(data) {
+			t.Fatalf("error %v is not a positioned *jsonread.Error", err)
+		}
+	})
+}

@@ -1,0 +1,74 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels an [Issue] wraps; compare with errors.Is.
+var (
+	ErrUnknownType     = errors.New("unknown entity or relationship type")
+	ErrUnknownProperty = errors.New("unknown property")
+	ErrMissing         = errors.New("missing required value")
+	ErrType            = errors.New("value does not have the property's type")
+	ErrEnum            = errors.New("value is not a label of the property's enum")
+	ErrPath            = errors.New("traversal_path is not a path of ids such as 1/22/")
+	ErrPair            = errors.New("endpoint kinds are not a pair of the relationship")
+	ErrDangling        = errors.New("edge endpoint exists neither in the load nor in the graph")
+	ErrFormat          = errors.New("unsupported file format")
+	ErrRead            = errors.New("engine could not read the file")
+)
+
+// Issue is one problem found in an input file: which file, which row (0-based, in file order)
+// and line (1-based; 0 when the format has no lines, as in Parquet), which column, and why.
+type Issue struct {
+	File   string
+	Row    int64 // -1 for a problem with the whole file (an unknown column)
+	Line   int64
+	Column string
+	Value  string // the offending text, cut to 80 bytes; empty when missing
+	Err    error  // one of the sentinels above
+}
+
+func (i Issue) Error() string {
+	where := i.File
+	switch {
+	case i.Row < 0:
+	case i.Line > 0:
+		where = fmt.Sprintf("%s:%d (row %d)", i.File, i.Line, i.Row)
+	default:
+		where = fmt.Sprintf("%s: row %d", i.File, i.Row)
+	}
+	msg := fmt.Sprintf("load: %s: column %s: %v", where, i.Column, i.Err)
+	if i.Value != "" {
+		msg += fmt.Sprintf(" (%q)", i.Value)
+	}
+	return msg
+}
+
+func (i Issue) Unwrap() error { return i.Err }
+
+// ValidationError refuses a load: the input had Count invalid rows (or a file-level problem),
+// and Issues lists them in file and row order. Nothing was written.
+type ValidationError struct {
+	Issues []Issue
+	Count  int64 // invalid rows in all; may exceed len(Issues) when the list was cut
+}
+
+func (e *ValidationError) Error() string {
+	if len(e.Issues) == 0 {
+		return fmt.Sprintf("load: %d invalid rows", e.Count)
+	}
+	if e.Count <= 1 {
+		return e.Issues[0].Error()
+	}
+	return fmt.Sprintf("%s (and %d more invalid rows)", e.Issues[0].Error(), e.Count-1)
+}
+
+// Unwrap returns the first issue, so errors.Is matches its sentinel.
+func (e *ValidationError) Unwrap() error {
+	if len(e.Issues) == 0 {
+		return nil
+	}
+	return e.Issues[0]
+}

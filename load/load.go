@@ -1,0 +1,310 @@
+package load
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/loadstate"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// Engine is what a load needs: statements, inserts, and reads.
+type Engine interface {
+	executor.Runner
+	executor.Loader
+}
+
+// Scope names the part of the graph a load replaces: with [Options.Replace] set, every live
+// node of a loaded entity type whose traversal_path, project_id and branch (name, for Branch)
+// match, and every live edge of a loaded relationship type leaving such a node, that the load
+// does not contain is tombstoned. graphwire index uses it so that deleted files and
+// definitions disappear.
+type Scope struct {
+	TraversalPath string
+	ProjectID     int64
+	Branch        string
+}
+
+// Options configures [Load]. The zero value refuses any invalid row.
+type Options struct {
+	// SkipInvalid loads the valid rows and reports every invalid one in [Report.Skipped]
+	// instead of refusing the whole load.
+	SkipInvalid bool
+	// MaxIssues caps the issues a refused load returns and a report keeps. Default 1000.
+	MaxIssues int
+	// Replace, when set, tombstones what the load leaves out of that scope (see [Scope]).
+	Replace *Scope
+	// Source names the writer in the load record (package loadstate). Default "load".
+	Source string
+	// Progress receives one line per finished file: rows, rows/s and an ETA by bytes. Nil
+	// prints nothing; the CLI passes its stderr when that is a terminal.
+	Progress io.Writer
+	// Checkpoint, when set, is called with the name of each step as the load reaches it
+	// ("staged FILE", "validated", "manifest", "attach TABLE", "complete"); crash tests stop
+	// the process there.
+	Checkpoint func(step string)
+	// Logger receives diagnostics. Nil discards them.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxIssues <= 0 {
+		o.MaxIssues = 1000
+	}
+	if o.Source == "" {
+		o.Source = "load"
+	}
+	if o.Checkpoint == nil {
+		o.Checkpoint = func(string) {}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// FileReport is what one input file gave.
+type FileReport struct {
+	Path    string
+	Type    string
+	Format  Format
+	Rows    int64 // rows the engine read
+	Invalid int64 // rows refused or skipped
+}
+
+// Report is what [Load] did. RowsIn = Valid + Invalid; of the valid rows, Written were
+// written (upserts and tombstones) and Unchanged were not, being already in the graph exactly
+// so, tombstones of rows that are not live, or repeats of a key within the load;
+// Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
+// keys the load holds and Queryable how many of them a FINAL read finds after the load:
+// equal unless a row lost to a higher _version already in the graph.
+type Report struct {
+	Files                       []FileReport
+	Version                     uint64
+	RowsIn, Valid, Invalid      int64
+	Unchanged, Written          int64
+	Tombstoned                  int64
+	Live, Queryable             int64
+	Skipped                     []Issue // with SkipInvalid: the first MaxIssues skipped rows
+	Staged, Committed, Verified time.Duration
+}
+
+// Load validates files against ont and writes them to the graph e holds.
+//
+// Every file is read by the engine's own format reader (the file table function) into a
+// staging table, checked there, and turned into delta tables shaped like the graph tables.
+// Only when all of that has succeeded are the deltas attached to the graph tables (ALTER TABLE
+// … ATTACH PARTITION … FROM, a metadata operation), inside a load record (package loadstate).
+// Until then the graph is untouched; a refused, failed or killed load leaves it as it was.
+// A load killed while attaching leaves a manifest, and the next Load (or [Recover]) finishes it.
+func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, opts Options) (Report, error) {
+	opts = opts.withDefaults()
+	start := time.Now()
+	var rep Report
+	if len(srcs) == 0 {
+		return rep, errors.New("load: no input files")
+	}
+	var ts []*target
+	for _, s := range srcs {
+		t, err := resolve(ont, s)
+		if err != nil {
+			var is Issue
+			if errors.As(err, &is) {
+				return rep, &ValidationError{Issues: []Issue{is}, Count: 1}
+			}
+			return rep, err
+		}
+		ts = append(ts, t)
+	}
+	// Nodes before edges: edge endpoints are checked against the nodes of the load.
+	slices.SortStableFunc(ts, func(a, b *target) int { return cmp.Compare(btoi(a.entity == nil), btoi(b.entity == nil)) })
+	for _, stmt := range ont.DDLStatements() {
+		if err := e.Exec(ctx, stmt); err != nil {
+			return rep, fmt.Errorf("load: create schema: %w", err)
+		}
+	}
+	if err := Recover(ctx, e, ont, opts); err != nil {
+		return rep, err
+	}
+	tok := make([]byte, 6)
+	if _, err := rand.Read(tok); err != nil {
+		return rep, fmt.Errorf("load: %w", err)
+	}
+	st := &stage{e: e, ont: ont, opts: opts, prefix: stagePrefix + hex.EncodeToString(tok) + "_", deltas: map[string]bool{}}
+	committed := false
+	defer func() {
+		if !committed {
+			// A context already cancelled would refuse the clean-up; the next load drops
+			// what is left.
+			st.drop(context.WithoutCancel(ctx))
+		}
+	}()
+	base, err := maxVersion(ctx, e, ont)
+	if err != nil {
+		return rep, err
+	}
+	rep.Version = base + 1
+	if err := st.params(ctx, rep.Version); err != nil {
+		return rep, err
+	}
+	var total, done int64
+	for _, t := range ts {
+		total += t.size
+	}
+	prog := newProgress(opts.Progress, total)
+	var issues []Issue
+	var invalid int64
+	for i, t := range ts {
+		fr, is, err := st.file(ctx, i, t)
+		if err != nil {
+			return rep, err
+		}
+		rep.Files = append(rep.Files, fr)
+		rep.RowsIn += fr.Rows
+		invalid += fr.Invalid
+		issues = append(issues, is...)
+		done += t.size
+		prog.file(fr, done)
+		opts.Checkpoint("staged " + t.src.Path)
+	}
+	rep.Invalid = invalid
+	rep.Valid = rep.RowsIn - invalid
+	if len(issues) > opts.MaxIssues {
+		issues = issues[:opts.MaxIssues]
+	}
+	if invalid > 0 && !opts.SkipInvalid {
+		return rep, &ValidationError{Issues: issues, Count: invalid}
+	}
+	rep.Skipped = issues
+	if opts.Replace != nil {
+		n, err := st.replace(ctx, ts)
+		if err != nil {
+			return rep, err
+		}
+		rep.Tombstoned = n
+	}
+	if err := st.finishEdges(ctx); err != nil {
+		return rep, err
+	}
+	opts.Checkpoint("validated")
+	written, nodes, edges, err := st.counts(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Written = written - rep.Tombstoned
+	rep.Unchanged = rep.Valid - rep.Written
+	rep.Staged = time.Since(start)
+	if err := st.writeManifest(ctx); err != nil {
+		return rep, err
+	}
+	opts.Checkpoint("manifest")
+	cstart := time.Now()
+	if err := commit(ctx, e, ont, opts, st.prefix, loadstate.Totals{Version: rep.Version, Nodes: uint64(nodes), Edges: uint64(edges)}, false); err != nil {
+		return rep, err
+	}
+	committed = true
+	rep.Committed = time.Since(cstart)
+	vstart := time.Now()
+	rep.Live, rep.Queryable, err = st.verify(ctx)
+	rep.Verified = time.Since(vstart)
+	st.drop(context.WithoutCancel(ctx))
+	if err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stagePrefix starts the name of every staging table; a load's tables share
+// stagePrefix + token + "_".
+const stagePrefix = "gw_stage_"
+
+// maxVersion returns the greatest _version in any graph table, 0 when they are empty.
+func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, error) {
+	var parts []string
+	for _, ent := range ont.Entities {
+		parts = append(parts, "SELECT max(_version) AS v FROM "+ent.Table)
+	}
+	parts = append(parts, "SELECT max(_version) AS v FROM "+ont.EdgeTable)
+	res, err := collect(ctx, e, &compiler.Query{SQL: "SELECT max(v) FROM (" + strings.Join(parts, " UNION ALL ") + ")"})
+	if err != nil {
+		return 0, fmt.Errorf("load: read versions: %w", err)
+	}
+	return unsigned(res, "read versions")
+}
+
+func collect(ctx context.Context, r executor.Runner, q *compiler.Query) (*executor.Result, error) {
+	rows, err := r.Run(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return executor.Collect(rows)
+}
+
+// count runs a query of one UInt64 or Int64 cell.
+func count(ctx context.Context, r executor.Runner, sql string) (int64, error) {
+	res, err := collect(ctx, r, &compiler.Query{SQL: sql})
+	if err != nil {
+		return 0, err
+	}
+	n, err := unsigned(res, "count")
+	return int64(n), err
+}
+
+func unsigned(res *executor.Result, what string) (uint64, error) {
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
+		return 0, fmt.Errorf("load: %s: unexpected result %v", what, res.Rows)
+	}
+	switch v := res.Rows[0][0].(type) {
+	case int64:
+		return uint64(max(v, 0)), nil
+	case uint64:
+		return v, nil
+	case nil:
+		return 0, nil
+	}
+	return 0, fmt.Errorf("load: %s: unexpected value %v", what, res.Rows[0][0])
+}
+
+// progress prints one line per file: "load 3/10 files  1234567 rows  812k rows/s  ETA 12s".
+type progress struct {
+	w      io.Writer
+	total  int64
+	start  time.Time
+	rows   int64
+	nfiles int
+}
+
+func newProgress(w io.Writer, total int64) *progress {
+	return &progress{w: w, total: max(total, 1), start: time.Now()}
+}
+
+func (p *progress) file(fr FileReport, done int64) {
+	p.rows += fr.Rows
+	p.nfiles++
+	if p.w == nil {
+		return
+	}
+	el := time.Since(p.start)
+	rate := float64(p.rows) / max(el.Seconds(), 1e-9)
+	eta := time.Duration(float64(el) * float64(p.total-done) / float64(max(done, 1)))
+	fmt.Fprintf(p.w, "load %s: %d rows, %d invalid; total %d rows, %.0f rows/s, %d%% of bytes, ETA %s\n",
+		fr.Type, fr.Rows, fr.Invalid, p.rows, rate, done*100/p.total, eta.Round(time.Second))
+}

@@ -1,0 +1,342 @@
+package load_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/load"
+	"github.com/graphwire/graphwire/loadstate"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// library returns the path of libchdb.so; without it the test skips locally and fails under
+// CI=true.
+func library(t testing.TB) string {
+	t.Helper()
+	lib := os.Getenv("GRAPHWIRE_CHDB_LIB")
+	if lib == "" {
+		cache := os.Getenv("GRAPHWIRE_CACHE")
+		if cache == "" {
+			home, _ := os.UserHomeDir()
+			cache = filepath.Join(home, ".cache", "graphwire")
+		}
+		lib = chdb.CachedLibrary(cache)
+	}
+	if _, err := os.Stat(lib); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and libchdb.so is missing at %s: %v", lib, err)
+		}
+		t.Skipf("libchdb.so not found at %s (run bash scripts/install-chdb.sh): %v", lib, err)
+	}
+	return lib
+}
+
+// openAt opens the embedded engine on dir, database db.
+func openAt(t testing.TB, dir, db string) *chdb.Executor {
+	t.Helper()
+	e, err := chdb.Open(chdb.Options{Library: library(t), Path: dir, Database: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func ont(t testing.TB) *ontology.Ontology {
+	t.Helper()
+	o, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func fixture(t testing.TB) []load.Source {
+	t.Helper()
+	names, err := filepath.Glob("testdata/graph/*")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("fixture: %v", err)
+	}
+	var srcs []load.Source
+	for _, n := range names {
+		srcs = append(srcs, load.Source{Path: n})
+	}
+	return srcs
+}
+
+func query(t testing.TB, e executor.Runner, sql string) [][]any {
+	t.Helper()
+	rows, err := e.Run(t.Context(), &compiler.Query{SQL: sql})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := executor.Collect(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Rows
+}
+
+// graphDump reads every live row of the tables the fixture fills, in key order.
+func graphDump(t testing.TB, e executor.Runner) [][]any {
+	t.Helper()
+	var out [][]any
+	for _, q := range []string{
+		"SELECT * EXCEPT (_version, _deleted) FROM gl_milestone FINAL WHERE _deleted = false ORDER BY traversal_path, id",
+		"SELECT * EXCEPT (_version, _deleted) FROM gl_directory FINAL WHERE _deleted = false ORDER BY traversal_path, id",
+		"SELECT * EXCEPT (_version, _deleted) FROM gl_file FINAL WHERE _deleted = false ORDER BY traversal_path, id",
+		"SELECT * EXCEPT (_version, _deleted) FROM gl_definition FINAL WHERE _deleted = false ORDER BY traversal_path, id",
+		"SELECT * EXCEPT (_version, _deleted) FROM gl_edge FINAL WHERE _deleted = false ORDER BY ALL",
+		"SELECT * EXCEPT (_version, _deleted) FROM gl_edge_by_target FINAL WHERE _deleted = false ORDER BY ALL",
+	} {
+		out = append(out, []any{q})
+		out = append(out, query(t, e, q)...)
+	}
+	return out
+}
+
+func TestLoadFixture(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	rep, err := load.Load(t.Context(), e, o, fixture(t), load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RowsIn != 15 || rep.Valid != 15 || rep.Written != 15 || rep.Live != 15 || rep.Queryable != 15 {
+		t.Errorf("report = %+v, want 15 rows in, valid, written, live and queryable", rep)
+	}
+	got := query(t, e, "SELECT title, description, state, toString(start_date), toString(due_date), toString(created_at) FROM gl_milestone FINAL ORDER BY id")
+	want := [][]any{
+		{"v1", "first \"one\"\nwith a newline", "active", "2024-01-02", nil, "2024-01-02 03:04:05"},
+		{"v2, comma", "", "closed", nil, nil, "2024-02-03 04:05:06"},
+		{"", "", "active", nil, nil, nil},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("milestones (-want +got):\n%s", diff)
+	}
+	got = query(t, e, "SELECT id, content FROM gl_file FINAL ORDER BY id")
+	want = [][]any{{int64(200), "package pkg\n\nfunc A() { B() }\n"}, {int64(201), nil}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	// Edges land in both edge tables.
+	for _, table := range []string{"gl_edge", "gl_edge_by_target"} {
+		got := query(t, e, "SELECT relationship_kind, count() FROM "+table+" FINAL WHERE _deleted = false GROUP BY ALL ORDER BY ALL")
+		want := [][]any{{"CALLS", int64(1)}, {"CONTAINS", int64(3)}, {"DEFINES", int64(2)}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", table, diff)
+		}
+	}
+	st, err := loadstate.Check(t.Context(), e, o)
+	if err != nil || st.Source != "load" || st.Nodes != 9 || st.Edges != 6 {
+		t.Errorf("load record = %+v, %v; want complete load of 9 nodes and 6 edges", st, err)
+	}
+	// Loading the same files again changes nothing and writes no row.
+	before := graphDump(t, e)
+	rep, err = load.Load(t.Context(), e, o, fixture(t), load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Written != 0 || rep.Unchanged != 15 || rep.Queryable != 15 {
+		t.Errorf("reload report = %+v, want 0 written, 15 unchanged and queryable", rep)
+	}
+	if diff := cmp.Diff(before, graphDump(t, e)); diff != "" {
+		t.Errorf("reload changed the graph (-before +after):\n%s", diff)
+	}
+	if n := query(t, e, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND startsWith(name, 'gw_stage_')"); n[0][0] != int64(0) {
+		t.Errorf("%v staging tables left", n[0][0])
+	}
+}
+
+func TestUpsertAndDelete(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write(t, dir, "Milestone.jsonl",
+		`{"id": 1, "traversal_path": "1/10/", "iid": 1, "title": "renamed", "state": "closed"}`+"\n"+
+			`{"id": 2, "traversal_path": "1/10/", "_deleted": true}`+"\n"+
+			`{"id": 3, "traversal_path": "1/11/", "title": "stale", "state": "active", "_version": 1}`+"\n")
+	write(t, dir, "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301, "_deleted": true}`+"\n")
+	rep, err := load.Load(t.Context(), e, o, []load.Source{{Path: filepath.Join(dir, "Milestone.jsonl")}, {Path: filepath.Join(dir, "CALLS.jsonl")}}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := query(t, e, "SELECT id, title, state FROM gl_milestone FINAL WHERE _deleted = false ORDER BY id")
+	// Row 3 carries _version 1, the version it already has: equal versions keep the row
+	// written last, so its title changes too.
+	want := [][]any{{int64(1), "renamed", "closed"}, {int64(3), "stale", "active"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("milestones (-want +got):\n%s", diff)
+	}
+	for _, table := range []string{"gl_edge", "gl_edge_by_target"} {
+		if n := query(t, e, "SELECT count() FROM "+table+" FINAL WHERE _deleted = false AND relationship_kind = 'CALLS'"); n[0][0] != int64(0) {
+			t.Errorf("%s: %v CALLS edges after the delete, want 0", table, n[0][0])
+		}
+	}
+	if rep.Written != 4 || rep.Live != 2 || rep.Queryable != 2 {
+		t.Errorf("report = %+v, want 4 written, 2 live and queryable", rep)
+	}
+}
+
+func write(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRoundTrip loads the fixture, exports it in each format, loads the export into an empty
+// database and exports again: the graphs are equal and the second export is byte for byte the
+// first.
+func TestRoundTrip(t *testing.T) {
+	o := ont(t)
+	path := t.TempDir()
+	first := openAt(t, path, "first")
+	if _, err := load.Load(t.Context(), first, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := graphDump(t, first)
+	for _, f := range load.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			a, b := t.TempDir(), t.TempDir()
+			files, err := load.Export(t.Context(), first, o, a, load.ExportOptions{Format: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(files) != 7 {
+				t.Fatalf("exported %d files, want 7: %+v", len(files), files)
+			}
+			second := openAt(t, path, "second_"+string(f))
+			var srcs []load.Source
+			for _, fr := range files {
+				srcs = append(srcs, load.Source{Path: fr.Path})
+			}
+			if _, err := load.Load(t.Context(), second, o, srcs, load.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, graphDump(t, second)); diff != "" {
+				t.Errorf("graph after load → export → load (-want +got):\n%s", diff)
+			}
+			again, err := load.Export(t.Context(), second, o, b, load.ExportOptions{Format: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again) != len(files) {
+				t.Fatalf("second export wrote %d files, first %d", len(again), len(files))
+			}
+			for i := range files {
+				x, err1 := os.ReadFile(files[i].Path)
+				y, err2 := os.ReadFile(again[i].Path)
+				if err := errors.Join(err1, err2); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(x, y) {
+					t.Errorf("%s: second export differs from the first", filepath.Base(files[i].Path))
+				}
+			}
+		})
+	}
+}
+
+func TestValidation(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	before := graphDump(t, e)
+	dir := t.TempDir()
+	tests := []struct {
+		name, file, content string
+		want                []load.Issue // File is filled in
+	}{
+		{
+			name: "unknown property", file: "Milestone.jsonl",
+			content: `{"id": 9, "traversal_path": "1/10/", "colour": "red"}` + "\n",
+			want:    []load.Issue{{Row: -1, Column: "colour", Err: load.ErrUnknownProperty}},
+		},
+		{
+			name: "missing id column", file: "Milestone.csv",
+			content: "traversal_path,title\n1/10/,x\n",
+			want:    []load.Issue{{Row: -1, Column: "id", Err: load.ErrMissing}},
+		},
+		{
+			name: "bad values", file: "Milestone.jsonl",
+			content: `{"id": 9, "traversal_path": "1/10/", "state": "open"}` + "\n" +
+				`{"id": "x", "traversal_path": "1/10/", "iid": 1.5}` + "\n" +
+				`{"id": 10, "traversal_path": "acme/", "start_date": "yesterday"}` + "\n" +
+				`{"id": null, "traversal_path": "1/10/"}` + "\n",
+			want: []load.Issue{
+				{Row: 0, Line: 1, Column: "state", Value: "open", Err: load.ErrEnum},
+				{Row: 1, Line: 2, Column: "id", Value: "x", Err: load.ErrType},
+				{Row: 1, Line: 2, Column: "iid", Value: "1.5", Err: load.ErrType},
+				{Row: 2, Line: 3, Column: "start_date", Value: "yesterday", Err: load.ErrType},
+				{Row: 2, Line: 3, Column: "traversal_path", Value: "acme/", Err: load.ErrPath},
+				{Row: 3, Line: 4, Column: "id", Err: load.ErrMissing},
+			},
+		},
+		{
+			name: "bad edges", file: "CALLS.csv",
+			content: "traversal_path,source_kind,source_id,target_kind,target_id\n" +
+				"1/10/,Definition,300,Definition,301\n" +
+				"1/10/,Definition,300,Definition,999\n" +
+				"1/10/,File,200,Milestone,1\n",
+			want: []load.Issue{
+				{Row: 1, Line: 3, Column: "target_id", Value: "999", Err: load.ErrDangling},
+				{Row: 2, Line: 4, Column: "source_kind", Value: "File", Err: load.ErrPair},
+			},
+		},
+		{
+			name: "unknown type", file: "Widget.jsonl", content: "{}\n",
+			want: []load.Issue{{Row: -1, Column: "-", Value: "Widget", Err: load.ErrUnknownType}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := write(t, dir, tt.file, tt.content)
+			_, err := load.Load(t.Context(), e, o, []load.Source{{Path: p}}, load.Options{})
+			var ve *load.ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err = %v, want a *ValidationError", err)
+			}
+			for i := range tt.want {
+				tt.want[i].File = p
+			}
+			if diff := cmp.Diff(tt.want, ve.Issues, cmp.Comparer(func(a, b error) bool { return errors.Is(a, b) || errors.Is(b, a) })); diff != "" {
+				t.Errorf("issues (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, graphDump(t, e)); diff != "" {
+				t.Errorf("a refused load changed the graph:\n%s", diff)
+			}
+		})
+	}
+	// With SkipInvalid the valid rows load and each skipped row is reported.
+	p := write(t, dir, "CALLS.csv", tests[3].content)
+	rep, err := load.Load(t.Context(), e, o, []load.Source{{Path: p}}, load.Options{SkipInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RowsIn != 3 || rep.Invalid != 2 || len(rep.Skipped) != 2 || rep.Unchanged != 1 {
+		t.Errorf("report = %+v, want 3 rows in, 2 invalid and skipped, 1 unchanged", rep)
+	}
+	if !slices.EqualFunc(rep.Skipped, []load.Issue{{Row: 1}, {Row: 2}}, func(a, b load.Issue) bool { return a.Row == b.Row }) {
+		t.Errorf("skipped = %+v", rep.Skipped)
+	}
+}
+
+func ontLoad() (*ontology.Ontology, error) { return ontology.Load(ontologyfiles.Files()) }

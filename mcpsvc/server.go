@@ -1,0 +1,187 @@
+package mcpsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/pipeline"
+)
+
+// Options configures a [Server]. Pipeline is required, and Verifier for
+// [Server.HTTPHandler]; every other zero field means its documented
+// default.
+type Options struct {
+	Pipeline *pipeline.Pipeline
+	// Verifier checks the bearer JWTs of HTTP requests (the same as gRPC's).
+	Verifier *auth.Verifier
+	// Version is the server version reported to clients; "" means "dev".
+	Version string
+	// DefaultTimeout bounds one tool call; 0 means 30 s.
+	DefaultTimeout time.Duration
+	// SessionTimeout closes idle HTTP sessions; 0 means 30 min.
+	SessionTimeout time.Duration
+	// Logger receives one line per tool call; nil discards.
+	Logger *slog.Logger
+}
+
+// Server is the MCP server. It is safe for concurrent use.
+type Server struct {
+	pipe *pipeline.Pipeline
+	mcp  *mcp.Server
+	opts Options
+	log  *slog.Logger
+	// fixed holds the caller of each stdio or in-process session.
+	fixed sync.Map // *mcp.ServerSession → *auth.Claims
+}
+
+// New returns an MCP server over opts.Pipeline.
+func New(opts Options) (*Server, error) {
+	if opts.Pipeline == nil {
+		return nil, errors.New("mcpsvc: Options.Pipeline is required")
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.DefaultTimeout == 0 {
+		opts.DefaultTimeout = 30 * time.Second
+	}
+	if opts.SessionTimeout == 0 {
+		opts.SessionTimeout = 30 * time.Minute
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{pipe: opts.Pipeline, opts: opts, log: log}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "graphwire", Title: "graphwire graph query service", Version: opts.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	s.register()
+	return s, nil
+}
+
+// instructions is what the server tells a client at initialization.
+const instructions = "graphwire answers graph queries over a software-development graph (users, groups, projects, merge requests, issues, pipelines, …). " +
+	"Start with get_graph_schema (compact; expand=[Entity] for properties), then get_query_dsl, then query_graph. " +
+	"Use max_tokens to bound an answer and pass next_cursor back as cursor to continue; format auto picks the cheapest lossless format."
+
+// RunStdio serves one MCP session over r and w (a local agent's stdin and
+// stdout) as the fixed caller claims, until the client closes the stream
+// or ctx ends.
+func (s *Server) RunStdio(ctx context.Context, claims *auth.Claims, r io.ReadCloser, w io.WriteCloser) error {
+	ss, err := s.Connect(ctx, claims, &mcp.IOTransport{Reader: r, Writer: w})
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- ss.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		ss.Close()
+		<-done
+		return nil
+	}
+}
+
+// Connect serves one session over t as the fixed caller claims (stdio,
+// in-process clients); the session ends when the client closes it.
+func (s *Server) Connect(ctx context.Context, claims *auth.Claims, t mcp.Transport) (*mcp.ServerSession, error) {
+	if claims == nil {
+		return nil, errors.New("mcpsvc: a caller is required")
+	}
+	ss, err := s.mcp.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	s.fixed.Store(ss, claims)
+	go func() {
+		ss.Wait()
+		s.fixed.Delete(ss)
+	}()
+	return ss, nil
+}
+
+// HTTPHandler serves streamable HTTP. Every request needs a valid bearer
+// JWT: without one the answer is 401 with a WWW-Authenticate header, before
+// the MCP layer sees the request. A session is bound to the authorization
+// context (the claims' fingerprint) that opened it.
+func (s *Server) HTTPHandler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: s.opts.SessionTimeout})
+	verify := func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+		if s.opts.Verifier == nil {
+			return nil, sdkauth.ErrInvalidToken
+		}
+		c, err := s.opts.Verifier.Verify(token)
+		if err != nil {
+			return nil, sdkauth.ErrInvalidToken
+		}
+		// UserID binds the session: the SDK refuses a request of another
+		// authorization context on it.
+		return &sdkauth.TokenInfo{UserID: c.Fingerprint(), Extra: map[string]any{"claims": c}}, nil
+	}
+	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.ServeHTTP(&challenge{ResponseWriter: w}, r)
+	})
+}
+
+// challenge adds the WWW-Authenticate header to a 401 (RFC 6750 §3).
+type challenge struct{ http.ResponseWriter }
+
+func (c *challenge) WriteHeader(code int) {
+	if code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
+		c.Header().Set("WWW-Authenticate", `Bearer realm="graphwire", error="invalid_token"`)
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *challenge) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (c *challenge) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// caller returns the verified caller of a tool call: the bearer token's
+// claims over HTTP, the fixed caller over stdio.
+func (s *Server) caller(req *mcp.CallToolRequest) (*auth.Claims, bool) {
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		c, ok := req.Extra.TokenInfo.Extra["claims"].(*auth.Claims)
+		return c, ok
+	}
+	if req.Session == nil {
+		return nil, false
+	}
+	v, ok := s.fixed.Load(req.Session)
+	if !ok {
+		return nil, false
+	}
+	return v.(*auth.Claims), true
+}
+
+// sessionKey names the MCP session of a request for the pipeline's
+// gcf-graph state: the HTTP session id, or for a transport without ids the
+// session object itself.
+func sessionKey(req *mcp.CallToolRequest) string {
+	if req.Session == nil {
+		return "none"
+	}
+	if id := req.Session.ID(); id != "" {
+		return "mcp:" + id
+	}
+	return fmt.Sprintf("mcp-conn:%p", req.Session)
+}

@@ -1,0 +1,167 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// page is how a budgeted or continued request was paged: the page size the
+// statement ran with and whether the query had its own cursor member.
+type page struct {
+	size     int
+	explicit bool
+}
+
+// finish fixes the pagination of the engine's full page: a cursor the
+// pipeline added only for the budget is not part of the answer the query
+// asked for, so it is dropped; the query's own cursor is handed back in
+// the pipeline's form.
+func (pg *page) finish(resp *graphresponse.Response) {
+	p := resp.Pagination
+	if p == nil || p.NextCursor == nil {
+		return
+	}
+	if !pg.explicit {
+		p.NextCursor = nil
+		return
+	}
+	tok := encodeBudgetCursor(budgetCursor{After: *p.NextCursor})
+	p.NextCursor = &tok
+}
+
+// budgetPrefix is the budget cursor prefix; a cursor without it is the
+// compiler's own token.
+const budgetPrefix = "gwc1."
+
+// budgetCursor continues an answer: After is the compiler's keyset token
+// of the last row sent (bound to the query's hash), Left the rows of the
+// original page still to send (0: the query's own page size).
+type budgetCursor struct {
+	After string `json:"a"`
+	Left  int    `json:"n,omitempty"`
+}
+
+func encodeBudgetCursor(c budgetCursor) string {
+	b, _ := json.Marshal(c) // two plain fields: cannot fail
+	return budgetPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeBudgetCursor(s string) (budgetCursor, error) {
+	rest, ok := strings.CutPrefix(s, budgetPrefix)
+	if !ok {
+		return budgetCursor{After: s}, nil
+	}
+	bad := &RequestError{Field: "cursor", Reason: "INVALID_CURSOR", Message: "the cursor is malformed; restart without cursor"}
+	raw, err := base64.RawURLEncoding.DecodeString(rest)
+	if err != nil {
+		return budgetCursor{}, bad
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	var c budgetCursor
+	if err := d.Decode(&c); err != nil || c.After == "" || c.Left < 0 || c.Left > 1000 {
+		return budgetCursor{}, bad
+	}
+	return c, nil
+}
+
+// fit renders resp, or when it exceeds the token budget the longest
+// prefix of its rows that fits, into a. A prefix is built from the
+// engine's own rows, as if the page had ended there: whole rows only, with
+// has_more and a cursor made from the last row's sort keys, so the next
+// request resumes exactly after it.
+func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp *graphresponse.Response, pg *page, a *Answer) error {
+	plan := q.Plan.Build
+	rows := int(pageRows(q, ex))
+	max := r.req.MaxTokens
+	out, err := r.run(resp, max == 0)
+	if err != nil {
+		return err
+	}
+	if max == 0 || out.tokens <= max {
+		if max != 0 {
+			if out, err = r.run(resp, true); err != nil {
+				return err
+			}
+		}
+		a.fill(out, resp, int64(rows), false)
+		return nil
+	}
+	if pg == nil || !plan.Paginate || rows <= 1 {
+		return &BudgetError{MaxTokens: max, Needed: out.tokens}
+	}
+	prefix := func(k int) (*graphresponse.Response, error) {
+		bp := *plan
+		bp.PageSize = k
+		pr, err := graphresponse.Build(&bp, graphresponse.Rows{Columns: ex.Base.Columns, Values: ex.Base.Values[:k+1]}, ex.Hydration)
+		if err != nil {
+			return nil, err
+		}
+		if pr.Pagination != nil && pr.Pagination.NextCursor != nil {
+			tok := encodeBudgetCursor(budgetCursor{After: *pr.Pagination.NextCursor, Left: pg.size - k})
+			pr.Pagination.NextCursor = &tok
+		}
+		return pr, nil
+	}
+	// Binary search for the largest k in [1, rows) whose answer fits.
+	lo, hi, best := 1, rows-1, 0
+	var bestResp *graphresponse.Response
+	first := 0
+	for lo <= hi {
+		k := (lo + hi) / 2
+		pr, err := prefix(k)
+		if err != nil {
+			return err
+		}
+		o, err := r.run(pr, false)
+		if err != nil {
+			return err
+		}
+		if k == 1 {
+			first = o.tokens
+		}
+		if o.tokens <= max {
+			best, bestResp, lo = k, pr, k+1
+		} else {
+			hi = k - 1
+		}
+	}
+	if best == 0 {
+		if first == 0 {
+			pr, err := prefix(1)
+			if err != nil {
+				return err
+			}
+			o, err := r.run(pr, false)
+			if err != nil {
+				return err
+			}
+			first = o.tokens
+		}
+		return &BudgetError{MaxTokens: max, Needed: first}
+	}
+	out, err = r.run(bestResp, true)
+	if err != nil {
+		return err
+	}
+	a.fill(out, bestResp, int64(best), true)
+	return nil
+}
+
+func (a *Answer) fill(o rendered, resp *graphresponse.Response, rows int64, truncated bool) {
+	a.Text, a.Format, a.Version, a.Altered, a.Tokens = o.out.Bytes, o.out.Name, o.out.Version, o.out.Altered, o.tokens
+	a.PackRoot, a.Outcome = o.root, o.outcome
+	a.Rows, a.Truncated = rows, truncated
+	if pg := resp.Pagination; pg != nil {
+		a.HasMore = pg.HasMore
+		if pg.NextCursor != nil {
+			a.NextCursor = *pg.NextCursor
+		}
+	}
+}

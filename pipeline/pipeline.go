@@ -1,0 +1,394 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/graphwire/graphwire/admission"
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// Auto is the format name that asks the pipeline to choose, per answer,
+// the lossless format with the fewest o200k tokens.
+const Auto = "auto"
+
+// Options configures a [Pipeline]. Compiler and Ontology are required;
+// every other zero field means its documented default.
+type Options struct {
+	Compiler *compiler.Compiler
+	Ontology *ontology.Ontology
+	// Registry holds the formats; nil means formatter.Default().
+	Registry *formatter.Registry
+	// Admission hands out the query slots. Share one controller between
+	// the faces of a process (gRPC, MCP) so a caller's limit holds across
+	// them; nil means a controller with admission's defaults.
+	Admission *admission.Controller
+	// GraphSnapshots bounds the gcf-graph graphs remembered for
+	// unchanged/delta answers, and GraphSessions the gcf-graph reference
+	// sessions (one per client session and authorization); 0 means 1024
+	// and 256.
+	GraphSnapshots int
+	GraphSessions  int
+	// GraphSnapshotTTL is how long a remembered graph may serve as a delta
+	// base; 0 means 15 min.
+	GraphSnapshotTTL time.Duration
+	// DSLSchema is the query DSL JSON Schema (config/schemas); DSLVersion
+	// its version. [Pipeline.DSL] injects the ontology's enums into it.
+	DSLSchema  []byte
+	DSLVersion string
+	// Logger receives one line per failed query; nil discards.
+	Logger *slog.Logger
+}
+
+// Pipeline is the one code path from a request to formatted bytes, shared
+// by the gRPC service, the MCP server and the CLI: authorize → compile →
+// admission slot → execute → build → (token budget) → format → count. The
+// faces own only their transport and how they learn who the caller is. It
+// is safe for concurrent use.
+type Pipeline struct {
+	exec    executor.Runner
+	opts    Options
+	reg     *formatter.Registry
+	tokens  *tokens.Counter
+	graphs  *snapshots
+	session *sessions
+	log     *slog.Logger
+	schema  *schemaTexts
+}
+
+// New returns a pipeline that runs queries on exec.
+func New(exec executor.Runner, opts Options) (*Pipeline, error) {
+	switch {
+	case exec == nil:
+		return nil, errors.New("pipeline: an executor is required")
+	case opts.Compiler == nil || opts.Ontology == nil:
+		return nil, errors.New("pipeline: Options.Compiler and Ontology are required")
+	}
+	if opts.Registry == nil {
+		opts.Registry = formatter.Default()
+	}
+	if opts.GraphSnapshots == 0 {
+		opts.GraphSnapshots = 1024
+	}
+	if opts.GraphSessions == 0 {
+		opts.GraphSessions = 256
+	}
+	if opts.GraphSnapshotTTL == 0 {
+		opts.GraphSnapshotTTL = 15 * time.Minute
+	}
+	if opts.Admission == nil {
+		ctl, err := admission.New(admission.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: admission: %w", err)
+		}
+		opts.Admission = ctl
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	tc := tokens.New()
+	st, err := newSchemaTexts(opts.Ontology, opts.DSLSchema, opts.DSLVersion, tc)
+	if err != nil {
+		return nil, err
+	}
+	return &Pipeline{exec: exec, opts: opts, reg: opts.Registry, tokens: tc,
+		graphs: newSnapshots(opts.GraphSnapshots, opts.GraphSnapshotTTL), session: newSessions(opts.GraphSessions),
+		log: log, schema: st}, nil
+}
+
+// Admission returns the controller that hands out the query slots.
+func (p *Pipeline) Admission() *admission.Controller { return p.opts.Admission }
+
+// Registry returns the formats the pipeline serves.
+func (p *Pipeline) Registry() *formatter.Registry { return p.reg }
+
+// Ontology returns the ontology queries are compiled against.
+func (p *Pipeline) Ontology() *ontology.Ontology { return p.opts.Ontology }
+
+// Request is one query as a face received it.
+type Request struct {
+	// Query is the DSL document (UTF-8 JSON).
+	Query []byte
+	// Claims is the verified caller; required.
+	Claims *auth.Claims
+	// Format is a formatter name (json, goon, gcf, gcf-graph, gcx, toon)
+	// or [Auto]; "" means goon.
+	Format string
+	// Cursor continues an answer that stopped early: the next_cursor of an
+	// earlier answer to the same query (a budget cursor or the compiler's).
+	Cursor string
+	// PackRoot is the gcf-graph pack_root the client holds, for unchanged
+	// and delta answers.
+	PackRoot string
+	// MaxTokens bounds the o200k tokens of the formatted text; 0 means no
+	// bound. An answer that would exceed it is cut after the last whole
+	// row that fits, with has_more and a cursor.
+	MaxTokens int
+	// Session names the client session (an MCP session), "" for none. A
+	// gcf-graph answer within a session sends references for the nodes the
+	// session already holds. Session state is keyed by the session and the
+	// whole authorization context together.
+	Session string
+}
+
+// Answer is a formatted answer with what the faces report about it.
+type Answer struct {
+	Text    []byte
+	Format  string // the format that produced Text (the chosen one for auto)
+	Version string
+	// Altered counts the values whose text the format's text-safety
+	// substitution changed.
+	Altered int
+	// QueryType is the DSL query type.
+	QueryType string
+	// Rows is the number of result rows in this answer (after a budget
+	// cut); EngineRows what the base statement returned.
+	Rows, EngineRows int64
+	// Tokens is the o200k token count of Text.
+	Tokens int
+	// HasMore reports that more rows follow: pass NextCursor as the
+	// request's Cursor to get them. Truncated reports that a token budget
+	// cut this answer.
+	HasMore    bool
+	Truncated  bool
+	NextCursor string
+	// PackRoot and Outcome (full, delta, unchanged) are set for gcf-graph.
+	PackRoot, Outcome string
+	// Debug reports whether the query asked for its statements
+	// (options.include_debug_sql); Executed lists them.
+	Debug    bool
+	Executed executor.Executed
+	// Considered lists, for auto, the lossless formats and their tokens.
+	Considered []Candidate
+}
+
+// Candidate is one format auto considered.
+type Candidate struct {
+	Format string `json:"format"`
+	Tokens int    `json:"tokens"`
+}
+
+// CallerOf is the compiler's view of verified claims.
+func CallerOf(c *auth.Claims) *compiler.Caller {
+	scopes := make([]compiler.Scope, len(c.Scopes))
+	for i, s := range c.Scopes {
+		scopes[i] = compiler.Scope{Path: s.Path, Level: s.Level}
+	}
+	return &compiler.Caller{Subject: strconv.FormatInt(c.UserID, 10), Admin: c.Admin, Scopes: scopes}
+}
+
+// Run answers one request.
+func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
+	x, err := p.execute(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if x.f == nil {
+		if x.f, x.a.Considered, err = p.pickAuto(x.resp); err != nil {
+			return nil, err
+		}
+	}
+	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req)}
+	if err := p.fit(r, x.q, x.a.Executed, x.resp, x.page, x.a); err != nil {
+		return nil, err
+	}
+	return x.a, nil
+}
+
+// Stream writes the answer to w as the formatter produces it, so a face
+// holds no more than its own buffer of formatted text. A request that
+// needs the whole text first (a token budget, auto, a gcf-graph session
+// or pack_root) is answered by [Pipeline.Run] and then written. The
+// returned Answer has no Text and, for a streamed answer, no Tokens.
+func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answer, error) {
+	if req.MaxTokens > 0 || req.Format == Auto || req.Session != "" || req.PackRoot != "" {
+		a, err := p.Run(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(a.Text); err != nil {
+			return nil, err
+		}
+		a.Text = nil
+		return a, nil
+	}
+	x, err := p.execute(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	altered, err := formatter.FormatCount(x.f, w, x.resp)
+	if err != nil {
+		return nil, err
+	}
+	a := x.a
+	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered, pageRows(x.q, a.Executed)
+	if pg := x.resp.Pagination; pg != nil {
+		a.HasMore = pg.HasMore
+		if pg.NextCursor != nil {
+			a.NextCursor = *pg.NextCursor
+		}
+	}
+	return a, nil
+}
+
+// executed is a request run on the engine, before formatting.
+type executed struct {
+	f    formatter.Formatter // nil for auto
+	q    *compiler.Query
+	resp *graphresponse.Response
+	page *page
+	a    *Answer
+}
+
+// execute authorizes, compiles and runs a request under an admission
+// slot of the caller, held until the engine work has ended.
+func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, error) {
+	if req.Claims == nil {
+		return nil, ErrUnauthenticated
+	}
+	if req.MaxTokens < 0 {
+		return nil, &RequestError{Field: "max_tokens", Reason: "INVALID_ARGUMENT", Message: "max_tokens must not be negative"}
+	}
+	name := req.Format
+	if name == "" {
+		name = formatter.DefaultLLM
+	}
+	x := &executed{}
+	if name != Auto {
+		var err error
+		if x.f, err = p.reg.Lookup(name); err != nil {
+			return nil, err
+		}
+	}
+	doc, page, err := p.paged(req)
+	if err != nil {
+		return nil, err
+	}
+	q, err := p.opts.Compiler.Compile(doc, CallerOf(req.Claims))
+	if err != nil {
+		return nil, err
+	}
+	// The slot is per user: tokens of one user with different scopes share
+	// the user's limit.
+	release, err := p.opts.Admission.Acquire(ctx, strconv.FormatInt(req.Claims.UserID, 10))
+	if err != nil {
+		return nil, err
+	}
+	resp, ex, err := executor.Respond(ctx, p.exec, p.opts.Compiler, q)
+	release()
+	if err != nil {
+		// Log the class of the failure only: engine messages can quote
+		// parameter values, which never go to the log.
+		p.log.Warn("query_failed", "query_type", q.Plan.Build.QueryType, "kind", errorKind(err))
+		return nil, err
+	}
+	if page != nil {
+		page.finish(resp)
+	}
+	x.q, x.resp, x.page = q, resp, page
+	x.a = &Answer{QueryType: resp.QueryType, EngineRows: ex.Rows, Debug: q.Plan.Debug(), Executed: ex}
+	return x, nil
+}
+
+// pageRows is the number of result rows of the engine's page (without the
+// probe row).
+func pageRows(q *compiler.Query, ex executor.Executed) int64 {
+	n := len(ex.Base.Values)
+	if ps := q.Plan.Build.PageSize; ps > 0 && n > ps {
+		n = ps
+	}
+	return int64(n)
+}
+
+// paged rewrites the DSL for a budget or a cursor: it adds a cursor member
+// so the engine returns the sort keys a continuation needs, with the page
+// size of the query, and the position to resume after. Without either it
+// returns the query unchanged and a nil page.
+func (p *Pipeline) paged(req Request) ([]byte, *page, error) {
+	if req.MaxTokens == 0 && req.Cursor == "" {
+		return req.Query, nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(req.Query))
+	d.UseNumber()
+	var doc map[string]any
+	if err := d.Decode(&doc); err != nil || doc == nil {
+		// Let the compiler report where the document is broken.
+		return req.Query, nil, nil
+	}
+	pg := &page{size: 30}
+	cur, hasCursor := doc["cursor"].(map[string]any)
+	pg.explicit = hasCursor
+	switch {
+	case hasCursor:
+		if n, err := jsonInt(cur["page_size"]); err == nil {
+			pg.size = n
+		}
+	case doc["limit"] != nil:
+		if n, err := jsonInt(doc["limit"]); err == nil {
+			pg.size = n
+		}
+	}
+	c := map[string]any{}
+	if hasCursor {
+		for k, v := range cur {
+			c[k] = v
+		}
+	}
+	if req.Cursor != "" {
+		bc, err := decodeBudgetCursor(req.Cursor)
+		if err != nil {
+			return nil, nil, err
+		}
+		c["after"] = bc.After
+		if bc.Left > 0 {
+			pg.size = bc.Left
+		}
+	}
+	c["page_size"] = pg.size
+	doc["cursor"] = c
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pipeline: re-encode the query: %w", err)
+	}
+	return out, pg, nil
+}
+
+func jsonInt(v any) (int, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, errors.New("not a number")
+	}
+	i, err := n.Int64()
+	return int(i), err
+}
+
+// errorKind is the class of a failure for the log.
+func errorKind(err error) string {
+	switch {
+	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, executor.ErrResourceExhausted):
+		return "resource_exhausted"
+	case errors.Is(err, executor.ErrUnavailable):
+		return "unavailable"
+	case errors.Is(err, executor.ErrCanceled), errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, executor.ErrInvalidQuery):
+		return "invalid_query"
+	}
+	return "internal"
+}

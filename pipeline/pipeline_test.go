@@ -1,0 +1,121 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/config"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/pipeline"
+)
+
+// refuse is an engine that must not be reached.
+type refuse struct{ t *testing.T }
+
+func (r refuse) Run(context.Context, *compiler.Query) (executor.Rows, error) {
+	r.t.Error("the engine was reached")
+	return nil, executor.ErrUnavailable
+}
+
+func newPipeline(t *testing.T) *pipeline.Pipeline {
+	t.Helper()
+	o, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compiler.New(o, compiler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.New(refuse{t}, pipeline.Options{Compiler: c, Ontology: o, DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRejectedBeforeTheEngine: request faults are classified errors and
+// never reach the engine.
+func TestRejectedBeforeTheEngine(t *testing.T) {
+	p := newPipeline(t)
+	admin := &auth.Claims{UserID: 1, Admin: true}
+	q := []byte(`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`)
+	tests := []struct {
+		name   string
+		req    pipeline.Request
+		reason string
+	}{
+		{"malformed budget cursor", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.%%%"}, "INVALID_CURSOR"},
+		{"budget cursor with unknown member", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.eyJ4IjoxfQ"}, "INVALID_CURSOR"},
+		{"negative budget", pipeline.Request{Query: q, Claims: admin, MaxTokens: -1}, "INVALID_ARGUMENT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p.Run(t.Context(), tt.req)
+			var re *pipeline.RequestError
+			if !errors.As(err, &re) || re.Reason != tt.reason {
+				t.Errorf("err %v, want reason %s", err, tt.reason)
+			}
+		})
+	}
+	if _, err := p.Run(t.Context(), pipeline.Request{Query: q}); !errors.Is(err, pipeline.ErrUnauthenticated) {
+		t.Errorf("no caller: %v", err)
+	}
+	var ue *formatter.UnknownFormatError
+	if _, err := p.Run(t.Context(), pipeline.Request{Query: q, Claims: admin, Format: "yaml"}); !errors.As(err, &ue) {
+		t.Errorf("unknown format: %v", err)
+	}
+	// A compiler cursor the query was not issued for is the compiler's error.
+	var ce *compiler.Error
+	_, err := p.Run(t.Context(), pipeline.Request{Query: q, Claims: admin, Cursor: "eyJoIjoiMDEyMzQ1Njc4OWFiY2RlZiIsImsiOltdfQ"})
+	if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrCursorMismatch) {
+		t.Errorf("foreign cursor: %v", err)
+	}
+}
+
+// TestSchemaTexts: the compact schema names every entity and relationship
+// and costs a small part of the JSON; expand adds properties; the DSL
+// texts carry the ontology's names.
+func TestSchemaTexts(t *testing.T) {
+	p := newPipeline(t)
+	o := p.Ontology()
+	compact, err := p.Schema(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range o.Entities {
+		if !strings.Contains(compact, "\n"+e.Name) {
+			t.Errorf("compact schema lacks %s", e.Name)
+		}
+	}
+	for _, r := range o.Relationships {
+		if !strings.Contains(compact, "\n"+r.Name+": ") {
+			t.Errorf("compact schema lacks %s", r.Name)
+		}
+	}
+	tc := tokens.New()
+	nc, _ := tc.Count(tokens.O200k, compact)
+	nj, _ := tc.Count(tokens.O200k, p.SchemaJSON())
+	if nc*4 > nj {
+		t.Errorf("compact schema %d tokens, JSON %d: not well under", nc, nj)
+	}
+	exp, err := p.Schema([]string{"MergeRequest", "MergeRequest"})
+	if err != nil || strings.Count(exp, "## MergeRequest") != 1 || !strings.Contains(exp, "enum=") {
+		t.Errorf("expand MergeRequest: %v\n%s", err, exp)
+	}
+	var re *pipeline.RequestError
+	if _, err := p.Schema([]string{"Usr"}); !errors.As(err, &re) || re.Reason != "UNKNOWN_ENTITY" || !strings.Contains(re.Message, `"User"`) {
+		t.Errorf("unknown entity: %v", err)
+	}
+	if !strings.Contains(p.DSLSchema(), `"EntityType":{"enum":["Branch"`) || !strings.Contains(p.DSL(false), "MEMBER_OF") {
+		t.Error("the DSL texts lack the ontology's names")
+	}
+}

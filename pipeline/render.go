@@ -1,0 +1,141 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/gcf"
+	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/scorecard"
+)
+
+// render formats answers of one request.
+type render struct {
+	p     *Pipeline
+	f     formatter.Formatter
+	req   Request
+	authz string // the key of the caller's gcf-graph state
+}
+
+// rendered is one formatted answer with its token count.
+type rendered struct {
+	out           formatter.Stamped
+	tokens        int
+	root, outcome string
+}
+
+// run formats resp and counts its tokens. For gcf-graph, commit says
+// whether the answer is the one sent: only then does the caller's session
+// and snapshot state change, so trial renders of a budget search leave it
+// as it was.
+func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error) {
+	var o rendered
+	if r.f.Name() == formatter.GCFGraph {
+		b, root, outcome, err := r.p.respondGraph(r.authz, r.req.Session != "", resp, r.req.PackRoot, commit)
+		if err != nil {
+			return o, fmt.Errorf("%w: %w", formatter.ErrUnrepresentable, err)
+		}
+		o.out = formatter.Stamped{Bytes: b, Name: r.f.Name(), Version: r.f.Version()}
+		o.root, o.outcome = root, outcome
+	} else {
+		var err error
+		if o.out, err = formatter.Stamp(r.f, resp); err != nil {
+			return o, err
+		}
+	}
+	n, err := r.p.tokens.Count(tokens.O200k, string(o.out.Bytes))
+	if err != nil {
+		return o, err
+	}
+	o.tokens = n
+	return o, nil
+}
+
+// autoCandidates are the formats auto may choose, in the order that
+// breaks a tie in token count. gcf-graph is not one: it carries the
+// topology only.
+var autoCandidates = []string{formatter.GOON, formatter.GCF, formatter.GCX, formatter.TOON, formatter.JSON}
+
+// pickAuto returns the format with the fewest o200k tokens among those
+// that carry resp losslessly (scorecard.Lossless: the answer parses back
+// to resp), and every lossless candidate with its count. json is always
+// lossless, so there is always a choice.
+func (p *Pipeline) pickAuto(resp *graphresponse.Response) (formatter.Formatter, []Candidate, error) {
+	var best formatter.Formatter
+	bestTokens := 0
+	var considered []Candidate
+	for _, name := range autoCandidates {
+		f, err := p.reg.Lookup(name)
+		if err != nil {
+			continue
+		}
+		parser, ok := f.(formatter.Parser)
+		if !ok {
+			continue
+		}
+		out, err := formatter.Stamp(f, resp)
+		if err != nil || out.Altered > 0 {
+			continue
+		}
+		back, err := parser.Parse(out.Bytes)
+		if err != nil || !scorecard.Lossless(resp, back) {
+			continue
+		}
+		n, err := p.tokens.Count(tokens.O200k, string(out.Bytes))
+		if err != nil {
+			return nil, nil, err
+		}
+		considered = append(considered, Candidate{Format: name, Tokens: n})
+		if best == nil || n < bestTokens {
+			best, bestTokens = f, n
+		}
+	}
+	if best == nil {
+		return nil, nil, fmt.Errorf("pipeline: auto: no lossless format for this answer")
+	}
+	return best, considered, nil
+}
+
+// authzKey keys a caller's gcf-graph state: the whole authorization
+// context, and the client session when there is one, so state is never
+// shared across sessions or across callers.
+func (p *Pipeline) authzKey(req Request) string {
+	fp := req.Claims.Fingerprint()
+	if req.Session == "" {
+		return fp
+	}
+	return "session:" + req.Session + "\n" + fp
+}
+
+// respondGraph renders resp as gcf-graph for a caller, identified by
+// authz, that may hold an earlier graph under clientRoot: unchanged when
+// it holds this one, a delta when the base is remembered for the same
+// authz and the delta is worth it, the full graph otherwise — with
+// reference lines for nodes already sent when withSession is set. When
+// commit is set, the graph sent is remembered for the next call and the
+// session records the nodes sent.
+func (p *Pipeline) respondGraph(authz string, withSession bool, resp *graphresponse.Response, clientRoot string, commit bool) ([]byte, string, string, error) {
+	cur, err := gcf.ToGraph(resp, gcf.GraphOptions{})
+	if err != nil {
+		return nil, "", "", err
+	}
+	var base *gcf.Graph
+	if clientRoot != "" {
+		base = p.graphs.get(authz, clientRoot)
+	}
+	var sess *gcf.Session
+	if withSession {
+		sess = p.session.get(authz, commit)
+	}
+	var out bytes.Buffer
+	outcome, err := gcf.Respond(&out, cur, gcf.GraphState{Session: sess, ClientRoot: clientRoot, Base: base}, gcf.Options{Profile: gcf.ProfileGraph})
+	if err != nil {
+		return nil, "", "", err
+	}
+	if commit {
+		p.graphs.put(authz, cur)
+	}
+	return out.Bytes(), cur.PackRoot, outcome.String(), nil
+}
