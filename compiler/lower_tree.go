@@ -237,18 +237,39 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 		} else {
 			a, b, kind = col(sn(d), "y"), col("s1", "x"), col(sn(d), "kind")
 		}
+		if len(rs.concrete) == 1 {
+			// One relationship type: every edge has it, so the steps need not carry it.
+			kind = prm(rs.concrete[0], typString)
+		}
 		s.cols = []selItem{as(a, "a"), as(b, "b"), as(kind, "kind"), as(litBool(fwd), "fwd"), as(litInt(d), "depth")}
 		s.where = append([]expr{eq(col(sn(d), "y_kind"), prm(h.far.ent.name, typString))}, kindConds...)
-		// Walk nodes w0 = s1.x, w_i = s_i.y; non-adjacent pairs must differ.
-		w := func(i int) expr {
+		// Walk nodes w0 = s1.x, w_i = s_i.y; non-adjacent pairs must differ. A node's kind is
+		// known without reading it when the walk fixes it: the near node's, the far node's,
+		// and an inner node's when one kind can sit there. Two nodes of known kinds that
+		// differ always differ; of the same known kind, their ids decide.
+		w := func(i int) (id expr, known string, tuple expr) {
 			if i == 0 {
-				return tupleExpr{col("s1", "x"), col("s1", "x_kind")}
+				return col("s1", "x"), h.near.ent.name, tupleExpr{col("s1", "x"), col("s1", "x_kind")}
 			}
-			return tupleExpr{col(sn(i), "y"), col(sn(i), "y_kind")}
+			switch {
+			case i == d:
+				known = h.far.ent.name
+			case len(inner[i]) == 1:
+				known = inner[i][0].name
+			}
+			return col(sn(i), "y"), known, tupleExpr{col(sn(i), "y"), col(sn(i), "y_kind")}
 		}
 		for i := 2; i <= d; i++ {
 			for j := 0; j <= i-2; j++ {
-				s.where = append(s.where, ne(w(i), w(j)))
+				idI, kI, tI := w(i)
+				idJ, kJ, tJ := w(j)
+				switch {
+				case kI != "" && kJ != "" && kI != kJ:
+				case kI != "" && kI == kJ:
+					s.where = append(s.where, ne(idI, idJ))
+				default:
+					s.where = append(s.where, ne(tI, tJ))
+				}
 			}
 		}
 		if union == nil {
