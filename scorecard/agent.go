@@ -154,7 +154,8 @@ func writeAgentSession(p func(string, ...any), s *AgentSessionResult) {
 		}
 		p("%s.", strings.Join(chosen, ", "))
 		p(" `auto` chooses only among answers that parse back to the same response, values and types included; gcx's canonical form ")
-		p("returns every value as its cell text, so `auto` never picks gcx even where gcx is smaller, and its total can be above gcx's.")
+		p("returns every value as its cell text, so `auto` picks gcx only for answers that lose nothing that way (every value a string), ")
+		p("and its total can be above gcx's where answers carry numbers or dates.")
 	}
 	p("\n\nThe calls:\n\n")
 	for i, c := range s.Calls {
