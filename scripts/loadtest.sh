@@ -29,7 +29,7 @@ mport="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 "$tmp/graphwire" serve --embedded "$tmp/data" --listen "127.0.0.1:$port" --jwt-secret-file "$tmp/secret" \
   --max-concurrent "$clients" --max-per-caller "$clients" --metrics-listen "127.0.0.1:$mport" 2>"$tmp/serve.log" &
 pid=$!
-token="$("$tmp/graphwire" token --secret-file "$tmp/secret" --sub 1 --admin)"
+token="$("$tmp/graphwire" token --jwt-secret-file "$tmp/secret" --sub 1 --admin)"
 "$tmp/loadtest" -addr "127.0.0.1:$port" -token "$token" -clients "$clients" -duration "$duration" -pid "$pid"
 python3 - "http://127.0.0.1:$mport/metrics" <<'PY'
 import sys, urllib.request

@@ -5,17 +5,16 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
@@ -44,7 +43,7 @@ type clientTLS struct {
 	cacert, cert, keyFile string
 }
 
-func (c *clientTLS) register(fs *flag.FlagSet) {
+func (c *clientTLS) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.tls, "tls", false, "connect to --server over TLS, checking its certificate against the system's CAs (or --cacert)")
 	fs.StringVar(&c.cacert, "cacert", "", "PEM CA bundle to check the server's certificate with (implies --tls)")
 	fs.BoolVar(&c.insecure, "insecure", false, "TLS without checking the server's certificate; for testing only (implies --tls)")
@@ -99,11 +98,12 @@ func withToken(ctx context.Context, token string) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 }
 
-func queryRemote(ctx context.Context, f queryFlags, stdout, stderr io.Writer) int {
+// queryRemote sends the query to a graphwire server and writes its answer. A failure is the
+// server's status error, which exitCode and report treat like the local error behind it.
+func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStats, error) {
 	llm, ok := formatEnums[strings.ToLower(f.llmFormat)]
 	if !ok {
-		fmt.Fprintf(stderr, "graphwire query: unknown --llm-format %q\n", f.llmFormat)
-		return exitUsage
+		return queryStats{}, usageErrorf("unknown --llm-format %q", f.llmFormat)
 	}
 	req := &pb.ExecuteQueryRequest{Query: string(f.query), LlmFormat: llm}
 	if f.format == "llm" {
@@ -111,23 +111,19 @@ func queryRemote(ctx context.Context, f queryFlags, stdout, stderr io.Writer) in
 	}
 	conn, err := dialServer(f.server, f.tls)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
+		return queryStats{}, &classError{code: exitUsage, msg: fmt.Sprintf("--server %s: %s", f.server, oneLine(err)), err: err}
 	}
 	defer conn.Close()
 	resp, err := pb.NewQueryServiceClient(conn).ExecuteQuery(withToken(ctx, f.token), req)
 	if err != nil {
-		st := status.Convert(err)
-		fmt.Fprintf(stderr, "graphwire query: %s: %s\n", st.Code(), oneLine(fmt.Errorf("%s", st.Message())))
-		return exitFailure
+		return queryStats{}, err
 	}
 	switch r := resp.Result.(type) {
 	case *pb.ExecuteQueryResponse_ResultJson:
-		fmt.Fprintln(stdout, r.ResultJson)
+		err = writeAnswer(stdout, f.format, []byte(r.ResultJson))
 	case *pb.ExecuteQueryResponse_FormattedText:
-		io.WriteString(stdout, r.FormattedText)
+		_, err = io.WriteString(stdout, r.FormattedText)
 	}
 	md := resp.GetMetadata()
-	fmt.Fprintf(stderr, "graphwire query: %s %s, %d rows, %d tokens (o200k_base)\n", md.GetFormatName(), md.GetFormatVersion(), md.GetRowCount(), md.GetTokenCount())
-	return exitOK
+	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount())}, err
 }

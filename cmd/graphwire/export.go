@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/load"
@@ -23,46 +23,32 @@ type exportFlags struct {
 	dir    string
 }
 
-func parseExportFlags(args []string, stderr io.Writer) (exportFlags, error) {
+func newExportCmd(s streams) *cobra.Command {
 	var f exportFlags
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire export [--embedded DIR | --clickhouse DSN] [--format jsonl|csv|parquet] [--types T,T] [--path PREFIX] DIR")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "export [flags] DIR",
+		Short: "write the graph to JSON Lines, CSV or Parquet files that load reads back",
+		Long: "Write the graph to one file per entity and relationship type in DIR, as JSON Lines, CSV or\n" +
+			"Parquet, which graphwire load reads back. The paths written go to stdout.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.dir = args[0]
+			if _, err := load.ParseFormat(f.format); err != nil {
+				return &usageError{err}
+			}
+			if err := f.engine.check(); err != nil {
+				return &usageError{err}
+			}
+			return exportGraph(cmd.Context(), f, s.stdout, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.StringVar(&f.format, "format", "jsonl", "file format: jsonl, csv or parquet")
 	fs.StringVar(&f.types, "types", "", "comma-separated entity and relationship types (default: every type with rows)")
 	fs.StringVar(&f.path, "path", "", "only rows whose traversal_path starts with PREFIX, e.g. 1/22/")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return f, errors.New("exactly one output DIR is required")
-	}
-	f.dir = fs.Arg(0)
-	if _, err := load.ParseFormat(f.format); err != nil {
-		return f, err
-	}
-	return f, f.engine.check()
-}
-
-func runExport(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseExportFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire export: %s\n", oneLine(err))
-		return exitUsage
-	}
-	if err := exportGraph(ctx, f, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "graphwire export: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	completeWords(cmd, "format", "jsonl", "csv", "parquet")
+	return cmd
 }
 
 func exportGraph(ctx context.Context, f exportFlags, stdout, stderr io.Writer) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
@@ -34,24 +34,43 @@ import (
 	"github.com/graphwire/graphwire/telemetry"
 )
 
-// parseServeFlags registers serve's options from serveconfig's table
-// (and --config), parses args and resolves the options with the
-// environment (getenv) and the config file.
-func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (serveconfig.Config, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// newServeCmd is graphwire serve. Its flags come from serveconfig's table, so every one is
+// also a GRAPHWIRE_* variable and a key of the --config file (flag > env > file > default).
+func newServeCmd(s streams) *cobra.Command {
 	explicit := map[string]string{}
+	var file string
+	cmd := &cobra.Command{
+		Use:   "serve --jwt-secret-file FILE [flags]",
+		Short: "run the gRPC query service (and MCP over HTTP with --mcp-listen)",
+		Long: "Run the gRPC query service (docs/service.md), and MCP over streamable HTTP with --mcp-listen.\n" +
+			"Every flag may also be set by the variable GRAPHWIRE_<FLAG> (upper case, - as _) or by a key\n" +
+			"of the YAML file --config; a flag wins over a variable, a variable over the file.\n" +
+			"Logs are JSON lines on stderr (--log-format text for text).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := serveconfig.Resolve(explicit, os.Getenv, file)
+			if err != nil {
+				return &usageError{err}
+			}
+			ef, err := serveEngine(c)
+			if err != nil {
+				return &usageError{err}
+			}
+			if code := runServe(cmd.Context(), c, ef, s.stderr); code != exitOK {
+				return reportedError(code)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
 	for _, o := range serveconfig.Options() {
-		fs.Var(serveconfig.NewFlagValue(o, explicit), o.Name, o.Usage)
+		f := fs.VarPF(serveconfig.NewFlagValue(o, explicit), o.Name, "", o.Usage)
+		if o.Kind == serveconfig.Bool {
+			f.NoOptDefVal = "true"
+		}
 	}
-	file := fs.String("config", "", "YAML file of serve's options, keyed by flag name (default $"+serveconfig.ConfigEnv+"); flags, then GRAPHWIRE_* variables, win over it")
-	if err := fs.Parse(args); err != nil {
-		return serveconfig.Config{}, err
-	}
-	if fs.NArg() != 0 {
-		return serveconfig.Config{}, errors.New("serve takes no arguments")
-	}
-	return serveconfig.Resolve(explicit, getenv, *file)
+	fs.StringVar(&file, "config", "", "YAML file of serve's options, keyed by flag name (default $"+serveconfig.ConfigEnv+"); flags, then GRAPHWIRE_* variables, win over it")
+	return cmd
 }
 
 // serveEngine returns the engine flags the configuration selects.
@@ -180,23 +199,12 @@ func newServiceWith(eng engine, o serviceOptions) (*service, error) {
 	return &service{pipe: pipe, server: srv, mcp: mc, engine: eng, metrics: m, grpcOpts: o.GRPC}, nil
 }
 
-func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	c, err := parseServeFlags(args, os.Getenv, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitUsage
-	}
-	ef, err := serveEngine(c)
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitUsage
-	}
+// runServe is the running half of graphwire serve. It prints its own errors and returns the
+// exit code.
+func runServe(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.Writer) int {
 	if err := serve(ctx, c, ef, stderr); err != nil {
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitFailure
+		return exitCode(err)
 	}
 	return exitOK
 }

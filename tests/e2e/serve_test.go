@@ -468,8 +468,9 @@ func TestGrpcurlAndHealthProbe(t *testing.T) {
 	}{
 		{"cacert", []string{"--cacert", p.caFile}, 0},
 		{"insecure", []string{"--insecure"}, 0},
-		{"tls with the system's CAs", []string{"--tls"}, 1},
-		{"plaintext", nil, 1},
+		// A server that cannot be reached as asked is "unavailable" (README, exit codes).
+		{"tls with the system's CAs", []string{"--tls"}, 7},
+		{"plaintext", nil, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

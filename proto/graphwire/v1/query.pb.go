@@ -33,6 +33,11 @@ const (
 type ResponseFormat int32
 
 const (
+	// The zero value means RAW by definition: an unset format asks for raw
+	// JSON. Renaming it RESPONSE_FORMAT_UNSPECIFIED would change its name in
+	// ProtoJSON requests (grpcurl -d '{"format":"RESPONSE_FORMAT_RAW"}') and in
+	// generated code.
+	// buf:lint:ignore ENUM_ZERO_VALUE_SUFFIX
 	ResponseFormat_RESPONSE_FORMAT_RAW ResponseFormat = 0
 	ResponseFormat_RESPONSE_FORMAT_LLM ResponseFormat = 1
 )
