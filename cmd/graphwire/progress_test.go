@@ -188,3 +188,22 @@ func TestSeedSummaryOnly(t *testing.T) {
 		t.Errorf("seed: exit %d, stdout %q, stderr %q; want exit 0, no stdout and one summary line", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestProgressBytes: a bar counting bytes (as load's progress will) shows sizes and a byte
+// rate instead of rows.
+func TestProgressBytes(t *testing.T) {
+	var buf bytes.Buffer
+	p, err := newProgress(&buf, "1", unitBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, done := range []int64{0, 1 << 20, 2 << 20} {
+		p.report("load", done, 2<<20)
+	}
+	p.finish()
+	drawings := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\x1b[0K")
+	re := regexp.MustCompile(`^\rload +50% \|[^|]*\| \(1\.0/2\.1 MB, [\d.]+ [kMGT]?B/s\) \[\w+:\w+\]$`)
+	if len(drawings) != 4 || !re.MatchString(drawings[1]) || drawings[3] != "" {
+		t.Errorf("drawings %q; want three, the second at 1.0/2.1 MB with a byte rate, then a newline", drawings)
+	}
+}
