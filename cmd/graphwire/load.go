@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ type loadFlags struct {
 	typ         string
 	format      string
 	skipInvalid bool
+	trace       bool
 	files       []string
 }
 
@@ -37,6 +39,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.typ, "type", "", "entity or relationship type of every FILE (default: from each file name)")
 	fs.StringVar(&f.format, "format", "", "format of every FILE (default: from each extension)")
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "load the valid rows and report each invalid one, instead of refusing the load")
+	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load and how long it took")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -88,7 +91,11 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 	}
 	defer eng.Close()
 	start := time.Now()
-	rep, err := load.Load(ctx, eng, ont, srcs, load.Options{SkipInvalid: f.skipInvalid, Progress: terminal(stderr)})
+	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: terminal(stderr)}
+	if f.trace {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	rep, err := load.Load(ctx, eng, ont, srcs, opts)
 	if err != nil {
 		return err
 	}
