@@ -219,3 +219,49 @@ func TestNetHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestDigests splits the fixture's graph by file: every row belongs to exactly one owner,
+// the subsets of all owners together are the graph, and a subset of one file holds that
+// file's rows and the edges leaving them.
+func TestDigests(t *testing.T) {
+	g, _, err := codeindex.Index(t.Context(), "testdata/fixmod", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := g.Digests()
+	owners := map[string]bool{}
+	for o := range ds {
+		owners[o] = true
+	}
+	if want := map[string]bool{codeindex.Global: true, "a.go": true, "b.go": true, "sub/sub.go": true}; !cmp.Equal(owners, want) {
+		t.Fatalf("owners = %v, want %v", owners, want)
+	}
+	var edges, defs int
+	for o := range owners {
+		s := g.Subset(map[string]bool{o: true})
+		edges += len(s.Edges)
+		defs += len(s.Definitions)
+		for _, d := range s.Definitions {
+			if d.FilePath != o {
+				t.Errorf("subset %q holds definition %s of %s", o, d.FQN, d.FilePath)
+			}
+		}
+		if o == codeindex.Global && (len(s.Directories) != len(g.Directories) || len(s.Files) != 0) {
+			t.Errorf("global subset: %d directories, %d files; want all directories and no file", len(s.Directories), len(s.Files))
+		}
+	}
+	if edges != len(g.Edges) || defs != len(g.Definitions) {
+		t.Errorf("subsets hold %d edges and %d definitions, the graph %d and %d", edges, defs, len(g.Edges), len(g.Definitions))
+	}
+	all := g.Subset(owners)
+	if !slices.Equal(all.Types(), g.Types()) || len(all.Edges) != len(g.Edges) {
+		t.Errorf("subset of every owner: types %v, %d edges; want %v, %d", all.Types(), len(all.Edges), g.Types(), len(g.Edges))
+	}
+	again, _, err := codeindex.Index(t.Context(), "testdata/fixmod", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(ds, again.Digests()) {
+		t.Error("digests of the same code differ between two indexes")
+	}
+}

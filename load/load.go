@@ -30,10 +30,19 @@ type Engine interface {
 // match, and every live edge of a loaded relationship type leaving such a node, that the load
 // does not contain is tombstoned. graphwire index uses it so that deleted files and
 // definitions disappear.
+//
+// Files, when not nil, narrows the replace to the rows of those files: of the types with a
+// file path (File by its path, any other by its file_path), only nodes of the listed files
+// are replaced, also when the load holds no row of their type, and every live edge leaving
+// such a node that the load does not contain is tombstoned, whatever its type; types
+// without a file path (Directory, Branch) are replaced as a whole when the load holds them
+// and left alone otherwise. graphwire index uses it to rewrite only the files whose rows
+// changed.
 type Scope struct {
 	TraversalPath string
 	ProjectID     int64
 	Branch        string
+	Files         []string
 }
 
 // Options configures [Load]. The zero value refuses any invalid row.

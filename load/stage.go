@@ -70,6 +70,22 @@ func (s *stage) params(ctx context.Context, version uint64) error {
 	if err := s.e.Insert(ctx, t, []string{"v", "traversal_path", "project_id", "branch"}, [][]any{{int64(version), sc.TraversalPath, sc.ProjectID, sc.Branch}}); err != nil {
 		return fmt.Errorf("load: write parameters: %w", err)
 	}
+	if sc.Files == nil {
+		return nil
+	}
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"files (path String) ENGINE = Memory"); err != nil {
+		return err
+	}
+	var rows [][]any
+	for _, f := range sc.Files {
+		rows = append(rows, []any{f})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := s.e.Insert(ctx, s.prefix+"files", []string{"path"}, rows); err != nil {
+		return fmt.Errorf("load: write parameters: %w", err)
+	}
 	return nil
 }
 
@@ -498,8 +514,22 @@ func (s *stage) replace(ctx context.Context, ts []*target) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	files := s.opts.Replace.Files != nil
+	tables := slices.Clone(s.order)
+	if files {
+		// Narrowed to files: the types with a file path are replaced even when the load
+		// holds none of their rows (every row of the files may be gone).
+		for _, ent := range s.ont.Entities {
+			if fileColumn(ent) != "" && !slices.Contains(tables, ent.Table) {
+				if err := s.delta(ctx, ent.Table, entityKey(ent)); err != nil {
+					return 0, err
+				}
+				tables = append(tables, ent.Table)
+			}
+		}
+	}
 	var scopeNodes []string
-	for _, table := range slices.Clone(s.order) {
+	for _, table := range tables {
 		ent := s.entityOfTable(table)
 		if ent == nil || !ent.Namespaced() {
 			continue
@@ -515,6 +545,9 @@ func (s *stage) replace(ctx context.Context, ts []*target) (int64, error) {
 			continue
 		}
 		where := "traversal_path = " + s.param("traversal_path") + " AND project_id = " + s.param("project_id") + " AND " + branchCol + " = " + s.param("branch")
+		if col := fileColumn(ent); files && col != "" {
+			where += " AND " + ident(col) + " IN (SELECT path FROM " + s.prefix + "files)"
+		}
 		keys := s.prefix + "k_" + table
 		scopeNodes = append(scopeNodes, "SELECT "+quote(ent.Name)+" AS kind, id FROM "+table+" FINAL WHERE _deleted = false AND "+where,
 			"SELECT "+quote(ent.Name)+" AS kind, id FROM "+keys)
@@ -525,22 +558,45 @@ func (s *stage) replace(ctx context.Context, ts []*target) (int64, error) {
 			return 0, err
 		}
 	}
+	if files && len(scopeNodes) > 0 {
+		if err := s.delta(ctx, s.ont.EdgeTable, edgeKey); err != nil {
+			return 0, err
+		}
+	}
 	if s.deltas[s.ont.EdgeTable] && len(scopeNodes) > 0 {
-		var rels []string
-		for _, t := range ts {
-			if t.rel != nil && !slices.Contains(rels, quote(t.rel.Name)) {
-				rels = append(rels, quote(t.rel.Name))
+		kinds := "true" // narrowed to files: every edge leaving their nodes
+		if !files {
+			var rels []string
+			for _, t := range ts {
+				if t.rel != nil && !slices.Contains(rels, quote(t.rel.Name)) {
+					rels = append(rels, quote(t.rel.Name))
+				}
 			}
+			kinds = "relationship_kind IN (" + strings.Join(rels, ", ") + ")"
 		}
 		table := s.ont.EdgeTable
 		if err := s.exec(ctx, "tombstone "+table, "INSERT INTO "+s.prefix+"d_"+table+" SELECT * REPLACE ("+s.param("v")+" AS _version, true AS _deleted) FROM (SELECT * FROM "+table+
-			" FINAL WHERE _deleted = false AND traversal_path = "+s.param("traversal_path")+" AND relationship_kind IN ("+strings.Join(rels, ", ")+
-			") AND (source_kind, source_id) IN ("+strings.Join(scopeNodes, " UNION ALL ")+")) WHERE ("+edgeKey+") NOT IN (SELECT "+edgeKey+" FROM "+s.prefix+"k_"+table+")"); err != nil {
+			" FINAL WHERE _deleted = false AND traversal_path = "+s.param("traversal_path")+" AND "+kinds+
+			" AND (source_kind, source_id) IN ("+strings.Join(scopeNodes, " UNION ALL ")+")) WHERE ("+edgeKey+") NOT IN (SELECT "+edgeKey+" FROM "+s.prefix+"k_"+table+")"); err != nil {
 			return 0, err
 		}
 	}
 	after, _, _, err := s.counts(ctx)
 	return after - before, err
+}
+
+// fileColumn is the column naming the file a node came from: path for File, file_path for
+// an entity that has it, "" otherwise.
+func fileColumn(ent *ontology.Entity) string {
+	if ent.Name == "File" {
+		if _, ok := ent.Property("path"); ok {
+			return "path"
+		}
+	}
+	if _, ok := ent.Property("file_path"); ok {
+		return "file_path"
+	}
+	return ""
 }
 
 func (s *stage) entityOfTable(table string) *ontology.Entity {
