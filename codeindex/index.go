@@ -112,6 +112,7 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 	for i := range units {
 		x.calls(&units[i])
 		x.embeds(&units[i])
+		x.resolveImports(&units[i])
 	}
 	x.satisfies()
 	for e := range x.edges {
@@ -405,6 +406,28 @@ func (x *indexer) calls(u *unit) {
 			}
 		}
 	}
+}
+
+// resolveImports adds IMPORTS edges from a file's import to each indexed package-level
+// definition of the imported package that the file uses through it (sub.Twice, or Twice
+// after a dot import), resolved through types.
+func (x *indexer) resolveImports(u *unit) {
+	ast.Inspect(u.file, func(n ast.Node) bool {
+		ident, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		obj := u.pkg.TypesInfo.Uses[ident]
+		if obj == nil || obj.Pkg() == nil || obj.Pkg() == u.pkg.Types || obj.Pkg().Scope().Lookup(obj.Name()) != obj {
+			return true // local, universe, or a field or method reached through a value
+		}
+		if imp, ok := u.imports[obj.Pkg().Path()]; ok {
+			if to, ok := x.defs[key(obj)]; ok {
+				x.edge("IMPORTS", "ImportedSymbol", imp, "Definition", to)
+			}
+		}
+		return true
+	})
 }
 
 // embeds adds EXTENDS edges for struct and interface embedding.
