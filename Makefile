@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all demo test fmt-check vet test-go gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
+.PHONY: all demo test test-short fmt-check tidy-check vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
 
 all: build
 
@@ -14,18 +14,37 @@ demo:
 	bash scripts/install-chdb.sh >/dev/null
 	$(GO) run ./cmd/graphwire demo
 
-## test: gofmt check, go vet, the race-enabled test suite and the format gates.
-test: fmt-check vet test-go gates
+## test: gofmt check, go.mod tidiness, go vet, the race-enabled test suite (and the scorecard
+## build's), and the format gates. What CI runs.
+test: fmt-check tidy-check vet test-go test-scorecard gates
+
+## test-short: the inner loop. go vet and go test -short without -race: it leaves out the race
+## detector, the scorecard build, the gates and tidiness, and -short cuts the long property and
+## authorization-matrix runs (gcx, toon, tests/compiler). Run make test before you push.
+test-short:
+	$(GO) vet $(PKGS)
+	$(GO) test -short -count=1 $(PKGS)
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi; echo "gofmt: clean"
 
+## tidy-check: go.mod and go.sum are what go mod tidy makes of them.
+tidy-check:
+	@if ! out="$$($(GO) mod tidy -diff 2>&1)"; then \
+		echo "go.mod/go.sum are not tidy; run go mod tidy:"; echo "$$out"; exit 1; fi; echo "go mod tidy: clean"
+
 vet:
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags scorecard ./cmd/graphwire
 
 test-go:
 	$(GO) test -race -count=1 $(PKGS)
+
+## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
+## users build does not link the plotting stack (gonum/plot); this runs its tests.
+test-scorecard:
+	$(GO) test -race -count=1 -tags scorecard -run 'Bench' ./cmd/graphwire
 
 ## gates: the format-version fingerprint (config/format-versions.lock) and the
 ## path gate's own tests. The path gate itself needs a base ref:
@@ -40,10 +59,11 @@ update-format-lock:
 update-snapshots:
 	UPDATE_SNAPS=true $(GO) test -count=1 $(PKGS)
 
-## bench: the format scorecard, docs/scorecard.md and docs/scorecard.png.
+## bench: the format scorecard, docs/scorecard.md and docs/scorecard.png (the scorecard build:
+## -tags scorecard).
 bench:
 	bash scripts/install-chdb.sh >/dev/null
-	$(GO) run ./cmd/graphwire bench
+	$(GO) run -tags scorecard ./cmd/graphwire bench
 
 ## bench-go: the Go micro-benchmarks of the codecs (see docs/benchmarks.md).
 bench-go:

@@ -1,5 +1,6 @@
 // Package scorecard measures graphwire's output formats over a fixed corpus
-// and renders the result as a Markdown report and a PNG chart.
+// and renders the result as a Markdown report; package scorecard/chart draws
+// it as a PNG chart.
 //
 // The corpus ([Corpus]) is the GOON conformance inputs, the 20 GCX tool
 // responses (converted to GraphResponses where they fit, otherwise kept as
@@ -20,8 +21,11 @@
 //	res, _ := scorecard.Measure(cases, formats, scorecard.Options{Timing: true})
 //	res.Session, _ = scorecard.Session()
 //	_ = scorecard.WriteReport(md, res, scorecard.ReportOptions{Command: "graphwire bench", Chart: "scorecard.png"})
-//	_ = scorecard.WriteChart(png, res)
+//	_ = chart.Write(png, res) // package scorecard/chart
 //
 // It imports the codecs and formatter, so it sits beside them rather than in
-// internal/ (the bottom layer); only cmd/graphwire imports it.
+// internal/ (the bottom layer). It does not import the plotting stack
+// (gonum/plot): only scorecard/chart does, and only the scorecard build of
+// cmd/graphwire (go build -tags scorecard; make bench) imports that, so the
+// binary users run never links it.
 package scorecard

@@ -17,6 +17,7 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/conformance"
 	"github.com/graphwire/graphwire/scorecard"
+	"github.com/graphwire/graphwire/scorecard/chart"
 )
 
 // confRoot is the conformance root (skips, or fails under CI=true, when the
@@ -37,7 +38,7 @@ func formats(t *testing.T) []scorecard.Format {
 }
 
 // render measures cases without timings and returns the report and chart.
-func render(t *testing.T, cases []scorecard.Case) (report, chart []byte) {
+func render(t *testing.T, cases []scorecard.Case) (report, png []byte) {
 	t.Helper()
 	res, err := scorecard.Measure(cases, formats(t), scorecard.Options{})
 	if err != nil {
@@ -50,7 +51,7 @@ func render(t *testing.T, cases []scorecard.Case) (report, chart []byte) {
 	if err := scorecard.WriteReport(&r, res, scorecard.ReportOptions{Command: "test", Chart: "scorecard.png"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := scorecard.WriteChart(&c, res); err != nil {
+	if err := chart.Write(&c, res); err != nil {
 		t.Fatal(err)
 	}
 	return r.Bytes(), c.Bytes()

@@ -4,11 +4,13 @@
 # The library ships in the npm package @chdb/lib-linux-x64-gnu. This script fetches the pinned
 # version with `npm pack`, verifies the SHA-256 of the tarball and of the library, and installs it to
 #
-#   ${GRAPHWIRE_CACHE:-$HOME/.cache/graphwire}/chdb/<version>/libchdb.so
+#   $GRAPHWIRE_CACHE/chdb/<version>/libchdb.so, by default
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire/chdb/<version>/libchdb.so
 #
 # It is idempotent: when the library is already there with the pinned checksum it does nothing
 # (no network). It prints the library path on stdout as its last line; with --env it prints
-# `export GRAPHWIRE_CHDB_LIB=<path>` instead, for `source <(bash scripts/install-chdb.sh --env)`.
+# `export GRAPHWIRE_CHDB_LIB=<path>` instead, for `source <(bash scripts/install-chdb.sh --env)`;
+# with --where it only prints the path, installing nothing.
 set -euo pipefail
 
 CHDB_NPM_PACKAGE="@chdb/lib-linux-x64-gnu"
@@ -20,17 +22,25 @@ mode=path
 case "${1:-}" in
   "") ;;
   --env) mode=env ;;
+  --where) mode=where ;;
   -h|--help)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exit 0 ;;
-  *) echo "install-chdb.sh: unknown argument: $1 (usage: install-chdb.sh [--env])" >&2; exit 2 ;;
+  *) echo "install-chdb.sh: unknown argument: $1 (usage: install-chdb.sh [--env|--where])" >&2; exit 2 ;;
 esac
 
 log() { echo "install-chdb: $*" >&2; }
 
-cache="${GRAPHWIRE_CACHE:-$HOME/.cache/graphwire}"
+# The XDG base directory spec ignores a relative XDG_CACHE_HOME; so do we (and the Go code).
+xdg_cache="$HOME/.cache"
+if [[ ${XDG_CACHE_HOME:-} == /* ]]; then xdg_cache="$XDG_CACHE_HOME"; fi
+cache="${GRAPHWIRE_CACHE:-$xdg_cache/graphwire}"
 dest_dir="$cache/chdb/$CHDB_VERSION"
 lib="$dest_dir/libchdb.so"
+if [[ $mode == where ]]; then
+  echo "$lib"
+  exit 0
+fi
 
 emit() {
   if [[ $mode == env ]]; then

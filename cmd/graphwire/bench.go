@@ -1,3 +1,5 @@
+//go:build scorecard
+
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 	"github.com/graphwire/graphwire/scorecard"
+	"github.com/graphwire/graphwire/scorecard/chart"
 	"github.com/graphwire/graphwire/seed"
 )
 
@@ -132,17 +135,17 @@ func bench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		chartRef = f.chart
 	}
-	var report, chart bytes.Buffer
+	var report, png bytes.Buffer
 	if err := scorecard.WriteReport(&report, res, scorecard.ReportOptions{Command: command, Chart: filepath.ToSlash(chartRef)}); err != nil {
 		return err
 	}
-	if err := scorecard.WriteChart(&chart, res); err != nil {
+	if err := chart.Write(&png, res); err != nil {
 		return err
 	}
 	for _, out := range []struct {
 		path string
 		data []byte
-	}{{f.out, report.Bytes()}, {f.chart, chart.Bytes()}} {
+	}{{f.out, report.Bytes()}, {f.chart, png.Bytes()}} {
 		if err := os.MkdirAll(filepath.Dir(out.path), 0o755); err != nil {
 			return fmt.Errorf("create output directory: %w", err)
 		}

@@ -1,3 +1,5 @@
+//go:build scorecard
+
 package main
 
 import (
@@ -29,17 +31,6 @@ func TestBenchUsage(t *testing.T) {
 				t.Errorf("stdout not empty: %q", stdout.String())
 			}
 		})
-	}
-}
-
-// requireCHDB skips when libchdb.so is missing, or fails under CI=true.
-func requireCHDB(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(chdbLibrary()); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and libchdb.so is missing at %s (run bash scripts/install-chdb.sh)", chdbLibrary())
-		}
-		t.Skipf("libchdb.so is missing at %s (run bash scripts/install-chdb.sh)", chdbLibrary())
 	}
 }
 

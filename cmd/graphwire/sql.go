@@ -26,11 +26,13 @@ type engineFlags struct {
 	embedded     string
 	clickhouse   string
 	memoryBudget byteSize
+	engineLog    string
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.embedded, "embedded", "", "data directory of the embedded engine (default ${GRAPHWIRE_DATA:-$HOME/.cache/graphwire/data})")
+	fs.StringVar(&f.embedded, "embedded", "", "data directory of the embedded engine (default $GRAPHWIRE_DATA, else ${XDG_DATA_HOME:-$HOME/.local/share}/graphwire/data)")
 	fs.StringVar(&f.clickhouse, "clickhouse", "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire")
+	fs.StringVar(&f.engineLog, "engine-log", "", "append the embedded engine's own log (warnings and worse) to this file; by default it is off")
 	fs.Var(&f.memoryBudget, "memory-budget", "memory the embedded engine may use in total, e.g. 8GiB; each statement gets at most budget/pool size; 0 = the engine's default (default half of physical memory or the cgroup limit)")
 }
 
@@ -56,7 +58,8 @@ func (f *engineFlags) describe() string {
 	return "embedded " + f.dataDir()
 }
 
-// dataDir is --embedded, else ${GRAPHWIRE_DATA:-$HOME/.cache/graphwire/data}.
+// dataDir is --embedded, else $GRAPHWIRE_DATA, else graphwire/data under the XDG data home
+// (${XDG_DATA_HOME:-$HOME/.local/share}): a seeded graph is data, not a cache.
 func (f *engineFlags) dataDir() string {
 	if f.embedded != "" {
 		return f.embedded
@@ -64,19 +67,29 @@ func (f *engineFlags) dataDir() string {
 	if d := os.Getenv("GRAPHWIRE_DATA"); d != "" {
 		return d
 	}
-	return filepath.Join(cacheDir(), "data")
+	return filepath.Join(xdgDir("XDG_DATA_HOME", ".local", "share"), "graphwire", "data")
 }
 
-// cacheDir is ${GRAPHWIRE_CACHE:-$HOME/.cache/graphwire}.
+// cacheDir is $GRAPHWIRE_CACHE, else graphwire under the XDG cache home
+// (${XDG_CACHE_HOME:-$HOME/.cache}), as in scripts/install-chdb.sh.
 func cacheDir() string {
 	if d := os.Getenv("GRAPHWIRE_CACHE"); d != "" {
 		return d
 	}
+	return filepath.Join(xdgDir("XDG_CACHE_HOME", ".cache"), "graphwire")
+}
+
+// xdgDir is the XDG base directory named by env when that is an absolute path (the XDG spec
+// ignores relative ones), else $HOME joined with def, else the temporary directory.
+func xdgDir(env string, def ...string) string {
+	if d := os.Getenv(env); filepath.IsAbs(d) {
+		return d
+	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return filepath.Join(os.TempDir(), "graphwire")
+		return os.TempDir()
 	}
-	return filepath.Join(home, ".cache", "graphwire")
+	return filepath.Join(append([]string{home}, def...)...)
 }
 
 // chdbLibrary is $GRAPHWIRE_CHDB_LIB, else where scripts/install-chdb.sh installs it.
@@ -120,7 +133,7 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), Logger: logger})
+	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
 }
 
 // sqlFlags are the parsed flags of graphwire sql.

@@ -32,6 +32,7 @@ type Executor struct {
 	lib      *lib
 	opts     Options
 	connArgs []string
+	logArgs  []string // see Options.logArgs; on every connection
 
 	pool   chan *conn // idle query connections
 	opened int        // query connections created; all of them return to pool
@@ -73,6 +74,10 @@ func Open(opts Options) (*Executor, error) {
 	if !identRE.MatchString(opts.Database) {
 		return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("invalid database name %q", opts.Database))
 	}
+	logArgs, err := opts.logArgs()
+	if err != nil {
+		return nil, executor.New(op, executor.ErrInternal, err)
+	}
 	l, err := loadLib(opts.Library)
 	if err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
@@ -89,8 +94,9 @@ func Open(opts Options) (*Executor, error) {
 		types:        map[string]map[string]*chType{},
 		closed:       make(chan struct{}),
 		markerPrefix: "graphwire-" + hex.EncodeToString(salt[:]) + "-",
+		logArgs:      logArgs,
 	}
-	e.connArgs = []string{"graphwire", "--path=" + opts.Path, "--readonly=2"}
+	e.connArgs = append([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}, logArgs...)
 	if opts.MaxThreads > 0 {
 		e.connArgs = append(e.connArgs, fmt.Sprintf("--max_threads=%d", opts.MaxThreads))
 	}
@@ -100,11 +106,11 @@ func Open(opts Options) (*Executor, error) {
 
 	// The first connection of a process boots the engine and is the only one whose
 	// server-level arguments count.
-	writerArgs := []string{"graphwire", "--path=" + opts.Path}
+	writerArgs := append([]string{"graphwire", "--path=" + opts.Path}, logArgs...)
 	if opts.MemoryBudget > 0 {
 		writerArgs = append(writerArgs, fmt.Sprintf("--max_server_memory_usage=%d", opts.MemoryBudget))
 	}
-	if e.writer, err = l.connect(writerArgs); err != nil {
+	if e.writer, err = l.connectQuiet(writerArgs); err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS " + opts.Database, "USE " + opts.Database} {
@@ -116,7 +122,7 @@ func Open(opts Options) (*Executor, error) {
 	if opts.MemoryBudget > 0 {
 		e.checkBudget()
 	}
-	if e.ctl, err = l.connect([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}); err != nil {
+	if e.ctl, err = l.connect(append([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}, logArgs...)); err != nil {
 		e.closeAll()
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
@@ -210,7 +216,7 @@ func (e *Executor) kill(marker string) {
 func (e *Executor) replaceWriter() {
 	e.writer.close()
 	e.writer = nil
-	c, err := e.lib.connect([]string{"graphwire", "--path=" + e.opts.Path})
+	c, err := e.lib.connect(append([]string{"graphwire", "--path=" + e.opts.Path}, e.logArgs...))
 	if err != nil {
 		e.opts.Logger.Error("chdb reconnect", "error", err)
 		return

@@ -3,10 +3,13 @@
 package chdb_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -309,5 +312,40 @@ func TestWriterAfterEngineError(t *testing.T) {
 	res := mustCollect(t, ctx, e, &compiler.Query{SQL: "SELECT id, s FROM gw_writer_probe ORDER BY id"})
 	if diff := cmp.Diff(in, res.Rows); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
+// TestEngineLogFile: with EngineLog set, the engine's own messages go to that file (here the
+// error of a statement on a missing table, logged at level "error").
+func TestEngineLogFile(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "engine.log")
+	e := open(t, chdb.Options{EngineLog: logFile, EngineLogLevel: "error"})
+	if _, err := collect(t.Context(), e, &compiler.Query{SQL: "SELECT * FROM gw_no_such_table"}); err == nil {
+		t.Fatal("query on a missing table: no error")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatalf("engine log: %v", err)
+	}
+	if !bytes.Contains(data, []byte("<Error>")) || !bytes.Contains(data, []byte("gw_no_such_table")) {
+		t.Errorf("engine log %s has no <Error> line naming gw_no_such_table:\n%s", logFile, data)
+	}
+	if bytes.Contains(data, []byte("<Information>")) || bytes.Contains(data, []byte("<Debug>")) {
+		t.Errorf("engine log %s has messages below level error:\n%s", logFile, data)
+	}
+}
+
+// TestEngineLogLevelRejected: a level the engine does not know is refused before it boots.
+func TestEngineLogLevelRejected(t *testing.T) {
+	lib := os.Getenv("GRAPHWIRE_CHDB_LIB")
+	if lib == "" {
+		lib = os.Args[0] // any existing file: the level is checked before the library is loaded
+	}
+	_, err := chdb.Open(chdb.Options{Library: lib, Path: t.TempDir(), EngineLog: filepath.Join(t.TempDir(), "x.log"), EngineLogLevel: "loud"})
+	if err == nil || !strings.Contains(err.Error(), `engine log level "loud"`) {
+		t.Fatalf("Open with EngineLogLevel loud: err = %v, want one naming the level", err)
 	}
 }

@@ -8,6 +8,7 @@ package chdb
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // The chDB C API (chdb.h of chDB 26.7), declared through opaque pointers so that no header and no
 // link-time dependency is needed: every function is resolved with dlsym after dlopen.
@@ -78,6 +79,21 @@ static gw_api *gw_load(const char *path, char **err) {
 static const char *gw_version(gw_api *a) { return a->version(); }
 static void gw_disable_signals(gw_api *a) { a->set_signal_handlers_enabled(0); }
 static void **gw_connect(gw_api *a, int argc, char **argv) { return a->connect(argc, argv); }
+
+// gw_connect_stderr_to is gw_connect with file descriptor 2 pointed at out for the duration of
+// the call: the engine prints its boot problems (and the news that it logs to a file) there, and
+// standard error belongs to the program.
+static void **gw_connect_stderr_to(gw_api *a, int argc, char **argv, int out) {
+	int saved = dup(2);
+	if (saved < 0) {
+		return a->connect(argc, argv);
+	}
+	dup2(out, 2);
+	void **c = a->connect(argc, argv);
+	dup2(saved, 2);
+	close(saved);
+	return c;
+}
 static void gw_close(gw_api *a, void **c) { a->close_conn(c); }
 
 static void *gw_query(gw_api *a, void **c, const char *q, size_t qlen, const char *f, size_t flen,
@@ -109,8 +125,11 @@ static void gw_insert_destroy(gw_api *a, void *s) { a->destroy_insert_stream(s);
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"time"
 	"unsafe"
@@ -171,7 +190,32 @@ type conn struct {
 }
 
 // connect opens a connection with the given command-line style arguments (--path=…).
-func (l *lib) connect(args []string) (*conn, error) {
+func (l *lib) connect(args []string) (*conn, error) { return l.connectTo(args, nil) }
+
+// connectQuiet is connect with whatever the engine writes to standard error during the call
+// kept off the process's stderr: it becomes part of the error when the connection fails and
+// is dropped otherwise. Use it only where nothing else of the process writes to stderr at the
+// time (Open's first connection), since those writes would be caught too.
+func (l *lib) connectQuiet(args []string) (*conn, error) {
+	f, err := os.CreateTemp("", "graphwire-chdb-stderr-")
+	if err != nil {
+		return l.connect(args)
+	}
+	defer f.Close()
+	os.Remove(f.Name()) // the open descriptor keeps it
+	c, err := l.connectTo(args, f)
+	if err != nil {
+		if _, serr := f.Seek(0, io.SeekStart); serr == nil {
+			if said, _ := io.ReadAll(io.LimitReader(f, 4096)); len(bytes.TrimSpace(said)) > 0 {
+				err = fmt.Errorf("%w: %s", err, bytes.Join(bytes.Fields(said), []byte(" ")))
+			}
+		}
+	}
+	return c, err
+}
+
+// connectTo opens a connection; with stderr set, file descriptor 2 points at it during the call.
+func (l *lib) connectTo(args []string, stderr *os.File) (*conn, error) {
 	argv := C.malloc(C.size_t(len(args)+1) * C.size_t(unsafe.Sizeof(uintptr(0))))
 	defer C.free(argv)
 	cargs := unsafe.Slice((**C.char)(argv), len(args)+1)
@@ -184,7 +228,12 @@ func (l *lib) connect(args []string) (*conn, error) {
 			C.free(unsafe.Pointer(p))
 		}
 	}()
-	c := C.gw_connect(l.api, C.int(len(args)), (**C.char)(argv))
+	var c *unsafe.Pointer
+	if stderr != nil {
+		c = C.gw_connect_stderr_to(l.api, C.int(len(args)), (**C.char)(argv), C.int(stderr.Fd()))
+	} else {
+		c = C.gw_connect(l.api, C.int(len(args)), (**C.char)(argv))
+	}
 	if c == nil {
 		return nil, errors.New("chdb_connect returned no connection")
 	}

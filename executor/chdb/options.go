@@ -1,9 +1,11 @@
 package chdb
 
 import (
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"runtime"
+	"slices"
 )
 
 // LibraryVersion is the pinned chDB release whose libchdb.so scripts/install-chdb.sh installs
@@ -11,7 +13,8 @@ import (
 const LibraryVersion = "26.7.3-stable.1"
 
 // CachedLibrary returns where scripts/install-chdb.sh puts libchdb.so under the cache directory
-// cacheDir (${GRAPHWIRE_CACHE:-$HOME/.cache/graphwire}).
+// cacheDir: $GRAPHWIRE_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire for the CLI and the
+// script.
 func CachedLibrary(cacheDir string) string {
 	return filepath.Join(cacheDir, "chdb", LibraryVersion, "libchdb.so")
 }
@@ -48,9 +51,25 @@ type Options struct {
 	QueryMemory int64
 	// RequireVersion, when set, must prefix the library's chdb_version() (for example "26.7").
 	RequireVersion string
+	// EngineLog is a file the engine's own log is appended to, at EngineLogLevel. Empty turns
+	// the engine's log off. Left to itself, chDB writes its log to the process's stderr
+	// whenever that is a terminal, in colour and in the middle of whatever the program prints
+	// there; graphwire never lets it. Like MemoryBudget, it is read when the engine boots.
+	// The engine also prints on standard error while it boots (that it logs to a file, or why
+	// it cannot start, such as a data directory another process has open). Open points file
+	// descriptor 2 at a temporary file for that one call and puts what was said into its
+	// error when the boot fails, so what another goroutine writes to stderr at that moment is
+	// caught too.
+	EngineLog string
+	// EngineLogLevel is the least severe engine message written to EngineLog: one of
+	// EngineLogLevels. Default "warning". Ignored when EngineLog is empty.
+	EngineLogLevel string
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
 }
+
+// EngineLogLevels are the values [Options].EngineLogLevel accepts, most severe first.
+var EngineLogLevels = []string{"fatal", "critical", "error", "warning", "notice", "information", "debug", "trace"}
 
 func (o Options) withDefaults() Options {
 	if o.Path == "" {
@@ -71,8 +90,25 @@ func (o Options) withDefaults() Options {
 	if o.QueryMemory == 0 {
 		o.QueryMemory = o.MemoryBudget / int64(o.PoolSize)
 	}
+	if o.EngineLogLevel == "" {
+		o.EngineLogLevel = "warning"
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
+}
+
+// logArgs are the connection arguments that route the engine's log: never to the console, and
+// to EngineLog when one is set, written synchronously (with the engine's asynchronous logger a
+// message could still be queued when the statement that caused it has returned). Every connection gets them, so whichever one boots the engine
+// configures its logger the same way.
+func (o Options) logArgs() ([]string, error) {
+	if o.EngineLog == "" {
+		return []string{"--logger.console=0", "--log-level=none"}, nil
+	}
+	if !slices.Contains(EngineLogLevels, o.EngineLogLevel) {
+		return nil, fmt.Errorf("engine log level %q is not one of %v", o.EngineLogLevel, EngineLogLevels)
+	}
+	return []string{"--logger.console=0", "--logger.async=0", "--logger.log=" + o.EngineLog, "--log-level=" + o.EngineLogLevel}, nil
 }

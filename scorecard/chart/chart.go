@@ -1,9 +1,14 @@
-package scorecard
+// Package chart draws the format scorecard's chart (see package scorecard) as a PNG. It is
+// the only part of the scorecard that needs the plotting stack (gonum/plot), so it lives apart:
+// packages that use scorecard's measurements, such as the request pipeline, do not link it.
+package chart
 
 import (
 	"fmt"
 	"image/color"
 	"io"
+
+	"github.com/graphwire/graphwire/scorecard"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,15 +30,15 @@ var palette = []color.RGBA{
 // chartGroup is one cluster of bars.
 type chartGroup struct {
 	label string
-	keep  func(Row) bool
+	keep  func(scorecard.Row) bool
 }
 
 // chartGroups clusters the rows: the two multi-case groups (split into
 // graph and generic for the GCX tools) as one cluster each, every other
 // case on its own.
-func chartGroups(res *Result) []chartGroup {
+func chartGroups(res *scorecard.Result) []chartGroup {
 	var out []chartGroup
-	add := func(label string, keep func(Row) bool) {
+	add := func(label string, keep func(scorecard.Row) bool) {
 		n := 0
 		for _, r := range res.Rows {
 			if keep(r) {
@@ -44,24 +49,24 @@ func chartGroups(res *Result) []chartGroup {
 			out = append(out, chartGroup{fmt.Sprintf("%s (%d)", label, n), keep})
 		}
 	}
-	add("GOON conf.", func(r Row) bool { return r.Case.Group == GroupGOON })
-	add("GCX graph", func(r Row) bool { return r.Case.Group == GroupGCX && !r.Case.Generic() })
-	add("GCX generic", func(r Row) bool { return r.Case.Group == GroupGCX && r.Case.Generic() })
+	add("GOON conf.", func(r scorecard.Row) bool { return r.Case.Group == scorecard.GroupGOON })
+	add("GCX graph", func(r scorecard.Row) bool { return r.Case.Group == scorecard.GroupGCX && !r.Case.Generic() })
+	add("GCX generic", func(r scorecard.Row) bool { return r.Case.Group == scorecard.GroupGCX && r.Case.Generic() })
 	for _, row := range res.Rows {
-		if row.Case.Group == GroupSynthetic || row.Case.Group == GroupSeeded {
+		if row.Case.Group == scorecard.GroupSynthetic || row.Case.Group == scorecard.GroupSeeded {
 			name := row.Case.Group + "/" + row.Case.Name
-			out = append(out, chartGroup{name, func(r Row) bool { return r.Case.Group+"/"+r.Case.Name == name }})
+			out = append(out, chartGroup{name, func(r scorecard.Row) bool { return r.Case.Group+"/"+r.Case.Name == name }})
 		}
 	}
 	return out
 }
 
-// WriteChart draws grouped bars of o200k_base tokens per format, as a
+// Write draws grouped bars of o200k_base tokens per format, as a
 // percentage of compact JSON, for each case (the GOON and GCX groups as
 // the median over their cases), and writes a PNG to w. A format that
 // cannot carry a case has no bar. The image depends only on the token
 // counts of res.
-func WriteChart(w io.Writer, res *Result) error {
+func Write(w io.Writer, res *scorecard.Result) error {
 	groups := chartGroups(res)
 	p := plot.New()
 	p.Title.Text = "o200k_base tokens as % of compact JSON (lower is better)"
@@ -89,7 +94,7 @@ func WriteChart(w io.Writer, res *Result) error {
 				}
 				xs = append(xs, 100*float64(row.Cells[j].O200k)/float64(row.Cells[0].O200k))
 			}
-			vals[i], _ = Median(xs)
+			vals[i], _ = scorecard.Median(xs)
 			top = max(top, vals[i])
 		}
 		bars, err := plotter.NewBarChart(vals, barWidth)

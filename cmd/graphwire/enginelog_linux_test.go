@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// engineLineRE matches a line of the engine's own log ("… <Fatal> ThreadStatus: …") once
+// colour escapes are removed, and the line the engine prints when it opens a log file.
+var (
+	engineLineRE = regexp.MustCompile(`<(Fatal|Critical|Error|Warning|Notice|Information|Debug|Trace)>|Logging \w+ to `)
+	ansiRE       = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+)
+
+// TestSeedKeepsEngineLogOffTheTerminal runs `graphwire seed` in a subprocess whose standard
+// error is a terminal (a pseudo-terminal), where chDB on its own writes its log in colour into
+// the progress bar. Nothing of the engine's log may appear there; with --engine-log it goes to
+// that file instead.
+func TestSeedKeepsEngineLogOffTheTerminal(t *testing.T) {
+	requireCHDB(t)
+	for _, tt := range []struct {
+		name    string
+		withLog bool
+	}{
+		{"default", false},
+		{"engine log to a file", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"seed", "--embedded", filepath.Join(dir, "data"), "--scale", "0.05"}
+			logFile := filepath.Join(dir, "engine.log")
+			if tt.withLog {
+				args = append(args, "--engine-log", logFile)
+			}
+			var stdout bytes.Buffer
+			term := runOnTerminal(t, child(t, "run", args...), &stdout)
+			plain := ansiRE.ReplaceAllString(term, "")
+			if !bytes.Contains([]byte(plain), []byte("rows (")) {
+				t.Fatalf("the terminal shows no seed progress, so the capture is broken:\n%q", term)
+			}
+			if m := engineLineRE.FindString(plain); m != "" {
+				t.Errorf("engine log on the terminal (%q):\n%s", m, plain)
+			}
+			if m := engineLineRE.FindString(stdout.String()); m != "" {
+				t.Errorf("engine log on stdout (%q):\n%s", m, stdout.String())
+			}
+			data, err := os.ReadFile(logFile)
+			switch {
+			case !tt.withLog && !errors.Is(err, os.ErrNotExist):
+				t.Errorf("without --engine-log, %s exists (err %v)", logFile, err)
+			case tt.withLog && err != nil:
+				t.Errorf("engine log: %v", err)
+			case tt.withLog && !engineLineRE.Match(data):
+				t.Errorf("engine log %s has no engine line:\n%s", logFile, data)
+			}
+		})
+	}
+}
+
+// runOnTerminal runs cmd with a pseudo-terminal as its standard error and stdout as its
+// standard output, and returns what it wrote to the terminal. The command must succeed.
+func runOnTerminal(t *testing.T, c *exec.Cmd, stdout io.Writer) string {
+	t.Helper()
+	master, slave := openPTY(t)
+	c.Stderr = slave
+	c.Stdout = stdout
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close() // the child holds its own copy; reads end (EIO) once it exits
+	read := make(chan []byte, 1)
+	go func() {
+		var buf bytes.Buffer
+		_, _ = io.Copy(&buf, master) // ends with EIO when the last slave closes
+		read <- buf.Bytes()
+	}()
+	err := c.Wait()
+	term := string(<-read)
+	master.Close()
+	if err != nil {
+		t.Fatalf("%v: %v; terminal:\n%s", c.Args, err, term)
+	}
+	return term
+}
+
+// openPTY opens a pseudo-terminal pair.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatalf("open pseudo-terminal: %v", err)
+	}
+	fd := int(master.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		master.Close()
+		t.Fatalf("unlock pseudo-terminal: %v", err)
+	}
+	n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+	if err != nil {
+		master.Close()
+		t.Fatalf("pseudo-terminal number: %v", err)
+	}
+	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		master.Close()
+		t.Fatalf("open pseudo-terminal %d: %v", n, err)
+	}
+	return master, slave
+}
+
+// TestLockedDataDirectoryIsOneLine: when another process has the data directory open, the
+// engine's own complaint does not go to stderr on its own line; it is part of the one error
+// line graphwire prints.
+func TestLockedDataDirectoryIsOneLine(t *testing.T) {
+	requireCHDB(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	if out, err := child(t, "run", "seed", "--embedded", dir, "--scale", "0.02").CombinedOutput(); err != nil {
+		t.Fatalf("seed: %v\n%s", err, out)
+	}
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	holder := child(t, "run", "serve", "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret)
+	logs, err := holder.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		holder.Process.Kill()
+		holder.Wait()
+	}()
+	sc := bufio.NewScanner(logs)
+	for !bytes.Contains(sc.Bytes(), []byte(`"msg":"listening"`)) {
+		if !sc.Scan() {
+			t.Fatalf("serve ended before listening: %v", sc.Err())
+		}
+	}
+	go io.Copy(io.Discard, logs)
+
+	var stdout, stderr bytes.Buffer
+	q := child(t, "run", "query", "--embedded", dir, "--admin", userQuery)
+	q.Stdout, q.Stderr = &stdout, &stderr
+	err = q.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitFailure {
+		t.Fatalf("query on a locked directory: %v, want exit %d; stderr:\n%s", err, exitFailure, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "graphwire query: ") || !strings.Contains(lines[0], "Cannot lock file") {
+		t.Errorf("stderr is not one graphwire line giving the engine's reason:\n%s", stderr.String())
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout not empty: %q", stdout.String())
+	}
+}
