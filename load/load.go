@@ -120,6 +120,7 @@ type Report struct {
 func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, opts Options) (Report, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
+	e = withTrace(ctx, e, opts.Logger)
 	var rep Report
 	if len(srcs) == 0 {
 		return rep, errors.New("load: no input files")
@@ -150,7 +151,7 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if _, err := rand.Read(tok); err != nil {
 		return rep, fmt.Errorf("load: %w", err)
 	}
-	st := &stage{e: e, ont: ont, opts: opts, prefix: stagePrefix + hex.EncodeToString(tok) + "_", deltas: map[string]bool{}}
+	st := &stage{e: e, ont: ont, opts: opts, prefix: stagePrefix + hex.EncodeToString(tok) + "_", deltas: map[string]bool{}, empty: map[string]bool{}}
 	committed := false
 	defer func() {
 		if !committed {

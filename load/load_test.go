@@ -302,6 +302,17 @@ func TestValidation(t *testing.T) {
 			},
 		},
 		{
+			// Ids are checked per kind: 100 is a Directory and 200 a File, not the other way round.
+			name: "endpoints of several kinds", file: "CONTAINS.jsonl",
+			content: `{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 100, "target_kind": "File", "target_id": 200}` + "\n" +
+				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 200, "target_kind": "File", "target_id": 100}` + "\n" +
+				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 101, "target_kind": "Directory", "target_id": 100}` + "\n",
+			want: []load.Issue{
+				{Row: 1, Line: 2, Column: "source_id", Value: "200", Err: load.ErrDangling},
+				{Row: 1, Line: 2, Column: "target_id", Value: "100", Err: load.ErrDangling},
+			},
+		},
+		{
 			name: "unknown type", file: "Widget.jsonl", content: "{}\n",
 			want: []load.Issue{{Row: -1, Column: "-", Value: "Widget", Err: load.ErrUnknownType}},
 		},
@@ -326,7 +337,7 @@ func TestValidation(t *testing.T) {
 		})
 	}
 	// With SkipInvalid the valid rows load and each skipped row is reported.
-	p := write(t, dir, "CALLS.csv", tests[3].content)
+	p := write(t, dir, "CALLS.csv", tests[3].content) // bad edges
 	rep, err := load.Load(t.Context(), e, o, []load.Source{{Path: p}}, load.Options{SkipInvalid: true})
 	if err != nil {
 		t.Fatal(err)
