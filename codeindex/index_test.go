@@ -171,10 +171,24 @@ func TestFixture(t *testing.T) {
 			t.Errorf("%s: content differs from the file (%v)", fl.Path, err)
 		}
 	}
-	// Ids are stable: a second index gives the same graph.
-	again, _, err := codeindex.Index(t.Context(), root, opts)
+	// Ids are stable: a second index gives the same graph. It reports its progress: once
+	// type-checked, after each file, and when done.
+	var calls []codeindex.Progress
+	withProgress := opts
+	withProgress.Progress = func(p codeindex.Progress) { calls = append(calls, p) }
+	again, _, err := codeindex.Index(t.Context(), root, withProgress)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(calls) != st.Files+2 {
+		t.Fatalf("%d progress calls, want %d: %+v", len(calls), st.Files+2, calls)
+	}
+	for i, p := range calls {
+		files := min(i, st.Files)
+		if p.Packages != st.Packages || p.Files != files || p.TotalFiles != st.Files || p.Done != (i == len(calls)-1) ||
+			i > 0 && p.Elapsed < calls[i-1].Elapsed {
+			t.Errorf("progress call %d = %+v, want %d packages, %d of %d files, done %v", i, p, st.Packages, files, st.Files, i == len(calls)-1)
+		}
 	}
 	if diff := cmp.Diff(g, again, cmp.AllowUnexported(codeindex.Graph{})); diff != "" {
 		t.Errorf("second index differs:\n%s", diff)

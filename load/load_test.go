@@ -143,10 +143,12 @@ func TestLoadFixture(t *testing.T) {
 	}
 	// Loading the same files again changes nothing and writes no row.
 	before := graphDump(t, e)
-	rep, err = load.Load(t.Context(), e, o, fixture(t), load.Options{})
+	var calls []load.Progress
+	rep, err = load.Load(t.Context(), e, o, fixture(t), load.Options{Progress: func(p load.Progress) { calls = append(calls, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkProgress(t, calls, fixture(t), rep.RowsIn)
 	if rep.Written != 0 || rep.Unchanged != 15 || rep.Queryable != 15 {
 		t.Errorf("reload report = %+v, want 0 written, 15 unchanged and queryable", rep)
 	}
@@ -347,6 +349,35 @@ func TestValidation(t *testing.T) {
 	}
 	if !slices.EqualFunc(rep.Skipped, []load.Issue{{Row: 1}, {Row: 2}}, func(a, b load.Issue) bool { return a.Row == b.Row }) {
 		t.Errorf("skipped = %+v", rep.Skipped)
+	}
+}
+
+// checkProgress checks the calls of Options.Progress of a load of srcs that read rows rows:
+// one before the first file, one after each file, one when done.
+func checkProgress(t *testing.T, calls []load.Progress, srcs []load.Source, rows int64) {
+	t.Helper()
+	var size int64
+	for _, s := range srcs {
+		fi, err := os.Stat(s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if len(calls) != len(srcs)+2 {
+		t.Fatalf("%d progress calls, want %d: %+v", len(calls), len(srcs)+2, calls)
+	}
+	for i, p := range calls {
+		files := min(i, len(srcs))
+		if p.Files != files || p.TotalFiles != len(srcs) || p.TotalBytes != size || p.Done != (i == len(calls)-1) {
+			t.Errorf("call %d = %+v, want %d of %d files, %d bytes in all, done %v", i, p, files, len(srcs), size, i == len(calls)-1)
+		}
+		if i > 0 && (p.Rows < calls[i-1].Rows || p.Bytes < calls[i-1].Bytes || p.Elapsed < calls[i-1].Elapsed) {
+			t.Errorf("call %d = %+v goes back from %+v", i, p, calls[i-1])
+		}
+	}
+	if last := calls[len(calls)-1]; last.Rows != rows || last.Bytes != size || last.ETA() != 0 {
+		t.Errorf("last call = %+v, want %d rows and every byte, no ETA", last, rows)
 	}
 }
 

@@ -91,7 +91,7 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 	}
 	defer eng.Close()
 	start := time.Now()
-	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: terminal(stderr)}
+	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: loadProgress(terminal(stderr))}
 	if f.trace {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -130,6 +130,21 @@ func reportLoadError(stderr io.Writer, cmd string, err error) {
 		fmt.Fprintf(stderr, "%s: %s\n", cmd, oneLine(is))
 	}
 	fmt.Fprintf(stderr, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", cmd, ve.Count)
+}
+
+// loadProgress returns a load.Options.Progress that prints a line per staged file to w, or
+// nil when w is nil (not a terminal).
+func loadProgress(w io.Writer) func(load.Progress) {
+	if w == nil {
+		return nil
+	}
+	return func(p load.Progress) {
+		if p.Files == 0 || p.Done {
+			return
+		}
+		fmt.Fprintf(w, "load: %d of %d files, %d rows, %.0f rows/s, %d%% of bytes, ETA %s\n",
+			p.Files, p.TotalFiles, p.Rows, p.RowsPerSecond(), p.Bytes*100/max(p.TotalBytes, 1), p.ETA().Round(time.Second))
+	}
 }
 
 // terminal returns w when it is a terminal, for progress lines, and nil otherwise.
