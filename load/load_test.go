@@ -315,6 +315,15 @@ func TestValidation(t *testing.T) {
 			},
 		},
 		{
+			// A row may fail several checks of one column; they come in a fixed order.
+			name: "no source kind", file: "CALLS.jsonl",
+			content: `{"traversal_path": "1/10/", "source_kind": null, "source_id": 300, "target_kind": "Definition", "target_id": 301}` + "\n",
+			want: []load.Issue{
+				{Row: 0, Line: 1, Column: "source_kind", Err: load.ErrMissing},
+				{Row: 0, Line: 1, Column: "source_kind", Err: load.ErrPair},
+			},
+		},
+		{
 			name: "unknown type", file: "Widget.jsonl", content: "{}\n",
 			want: []load.Issue{{Row: -1, Column: "-", Value: "Widget", Err: load.ErrUnknownType}},
 		},
