@@ -193,6 +193,43 @@ func TestUpsertAndDelete(t *testing.T) {
 	}
 }
 
+// TestNewKeys loads rows whose keys the graph does not hold into tables that hold other rows:
+// they need no comparing with the graph, every live row is written, and a tombstone of a
+// key the graph never held writes nothing.
+func TestNewKeys(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	srcs := []load.Source{
+		{Path: write(t, dir, "Milestone.jsonl",
+			`{"id": 50, "traversal_path": "1/20/", "title": "new", "state": "active"}`+"\n"+
+				`{"id": 51, "traversal_path": "1/20/", "_deleted": true}`+"\n")},
+		{Path: write(t, dir, "CALLS.jsonl",
+			`{"traversal_path": "1/20/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 300}`+"\n"+
+				`{"traversal_path": "1/20/", "source_kind": "Definition", "source_id": 301, "target_kind": "Definition", "target_id": 300, "_deleted": true}`+"\n")},
+	}
+	rep, err := load.Load(t.Context(), e, o, srcs, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Written != 2 || rep.Unchanged != 2 || rep.Live != 2 || rep.Queryable != 2 {
+		t.Errorf("report = %+v, want 2 written, 2 unchanged, 2 live and queryable", rep)
+	}
+	got := query(t, e, "SELECT id, title, _deleted FROM gl_milestone WHERE traversal_path = '1/20/' ORDER BY id")
+	if diff := cmp.Diff([][]any{{int64(50), "new", false}}, got); diff != "" {
+		t.Errorf("milestones under 1/20/ (-want +got):\n%s", diff)
+	}
+	for _, table := range []string{"gl_edge", "gl_edge_by_target"} {
+		got := query(t, e, "SELECT source_id, target_id, _deleted FROM "+table+" WHERE traversal_path = '1/20/' ORDER BY ALL")
+		if diff := cmp.Diff([][]any{{int64(300), int64(300), false}}, got); diff != "" {
+			t.Errorf("%s under 1/20/ (-want +got):\n%s", table, diff)
+		}
+	}
+}
+
 func write(t testing.TB, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)

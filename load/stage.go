@@ -412,14 +412,23 @@ func (s *stage) typedExpr(c column, present bool) string {
 
 const castSettings = " SETTINGS cast_string_to_date_time_mode = 'best_effort', max_insert_threads = 2"
 
-// hasRows reports whether a graph table holds any row (a metadata read).
-func (s *stage) hasRows(ctx context.Context, table string) (bool, error) {
+// holdsKeys reports whether a graph table holds a row (live or not) with a key the load's
+// key table k_<table> holds. An empty table is a metadata read and is remembered in
+// s.empty; otherwise the primary key index finds the parts and granules that may hold the
+// keys, so keys new to a large graph (another project, another namespace) cost little.
+// Without such a row the load's rows need no comparing with the graph.
+func (s *stage) holdsKeys(ctx context.Context, table, key string) (bool, error) {
 	n, err := s.count(ctx, "SELECT count() FROM "+table)
 	if err != nil {
 		return false, fmt.Errorf("load: count %s: %w", table, err)
 	}
 	if n == 0 {
 		s.empty[table] = true
+		return false, nil
+	}
+	n, err = s.count(ctx, "SELECT count() FROM (SELECT 1 FROM "+table+" WHERE ("+key+") IN (SELECT "+key+" FROM "+s.prefix+"k_"+table+") LIMIT 1)")
+	if err != nil {
+		return false, fmt.Errorf("load: compare keys with %s: %w", table, err)
 	}
 	return n > 0, nil
 }
@@ -452,9 +461,10 @@ func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, prese
 	list := strings.Join(names, ", ")
 	typed := "(SELECT " + strings.Join(exprs, ", ") + " FROM " + valid + ")"
 	// Unchanged rows and tombstones of absent rows would change nothing: leave them out, so
-	// that loading the same files again writes no row. Into an empty table every live row goes.
+	// that loading the same files again writes no row. Into a table that holds none of the
+	// keys every live row goes.
 	where := "_deleted = false"
-	full, err := s.hasRows(ctx, table)
+	full, err := s.holdsKeys(ctx, table, key)
 	if err != nil {
 		return err
 	}
@@ -486,7 +496,7 @@ func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]boo
 	}
 	all := edgeKey + ", _version, _deleted"
 	where := "_deleted = false"
-	full, err := s.hasRows(ctx, table)
+	full, err := s.holdsKeys(ctx, table, edgeKey)
 	if err != nil {
 		return err
 	}
