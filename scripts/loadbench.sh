@@ -8,7 +8,9 @@
 # rows, wall seconds, rows/s, CPU seconds and peak RSS (from /usr/bin/time -v), and the
 # load's own note. Not part of `make test`: it takes about a minute and 1 GB of disk.
 #
-# Set KEEP=1 to keep the scratch directory (printed at the start), TRACE=1 to pass --trace.
+# Set KEEP=1 to keep the scratch directory (printed at the start), TRACE=1 to pass --trace,
+# BIN=PATH to measure that graphwire binary instead of building this tree (to compare two
+# commits in one sitting on a shared machine, where the load average moves the wall times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls="${1:-1000000}"
@@ -21,7 +23,11 @@ echo "scratch: $tmp" >&2
 cleanup() { [[ "${KEEP:-}" == 1 ]] || rm -rf "$tmp"; }
 trap cleanup EXIT
 
-go build -o "$tmp/graphwire" ./cmd/graphwire
+if [[ -n "${BIN:-}" ]]; then
+  cp "$BIN" "$tmp/graphwire"
+else
+  go build -o "$tmp/graphwire" ./cmd/graphwire
+fi
 mkdir -p "$tmp/jsonl" "$tmp/parquet"
 
 # The same shape as BenchmarkLoad (package load): (j, j/defs) is distinct for every j, so
@@ -52,12 +58,14 @@ bench() { # bench FORMAT RUN FILE...
   [[ "$run" == 1 && "$format" == jsonl ]] || rm -rf "$dir"
 }
 
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "input: $defs Definition + $calls CALLS rows; JSONL $(du -sh "$tmp/jsonl" | cut -f1)"
 for run in $(seq 1 "$runs"); do
   bench jsonl "$run" "$tmp/jsonl/Definition.jsonl" "$tmp/jsonl/CALLS.jsonl"
 done
 "$tmp/graphwire" export --embedded "$tmp/data-jsonl-1" --format parquet "$tmp/parquet" >/dev/null
 rm -rf "$tmp/data-jsonl-1"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "input: the same graph as Parquet written by the engine, $(du -sh "$tmp/parquet" | cut -f1)"
 for run in $(seq 1 "$runs"); do
   bench parquet "$run" "$tmp"/parquet/*.parquet
