@@ -469,9 +469,12 @@ func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, prese
 		return err
 	}
 	if full {
+		// Only the graph's rows with the load's keys are read (the primary key finds them), so
+		// loading a few rows into a large graph costs little.
+		mine := " AND (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + table + ")"
 		hash := "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
-		live := "(SELECT " + key + ", " + hash + " FROM " + table + " FINAL WHERE _deleted = false)"
-		liveKeys := "(SELECT " + key + " FROM " + table + " FINAL WHERE _deleted = false)"
+		live := "(SELECT " + key + ", " + hash + " FROM " + table + " FINAL WHERE _deleted = false" + mine + ")"
+		liveKeys := "(SELECT " + key + " FROM " + table + " FINAL WHERE _deleted = false" + mine + ")"
 		where = "(_deleted = false AND (" + key + ", " + hash + ") NOT IN " + live + ") OR (_deleted = true AND (" + key + ") IN " + liveKeys + ")"
 	}
 	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+list+") SELECT "+list+" FROM "+typed+" WHERE "+where+castSettings)
@@ -501,7 +504,7 @@ func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]boo
 		return err
 	}
 	if full {
-		live := "(SELECT " + edgeKey + " FROM " + table + " FINAL WHERE _deleted = false)"
+		live := "(SELECT " + edgeKey + " FROM " + table + " FINAL WHERE _deleted = false AND (" + edgeKey + ") IN (SELECT " + edgeKey + " FROM " + s.prefix + "k_" + table + "))"
 		where = "(_deleted = false AND (" + edgeKey + ") NOT IN " + live + ") OR (_deleted = true AND (" + edgeKey + ") IN " + live + ")"
 	}
 	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+all+") SELECT "+all+" FROM "+typed+" WHERE "+where+castSettings)
@@ -666,8 +669,9 @@ func (s *stage) writeManifest(ctx context.Context) error {
 }
 
 // verify counts the distinct live keys the load holds and how many of them a FINAL read of
-// the graph now returns, in one query over every table the load wrote. The graph is read only
-// under the traversal paths the load holds, and keys are compared by a 64-bit hash (an order
+// the graph now returns, in one query over every table the load wrote. Only the graph's rows
+// with the load's keys are read (the primary key finds them), and keys are compared by a
+// 64-bit hash (an order
 // of magnitude faster than comparing the columns): with a million keys the chance that two
 // share a hash is below one in ten million, and a shared hash could only change these two
 // counts by one, never what the load wrote.
@@ -678,9 +682,8 @@ func (s *stage) verify(ctx context.Context) (live, found int64, err error) {
 			continue
 		}
 		key := edgeKey
-		scoped := true
 		if ent := s.entityOfTable(table); ent != nil {
-			key, scoped = entityKey(ent), ent.Namespaced()
+			key = entityKey(ent)
 		}
 		keys := s.prefix + "k_" + table
 		loaded := "(SELECT cityHash64(" + key + ") AS h FROM " + keys + " WHERE _deleted = false)"
@@ -691,10 +694,7 @@ func (s *stage) verify(ctx context.Context) (live, found int64, err error) {
 			parts = append(parts, "SELECT uniqExact(h) AS l, (SELECT count() FROM "+table+" FINAL WHERE _deleted = false) AS q FROM "+loaded)
 			continue
 		}
-		graph := "SELECT cityHash64(" + key + ") FROM " + table + " FINAL WHERE _deleted = false"
-		if scoped {
-			graph += " AND traversal_path IN (SELECT traversal_path FROM " + keys + ")"
-		}
+		graph := "SELECT cityHash64(" + key + ") FROM " + table + " FINAL WHERE _deleted = false AND (" + key + ") IN (SELECT " + key + " FROM " + keys + ")"
 		parts = append(parts, "SELECT uniqExact(h) AS l, uniqExactIf(h, h IN ("+graph+")) AS q FROM "+loaded)
 	}
 	if len(parts) == 0 {
