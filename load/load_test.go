@@ -2,10 +2,15 @@ package load_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -395,6 +400,44 @@ func TestValidation(t *testing.T) {
 	}
 	if !slices.EqualFunc(rep.Skipped, []load.Issue{{Row: 1}, {Row: 2}}, func(a, b load.Issue) bool { return a.Row == b.Row }) {
 		t.Errorf("skipped = %+v", rep.Skipped)
+	}
+}
+
+// TestTrace: with a logger that takes debug records, every engine statement of a load is
+// logged with its time, the schema, the staging and the attach alike.
+func TestTrace(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for line := range strings.Lines(buf.String()) {
+		var rec struct {
+			Msg        string
+			SQL        string
+			Seconds    *float64
+			CPUSeconds *float64 `json:"cpu_seconds"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec.Msg != "load_statement" {
+			continue
+		}
+		if rec.Seconds == nil || *rec.Seconds < 0 || (runtime.GOOS == "linux" && rec.CPUSeconds == nil) {
+			t.Errorf("statement record without its times: %s", line)
+		}
+		for _, prefix := range []string{"CREATE TABLE IF NOT EXISTS gl_edge", "DESCRIBE file(", "INSERT INTO gw_load_state", "ALTER TABLE gl_edge ATTACH PARTITION"} {
+			if strings.HasPrefix(rec.SQL, prefix) {
+				seen[prefix] = true
+			}
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("traced statements starting with %v, want the schema, the file reads, the load record and the attach", slices.Sorted(maps.Keys(seen)))
 	}
 }
 

@@ -55,7 +55,7 @@ func parseIndexFlags(args []string, stderr io.Writer) (indexFlags, error) {
 	fs.StringVar(&f.branch, "branch", "", "branch name (default: git's current branch, else main)")
 	fs.StringVar(&f.commit, "commit", "", "commit SHA (default: git's HEAD, if any)")
 	fs.StringVar(&f.keep, "keep", "", "also keep the JSON Lines files handed to the loader in this directory")
-	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load and how long it took")
+	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load with its wall and CPU seconds")
 	fs.BoolVar(&f.full, "full", false, "load every file's rows and compare them all with the graph, not only the files whose rows changed since the last index")
 	if err := fs.Parse(args); err != nil {
 		return f, err

@@ -39,7 +39,7 @@ func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.typ, "type", "", "entity or relationship type of every FILE (default: from each file name)")
 	fs.StringVar(&f.format, "format", "", "format of every FILE (default: from each extension)")
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "load the valid rows and report each invalid one, instead of refusing the load")
-	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load and how long it took")
+	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load with its wall and CPU seconds")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
