@@ -122,7 +122,7 @@ func validate(r *request, cat *catalog) error {
 	}[r.queryType]
 	for _, f := range []string{"relationships", "aggregations", "group_by", "path", "neighbors", "order_by", "aggregation_sort"} {
 		if r.present[f] && !slices.Contains(allowed, f) {
-			return newErr("/"+f, ErrFieldNotAllowed, "field "+strconv.Quote(f)+" is not allowed in a "+r.queryType+" query")
+			return newErr("/"+f, ErrFieldNotAllowed, "field "+strconv.Quote(f)+" is not allowed in "+withArticle(r.queryType)+" query")
 		}
 	}
 	// S5 shape.
