@@ -197,7 +197,14 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		}
 		b.WriteByte('\n')
 	}
+	if e.Namespaced() {
+		b.WriteString("traversal_path String filter — " + traversalPathNote + "\n")
+	}
 }
+
+// traversalPathNote describes the traversal_path column every namespaced entity has: the
+// compiler lets a query select it and filter it by prefix (compiler/catalog.go tpProp).
+const traversalPathNote = "Namespace path of the row, e.g. 1/22/333/; selectable (\"*\" includes it), filterable by prefix inside your scopes, not sortable."
 
 func firstSentence(s string) string {
 	s = oneLine(s)
@@ -343,6 +350,9 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 				continue
 			}
 			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description})
+		}
+		if e.Namespaced() {
+			se.Properties = append(se.Properties, schemaProperty{Name: "traversal_path", Type: "String", Filterable: true, Description: traversalPathNote})
 		}
 		d.Entities = append(d.Entities, se)
 	}
