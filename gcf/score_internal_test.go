@@ -70,3 +70,21 @@ func TestIdentSet(t *testing.T) {
 		}
 	}
 }
+
+// TestKindExpandMatchesTable checks the switch in KindExpand and KindAbbrev
+// against kindTable, the one list of kinds.
+func TestKindExpandMatchesTable(t *testing.T) {
+	for _, k := range kindTable {
+		if got := KindExpand(k[0]); got != k[1] {
+			t.Errorf("KindExpand(%q) = %q, want %q", k[0], got, k[1])
+		}
+		if got := KindAbbrev(k[1]); got != k[0] {
+			t.Errorf("KindAbbrev(%q) = %q, want %q", k[1], got, k[0])
+		}
+	}
+	for _, s := range []string{"", "unknown", "Fn", "function", "interface"} {
+		if got := KindExpand(s); got != s {
+			t.Errorf("KindExpand(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
