@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all demo test test-short fmt-check tidy-check vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
+.PHONY: all demo test test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
 
 all: build
 
@@ -14,9 +14,9 @@ demo:
 	bash scripts/install-chdb.sh >/dev/null
 	$(GO) run ./cmd/graphwire demo
 
-## test: gofmt check, go.mod tidiness, go vet, the race-enabled test suite (and the scorecard
-## build's), and the format gates. What CI runs.
-test: fmt-check tidy-check vet test-go test-scorecard gates
+## test: gofmt check, go.mod tidiness, buf lint, go vet, the race-enabled test suite (and the
+## scorecard build's), and the format gates. What CI runs.
+test: fmt-check tidy-check buf-lint vet test-go test-scorecard gates
 
 ## test-short: the inner loop. go vet and go test -short without -race: it leaves out the race
 ## detector, the scorecard build, the gates and tidiness, and -short cuts the long property and
@@ -33,6 +33,11 @@ fmt-check:
 tidy-check:
 	@if ! out="$$($(GO) mod tidy -diff 2>&1)"; then \
 		echo "go.mod/go.sum are not tidy; run go mod tidy:"; echo "$$out"; exit 1; fi; echo "go mod tidy: clean"
+
+## buf-lint: buf lint on proto/ (proto/buf.yaml; exceptions are justified in the .proto). The
+## script installs buf from npm into the cache once.
+buf-lint:
+	bash scripts/buf-lint.sh
 
 vet:
 	$(GO) vet $(PKGS)

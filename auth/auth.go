@@ -90,8 +90,14 @@ type Claims struct {
 
 // Options configures a [Verifier]. Keys must hold at least one key; all are
 // accepted, so a rotation lists the current and the next key.
+//
+// KeyIDs, when set, names Keys[i] KeyIDs[i] ("" for a key without a name;
+// a shorter slice leaves the rest unnamed). A token whose header has a
+// "kid" is verified with the key of that name only, and refused when no
+// key has it; a token without one is tried with every key.
 type Options struct {
 	Keys     [][]byte
+	KeyIDs   []string
 	Issuer   string        // required iss; "" accepts any issuer
 	Audience string        // required aud; "" means "graphwire"
 	Leeway   time.Duration // clock skew allowed; 0 means 30 s
@@ -116,6 +122,10 @@ func NewVerifier(opts Options) (*Verifier, error) {
 		keys[i] = bytes.Clone(k)
 	}
 	opts.Keys = keys
+	if len(opts.KeyIDs) > len(keys) {
+		return nil, fmt.Errorf("auth: %d key ids for %d keys", len(opts.KeyIDs), len(keys))
+	}
+	opts.KeyIDs = slices.Clone(opts.KeyIDs)
 	if opts.Audience == "" {
 		opts.Audience = "graphwire"
 	}
@@ -137,11 +147,20 @@ func (v *Verifier) Verify(token string) (*Claims, error) {
 	if len(token) > MaxTokenBytes {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, ErrTokenTooLarge)
 	}
-	if err := checkHeader(token); err != nil {
+	kid, err := checkHeader(token)
+	if err != nil {
 		return nil, invalid(err)
 	}
+	keys := v.opts.Keys
+	if kid != "" {
+		i := slices.Index(v.opts.KeyIDs, kid)
+		if i < 0 {
+			return nil, fmt.Errorf("%w: unknown key id", ErrInvalidToken)
+		}
+		keys = keys[i : i+1]
+	}
 	var lastErr error
-	for _, key := range v.opts.Keys {
+	for _, key := range keys {
 		c, err := v.verifyWith(token, key)
 		if err == nil {
 			return c, nil
@@ -276,6 +295,7 @@ type MintOptions struct {
 	Audience string        // "" means "graphwire"
 	TTL      time.Duration // 0 means 1 h; at most 24 h
 	Now      time.Time     // zero means time.Now()
+	KeyID    string        // the header's "kid"; "" sets none
 }
 
 // Mint signs a development token for c with key.
@@ -321,7 +341,11 @@ func Mint(key []byte, c Claims, opts MintOptions) (string, error) {
 	if opts.Issuer != "" {
 		claims["iss"] = opts.Issuer
 	}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(key)
+	t := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	if opts.KeyID != "" {
+		t.Header["kid"] = opts.KeyID
+	}
+	return t.SignedString(key)
 }
 
 // Fingerprint identifies the whole authorization context of c: the user,

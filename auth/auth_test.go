@@ -129,6 +129,68 @@ func TestKeyRotation(t *testing.T) {
 	}
 }
 
+// TestKeyIDs: a token's kid selects the key of that name alone; a kid no
+// key has, or one naming another key than the signer, is refused; a token
+// without a kid is tried with every key.
+func TestKeyIDs(t *testing.T) {
+	oldKey := []byte("old-0123456789abcdef0123456789abcd")
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{key, nextKey, oldKey}, KeyIDs: []string{"k1", "k2"},
+		Issuer: "gitlab", Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := func(k []byte, kid string) string {
+		t.Helper()
+		tok, err := auth.Mint(k, auth.Claims{UserID: 1}, auth.MintOptions{Issuer: "gitlab", Now: now.Add(-time.Minute), KeyID: kid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	tests := []struct {
+		name  string
+		token string
+		ok    bool
+	}{
+		{"kid k1", mint(key, "k1"), true},
+		{"kid k2", mint(nextKey, "k2"), true},
+		{"no kid, named key", mint(nextKey, ""), true},
+		{"no kid, unnamed key", mint(oldKey, ""), true},
+		{"kid of another key", mint(nextKey, "k1"), false},
+		{"unknown kid", mint(key, "k9"), false},
+		{"kid on an unnamed key", mint(oldKey, "k3"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := v.Verify(tt.token)
+			if tt.ok && err != nil {
+				t.Errorf("refused: %v", err)
+			}
+			if !tt.ok && !errors.Is(err, auth.ErrInvalidToken) {
+				t.Errorf("error %v, want ErrInvalidToken", err)
+			}
+		})
+	}
+	// A removed key no longer verifies what it signed.
+	rotated, err := auth.NewVerifier(auth.Options{Keys: [][]byte{nextKey}, KeyIDs: []string{"k2"}, Issuer: "gitlab", Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{mint(key, "k1"), mint(key, "")} {
+		if _, err := rotated.Verify(tok); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("token of a removed key: %v, want ErrInvalidToken", err)
+		}
+	}
+	if _, err := auth.NewVerifier(auth.Options{Keys: [][]byte{key}, KeyIDs: []string{"a", "b"}}); err == nil {
+		t.Error("more key ids than keys accepted")
+	}
+	hdr := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT","kid":7}`))
+	tok := mint(key, "")
+	if _, err := v.Verify(hdr + tok[strings.Index(tok, "."):]); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("numeric kid: %v, want ErrInvalidToken", err)
+	}
+}
+
 func TestMintRoundTrip(t *testing.T) {
 	c := auth.Claims{UserID: 42, Admin: false, Scopes: []auth.Scope{{"1/2/", 30}}}
 	tok, err := auth.Mint(key, c, auth.MintOptions{Issuer: "gitlab", TTL: time.Hour, Now: now})

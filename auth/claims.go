@@ -108,24 +108,30 @@ func foldKey(s string) string {
 // checkHeader reads the JOSE header of token strictly: no duplicate or
 // case-variant names, and no "crit" (RFC 7515 §4.1.11): this verifier
 // understands no header extension, so a token that says one must be
-// understood is refused.
-func checkHeader(token string) error {
+// understood is refused. It returns the key id ("kid"), "" when there is
+// none.
+func checkHeader(token string) (kid string, err error) {
 	seg, _, ok := strings.Cut(token, ".")
 	if !ok {
-		return errors.New("malformed")
+		return "", errors.New("malformed")
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(seg)
 	if err != nil {
-		return errors.New("malformed")
+		return "", errors.New("malformed")
 	}
 	h, err := strictObject(raw, headerNames, false)
 	if err != nil {
-		return fmt.Errorf("header: %w", err)
+		return "", fmt.Errorf("header: %w", err)
 	}
 	if _, ok := h["crit"]; ok {
-		return ErrCriticalHeader
+		return "", ErrCriticalHeader
 	}
-	return nil
+	if k, ok := h["kid"]; ok {
+		if err := json.Unmarshal(k, &kid); err != nil || kid == "" {
+			return "", errors.New("header: kid is not a non-empty string")
+		}
+	}
+	return kid, nil
 }
 
 // tokenClaims is the payload of a token, decoded strictly by its own

@@ -23,6 +23,7 @@ type selectStmt struct {
 	cols     []selItem
 	from     fromItem
 	joins    []join
+	prewhere []expr // conjuncts read before FINAL merges versions: sorting-key columns only
 	where    []expr // conjuncts
 	groupBy  []expr
 	having   []expr // conjuncts
@@ -60,7 +61,8 @@ type tableRef struct {
 	final bool
 }
 
-// cteRef reads a CTE: FROM <name> [AS <alias>].
+// cteRef reads a CTE: FROM <name> [AS <alias>]. The emitter decides how a CTE is computed
+// (see builder.statement): once into an array when it is read more than once.
 type cteRef struct {
 	name  string
 	alias string
@@ -182,6 +184,9 @@ func walk(n sqlNode, fn func(sqlNode)) {
 			for _, e := range j.on {
 				walk(e, fn)
 			}
+		}
+		for _, e := range x.prewhere {
+			walk(e, fn)
 		}
 		for _, e := range x.where {
 			walk(e, fn)

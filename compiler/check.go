@@ -73,7 +73,7 @@ func nodeSets(stmt *selectStmt, cat *catalog) map[string]bool {
 // seeded reports whether one conjunct of an edge scan limits it to edges that start at a
 // node set: "… IN (SELECT … FROM <node set>)".
 func seeded(s *selectStmt, sets map[string]bool) bool {
-	for _, w := range s.where {
+	for _, w := range slices.Concat(s.prewhere, s.where) {
 		if x, ok := w.(*inSub); ok {
 			if r, ok := x.sub.from.(*cteRef); ok && sets[r.name] && len(x.sub.union) == 0 {
 				return true
@@ -86,6 +86,9 @@ func seeded(s *selectStmt, sets map[string]bool) bool {
 func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, sets map[string]bool) error {
 	t, ok := s.from.(*tableRef)
 	if !ok {
+		if len(s.prewhere) > 0 {
+			return checkErr("PREWHERE on a select that reads no table")
+		}
 		for _, j := range s.joins {
 			if _, isTable := j.right.(*tableRef); isTable {
 				return checkErr("a table is joined")
@@ -108,22 +111,34 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, set
 	if !t.final {
 		return checkErr("scan of " + t.table + " lacks FINAL")
 	}
+	// PREWHERE runs before FINAL picks the latest version of a row, so it may only read the
+	// sorting key, which every version of a row shares: a filter on another column (or on
+	// _deleted) there would let an old version stand in for the latest.
+	key := sortingKey(cat, t.table)
+	for _, w := range s.prewhere {
+		if !keyOnly(w, t.alias, key) {
+			return checkErr("scan of " + t.table + " filters a column outside the sorting key before FINAL")
+		}
+	}
 	deleted := false
 	var scope *scopePred
-	for _, w := range s.where {
+	for i, w := range slices.Concat(s.where, s.prewhere) {
+		if sp, ok := w.(*scopePred); ok && sp.alias == t.alias {
+			if scope != nil {
+				return checkErr("scan of " + t.table + " has two scope predicates")
+			}
+			scope = sp
+			continue
+		}
+		if i >= len(s.where) {
+			continue // _deleted = false must be in WHERE, after FINAL
+		}
 		switch x := w.(type) {
 		case *binOp:
 			if l, ok := x.l.(*colRef); ok && x.op == "=" && l.qual == t.alias && l.name == "_deleted" {
 				if r, ok := x.r.(*lit); ok && r.v == false {
 					deleted = true
 				}
-			}
-		case *scopePred:
-			if x.alias == t.alias {
-				if scope != nil {
-					return checkErr("scan of " + t.table + " has two scope predicates")
-				}
-				scope = x
 			}
 		}
 	}

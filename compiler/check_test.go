@@ -55,7 +55,7 @@ func scans(stmt *selectStmt) []*selectStmt {
 func TestCheckRejectsMutations(t *testing.T) {
 	c := newTestCompiler(t)
 	scoped := func(s *selectStmt) *scopePred {
-		for _, w := range s.where {
+		for _, w := range slices.Concat(s.prewhere, s.where) {
 			if sp, ok := w.(*scopePred); ok {
 				return sp
 			}
@@ -67,10 +67,12 @@ func TestCheckRejectsMutations(t *testing.T) {
 		mutate func(s *selectStmt) bool // false: not applicable to this scan
 	}{
 		{"drop scope", func(s *selectStmt) bool {
-			for i, w := range s.where {
-				if _, ok := w.(*scopePred); ok {
-					s.where = append(s.where[:i:i], s.where[i+1:]...)
-					return true
+			for _, list := range []*[]expr{&s.prewhere, &s.where} {
+				for i, w := range *list {
+					if _, ok := w.(*scopePred); ok {
+						*list = append((*list)[:i:i], (*list)[i+1:]...)
+						return true
+					}
 				}
 			}
 			return false
@@ -91,6 +93,17 @@ func TestCheckRejectsMutations(t *testing.T) {
 		}},
 		{"drop FINAL", func(s *selectStmt) bool { s.from.(*tableRef).final = false; return true }},
 		{"drop _deleted", func(s *selectStmt) bool { s.where = s.where[1:]; return true }},
+		// PREWHERE runs before FINAL: _deleted there would drop a tombstone and bring back
+		// the version it deletes.
+		{"_deleted before FINAL", func(s *selectStmt) bool {
+			s.prewhere, s.where = append(s.prewhere, s.where[0]), s.where[1:]
+			return true
+		}},
+		// A filter on a column outside the sorting key before FINAL matches old versions.
+		{"non-key filter before FINAL", func(s *selectStmt) bool {
+			s.prewhere = append(s.prewhere, eq(col("t", "_version"), litInt(1)))
+			return true
+		}},
 		{"unknown table", func(s *selectStmt) bool { s.from.(*tableRef).table = "system_users"; return true }},
 	}
 	mutants := 0
@@ -145,8 +158,9 @@ func TestCheckRequiresSeededEdgeScans(t *testing.T) {
 				fresh, _, _ := c.lower([]byte(q), caller)
 				sets := nodeSets(fresh, c.cat)
 				target = scans(fresh)[i]
-				kept := target.where[:0:0]
-				for _, w := range target.where {
+				all := slices.Concat(target.prewhere, target.where)
+				kept := all[:0:0]
+				for _, w := range all {
 					if x, ok := w.(*inSub); ok {
 						if r, ok := x.sub.from.(*cteRef); ok && sets[r.name] {
 							continue
@@ -154,11 +168,11 @@ func TestCheckRequiresSeededEdgeScans(t *testing.T) {
 					}
 					kept = append(kept, w)
 				}
-				if len(kept) == len(target.where) {
+				if len(kept) == len(all) {
 					t.Errorf("caller %d, scan %d of %.60s: an edge scan without a node-set seed was compiled", ci, i, q)
 					continue
 				}
-				target.where = kept
+				target.prewhere, target.where = nil, kept
 				mutants++
 				if err := check(fresh, c.cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
 					t.Errorf("caller %d, scan %d of %.60s: an unseeded edge scan passed the check", ci, i, q)
@@ -203,3 +217,46 @@ func TestWalkPanicsOnUnknownNode(t *testing.T) {
 type unknownNode struct{}
 
 func (unknownNode) sqlNode() {}
+
+// TestPrewherePlacement: in every scan the sorting-key conjuncts (scope, ids, edge kinds, id
+// sets) filter before FINAL, and _deleted = false and the other columns' filters after it.
+func TestPrewherePlacement(t *testing.T) {
+	c := newTestCompiler(t)
+	queries := append(slices.Clone(checkQueries),
+		`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","traversal_path":{"starts_with":"100/"}}}]}`)
+	for _, q := range queries {
+		for ci, caller := range checkCallers {
+			stmt, _, err := c.lower([]byte(q), caller)
+			if errors.Is(err, ErrScopeViolation) && ci > 0 {
+				continue // the traversal_path filter lies outside this caller's scopes
+			}
+			if err != nil {
+				t.Fatalf("lower %s: %v", q, err)
+			}
+			for i, s := range scans(stmt) {
+				tr := s.from.(*tableRef)
+				key := sortingKey(c.cat, tr.table)
+				for _, w := range s.where {
+					if keyOnly(w, tr.alias, key) {
+						t.Errorf("caller %d, scan %d (%s) of %.60s: a sorting-key conjunct stays after FINAL", ci, i, tr.table, q)
+					}
+				}
+				if len(s.where) == 0 {
+					t.Errorf("caller %d, scan %d (%s) of %.60s: _deleted = false is not after FINAL", ci, i, tr.table, q)
+				}
+				if e := c.cat.tables[tr.table]; e != nil && e.global {
+					continue
+				}
+				found := false
+				for _, w := range s.prewhere {
+					if _, ok := w.(*scopePred); ok {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("caller %d, scan %d (%s) of %.60s: the scope predicate is not before FINAL", ci, i, tr.table, q)
+				}
+			}
+		}
+	}
+}

@@ -134,6 +134,7 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	placePrewhere(stmt, cat)
 	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin}, nil
 }
 

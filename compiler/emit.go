@@ -16,6 +16,7 @@ type builder struct {
 	sb     strings.Builder
 	params []Param
 	seen   map[argKey]string
+	arrays map[string][]string // CTEs computed once into an array: name -> column names
 }
 
 func newBuilder() *builder {
@@ -208,7 +209,9 @@ func (b *builder) exprBare(e expr) {
 	case *inSub:
 		b.expr(x.l, precCmp+1)
 		b.w(" IN (")
-		b.selectInline(x.sub)
+		if !b.arrayLookup(x.sub) {
+			b.selectInline(x.sub)
+		}
 		b.w(")")
 	case tupleExpr:
 		b.w("(")
@@ -310,16 +313,326 @@ func commonPrefix(paths []string) string {
 	return ""
 }
 
+// arrayPrefix names the scalar that holds an array CTE's rows; no column alias the
+// compiler writes starts with it, so the scalar never shadows a table alias or a column.
+const arrayPrefix = "_arr_"
+
+// arrayCTEs picks the CTEs of s that are read more than once. ClickHouse inlines an
+// ordinary CTE at every reference, so a CTE that is both joined and fed into the next scan's
+// IN, or read by several later CTEs, would be computed once per reference, and a chain of
+// them once per path through the chain. Such a CTE is rendered as a scalar sub-query
+// instead, which ClickHouse computes once per statement:
+//
+//	WITH (SELECT groupArray(tuple(id, name)) FROM (<body>)) AS _arr_n0
+//
+// and every reference reads the array back as rows:
+//
+//	(SELECT e.1 AS id, e.2 AS name FROM (SELECT arrayJoin(_arr_n0) AS e)) AS n0
+//
+// A CTE read once stays an ordinary CTE. The result maps each array CTE to the columns its
+// array holds: those some reader uses (usedColumns).
+func arrayCTEs(s *selectStmt) map[string][]string {
+	refs := map[string]int{}
+	walk(s, func(n sqlNode) {
+		if r, ok := n.(*cteRef); ok {
+			refs[r.name]++
+		}
+	})
+	used := usedColumns(s)
+	out := map[string][]string{}
+	for _, c := range s.with {
+		if refs[c.name] < 2 {
+			continue
+		}
+		var cols []string
+		for _, it := range c.body.cols {
+			name := it.alias
+			if name == "" {
+				r, ok := it.e.(*colRef)
+				if !ok {
+					panic("compiler: column of CTE " + c.name + " has no name")
+				}
+				name = r.name
+			}
+			if used[c.name][name] {
+				cols = append(cols, name)
+			}
+		}
+		if len(cols) == 0 { // read only for its rows (never today): keep one column
+			cols = []string{c.body.cols[0].alias}
+		}
+		out[c.name] = cols
+	}
+	return out
+}
+
+// usedColumns returns, per CTE, the names of its columns that some select reading it may use:
+// every column reference qualified by the name or alias the CTE has in that select, and every
+// unqualified reference in a select that reads the CTE (over-counting is harmless: it only
+// keeps a column in the array). An array holds only these, so a hop's kind, direction and
+// depth, or a node's selected properties, are not copied around when nothing reads them.
+func usedColumns(stmt *selectStmt) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	mark := func(cte, name string) {
+		if out[cte] == nil {
+			out[cte] = map[string]bool{}
+		}
+		out[cte][name] = true
+	}
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok {
+			return
+		}
+		byQual := map[string]string{} // qualifier -> CTE name
+		var ctes []string
+		for _, f := range append([]fromItem{s.from}, joinItems(s.joins)...) {
+			if r, ok := f.(*cteRef); ok {
+				q := r.alias
+				if q == "" {
+					q = r.name
+				}
+				byQual[q] = r.name
+				ctes = append(ctes, r.name)
+			}
+		}
+		if len(ctes) == 0 {
+			return
+		}
+		var visit func(e sqlNode)
+		visit = func(e sqlNode) {
+			switch x := e.(type) {
+			case *colRef:
+				if x.qual == "" {
+					for _, c := range ctes {
+						mark(c, x.name)
+					}
+				} else if c, ok := byQual[x.qual]; ok {
+					mark(c, x.name)
+				}
+			case *inSub:
+				visit(x.l) // the sub-query is a select of its own, visited by walk
+			case *selectStmt, *cte:
+			default:
+				walkExpr(e, visit)
+			}
+		}
+		for _, it := range s.cols {
+			visit(it.e)
+		}
+		for _, j := range s.joins {
+			for _, e := range j.on {
+				visit(e)
+			}
+		}
+		for _, list := range [][]expr{s.prewhere, s.where, s.groupBy, s.having} {
+			for _, e := range list {
+				visit(e)
+			}
+		}
+		for _, o := range s.orderBy {
+			visit(o.e)
+		}
+	})
+	return out
+}
+
+func joinItems(js []join) []fromItem {
+	out := make([]fromItem, len(js))
+	for i, j := range js {
+		out[i] = j.right
+	}
+	return out
+}
+
+// walkExpr calls fn for each direct child expression of e.
+func walkExpr(e sqlNode, fn func(sqlNode)) {
+	switch x := e.(type) {
+	case *call:
+		for _, a := range x.args {
+			fn(a)
+		}
+	case *binOp:
+		fn(x.l)
+		fn(x.r)
+	case andExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case orExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case *isNull:
+		fn(x.e)
+	case tupleExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case arrayExpr:
+		for _, c := range x {
+			fn(c)
+		}
+	case *castExpr:
+		fn(x.e)
+	case *scopePred:
+		fn(scopeExpr(x))
+	case *param, *lit:
+	default:
+		panic("compiler: usedColumns: unknown expression type")
+	}
+}
+
+// arrayLookup renders the set of an IN whose sub-query reads columns of an array CTE, with
+// at most equality filters on its columns against parameters, straight from the array:
+//
+//	SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = {p1:String}, _arr_x)))
+//
+// which spares the engine unpacking every column of every row; a UNION ALL of such arms
+// becomes one arrayJoin over the arrayConcat of their arrays (one set, not one per arm). It
+// reports false, writing nothing, for any other sub-query.
+func (b *builder) arrayLookup(s *selectStmt) bool {
+	if len(s.orderBy) > 0 || s.limit > 0 {
+		return false
+	}
+	arms := append([]*selectStmt{s}, s.union...)
+	plans := make([]lookupPlan, len(arms))
+	for i, arm := range arms {
+		var ok bool
+		if plans[i], ok = b.planLookup(arm); !ok {
+			return false
+		}
+	}
+	b.w("SELECT arrayJoin(")
+	if len(plans) > 1 {
+		b.w("arrayConcat(")
+	}
+	for i, p := range plans {
+		if i > 0 {
+			b.w(", ")
+		}
+		b.renderLookup(p)
+	}
+	if len(plans) > 1 {
+		b.w(")")
+	}
+	b.w(")")
+	return true
+}
+
+// lookupPlan is one arm of an arrayLookup: the array, the 1-based tuple positions to pick and
+// the position = parameter filters.
+type lookupPlan struct {
+	array   string
+	picks   []int
+	filters []lookupFilter
+}
+
+type lookupFilter struct {
+	pos int
+	val *param
+}
+
+func (b *builder) planLookup(s *selectStmt) (lookupPlan, bool) {
+	r, ok := s.from.(*cteRef)
+	if !ok || len(s.joins) > 0 || len(s.prewhere) > 0 || len(s.groupBy) > 0 || len(s.having) > 0 ||
+		len(s.orderBy) > 0 || s.limit > 0 || s.distinct || len(s.cols) == 0 || len(s.with) > 0 {
+		return lookupPlan{}, false
+	}
+	cols, isArray := b.arrays[r.name]
+	if !isArray {
+		return lookupPlan{}, false
+	}
+	pos := func(e expr) (int, bool) {
+		c, ok := e.(*colRef)
+		if !ok || (c.qual != "" && c.qual != r.name && c.qual != r.alias) {
+			return 0, false
+		}
+		i := slices.Index(cols, c.name)
+		return i + 1, i >= 0
+	}
+	p := lookupPlan{array: arrayPrefix + r.name}
+	for _, it := range s.cols {
+		i, ok := pos(it.e)
+		if !ok {
+			return lookupPlan{}, false
+		}
+		p.picks = append(p.picks, i)
+	}
+	for _, w := range s.where {
+		o, ok := w.(*binOp)
+		if !ok || o.op != "=" {
+			return lookupPlan{}, false
+		}
+		i, ok := pos(o.l)
+		v, isParam := o.r.(*param)
+		if !ok || !isParam {
+			return lookupPlan{}, false
+		}
+		p.filters = append(p.filters, lookupFilter{i, v})
+	}
+	return p, true
+}
+
+// renderLookup writes the array expression of one arm: arrayMap(e -> …, [arrayFilter(…, ]_arr_x[)]).
+func (b *builder) renderLookup(p lookupPlan) {
+	b.w("arrayMap(e -> ")
+	if len(p.picks) > 1 {
+		b.w("(")
+	}
+	for k, i := range p.picks {
+		if k > 0 {
+			b.w(", ")
+		}
+		b.w("e." + strconv.Itoa(i))
+	}
+	if len(p.picks) > 1 {
+		b.w(")")
+	}
+	b.w(", ")
+	if len(p.filters) > 0 {
+		b.w("arrayFilter(e -> ")
+		for k, f := range p.filters {
+			if k > 0 {
+				b.w(" AND ")
+			}
+			b.w("e." + strconv.Itoa(f.pos) + " = ")
+			b.arg(f.val.val, f.val.typ)
+		}
+		b.w(", ")
+	}
+	b.ident(p.array)
+	if len(p.filters) > 0 {
+		b.w(")")
+	}
+	b.w(")")
+}
+
 // statement renders the top-level statement: one clause per line.
 func (b *builder) statement(s *selectStmt) {
+	b.arrays = arrayCTEs(s)
 	if len(s.with) > 0 {
 		b.w("WITH\n")
 		for i, c := range s.with {
 			b.w("  ")
-			b.ident(c.name)
-			b.w(" AS (")
-			b.selectInline(c.body)
-			b.w(")")
+			if cols, ok := b.arrays[c.name]; ok {
+				b.w("(SELECT groupArray(tuple(")
+				for j, name := range cols {
+					if j > 0 {
+						b.w(", ")
+					}
+					b.ident(name)
+				}
+				b.w(")) FROM (")
+				b.selectInline(c.body)
+				b.w(")) AS ")
+				b.ident(arrayPrefix + c.name)
+			} else {
+				b.ident(c.name)
+				b.w(" AS (")
+				b.selectInline(c.body)
+				b.w(")")
+			}
 			if i < len(s.with)-1 {
 				b.w(",")
 			}
@@ -411,6 +724,16 @@ func (b *builder) selectCore(s *selectStmt, sep string) {
 		b.w(" ON ")
 		b.expr(andExpr(j.on), 0)
 	}
+	var pre andExpr
+	for _, c := range s.prewhere {
+		if sp, ok := c.(*scopePred); !ok || sp.mode != scopeAllowAll {
+			pre = append(pre, c) // an AllowAll scope (admin) is left out (§6.3)
+		}
+	}
+	if len(pre) > 0 {
+		b.w(sep + "PREWHERE ")
+		b.expr(pre, 0)
+	}
 	if len(s.where) > 0 {
 		b.w(sep + "WHERE ")
 		b.expr(andExpr(s.where), 0)
@@ -440,10 +763,30 @@ func (b *builder) fromItem(f fromItem) {
 			b.w(" FINAL")
 		}
 	case *cteRef:
-		b.ident(x.name)
+		cols, isArray := b.arrays[x.name]
+		if !isArray {
+			b.ident(x.name)
+			if x.alias != "" {
+				b.w(" AS ")
+				b.ident(x.alias)
+			}
+			return
+		}
+		b.w("(SELECT ")
+		for i, name := range cols {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.w("e." + strconv.Itoa(i+1) + " AS ")
+			b.ident(name)
+		}
+		b.w(" FROM (SELECT arrayJoin(")
+		b.ident(arrayPrefix + x.name)
+		b.w(") AS e)) AS ")
 		if x.alias != "" {
-			b.w(" AS ")
 			b.ident(x.alias)
+		} else {
+			b.ident(x.name)
 		}
 	default:
 		panic("compiler: emit: unknown FROM item")

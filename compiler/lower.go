@@ -47,6 +47,23 @@ func (l *lowerer) nodeScan(n *nodeSel, cols []*property, extra ...expr) *selectS
 	return s
 }
 
+// knownIDs repeats, for an edge scan seeded by the CTE of node selector n, the ids or id
+// range n names as constants on the seed column c. The CTE seed stays (it carries the node's
+// scope and liveness); the constants let the engine prune by the primary key and the id
+// bloom-filter indexes, which a set built from a sub-query does not.
+func knownIDs(n *nodeSel, c expr) []expr {
+	var out []expr
+	if n.hasIDs {
+		out = append(out, idsIn(c, n.nodeIDs))
+	}
+	if n.idRange != nil {
+		out = append(out,
+			&binOp{op: ">=", l: c, r: prm(n.idRange[0], typInt64)},
+			&binOp{op: "<=", l: c, r: prm(n.idRange[1], typInt64)})
+	}
+	return out
+}
+
 // entityScan is the bare scan of an entity table with its mandatory conjuncts.
 func (l *lowerer) entityScan(e *entity, extra ...expr) *selectStmt {
 	s := &selectStmt{from: &tableRef{table: e.table, alias: "t", final: true}}
@@ -270,11 +287,17 @@ func planColumns(ps []*property) []graphresponse.PlanColumn {
 }
 
 // settings resolves the per-query ClickHouse settings (specs/query-engine.md §10.2).
+//
+// Every statement turns off the engine's direct read from text indexes: with a scan's
+// sorting-key predicates in PREWHERE ahead of FINAL, that rewrite drops the PREWHERE columns
+// on unmerged parts (NOT_FOUND_COLUMN_IN_BLOCK, chDB 26.7). The text indexes still skip
+// granules; only the column they would replace is read.
 func settingsFor(queryType string) []Setting {
+	noDirect := Setting{Key: "query_plan_direct_read_from_text_index", Value: int64(0)}
 	if queryType == qPathFinding {
-		return []Setting{{Key: "max_execution_time", Value: int64(15)}, {Key: "max_memory_usage", Value: int64(8589934592)}}
+		return []Setting{{Key: "max_execution_time", Value: int64(15)}, {Key: "max_memory_usage", Value: int64(8589934592)}, noDirect}
 	}
-	return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}}
+	return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}, noDirect}
 }
 
 // readableSet is the body of a CTE of the nodes of kinds the caller may read: one entity
@@ -288,7 +311,9 @@ func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *sele
 	for _, e := range kinds {
 		var extra []expr
 		if src != "" {
-			extra = append(extra, in(tupleExpr{col("t", "id"), prm(e.name, typString)}, idsFrom(src, idCol, kindCol)))
+			ids := idsFrom(src, idCol)
+			ids.where = []expr{eq(col("", kindCol), prm(e.name, typString))}
+			extra = append(extra, in(col("t", "id"), ids))
 		}
 		arm := l.entityScan(e, extra...)
 		arm.cols = []selItem{as(col("t", "id"), "id"), as(prm(e.name, typString), "kind")}
@@ -330,4 +355,103 @@ func (l *lowerer) innerKinds(types []string, at []*entity, forward, backward boo
 		}
 	}
 	return out
+}
+
+// edgeKey is the sorting key of both edge tables (config/graph.sql): they differ only in
+// the order of the columns.
+var edgeKey = map[string]bool{
+	"traversal_path": true, "relationship_kind": true, "source_kind": true,
+	"source_id": true, "target_kind": true, "target_id": true,
+}
+
+// sortingKey returns the sorting-key columns of a graph table: the six edge columns, or
+// (traversal_path, id) for a namespaced entity and (id) for a global one. Nil for a table the
+// catalog does not know.
+func sortingKey(cat *catalog, table string) map[string]bool {
+	if table == cat.edgeTable || table == cat.edgeByTarget {
+		return edgeKey
+	}
+	e, ok := cat.tables[table]
+	switch {
+	case !ok:
+		return nil
+	case e.global:
+		return map[string]bool{"id": true}
+	}
+	return map[string]bool{"traversal_path": true, "id": true}
+}
+
+// keyOnly reports whether conjunct c of a scan with alias reads no column of that scan but
+// the sorting-key columns key. All versions of a row share its sorting key, so such a
+// conjunct holds for all of them or for none: it may filter before FINAL merges the versions
+// (PREWHERE) without ever letting an old version through. The sub-query of an IN reads other
+// relations and is not looked into; its left side is.
+func keyOnly(c expr, alias string, key map[string]bool) bool {
+	switch x := c.(type) {
+	case *colRef:
+		return x.qual == alias && key[x.name]
+	case *scopePred:
+		return x.alias == alias && key["traversal_path"]
+	case *param, *lit:
+		return true
+	case *inSub:
+		return keyOnly(x.l, alias, key)
+	case *binOp:
+		return keyOnly(x.l, alias, key) && keyOnly(x.r, alias, key)
+	case *isNull:
+		return keyOnly(x.e, alias, key)
+	case *castExpr:
+		return keyOnly(x.e, alias, key)
+	case *call:
+		return allKeyOnly(x.args, alias, key)
+	case andExpr:
+		return allKeyOnly(x, alias, key)
+	case orExpr:
+		return allKeyOnly(x, alias, key)
+	case tupleExpr:
+		return allKeyOnly(x, alias, key)
+	case arrayExpr:
+		return allKeyOnly(x, alias, key)
+	}
+	return false
+}
+
+func allKeyOnly(es []expr, alias string, key map[string]bool) bool {
+	for _, e := range es {
+		if !keyOnly(e, alias, key) {
+			return false
+		}
+	}
+	return true
+}
+
+// placePrewhere moves, in every FINAL scan of stmt, the conjuncts that read only
+// sorting-key columns (the scope predicate, ids, id ranges, edge kinds, traversal_path
+// filters, IN sets on ids) from WHERE to PREWHERE, so they narrow the rows before FINAL
+// merges versions instead of after. _deleted = false and filters on other columns stay in
+// WHERE: they must see only the latest version of a row.
+func placePrewhere(stmt *selectStmt, cat *catalog) {
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok {
+			return
+		}
+		t, ok := s.from.(*tableRef)
+		if !ok || !t.final || len(s.joins) > 0 {
+			return
+		}
+		key := sortingKey(cat, t.table)
+		if key == nil {
+			return
+		}
+		var where []expr
+		for _, c := range s.where {
+			if keyOnly(c, t.alias, key) {
+				s.prewhere = append(s.prewhere, c)
+			} else {
+				where = append(where, c)
+			}
+		}
+		s.where = where
+	})
 }

@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/graphwire/graphwire/graphresponse"
@@ -66,61 +65,82 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	if orderProp != nil && orderProp != idProp {
 		ccols = []*property{orderProp}
 	}
-	s := &selectStmt{from: &cteRef{name: "nb", alias: "n"}}
+	// One scan per edge table: gl_edge for every outgoing arm, gl_edge_by_target for every
+	// incoming one, each keeping the (relationship type, neighbor kind) pairs of its arms;
+	// then one set of the live, readable neighbors with one lookup per neighbor kind.
+	s := &selectStmt{from: &cteRef{name: "x", alias: "n"}}
 	s.with = []*cte{{name: "c", body: l.nodeScan(center, ccols)}}
-	var nb *selectStmt
-	for k, arm := range arms {
-		xn, kn := "x"+strconv.Itoa(k), "k"+strconv.Itoa(k)
-		var x *selectStmt
-		if arm.outgoing {
-			x = l.edgeScan(l.cat.edgeTable, arm.types, nil)
-			x.cols = []selItem{as(col("t", "source_id"), "center_id"), as(col("t", "target_id"), "nbr_id"), as(castStr(col("t", "relationship_kind")), "rel_kind")}
-			x.where = append(x.where,
-				eq(col("t", "source_kind"), prm(center.ent.name, typString)),
-				eq(col("t", "target_kind"), prm(arm.kind.name, typString)),
-				in(col("t", "source_id"), idsFrom("c", "id")))
+	var x *selectStmt
+	for _, outgoing := range []bool{true, false} {
+		var pairs tupleExpr
+		never := false
+		for _, arm := range arms {
+			if arm.outgoing != outgoing {
+				continue
+			}
+			never = never || arm.never
+			for _, t := range arm.types {
+				pairs = append(pairs, tupleExpr{prm(t, typString), prm(arm.kind.name, typString)})
+			}
+		}
+		if len(pairs) == 0 && !never {
+			continue
+		}
+		table, centerCol, nbrCol := l.cat.edgeTable, "source_id", "target_id"
+		if !outgoing {
+			table, centerCol, nbrCol = l.cat.edgeByTarget, "target_id", "source_id"
+		}
+		e := l.edgeScan(table, nil, nil)
+		e.cols = []selItem{
+			as(col("t", centerCol), "center_id"), as(col("t", nbrCol), "nbr_id"),
+			as(castStr(col("t", kindCol(nbrCol))), "nbr_kind"),
+			as(castStr(col("t", "relationship_kind")), "rel_kind"), as(litBool(outgoing), "outgoing"),
+		}
+		var pairIn expr
+		pair := tupleExpr{col("t", "relationship_kind"), col("t", kindCol(nbrCol))}
+		if len(pairs) == 0 {
+			// Only the arm that never matches: keep the statement's shape, match nothing.
+			pairIn = litBool(false)
+		} else if len(pairs) == 1 {
+			pairIn = eq(pair, pairs[0])
 		} else {
-			x = l.edgeScan(l.cat.edgeByTarget, arm.types, nil)
-			x.cols = []selItem{as(col("t", "target_id"), "center_id"), as(col("t", "source_id"), "nbr_id"), as(castStr(col("t", "relationship_kind")), "rel_kind")}
-			x.where = append(x.where,
-				eq(col("t", "source_kind"), prm(arm.kind.name, typString)),
-				eq(col("t", "target_kind"), prm(center.ent.name, typString)),
-				in(col("t", "target_id"), idsFrom("c", "id")))
+			pairIn = &binOp{op: "IN", l: pair, r: pairs}
 		}
-		if arm.never {
-			x.where = append(x.where, litBool(false))
-		}
-		kscan := l.entityScan(arm.kind, in(col("t", "id"), idsFrom(xn, "nbr_id")))
-		kscan.cols = []selItem{as(col("t", "id"), "id")}
-		s.with = append(s.with, &cte{name: xn, body: x}, &cte{name: kn, body: kscan})
-		a := &selectStmt{
-			from: &cteRef{name: xn, alias: "x"},
-			cols: []selItem{
-				as(col("x", "center_id"), "center_id"), as(col("x", "nbr_id"), "nbr_id"),
-				as(prm(arm.kind.name, typString), "nbr_kind"), as(col("x", "rel_kind"), "rel_kind"),
-				as(litBool(arm.outgoing), "outgoing"),
-			},
-			where: []expr{in(col("x", "nbr_id"), idsFrom(kn, "id"))},
-		}
-		if orderProp != nil {
-			a.joins = []join{{right: &cteRef{name: "c"}, on: []expr{eq(col("c", "id"), col("x", "center_id"))}}}
-			a.cols = append(a.cols, as(col("c", orderProp.name), "center_key"))
-		}
-		if nb == nil {
-			nb = a
+		e.where = append(e.where,
+			eq(col("t", kindCol(centerCol)), prm(center.ent.name, typString)),
+			in(col("t", centerCol), idsFrom("c", "id")),
+			pairIn)
+		e.where = append(e.where, knownIDs(center, col("t", centerCol))...)
+		if x == nil {
+			x = e
 		} else {
-			nb.union = append(nb.union, a)
+			x.union = append(x.union, e)
 		}
 	}
-	s.with = append(s.with, &cte{name: "nb", body: nb})
+	var nbrKinds []*entity
+	for _, name := range l.cat.entityNames {
+		for _, arm := range arms {
+			if arm.kind.name == name {
+				nbrKinds = append(nbrKinds, arm.kind)
+				break
+			}
+		}
+	}
+	s.with = append(s.with,
+		&cte{name: "x", body: x},
+		&cte{name: "live", body: l.readableSet(nbrKinds, "x", "nbr_id", "nbr_kind")})
+	s.where = []expr{in(tupleExpr{col("n", "nbr_id"), col("n", "nbr_kind")}, idsFrom("live", "id", "kind"))}
+	if orderProp != nil {
+		s.joins = []join{{right: &cteRef{name: "c"}, on: []expr{eq(col("c", "id"), col("n", "center_id"))}}}
+	}
 	s.cols = []selItem{
 		as(col("n", "center_id"), "center_id"), as(col("n", "nbr_id"), "nbr_id"), as(col("n", "nbr_kind"), "nbr_kind"),
 		as(col("n", "rel_kind"), "rel_kind"), as(col("n", "outgoing"), "outgoing"),
 	}
 	var keys []sortKey
 	if orderProp != nil {
-		s.cols = append(s.cols, as(col("n", "center_key"), "center_key"))
-		keys = append(keys, sortKey{e: col("n", "center_key"), desc: desc, nullable: orderProp.nullable, typ: keyType(orderProp)})
+		s.cols = append(s.cols, as(col("c", orderProp.name), "center_key"))
+		keys = append(keys, sortKey{e: col("c", orderProp.name), desc: desc, nullable: orderProp.nullable, typ: keyType(orderProp)})
 	}
 	keys = append(keys,
 		sortKey{e: col("n", "center_id"), typ: typInt64},

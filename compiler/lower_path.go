@@ -57,10 +57,12 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	s.with = []*cte{{name: "a0", body: l.anchorScan(from)}, {name: "a1", body: l.anchorScan(to)}}
 	f1 := l.pathEdges(l.cat.edgeTable, types)
 	f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
+	f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
 	s.with = append(s.with, &cte{name: "f1", body: f1})
 	if depth >= 2 {
 		b1 := l.pathEdges(l.cat.edgeByTarget, types)
 		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
+		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
 		s.with = append(s.with, &cte{name: "b1", body: b1})
 	}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
@@ -72,9 +74,8 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 3 {
 		s.with = append(s.with, &cte{name: "b1v", body: l.readableSet(bMids, "b1", "x", "x_kind")})
 		m1 := l.pathEdges(l.cat.edgeTable, types)
-		m1.where = append(m1.where,
-			in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom("f1v", "id", "kind")),
-			in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom("b1v", "id", "kind")))
+		m1.where = append(m1.where, startsAt("source_id", "f1v", fMids)...)
+		m1.where = append(m1.where, startsAt("target_id", "b1v", bMids)...)
 		s.with = append(s.with, &cte{name: "m1", body: m1})
 	}
 	node := func(a, id, kind string) expr { return tupleExpr{col(a, id), col(a, kind)} }

@@ -102,7 +102,12 @@ func castStr(e expr) expr { return &castExpr{e: e, typ: "String"} }
 
 // hopCTEs lowers one hop to its CTEs: h<j> for a single hop, or the steps h<j>s<k> and the
 // arm union h<j> for a variable-length hop (specs/query-engine.md §8.2–8.3).
-func (l *lowerer) hopCTEs(h hop) []*cte {
+//
+// It also returns the set the far node's CTE is seeded with: the far ends of the hop's edges,
+// or for a variable-length hop the ends of its steps of the far kind. The latter is a superset
+// of the walks' far ends (the join with h<j> keeps the right ones) that does not need h<j>
+// itself, so h<j> is read once, by the final join, and not computed into an array.
+func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 	rs := h.rs
 	near := nName(h.near)
 	if rs.maxHops == 1 {
@@ -122,20 +127,25 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 				eq(col("t", "source_kind"), prm(arm.srcEnt, typString)),
 				eq(col("t", "target_kind"), prm(arm.tgtEnt, typString)),
 				in(col("t", nearCol), idsFrom(near, "id")))
+			s.where = append(s.where, knownIDs(h.near, col("t", nearCol))...)
 			if body == nil {
 				body = s
 			} else {
 				body.union = append(body.union, s)
 			}
 		}
-		return []*cte{{name: hName(rs), body: body}}
+		farCol := "b"
+		if !h.nearIsFrom {
+			farCol = "a"
+		}
+		return []*cte{{name: hName(rs), body: body}}, idsFrom(hName(rs), farCol)
 	}
 	// Variable-length: walk from the near side. Step k (k ≥ 2) reads the edges leaving the
-	// nodes step k-1 reached, but only from nodes in h<j>r, the nodes of every kind a walk can
-	// pass through that the caller may read; so every intermediate node of a walk is
-	// authorised like a node the query names, and the far end is authorised by its node CTE.
-	// h<j>r does not depend on the walk: a set built from the previous step would make
-	// ClickHouse, which inlines every CTE reference, re-run the walk once per kind and step.
+	// nodes step k-1 reached, but only from nodes in h<j>r<k-1>, those of them the caller may
+	// read (a live node of a kind a walk can pass through, scoped like any other scan); so
+	// every intermediate node of a walk is authorised like a node the query names, and the
+	// far end is authorised by its node CTE. Each step and each set is read more than once and
+	// so computed once (see arrayCTEs): the walk is not re-run per step.
 	walkForward := (rs.direction == "outgoing") == h.nearIsFrom
 	var orient []bool // true: x = source (gl_edge); false: x = target (gl_edge_by_target)
 	if rs.direction == "both" {
@@ -143,30 +153,25 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 	} else {
 		orient = []bool{walkForward}
 	}
-	inner := map[*entity]bool{}
 	maxHops := rs.maxHops
+	inner := [][]*entity{nil} // inner[k]: kinds after k edges that a walk can leave again
 	at := []*entity{h.near.ent}
 	for k := 1; k < rs.maxHops; k++ {
 		if at = l.innerKinds(rs.concrete, at, slices.Contains(orient, true), slices.Contains(orient, false)); len(at) == 0 {
 			maxHops = k // no walk goes on; validation guarantees minHops <= k
 			break
 		}
-		for _, e := range at {
-			inner[e] = true
-		}
+		inner = append(inner, at)
 	}
 	var ctes []*cte
-	if len(inner) > 0 {
-		var kinds []*entity
-		for _, name := range l.cat.entityNames {
-			if e := l.cat.entities[name]; inner[e] {
-				kinds = append(kinds, e)
-			}
-		}
-		ctes = append(ctes, &cte{name: hName(rs) + "r", body: l.readableSet(kinds, "", "", "")})
-	}
 	for k := 1; k <= maxHops; k++ {
 		name := hName(rs) + "s" + strconv.Itoa(k)
+		var readable string
+		if k >= 2 {
+			readable = hName(rs) + "r" + strconv.Itoa(k-1)
+			prev := hName(rs) + "s" + strconv.Itoa(k-1)
+			ctes = append(ctes, &cte{name: readable, body: l.readableSet(inner[k-1], prev, "y", "y_kind")})
+		}
 		var body *selectStmt
 		for _, fwdOrient := range orient {
 			xc, yc := "source_id", "target_id"
@@ -182,14 +187,24 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 			s.where = append(s.where, ne(
 				tupleExpr{col("t", "source_id"), col("t", "source_kind")},
 				tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
+			// The far end of step k matters only as the far node of a walk of length k or
+			// as a node the walk goes on from.
+			ends := []any{h.far.ent.name}
+			if k < maxHops {
+				for _, e := range inner[k] {
+					if e != h.far.ent {
+						ends = append(ends, e.name)
+					}
+				}
+			}
+			s.where = append(s.where, inValues(col("t", kindCol(yc)), ends, typString))
 			if k == 1 {
 				s.where = append(s.where,
 					eq(col("t", kindCol(xc)), prm(h.near.ent.name, typString)),
 					in(col("t", xc), idsFrom(near, "id")))
+				s.where = append(s.where, knownIDs(h.near, col("t", xc))...)
 			} else {
-				prev := hName(rs) + "s" + strconv.Itoa(k-1)
-				x := tupleExpr{col("t", xc), col("t", kindCol(xc))}
-				s.where = append(s.where, in(x, idsFrom(prev, "y", "y_kind")), in(x, idsFrom(hName(rs)+"r", "id", "kind")))
+				s.where = append(s.where, startsAt(xc, readable, inner[k-1])...)
 			}
 			if body == nil {
 				body = s
@@ -204,11 +219,17 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 	for d := rs.minHops; d <= maxHops; d++ {
 		s := &selectStmt{distinct: true, from: &cteRef{name: hName(rs) + "s1", alias: "s1"}}
 		sn := func(i int) string { return "s" + strconv.Itoa(i) }
+		var kindConds []expr
 		for i := 2; i <= d; i++ {
-			s.joins = append(s.joins, join{
-				right: &cteRef{name: hName(rs) + sn(i), alias: sn(i)},
-				on:    []expr{eq(col(sn(i), "x"), col(sn(i-1), "y")), eq(col(sn(i), "x_kind"), col(sn(i-1), "y_kind"))},
-			})
+			on := []expr{eq(col(sn(i), "x"), col(sn(i-1), "y"))}
+			// Step i starts only at nodes of the kinds in inner[i-1]; with one such kind,
+			// comparing step i-1's end kind to it is cheaper than a string join key.
+			if ks := inner[i-1]; len(ks) == 1 {
+				kindConds = append(kindConds, eq(col(sn(i-1), "y_kind"), prm(ks[0].name, typString)))
+			} else {
+				on = append(on, eq(col(sn(i), "x_kind"), col(sn(i-1), "y_kind")))
+			}
+			s.joins = append(s.joins, join{right: &cteRef{name: hName(rs) + sn(i), alias: sn(i)}, on: on})
 		}
 		var a, b, kind expr
 		if h.nearIsFrom {
@@ -216,18 +237,39 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 		} else {
 			a, b, kind = col(sn(d), "y"), col("s1", "x"), col(sn(d), "kind")
 		}
+		if len(rs.concrete) == 1 {
+			// One relationship type: every edge has it, so the steps need not carry it.
+			kind = prm(rs.concrete[0], typString)
+		}
 		s.cols = []selItem{as(a, "a"), as(b, "b"), as(kind, "kind"), as(litBool(fwd), "fwd"), as(litInt(d), "depth")}
-		s.where = []expr{eq(col(sn(d), "y_kind"), prm(h.far.ent.name, typString))}
-		// Walk nodes w0 = s1.x, w_i = s_i.y; non-adjacent pairs must differ.
-		w := func(i int) expr {
+		s.where = append([]expr{eq(col(sn(d), "y_kind"), prm(h.far.ent.name, typString))}, kindConds...)
+		// Walk nodes w0 = s1.x, w_i = s_i.y; non-adjacent pairs must differ. A node's kind is
+		// known without reading it when the walk fixes it: the near node's, the far node's,
+		// and an inner node's when one kind can sit there. Two nodes of known kinds that
+		// differ always differ; of the same known kind, their ids decide.
+		w := func(i int) (id expr, known string, tuple expr) {
 			if i == 0 {
-				return tupleExpr{col("s1", "x"), col("s1", "x_kind")}
+				return col("s1", "x"), h.near.ent.name, tupleExpr{col("s1", "x"), col("s1", "x_kind")}
 			}
-			return tupleExpr{col(sn(i), "y"), col(sn(i), "y_kind")}
+			switch {
+			case i == d:
+				known = h.far.ent.name
+			case len(inner[i]) == 1:
+				known = inner[i][0].name
+			}
+			return col(sn(i), "y"), known, tupleExpr{col(sn(i), "y"), col(sn(i), "y_kind")}
 		}
 		for i := 2; i <= d; i++ {
 			for j := 0; j <= i-2; j++ {
-				s.where = append(s.where, ne(w(i), w(j)))
+				idI, kI, tI := w(i)
+				idJ, kJ, tJ := w(j)
+				switch {
+				case kI != "" && kJ != "" && kI != kJ:
+				case kI != "" && kI == kJ:
+					s.where = append(s.where, ne(idI, idJ))
+				default:
+					s.where = append(s.where, ne(tI, tJ))
+				}
 			}
 		}
 		if union == nil {
@@ -236,7 +278,27 @@ func (l *lowerer) hopCTEs(h hop) []*cte {
 			union.union = append(union.union, s)
 		}
 	}
-	return append(ctes, &cte{name: hName(rs), body: union})
+	var far *selectStmt
+	for d := rs.minHops; d <= maxHops; d++ {
+		arm := idsFrom(hName(rs)+"s"+strconv.Itoa(d), "y")
+		arm.where = []expr{eq(col("", "y_kind"), prm(h.far.ent.name, typString))}
+		if far == nil {
+			far = arm
+		} else {
+			far.union = append(far.union, arm)
+		}
+	}
+	return append(ctes, &cte{name: hName(rs), body: union}), far
+}
+
+// startsAt limits an edge scan to edges whose idCol end is a node of the set CTE (columns
+// id and kind) of the given kinds: with one kind, kind = k AND id IN (…), which the primary key
+// and the id bloom filters can use; else (id, kind) IN (…).
+func startsAt(idCol, set string, kinds []*entity) []expr {
+	if len(kinds) == 1 {
+		return []expr{eq(col("t", kindCol(idCol)), prm(kinds[0].name, typString)), in(col("t", idCol), idsFrom(set, "id"))}
+	}
+	return []expr{in(tupleExpr{col("t", idCol), col("t", kindCol(idCol))}, idsFrom(set, "id", "kind"))}
 }
 
 // treeColumns computes, per node, the properties its CTE must select.
@@ -265,13 +327,14 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	s := &selectStmt{from: &cteRef{name: nName(root)}}
 	s.with = append(s.with, &cte{name: nName(root), body: l.nodeScan(root, cols[root.idx])})
 	for _, h := range hops {
-		s.with = append(s.with, l.hopCTEs(h)...)
+		ctes, farSeed := l.hopCTEs(h)
+		s.with = append(s.with, ctes...)
 		farCol := "b"
 		nearCol := "a"
 		if !h.nearIsFrom {
 			farCol, nearCol = "a", "b"
 		}
-		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], in(col("t", "id"), idsFrom(hName(h.rs), farCol)))})
+		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], in(col("t", "id"), farSeed))})
 		s.joins = append(s.joins,
 			join{right: &cteRef{name: hName(h.rs)}, on: []expr{eq(col(hName(h.rs), nearCol), col(nName(h.near), "id"))}},
 			join{right: &cteRef{name: nName(h.far)}, on: []expr{eq(col(nName(h.far), "id"), col(hName(h.rs), farCol))}})

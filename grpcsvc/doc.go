@@ -12,5 +12,10 @@
 //	g := srv.GRPCServer()
 //	g.Serve(lis)
 //
-// docs/service.md describes the limits, statuses and session state.
+// Every call gets a request id (the caller's sane x-request-id, or a new
+// one; see telemetry.RequestID), returned in the x-request-id response
+// header and QueryMetadata.request_id and carried by every log line of the
+// call; with Options.Metrics set, calls are counted and timed.
+//
+// docs/service.md describes the limits, statuses, metrics and session state.
 package grpcsvc

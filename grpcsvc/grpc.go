@@ -6,7 +6,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/encoding"
 	protocodec "google.golang.org/grpc/encoding/proto"
-	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/reflection"
@@ -17,7 +16,8 @@ import (
 )
 
 // GRPCServer returns a gRPC server with the query service, the standard
-// health service and reflection registered, and authentication, deadlines,
+// health service (SERVING until [Server.CheckHealth] or
+// [Server.WatchHealth] finds otherwise) and reflection registered, and authentication, deadlines,
 // logging, panic recovery and the request size limit installed. extra
 // options are passed to grpc.NewServer unchanged.
 //
@@ -38,10 +38,7 @@ func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 	}
 	g := grpc.NewServer(append(opts, extra...)...)
 	pb.RegisterQueryServiceServer(g, s)
-	hs := health.NewServer()
-	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	hs.SetServingStatus(pb.QueryService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(g, hs)
+	healthpb.RegisterHealthServer(g, s.health)
 	reflection.Register(g)
 	return g
 }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // claimsKey carries the verified claims in a request context.
@@ -70,15 +71,39 @@ func (s *Server) withDeadline(ctx context.Context) (context.Context, context.Can
 	return context.WithTimeout(ctx, limit)
 }
 
+// beginCall gives a call of method its request id — a sane incoming
+// x-request-id or a new one — in ctx, sends it back in the response
+// headers, and logs the start at debug level.
+func (s *Server) beginCall(ctx context.Context, method string) (context.Context, *telemetry.Call) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	incoming := ""
+	if v := md.Get(requestIDHeader); len(v) == 1 {
+		incoming = v[0]
+	}
+	c := &telemetry.Call{ID: telemetry.RequestID(incoming)}
+	// The header goes out with the first response message or the status;
+	// an error here means the transport is gone, which the call will see.
+	_ = grpc.SetHeader(ctx, metadata.Pairs(requestIDHeader, c.ID))
+	ctx = telemetry.WithCall(ctx, c)
+	s.log.DebugContext(ctx, "rpc_started", "method", method)
+	return ctx, c
+}
+
+// requestIDHeader is the metadata key of request ids, both ways.
+const requestIDHeader = "x-request-id"
+
 func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
+	callCtx, call := s.beginCall(ctx, info.FullMethod)
+	ctx = callCtx
 	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+			s.log.ErrorContext(callCtx, "panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
 			resp, err = nil, status.Error(codes.Internal, "internal error")
 		}
-		s.logCall(info.FullMethod, claims, start, err)
+		// callCtx, not ctx: a refused call's ctx is nil.
+		s.logCall(callCtx, info.FullMethod, call, claims, start, err)
 	}()
 	ctx, err = s.authenticate(ctx, info.FullMethod)
 	if err != nil {
@@ -95,15 +120,18 @@ func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 
 func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 	start := time.Now()
+	callCtx, call := s.beginCall(ss.Context(), info.FullMethod)
+	ctx := callCtx
 	var claims *auth.Claims
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
+			s.log.ErrorContext(callCtx, "panic", "method", info.FullMethod, "panic", r, "stack", string(debug.Stack()))
 			err = status.Error(codes.Internal, "internal error")
 		}
-		s.logCall(info.FullMethod, claims, start, err)
+		// callCtx, not ctx: a refused call's ctx is nil.
+		s.logCall(callCtx, info.FullMethod, call, claims, start, err)
 	}()
-	ctx, err := s.authenticate(ss.Context(), info.FullMethod)
+	ctx, err = s.authenticate(ctx, info.FullMethod)
 	if err != nil {
 		return err
 	}
@@ -132,17 +160,22 @@ func (w *wrappedStream) RecvMsg(m any) error {
 	return nil
 }
 
-// logCall logs one finished call with constant keys; never the token, the
-// query text or parameter values.
-func (s *Server) logCall(method string, claims *auth.Claims, start time.Time, err error) {
+// logCall logs and counts one finished call with constant keys; never the
+// token, the query text or parameter values.
+func (s *Server) logCall(ctx context.Context, method string, call *telemetry.Call, claims *auth.Claims, start time.Time, err error) {
 	code := status.Code(err)
+	elapsed := time.Since(start)
+	s.opts.Metrics.Request("grpc", method, code.String(), call.QueryType, elapsed)
 	level := slog.LevelInfo
 	if code != codes.OK && code != codes.InvalidArgument && code != codes.Unauthenticated && code != codes.PermissionDenied && code != codes.NotFound {
 		level = slog.LevelWarn
 	}
-	attrs := []any{"method", method, "code", code.String(), "elapsed_ms", time.Since(start).Milliseconds()}
+	attrs := []any{"method", method, "code", code.String(), "elapsed_ms", elapsed.Milliseconds()}
+	if call.QueryType != "" {
+		attrs = append(attrs, "query_type", call.QueryType)
+	}
 	if claims != nil {
 		attrs = append(attrs, "user_id", claims.UserID)
 	}
-	s.log.Log(context.Background(), level, "rpc", attrs...)
+	s.log.Log(ctx, level, "rpc", attrs...)
 }

@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
+
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -13,6 +17,7 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // Options configures a [Server]. Compiler, Ontology and Verifier are
@@ -54,7 +59,17 @@ type Options struct {
 	// the service faces of a process so a caller's limit holds across them;
 	// nil means a controller with admission's defaults, for this server only.
 	Admission *admission.Controller
-	// Logger receives one line per call; nil discards.
+	// HealthInterval is how often [Server.WatchHealth] checks that the
+	// engine answers and holds a complete graph; 0 means
+	// [DefaultHealthInterval].
+	HealthInterval time.Duration
+	// Metrics counts and times every call (face "grpc"); nil records
+	// nothing. Set the same metrics in the pipeline's options for engine and
+	// format series.
+	Metrics *telemetry.Metrics
+	// Logger receives one line per call; nil discards. Records carry the
+	// request's context: wrap the handler with [telemetry.NewLogHandler] to
+	// add request_id to every line.
 	Logger *slog.Logger
 }
 
@@ -67,6 +82,13 @@ type Server struct {
 	verifier *auth.Verifier
 	log      *slog.Logger
 	opts     Options
+
+	// health is the standard health service, shared by every
+	// [Server.GRPCServer]; healthLast is the last status a check set, to
+	// log changes only.
+	health     *health.Server
+	healthMu   sync.Mutex
+	healthLast healthpb.HealthCheckResponse_ServingStatus
 }
 
 // New returns a server that runs queries on exec and formats them with reg.
@@ -88,6 +110,9 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if opts.MaxQueryBytes == 0 {
 		opts.MaxQueryBytes = 131072
 	}
+	if opts.HealthInterval == 0 {
+		opts.HealthInterval = DefaultHealthInterval
+	}
 	if opts.StreamChunkBytes == 0 {
 		opts.StreamChunkBytes = 32 << 10
 	}
@@ -101,13 +126,17 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 		pipe, err = pipeline.New(exec, pipeline.Options{
 			Compiler: opts.Compiler, Ontology: opts.Ontology, Registry: reg, Admission: opts.Admission,
 			GraphSnapshots: opts.GraphSnapshots, GraphSnapshotTTL: opts.GraphSnapshotTTL,
-			DSLSchema: opts.DSLSchema, DSLVersion: opts.DSLVersion, Logger: log,
+			DSLSchema: opts.DSLSchema, DSLVersion: opts.DSLVersion, Metrics: opts.Metrics, Logger: log,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("grpcsvc: %w", err)
 		}
 	}
-	return &Server{pipe: pipe, reg: pipe.Registry(), verifier: opts.Verifier, log: log, opts: opts}, nil
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(pb.QueryService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	return &Server{pipe: pipe, reg: pipe.Registry(), verifier: opts.Verifier, log: log, opts: opts,
+		health: hs, healthLast: healthpb.HealthCheckResponse_SERVING}, nil
 }
 
 // Admission returns the controller that hands out this server's query

@@ -12,6 +12,7 @@ import (
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/pipeline"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // llmNames maps the proto format enum to formatter names.
@@ -44,7 +45,7 @@ func request(ctx context.Context, req *pb.ExecuteQueryRequest) (pipeline.Request
 		Cursor: req.GetCursor(), PackRoot: req.GetPackRoot(), MaxTokens: int(req.GetMaxTokens())}, nil
 }
 
-func queryMetadata(a *pipeline.Answer, claims *auth.Claims, withTokens bool) (*pb.QueryMetadata, error) {
+func queryMetadata(ctx context.Context, a *pipeline.Answer, claims *auth.Claims, withTokens bool) (*pb.QueryMetadata, error) {
 	md := &pb.QueryMetadata{
 		QueryType:     a.QueryType,
 		RowCount:      a.EngineRows,
@@ -57,6 +58,9 @@ func queryMetadata(a *pipeline.Answer, claims *auth.Claims, withTokens bool) (*p
 		PackRoot:      a.PackRoot,
 		GraphOutcome:  a.Outcome,
 		AnswerRows:    a.Rows,
+	}
+	if c := telemetry.CallFrom(ctx); c != nil {
+		md.RequestId = c.ID
 	}
 	if withTokens {
 		md.TokenCount = int64(a.Tokens)
@@ -99,7 +103,7 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 	if err != nil {
 		return nil, statusFromError(err)
 	}
-	md, err := queryMetadata(a, preq.Claims, true)
+	md, err := queryMetadata(ctx, a, preq.Claims, true)
 	if err != nil {
 		return nil, statusFromError(err)
 	}
@@ -162,7 +166,7 @@ func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.Ser
 		return statusFromError(err)
 	}
 	// A budgeted or auto answer was counted whole; a streamed one was not.
-	md, err := queryMetadata(a, preq.Claims, a.Tokens > 0)
+	md, err := queryMetadata(ctx, a, preq.Claims, a.Tokens > 0)
 	if err != nil {
 		return statusFromError(err)
 	}

@@ -14,7 +14,8 @@
 //
 // Over HTTP every request carries the same bearer JWTs as gRPC; without a
 // valid one the answer is 401 with a WWW-Authenticate header. A session is
-// bound to the authorization it started with.
+// bound to the authorization it started with. Every HTTP response carries
+// an X-Request-Id header, and tool results the same id in _meta.request_id.
 //
 // Tool failures the model can fix (bad DSL, scope violations, limits, a
 // budget too small) come back as tool results with isError, the reason

@@ -15,6 +15,7 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // Options configures a [Server]. Pipeline is required, and Verifier for
@@ -30,6 +31,9 @@ type Options struct {
 	DefaultTimeout time.Duration
 	// SessionTimeout closes idle HTTP sessions; 0 means 30 min.
 	SessionTimeout time.Duration
+	// Metrics counts and times every tool call (face "mcp"); nil records
+	// nothing.
+	Metrics *telemetry.Metrics
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
 }
@@ -114,7 +118,9 @@ func (s *Server) Connect(ctx context.Context, claims *auth.Claims, t mcp.Transpo
 
 // HTTPHandler serves streamable HTTP. Every request needs a valid bearer
 // JWT: without one the answer is 401 with a WWW-Authenticate header, before
-// the MCP layer sees the request. A session is bound to the authorization
+// the MCP layer sees the request. Every response has an X-Request-Id
+// header ([RequestIDHeader]), which tool results repeat in
+// _meta.request_id. A session is bound to the authorization
 // context (the claims' fingerprint) that opened it.
 func (s *Server) HTTPHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
@@ -133,9 +139,21 @@ func (s *Server) HTTPHandler() http.Handler {
 	}
 	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		inner.ServeHTTP(&challenge{ResponseWriter: w}, r)
+		// Every response, a refusal too, names its request; a tool call
+		// carried by this request takes the same id from the header.
+		id := telemetry.RequestID(r.Header.Get(RequestIDHeader))
+		w.Header().Set(RequestIDHeader, id)
+		r2 := *r
+		r2.Header = r.Header.Clone()
+		r2.Header.Set(RequestIDHeader, id)
+		inner.ServeHTTP(&challenge{ResponseWriter: w}, &r2)
 	})
 }
+
+// RequestIDHeader is the HTTP header of request ids, both ways: a sane
+// incoming id is kept (telemetry.RequestID), and every response carries
+// the request's id.
+const RequestIDHeader = "X-Request-Id"
 
 // challenge adds the WWW-Authenticate header to a 401 (RFC 6750 §3).
 type challenge struct{ http.ResponseWriter }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // Tool input schemas (JSON Schema 2020-12). Names and shapes follow
@@ -64,27 +65,44 @@ func (s *Server) register() {
 
 type toolFunc func(ctx context.Context, req *mcp.CallToolRequest, claims *auth.Claims, args json.RawMessage) (*mcp.CallToolResult, error)
 
-// wrap authenticates, bounds the time of, recovers and logs one tool call;
-// the error a tool returns becomes an isError result (errorResult).
+// wrap authenticates, bounds the time of, recovers, counts and logs one
+// tool call, and puts its request id in the result's _meta.request_id; the
+// error a tool returns becomes an isError result (errorResult).
 func (s *Server) wrap(name string, f toolFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
+		incoming := ""
+		if req.Extra != nil && req.Extra.Header != nil {
+			incoming = req.Extra.Header.Get(RequestIDHeader)
+		}
+		call := &telemetry.Call{ID: telemetry.RequestID(incoming)}
+		ctx = telemetry.WithCall(ctx, call)
 		claims, ok := s.caller(req)
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("panic", "tool", name, "panic", r, "stack", string(debug.Stack()))
+				s.log.ErrorContext(ctx, "panic", "tool", name, "panic", r, "stack", string(debug.Stack()))
 				res, err = errorResult(errors.New("internal")), nil
 			}
 			attrs := []any{"tool", name, "elapsed_ms", time.Since(start).Milliseconds()}
 			if claims != nil {
 				attrs = append(attrs, "user_id", claims.UserID)
 			}
+			code := "OK"
 			if res != nil && res.IsError {
-				attrs = append(attrs, "code", errorCode(res))
-			} else {
-				attrs = append(attrs, "code", "OK")
+				code = errorCode(res)
 			}
-			s.log.Info("mcp_tool", attrs...)
+			attrs = append(attrs, "code", code)
+			if call.QueryType != "" {
+				attrs = append(attrs, "query_type", call.QueryType)
+			}
+			if res != nil {
+				if res.Meta == nil {
+					res.Meta = mcp.Meta{}
+				}
+				res.Meta["request_id"] = call.ID
+			}
+			s.opts.Metrics.Request("mcp", name, code, call.QueryType, time.Since(start))
+			s.log.InfoContext(ctx, "mcp_tool", attrs...)
 		}()
 		if !ok {
 			return errorResult(pipeline.ErrUnauthenticated), nil

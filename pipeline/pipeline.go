@@ -19,6 +19,7 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // Auto is the format name that asks the pipeline to choose, per answer,
@@ -49,6 +50,9 @@ type Options struct {
 	// its version. [Pipeline.DSL] injects the ontology's enums into it.
 	DSLSchema  []byte
 	DSLVersion string
+	// Metrics records engine and format times, what answers carry,
+	// admission refusals and gcf-graph outcomes; nil records nothing.
+	Metrics *telemetry.Metrics
 	// Logger receives one line per failed query; nil discards.
 	Logger *slog.Logger
 }
@@ -203,10 +207,16 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		}
 	}
 	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req)}
+	start := time.Now()
 	if err := p.fit(r, x.q, x.a.Executed, x.resp, x.page, x.a); err != nil {
 		return nil, err
 	}
-	return x.a, nil
+	a := x.a
+	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, a.Tokens, len(a.Text))
+	if a.Outcome != "" {
+		p.opts.Metrics.GraphAnswer(a.Outcome)
+	}
+	return a, nil
 }
 
 // Stream writes the answer to w as the formatter produces it, so a face
@@ -230,12 +240,15 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 	if err != nil {
 		return nil, err
 	}
-	altered, err := formatter.FormatCount(x.f, w, x.resp)
+	start := time.Now()
+	cw := &countingWriter{w: w}
+	altered, err := formatter.FormatCount(x.f, cw, x.resp)
 	if err != nil {
 		return nil, err
 	}
 	a := x.a
 	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered, pageRows(x.q, a.Executed)
+	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, cw.n)
 	if pg := x.resp.Pagination; pg != nil {
 		a.HasMore = pg.HasMore
 		if pg.NextCursor != nil {
@@ -282,18 +295,27 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, error) 
 	if err != nil {
 		return nil, err
 	}
+	queryType := q.Plan.Build.QueryType
+	if c := telemetry.CallFrom(ctx); c != nil {
+		c.QueryType = queryType
+	}
 	// The slot is per user: tokens of one user with different scopes share
 	// the user's limit.
 	release, err := p.opts.Admission.Acquire(ctx, strconv.FormatInt(req.Claims.UserID, 10))
 	if err != nil {
+		if be := (*admission.BusyError)(nil); errors.As(err, &be) {
+			p.opts.Metrics.Rejected(string(be.Limit))
+		}
 		return nil, err
 	}
+	start := time.Now()
 	resp, ex, err := executor.Respond(ctx, p.exec, p.opts.Compiler, q)
 	release()
+	p.opts.Metrics.Engine(queryType, time.Since(start))
 	if err != nil {
 		// Log the class of the failure only: engine messages can quote
 		// parameter values, which never go to the log.
-		p.log.Warn("query_failed", "query_type", q.Plan.Build.QueryType, "kind", errorKind(err))
+		p.log.WarnContext(ctx, "query_failed", "query_type", queryType, "kind", errorKind(err))
 		return nil, err
 	}
 	if page != nil {
@@ -391,4 +413,16 @@ func errorKind(err error) string {
 		return "invalid_query"
 	}
 	return "internal"
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }

@@ -124,6 +124,9 @@ func (p *Pipeline) respondGraph(authz string, withSession bool, resp *graphrespo
 	var base *gcf.Graph
 	if clientRoot != "" {
 		base = p.graphs.get(authz, clientRoot)
+		if commit {
+			p.opts.Metrics.SnapshotLookup(base != nil)
+		}
 	}
 	var sess *gcf.Session
 	if withSession {

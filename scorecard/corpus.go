@@ -39,7 +39,18 @@ type Case struct {
 	// kept.
 	Tool string
 	JSON []byte
+	// Realistic marks a seeded query result sized like the answers agents
+	// meet: [RealisticMin]–[RealisticMax] compact-JSON o200k_base tokens.
+	// The report lists these cases with their sizes and says whether each
+	// landed in the range.
+	Realistic bool
 }
+
+// The compact-JSON o200k_base token range of a [Case.Realistic] case.
+const (
+	RealisticMin = 12000
+	RealisticMax = 15000
+)
 
 // Generic reports whether c is a generic JSON case.
 func (c *Case) Generic() bool { return c.Response == nil }

@@ -259,6 +259,22 @@ func indent(compact []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Counted reports whether a round-trip verdict keeps the content: lossless
+// or canonical (gcx's documented canonical form). Only counted results enter
+// the scorecard's medians and wins; every other verdict (topology, stable,
+// lossy, FAIL) is marked † in the report and drawn faded in the chart, so
+// that a smaller output that lost content never reads as a saving.
+func Counted(roundTrip string) bool {
+	return roundTrip == RoundTripLossless || roundTrip == RoundTripCanonical
+}
+
+// Grade returns the round-trip verdict of out, the output of format f for
+// the GraphResponse r (which need not come from f.Graph: a server's answer
+// is graded the same way).
+func Grade(f Format, r *graphresponse.Response, out []byte) string {
+	return roundTripGraph(f, r, out)
+}
+
 // Lossless reports whether back, the decoded output of a format for r,
 // carries r exactly under the [RoundTripLossless] rule. The serving
 // pipeline's format "auto" grades every candidate answer with it, so the

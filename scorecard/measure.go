@@ -46,6 +46,11 @@ type Cell struct {
 	Decode    *Timing
 }
 
+// Lossy reports whether c carries the case but not its whole content: a
+// round-trip verdict other than lossless or canonical (see [Counted]).
+// Reports mark such cells †, and summaries leave them out.
+func (c Cell) Lossy() bool { return c.NA == "" && !Counted(c.RoundTrip) }
+
 // Row is the measurements of one case, one cell per format.
 type Row struct {
 	Case  Case
@@ -57,7 +62,9 @@ type Result struct {
 	Formats []Format
 	Rows    []Row
 	Session *SessionResult
-	Timing  bool
+	// Agent is the MCP agent session, when one was run.
+	Agent  *AgentSessionResult
+	Timing bool
 	// Budget is the loop time of each timing.
 	Budget time.Duration
 }
@@ -204,14 +211,22 @@ func Tokenizers() []Tokenizer {
 	}
 }
 
-// Summary is the median saving of one format against compact JSON.
+// Summary is the median saving of one format against compact JSON, over
+// the cases where its round trip is lossless or canonical ([Counted]).
 type Summary struct {
-	Format   string
-	Cases    int
-	Median   []float64 // per tokenizer, in [Tokenizers] order
-	Bytes    float64   // median byte saving
-	Wins     int       // cases won on o200k_base tokens
-	Eligible bool      // the format can win (gcf-graph cannot: topology only)
+	Format string
+	Cases  int       // counted cases: lossless or canonical
+	Median []float64 // per tokenizer, in [Tokenizers] order, over the counted cases
+	Bytes  float64   // median byte saving over the counted cases
+	Wins   int       // counted cases won on o200k_base tokens
+	// Lossy counts the cases the format carries with loss (marked †), NA
+	// those it cannot carry; neither enters Median, Bytes or Wins.
+	// LossyMedian is the median o200k_base saving over the lossy cases
+	// alone, for reference only.
+	Lossy       int
+	LossyMedian float64
+	NA          int
+	Eligible    bool // the format can win (gcf-graph cannot: topology only)
 }
 
 // CanWin reports whether format name competes for the per-case win:
@@ -219,11 +234,12 @@ type Summary struct {
 func CanWin(name string) bool { return name != formatter.GCFGraph }
 
 // Winner returns the index of the format with the fewest tokens of t in
-// row (ties: the earlier format), among formats that [CanWin], or -1.
+// row (ties: the earlier format), among the formats that [CanWin] and whose
+// round trip for the case is lossless or canonical, or -1.
 func (r *Result) Winner(row Row, t Tokenizer) int {
 	best := -1
 	for j, c := range row.Cells {
-		if c.NA != "" || !CanWin(r.Formats[j].Name) {
+		if c.NA != "" || c.Lossy() || !CanWin(r.Formats[j].Name) {
 			continue
 		}
 		if best < 0 || t.Count(c) < t.Count(row.Cells[best]) {
@@ -234,19 +250,26 @@ func (r *Result) Winner(row Row, t Tokenizer) int {
 }
 
 // Summaries returns one [Summary] per format, in format order, over the
-// rows selected by keep (nil: all rows).
+// rows selected by keep (nil: all rows). Medians and wins count only the
+// cells whose round trip is lossless or canonical.
 func (r *Result) Summaries(keep func(Row) bool) []Summary {
 	out := make([]Summary, len(r.Formats))
 	for j, f := range r.Formats {
 		s := Summary{Format: f.Name, Median: make([]float64, len(Tokenizers())), Eligible: CanWin(f.Name)}
 		per := make([][]float64, len(Tokenizers()))
-		var byteSavings []float64
+		var byteSavings, lossy []float64
 		for _, row := range r.Rows {
 			if keep != nil && !keep(row) {
 				continue
 			}
 			c, base := row.Cells[j], row.Cells[0]
-			if c.NA != "" {
+			switch {
+			case c.NA != "":
+				s.NA++
+				continue
+			case c.Lossy():
+				s.Lossy++
+				lossy = append(lossy, Saving(c.O200k, base.O200k))
 				continue
 			}
 			s.Cases++
@@ -262,6 +285,7 @@ func (r *Result) Summaries(keep func(Row) bool) []Summary {
 			s.Median[k], _ = Median(per[k])
 		}
 		s.Bytes, _ = Median(byteSavings)
+		s.LossyMedian, _ = Median(lossy)
 		out[j] = s
 	}
 	return out

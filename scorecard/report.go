@@ -60,7 +60,12 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 	p("the converted response's raw JSON, not the tool's own JSON. Synthetic graphs are `graphgen.Graph(%d, nodes, edges)`.\n\n", SyntheticSeed)
 	p("Tokens are counted offline with github.com/tiktoken-go/tokenizer, encodings o200k_base and cl100k_base. ")
 	p("**Saving** is `1 − tokens / compact-JSON tokens` of the same case, in percent: positive means fewer tokens than ")
-	p("compact JSON, negative means more. Medians are over the cases a format can carry.\n\n")
+	p("compact JSON, negative means more.\n\n")
+	p("**Lossy results are marked, never counted as savings.** A cell whose round trip (below) is not `%s` or `%s` ", RoundTripLossless, RoundTripCanonical)
+	p("is marked **%s** in every table and drawn faded in the chart; `n/a` marks a format that cannot carry the case at all. ", LossyMark)
+	p("Medians and wins count only the lossless-or-canonical cells of a format (the summary lists how many cases that is and ")
+	p("how many were left out as %s or n/a); a %s cell's smaller size is content the format dropped (GOON truncates long strings ", LossyMark, LossyMark)
+	p("and drops nulls, gcf-graph sends topology only), not a saving.\n\n")
 	p("Baselines and formats:\n\n")
 	for _, f := range res.Formats {
 		p("- `%s`: %s\n", f.Name, f.Baseline)
@@ -71,20 +76,31 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 	p("- `%s` (gcf-graph): the node (type, id) set and the deduplicated (from, to, type) set of edges between returned nodes come back (spec gcf.md §3.3.5, §3.3.8: properties are not carried, and edges to nodes outside the response are left out and counted in `omitted_edges`).\n", RoundTripTopology)
 	p("- `%s`: lossy by design, but a fixed point: Format(Parse(Format(x))) == Format(x).\n", RoundTripStable)
 	p("- `%s`: parses back, none of the above; `%s`: does not parse back.\n\n", RoundTripLossy, RoundTripFail)
-	p("The per-case **winner** is the format with the fewest tokens (ties: the earlier column); the summary counts o200k_base wins. gcf-graph is ")
-	p("shown but cannot win: it carries topology only, not properties.\n\n")
+	p("The per-case **winner** is the format with the fewest tokens (ties: the earlier column) among the lossless-or-canonical cells; ")
+	p("the summary counts o200k_base wins. gcf-graph is shown but cannot win: it carries topology only, not properties.\n\n")
 
 	p("## Summary\n\n")
-	p("Median saving against compact JSON, all cases:\n\n")
-	p("| format | cases | o200k_base | cl100k_base | bytes | wins |\n|---|--:|--:|--:|--:|--:|\n")
+	p("Median saving against compact JSON over the cases where the format's round trip is lossless or canonical (**counted**). ")
+	p("The last three columns are the cases left out: carried with loss (%s), with the median size change of those cases for reference ", LossyMark)
+	p("only (content was dropped, so it is not a saving), and not carried at all (n/a).\n\n")
+	p("| format | counted cases | o200k_base | cl100k_base | bytes | wins | lossy%s cases | lossy%s size change | n/a cases |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n", LossyMark, LossyMark)
 	for _, s := range res.Summaries(nil) {
 		wins := fmt.Sprint(s.Wins)
 		if !s.Eligible {
 			wins = "–"
 		}
-		p("| %s | %d | %s | %s | %s | %s |\n", s.Format, s.Cases, pct(s.Median[0]), pct(s.Median[1]), pct(s.Bytes), wins)
+		med := [3]string{"–", "–", "–"}
+		if s.Cases > 0 {
+			med = [3]string{pct(s.Median[0]), pct(s.Median[1]), pct(s.Bytes)}
+		}
+		lossy := "–"
+		if s.Lossy > 0 {
+			lossy = pct(s.LossyMedian) + LossyMark
+		}
+		p("| %s | %d | %s | %s | %s | %s | %d | %s | %d |\n", s.Format, s.Cases, med[0], med[1], med[2], wins, s.Lossy, lossy, s.NA)
 	}
-	p("\nMedian o200k_base saving by case group (cl100k_base in brackets):\n\n| format |")
+	p("\nMedian o200k_base saving by case group (cl100k_base in brackets), counted cases only; `+k%s` says k lossy cases of the group ", LossyMark)
+	p("were left out, `lossy%s only` that the format carries none of the group losslessly:\n\n| format |", LossyMark)
 	var present []string
 	for _, g := range groupOrder {
 		if groups[g] > 0 {
@@ -101,23 +117,40 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 		p("| %s |", f.Name)
 		for i := range present {
 			s := bygroup[i][j]
-			if s.Cases == 0 {
+			switch {
+			case s.Cases == 0 && s.Lossy == 0:
 				p(" n/a |")
 				continue
+			case s.Cases == 0:
+				p(" lossy%s only |", LossyMark)
+				continue
 			}
-			p(" %s (%s) |", pct(s.Median[0]), pct(s.Median[1]))
+			p(" %s (%s)", pct(s.Median[0]), pct(s.Median[1]))
+			if s.Lossy > 0 {
+				p(" +%d%s", s.Lossy, LossyMark)
+			}
+			p(" |")
 		}
 		p("\n")
 	}
 	if opts.Chart != "" {
-		p("\n![o200k_base tokens per format and case group](%s)\n", opts.Chart)
+		p("\n![o200k_base tokens per format and case group](%s)\n\n", opts.Chart)
+		p("In the chart, a solid bar is the median over the counted (lossless or canonical) cases of the group; a faded bar marked %s ", LossyMark)
+		p("is drawn only where the format carries no case of the group losslessly, and shows the size of the lossy output; `n/a` marks a ")
+		p("format that cannot carry the group.\n")
 	}
 
+	writeRealistic(p, res)
 	if res.Session != nil {
 		writeSession(p, res.Session)
 	}
+	if res.Agent != nil {
+		writeAgentSession(p, res.Agent)
+	}
 
-	p("\n## Per case\n")
+	p("\n## Per case\n\n")
+	p("%s: the format carries the case with loss (round trip not lossless or canonical; see the round-trip table); its size is ", LossyMark)
+	p("not a saving and it cannot be the winner. n/a: the format cannot carry the case.\n")
 	for _, t := range Tokenizers() {
 		p("\n### %s tokens (saving against compact JSON)\n\n", t.Name)
 		header(p, res, "winner")
@@ -129,7 +162,7 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 					p(" n/a |")
 					continue
 				}
-				p(" %d (%s) |", t.Count(c), pct(Saving(t.Count(c), base)))
+				p(" %d (%s)%s |", t.Count(c), pct(Saving(t.Count(c), base)), mark(c))
 			}
 			if w := res.Winner(row, t); w >= 0 {
 				p(" %s |", res.Formats[w].Name)
@@ -148,7 +181,7 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 				p(" n/a |")
 				continue
 			}
-			p(" %d |", c.Bytes)
+			p(" %d%s |", c.Bytes, mark(c))
 		}
 		p("\n")
 	}
@@ -161,7 +194,7 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 				p(" n/a: %s |", c.NA)
 				continue
 			}
-			p(" %s |", c.RoundTrip)
+			p(" %s%s |", c.RoundTrip, mark(c))
 		}
 		p("\n")
 	}
@@ -201,6 +234,45 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 	return bw.Flush()
 }
 
+// writeRealistic lists the [Case.Realistic] cases: their size and whether
+// it landed in the target range, and each format's tokens.
+func writeRealistic(p func(string, ...any), res *Result) {
+	var rows []Row
+	for _, r := range res.Rows {
+		if r.Case.Realistic {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("\n## Seeded answers at agent sizes\n\n")
+	p("Query results of the seeded graph at the sizes agents meet, each meant to hold %d–%d compact-JSON o200k_base tokens ", RealisticMin, RealisticMax)
+	p("(the queries are in the case notes). Cells are o200k_base tokens and the saving against compact JSON; %s marks a ", LossyMark)
+	p("lossy result, whose smaller size is dropped content, not a saving.\n\n")
+	p("| case | nodes | edges | json tokens | in range |")
+	for _, f := range res.Formats[1:] {
+		p(" %s |", f.Name)
+	}
+	p("\n|---|--:|--:|--:|---|%s\n", strings.Repeat("--:|", len(res.Formats)-1))
+	for _, r := range rows {
+		n := r.Cells[0].O200k
+		in := "yes"
+		if n < RealisticMin || n > RealisticMax {
+			in = "**no**"
+		}
+		p("| %s | %d | %d | %d | %s |", caseLabel(r.Case), len(r.Case.Response.Nodes), len(r.Case.Response.Edges), n, in)
+		for _, c := range r.Cells[1:] {
+			if c.NA != "" {
+				p(" n/a |")
+				continue
+			}
+			p(" %d (%s)%s |", c.O200k, pct(Saving(c.O200k, n)), mark(c))
+		}
+		p("\n")
+	}
+}
+
 func writeSession(p func(string, ...any), s *SessionResult) {
 	p("\n## Session and delta savings (gcf-graph)\n\n")
 	p("A scripted five-call agent session (`scorecard.SessionScript`) over graphgen.Graph(%d, %d, %d): Q1 is nodes 0–119 ", sessionSeed, sessionNodes, sessionEdges)
@@ -222,6 +294,17 @@ func writeSession(p func(string, ...any), s *SessionResult) {
 	p("**%s** (o200k_base) and **%s** (cl100k_base) against resending compact JSON, ", pct(Saving(sf[0], j[0])), pct(Saving(sf[1], j[1])))
 	p("%s / %s against pretty JSON, and %s / %s against stateless gcf-graph.\n",
 		pct(Saving(sf[0], pr[0])), pct(Saving(sf[1], pr[1])), pct(Saving(sf[0], sl[0])), pct(Saving(sf[1], sl[1])))
+}
+
+// LossyMark marks a result that lost content (a round trip other than
+// lossless or canonical) in every table of the report.
+const LossyMark = "†"
+
+func mark(c Cell) string {
+	if c.Lossy() {
+		return LossyMark
+	}
+	return ""
 }
 
 func header(p func(string, ...any), res *Result, extra string) {

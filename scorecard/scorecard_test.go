@@ -3,6 +3,7 @@ package scorecard_test
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,6 +48,7 @@ func render(t *testing.T, cases []scorecard.Case) (report, png []byte) {
 	if res.Session, err = scorecard.Session(); err != nil {
 		t.Fatal(err)
 	}
+	res.Agent = agentFixture()
 	var r, c bytes.Buffer
 	if err := scorecard.WriteReport(&r, res, scorecard.ReportOptions{Command: "test", Chart: "scorecard.png"}); err != nil {
 		t.Fatal(err)
@@ -66,7 +68,10 @@ func TestDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return cases
+		// A realistic case, for the agent-sizes section.
+		big := scorecard.SyntheticCases([]scorecard.SyntheticSize{{500, 200}})[0]
+		big.Group, big.Realistic = scorecard.GroupSeeded, true
+		return append(cases, big)
 	}
 	r1, c1 := render(t, build())
 	r2, c2 := render(t, build())
@@ -76,13 +81,99 @@ func TestDeterministic(t *testing.T) {
 	if !bytes.Equal(c1, c2) {
 		t.Error("chart differs between runs")
 	}
-	for _, want := range []string{"## Summary", "## Session and delta savings (gcf-graph)", "## Per case", "Not measured (`--no-timing`)"} {
+	for _, want := range []string{"## Summary", "## Seeded answers at agent sizes", "## Session and delta savings (gcf-graph)",
+		"## Agent session over MCP", "## Per case", "Not measured (`--no-timing`)"} {
 		if !bytes.Contains(r1, []byte(want)) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
 	if !bytes.HasPrefix(c1, []byte("\x89PNG")) {
 		t.Error("chart is not a PNG")
+	}
+}
+
+// agentFixture is an agent session result as the bench's MCP driver
+// fills it (the driver itself runs in cmd/graphwire's TestBench).
+func agentFixture() *scorecard.AgentSessionResult {
+	calls := []scorecard.AgentCall{
+		{Tool: "get_graph_schema", Label: "get_graph_schema", Echo: -1},
+		{Tool: "query_graph", Label: "Q1", Query: `{"q":1}`, Echo: -1},
+		{Tool: "query_graph", Label: "Q1 again", Query: `{"q":1}`, Echo: 1, AfterEdit: true},
+	}
+	run := func(format string, q1, q2 int, rt string) scorecard.AgentRun {
+		return scorecard.AgentRun{Format: format, Answers: []scorecard.AgentAnswer{
+			{Tokens: 100}, {Tokens: q1, Format: format, RoundTrip: rt}, {Tokens: q2, Format: format, RoundTrip: rt}}}
+	}
+	auto := run("auto", 300, 300, scorecard.RoundTripLossless)
+	auto.Answers[1].Format, auto.Answers[2].Format = "toon", "toon"
+	return &scorecard.AgentSessionResult{Transport: "test", Edit: "one row changes", Calls: calls, Runs: []scorecard.AgentRun{
+		run("goon", 200, 200, scorecard.RoundTripStable), run("toon", 300, 300, scorecard.RoundTripLossless),
+		run("json", 500, 500, scorecard.RoundTripLossless), auto}}
+}
+
+// TestLossyNotCounted: a format whose round trip loses content is left out
+// of the medians and wins, and every table marks its cells †.
+func TestLossyNotCounted(t *testing.T) {
+	cases := scorecard.SyntheticCases([]scorecard.SyntheticSize{{30, 25}})
+	fs := formats(t)
+	res, err := scorecard.Measure(cases, fs, scorecard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goon := slices.IndexFunc(fs, func(f scorecard.Format) bool { return f.Name == formatter.GOON })
+	row := res.Rows[0]
+	if !row.Cells[goon].Lossy() {
+		t.Fatalf("goon on graph_30_25 is %s; the test needs a lossy cell", row.Cells[goon].RoundTrip)
+	}
+	// goon is smaller than compact JSON here: counting it would read as a saving.
+	if row.Cells[goon].O200k >= row.Cells[0].O200k {
+		t.Fatalf("goon %d tokens, json %d: the test needs a lossy cell smaller than JSON", row.Cells[goon].O200k, row.Cells[0].O200k)
+	}
+	s := res.Summaries(nil)[goon]
+	if s.Cases != 0 || s.Lossy != 1 || s.Wins != 0 || s.Median[0] != 0 {
+		t.Errorf("goon summary %+v: want 0 counted cases, 1 lossy, no wins, no median", s)
+	}
+	if w := res.Winner(row, scorecard.Tokenizers()[0]); w >= 0 && row.Cells[w].Lossy() {
+		t.Errorf("winner %s is lossy", fs[w].Name)
+	}
+	var b bytes.Buffer
+	if err := scorecard.WriteReport(&b, res, scorecard.ReportOptions{Command: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	mark := fmt.Sprintf(" %d (%s)%s |", row.Cells[goon].O200k, pctOf(row.Cells[goon].O200k, row.Cells[0].O200k), scorecard.LossyMark)
+	if !strings.Contains(b.String(), mark) {
+		t.Errorf("report lacks the marked goon cell %q", mark)
+	}
+	if !strings.Contains(b.String(), " "+row.Cells[goon].RoundTrip+scorecard.LossyMark+" |") {
+		t.Errorf("round-trip table does not mark goon's verdict")
+	}
+}
+
+func pctOf(n, base int) string {
+	s := fmt.Sprintf("%.1f%%", scorecard.Saving(n, base))
+	if s == "-0.0%" {
+		s = "0.0%"
+	}
+	return s
+}
+
+// TestAgentReport: the agent session table marks lossy answers and totals
+// and names the formats auto chose.
+func TestAgentReport(t *testing.T) {
+	res := &scorecard.Result{Formats: formats(t), Agent: agentFixture()}
+	var b bytes.Buffer
+	if err := scorecard.WriteReport(&b, res, scorecard.ReportOptions{Command: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| 2 | Q1 | 200† | 300 | 500 | 300 toon |",
+		"| | **total** | **500†** | **700** | **1100** | **700** |",
+		"| | saving against json | lossy† (2 of 2 answers) | 36.4% | 0.0% | 36.4% |",
+		"choosing Q1 toon, Q2 toon.",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

@@ -26,7 +26,8 @@ type Stats struct {
 }
 
 // Load creates the schema (CREATE … IF NOT EXISTS, so it is safe on an existing database) and
-// writes g in batches of opts.BatchSize rows.
+// writes g in batches of opts.BatchSize rows, then merges every table's parts (OPTIMIZE … FINAL)
+// so that reads with FINAL do not merge versions at query time.
 //
 // The load is bracketed by a load record (package [loadstate]): "loading" before the first row is
 // touched, "complete" after the last insert. Until Load returns nil, [loadstate.Check] reports the
@@ -86,6 +87,18 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 		}
 	}
 	bar.finish()
+	// Leave every table merged into one part per partition. Batches and the tombstones land in
+	// parts of their own, and a read with FINAL merges overlapping parts at query time (1.5–2×
+	// the work on the edge tables at scale 10). The completion record is still written last.
+	tables := []string{ont.EdgeTableByTarget}
+	for _, t := range g.Tables {
+		tables = append(tables, t.Name)
+	}
+	for _, t := range tables {
+		if err := e.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL"); err != nil {
+			return st, fmt.Errorf("seed: merge %s: %w", t, err)
+		}
+	}
 	st.Nodes, st.Edges = g.Nodes(), g.Edges()
 	if err := ld.Complete(ctx, loadstate.Totals{Version: st.Version, Nodes: uint64(st.Nodes), Edges: uint64(st.Edges)}); err != nil {
 		return st, fmt.Errorf("seed: %w", err)

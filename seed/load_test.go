@@ -169,3 +169,35 @@ func TestLoadInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadLeavesTablesMerged: a load written in many batches, and a second load that
+// tombstones the first, leave every graph table in one active part, so that reads with FINAL
+// do not merge versions at query time.
+func TestLoadLeavesTablesMerged(t *testing.T) {
+	e := openChDB(t)
+	o := loadOntology(t)
+	for i, g := range []*seed.Graph{
+		generate(t, o, seed.Options{Scale: 0.2, Seed: 1}),
+		generate(t, o, seed.Options{Scale: 0.1, Seed: 2}),
+	} {
+		st, err := seed.Load(t.Context(), e, o, g, seed.Options{BatchSize: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Batches < 10 {
+			t.Fatalf("load %d wrote %d batches; the test needs many parts", i, st.Batches)
+		}
+		rows, err := e.Run(t.Context(), &compiler.Query{SQL: "SELECT table, toInt64(count()) FROM system.parts " +
+			"WHERE active AND database = currentDatabase() AND startsWith(table, 'gl_') GROUP BY table HAVING count() > 1 ORDER BY table"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := executor.Collect(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 0 {
+			t.Errorf("after load %d, tables with more than one active part: %v", i, res.Rows)
+		}
+	}
+}

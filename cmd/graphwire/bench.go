@@ -6,16 +6,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -41,47 +42,29 @@ type benchFlags struct {
 	reduced  bool
 }
 
-func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
+func newBenchCmd(s streams) *cobra.Command {
 	var f benchFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := &cobra.Command{
+		Use:   "bench [flags]",
+		Short: "measure every output format over the fixed corpus; write docs/scorecard.md and docs/scorecard.png",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.scale <= 0 {
+				return usageErrorf("--scale must be positive")
+			}
+			return bench(cmd.Context(), f, s.stdout, s.stderr)
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.out, "out", "docs/scorecard.md", "Markdown report to write")
 	fs.StringVar(&f.chart, "chart", "docs/scorecard.png", "PNG chart to write")
 	fs.BoolVar(&f.noTiming, "no-timing", false, "skip the encode/decode speed measurement")
 	fs.Float64Var(&f.scale, "scale", 0.2, "seed scale of the embedded graph the query results come from (1 ≈ 10k nodes)")
-	fs.StringVar(&f.data, "data", "", "embedded data directory for the seeded graph (default: a temporary directory, removed afterwards)")
+	fs.StringVar(&f.data, "embedded", "", "data directory of the embedded engine for the seeded graph (default: a temporary directory, removed afterwards)")
+	deprecatedAlias(fs, "embedded", "data", s.stderr)
 	fs.BoolVar(&f.seeded, "seeded", true, "include query results from the seeded embedded graph (needs libchdb.so)")
 	fs.BoolVar(&f.reduced, "reduced", false, "measure a reduced corpus (for quick checks; the scorecard uses the full one)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire bench [--out FILE] [--chart FILE] [--no-timing] [--scale N]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return f, errors.New("unexpected arguments")
-	}
-	if f.scale <= 0 {
-		return f, errors.New("--scale must be positive")
-	}
-	return f, nil
-}
-
-func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseBenchFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if err := bench(ctx, f, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "graphwire bench: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	return cmd
 }
 
 // bench builds the corpus, measures it and writes the report and chart.
@@ -99,12 +82,14 @@ func bench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error {
 		return fmt.Errorf("build corpus: %w", err)
 	}
 	command := "graphwire bench"
+	var agent *scorecard.AgentSessionResult
 	if f.seeded {
 		seeded, err := seededCases(ctx, f.data, f.scale, stderr)
 		if err != nil {
 			return fmt.Errorf("query the seeded graph: %w", err)
 		}
-		cases = append(cases, seeded...)
+		cases = append(cases, seeded.cases...)
+		agent = seeded.agent
 		command += " --scale " + strconv.FormatFloat(f.scale, 'g', -1, 64)
 	} else {
 		command += " --seeded=false"
@@ -131,6 +116,7 @@ func bench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error {
 	if res.Session, err = scorecard.Session(); err != nil {
 		return fmt.Errorf("session: %w", err)
 	}
+	res.Agent = agent
 	chartRef, err := filepath.Rel(filepath.Dir(f.out), f.chart)
 	if err != nil {
 		chartRef = f.chart
@@ -154,20 +140,61 @@ func bench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s (%d cases) in %s\n", f.out, f.chart, len(res.Rows), time.Since(start).Round(time.Second))
-	fmt.Fprintf(stdout, "median token saving against compact JSON (o200k_base / cl100k_base):\n")
+	fmt.Fprintf(stdout, "median token saving against compact JSON (o200k_base / cl100k_base), lossless or canonical results only:\n")
 	for _, s := range res.Summaries(nil) {
-		fmt.Fprintf(stdout, "  %-12s %6.1f%% / %6.1f%%  (%d cases)\n", s.Format, s.Median[0], s.Median[1], s.Cases)
+		fmt.Fprintf(stdout, "  %-12s %6.1f%% / %6.1f%%  (%d cases counted, %d lossy%s and %d n/a left out)\n",
+			s.Format, s.Median[0], s.Median[1], s.Cases, s.Lossy, scorecard.LossyMark, s.NA)
+	}
+	for _, row := range res.Rows {
+		if row.Case.Realistic {
+			n := row.Cells[0].O200k
+			in := "in"
+			if n < scorecard.RealisticMin || n > scorecard.RealisticMax {
+				in = "OUTSIDE"
+			}
+			fmt.Fprintf(stdout, "realistic %s: %d nodes, %d edges, %d compact-JSON o200k tokens (%s %d–%d)\n", row.Case.Name,
+				len(row.Case.Response.Nodes), len(row.Case.Response.Edges), n, in, scorecard.RealisticMin, scorecard.RealisticMax)
+		}
 	}
 	jt, _, _, st := res.Session.Totals()
 	fmt.Fprintf(stdout, "gcf-graph 5-call session vs resending compact JSON: %.1f%% / %.1f%%\n",
 		scorecard.Saving(st[0], jt[0]), scorecard.Saving(st[1], jt[1]))
+	if agent != nil {
+		fmt.Fprintf(stdout, "MCP agent session, total o200k tokens per format:")
+		for _, r := range agent.Runs {
+			mark := ""
+			if r.Lossy() > 0 {
+				mark = scorecard.LossyMark
+			}
+			fmt.Fprintf(stdout, " %s %d%s", r.Format, r.Total(), mark)
+		}
+		fmt.Fprintln(stdout)
+	}
 	return nil
 }
 
-// seededCases seeds the embedded graph (seed 42) and runs the demo's query
-// of each type through the real gRPC service, taking the raw JSON result.
-// chDB allows one data directory per process, so this runs at most once.
-func seededCases(ctx context.Context, dir string, scale float64, stderr io.Writer) ([]scorecard.Case, error) {
+// realisticQueries are seeded query results at the sizes agents meet
+// (scorecard.RealisticMin–RealisticMax compact-JSON tokens at the
+// default --scale 0.2, where the graph has 100 users and 200 merge
+// requests).
+var realisticQueries = []struct{ name, query string }{
+	{"users_100_all_columns", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":100000},"columns":"*"}],"limit":100}`},
+	{"merge_requests_200", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000},"columns":["iid","title","state","created_at","merged_at","source_branch","target_branch"]}],"limit":200}`},
+	{"authored_200_edges", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":100000}},{"id":"mr","entity":"MergeRequest","columns":["iid","title","state","created_at"]}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"}],"limit":200}`},
+}
+
+// seededResult is what the seeded graph gives the scorecard.
+type seededResult struct {
+	cases []scorecard.Case
+	agent *scorecard.AgentSessionResult
+}
+
+// seededCases seeds the embedded graph (seed 42), runs the demo's query of
+// each type and the realistic queries through the real gRPC service,
+// taking the raw JSON result, and runs the agent session through the MCP
+// server. chDB allows one data directory per process, so this runs at
+// most once.
+func seededCases(ctx context.Context, dir string, scale float64, stderr io.Writer) (*seededResult, error) {
 	if _, err := os.Stat(chdbLibrary()); err != nil {
 		return nil, fmt.Errorf("libchdb.so is missing at %s: run bash scripts/install-chdb.sh", chdbLibrary())
 	}
@@ -194,7 +221,8 @@ func seededCases(ctx context.Context, dir string, scale float64, stderr io.Write
 	if err != nil {
 		return nil, err
 	}
-	if _, err := seed.Load(ctx, eng, ont, g, opts); err != nil {
+	st, err := seed.Load(ctx, eng, ont, g, opts)
+	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	secret := make([]byte, 32)
@@ -221,8 +249,8 @@ func seededCases(ctx context.Context, dir string, scale float64, stderr io.Write
 	defer conn.Close()
 	client := pb.NewQueryServiceClient(conn)
 	cctx := withToken(ctx, tok)
-	out := make([]scorecard.Case, 0, len(demoQueries))
-	for _, q := range demoQueries {
+	out := &seededResult{}
+	for i, q := range append(slices.Clone(demoQueries), realisticQueries...) {
 		resp, err := client.ExecuteQuery(cctx, &pb.ExecuteQueryRequest{Query: q.query})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", q.name, err)
@@ -231,10 +259,19 @@ func seededCases(ctx context.Context, dir string, scale float64, stderr io.Write
 		if err != nil {
 			return nil, fmt.Errorf("%s: decode raw result: %w", q.name, err)
 		}
-		out = append(out, scorecard.Case{
-			Group: scorecard.GroupSeeded, Name: q.name, Response: r,
-			Note: fmt.Sprintf("seed scale %g, seed 42: `%s`", scale, q.query),
-		})
+		realistic := i >= len(demoQueries)
+		note := fmt.Sprintf("seed scale %g, seed 42: `%s`", scale, q.query)
+		if realistic {
+			note = fmt.Sprintf("agent-sized answer (%d nodes, %d edges); ", len(r.Nodes), len(r.Edges)) + note
+		}
+		out.cases = append(out.cases, scorecard.Case{Group: scorecard.GroupSeeded, Name: q.name, Response: r, Note: note, Realistic: realistic})
+	}
+	edit, err := newGraphEdit(eng, g, st.Version)
+	if err != nil {
+		return nil, err
+	}
+	if out.agent, err = agentSession(ctx, svc, tok, edit); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

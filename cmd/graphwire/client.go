@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
@@ -24,10 +29,68 @@ var formatEnums = map[string]pb.FormatName{
 	"toon":      pb.FormatName_FORMAT_NAME_TOON,
 }
 
-// dial connects to a graphwire server over plaintext gRPC (loopback or a
-// trusted network; put TLS in front for anything else).
+// dial connects to a graphwire server over plaintext gRPC (an in-process
+// server on loopback).
 func dial(addr string) (*grpc.ClientConn, error) {
 	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+}
+
+// clientTLS are the transport flags of a client command, spelled as
+// grpcurl spells them. Without any the connection is plaintext, which is
+// what serve offers on loopback without --tls-cert.
+type clientTLS struct {
+	tls, insecure         bool
+	cacert, cert, keyFile string
+}
+
+func (c *clientTLS) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&c.tls, "tls", false, "connect to --server over TLS, checking its certificate against the system's CAs (or --cacert)")
+	fs.StringVar(&c.cacert, "cacert", "", "PEM CA bundle to check the server's certificate with (implies --tls)")
+	fs.BoolVar(&c.insecure, "insecure", false, "TLS without checking the server's certificate; for testing only (implies --tls)")
+	fs.StringVar(&c.cert, "cert", "", "PEM client certificate for a server that asks for one (mTLS; implies --tls, needs --key)")
+	fs.StringVar(&c.keyFile, "key", "", "PEM private key of --cert")
+}
+
+// config returns the TLS configuration the flags ask for, nil for
+// plaintext.
+func (c *clientTLS) config() (*tls.Config, error) {
+	if !c.tls && !c.insecure && c.cacert == "" && c.cert == "" {
+		return nil, nil
+	}
+	if (c.cert == "") != (c.keyFile == "") {
+		return nil, errors.New("--cert and --key go together")
+	}
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.insecure}
+	if c.cacert != "" {
+		pem, err := os.ReadFile(c.cacert)
+		if err != nil {
+			return nil, fmt.Errorf("read --cacert: %w", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		if !cfg.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--cacert %s holds no PEM certificate", c.cacert)
+		}
+	}
+	if c.cert != "" {
+		cert, err := tls.LoadX509KeyPair(c.cert, c.keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load --cert and --key: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// dialServer connects to the graphwire server at addr as c says.
+func dialServer(addr string, c clientTLS) (*grpc.ClientConn, error) {
+	cfg, err := c.config()
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		return dial(addr)
+	}
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
 }
 
 // withToken attaches the bearer token to outgoing calls.
@@ -35,35 +98,32 @@ func withToken(ctx context.Context, token string) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 }
 
-func queryRemote(ctx context.Context, f queryFlags, stdout, stderr io.Writer) int {
+// queryRemote sends the query to a graphwire server and writes its answer. A failure is the
+// server's status error, which exitCode and report treat like the local error behind it.
+func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStats, error) {
 	llm, ok := formatEnums[strings.ToLower(f.llmFormat)]
 	if !ok {
-		fmt.Fprintf(stderr, "graphwire query: unknown --llm-format %q\n", f.llmFormat)
-		return exitUsage
+		return queryStats{}, usageErrorf("unknown --llm-format %q", f.llmFormat)
 	}
 	req := &pb.ExecuteQueryRequest{Query: string(f.query), LlmFormat: llm}
 	if f.format == "llm" {
 		req.Format = pb.ResponseFormat_RESPONSE_FORMAT_LLM
 	}
-	conn, err := dial(f.server)
+	conn, err := dialServer(f.server, f.tls)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
+		return queryStats{}, &classError{code: exitUsage, msg: fmt.Sprintf("--server %s: %s", f.server, oneLine(err)), err: err}
 	}
 	defer conn.Close()
 	resp, err := pb.NewQueryServiceClient(conn).ExecuteQuery(withToken(ctx, f.token), req)
 	if err != nil {
-		st := status.Convert(err)
-		fmt.Fprintf(stderr, "graphwire query: %s: %s\n", st.Code(), oneLine(fmt.Errorf("%s", st.Message())))
-		return exitFailure
+		return queryStats{}, err
 	}
 	switch r := resp.Result.(type) {
 	case *pb.ExecuteQueryResponse_ResultJson:
-		fmt.Fprintln(stdout, r.ResultJson)
+		err = writeAnswer(stdout, f.format, []byte(r.ResultJson))
 	case *pb.ExecuteQueryResponse_FormattedText:
-		io.WriteString(stdout, r.FormattedText)
+		_, err = io.WriteString(stdout, r.FormattedText)
 	}
 	md := resp.GetMetadata()
-	fmt.Fprintf(stderr, "graphwire query: %s %s, %d rows, %d tokens (o200k_base)\n", md.GetFormatName(), md.GetFormatVersion(), md.GetRowCount(), md.GetTokenCount())
-	return exitOK
+	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount())}, err
 }

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/gcx"
@@ -88,69 +88,66 @@ func normalizeJSON(b []byte) ([]byte, error) {
 	return toon.AppendJSON(nil, v)
 }
 
-func runConvert(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range converters("") {
-			if !yield(k) {
-				return
+func newConvertCmd(s streams) *cobra.Command {
+	names := slices.Sorted(maps.Keys(converters("")))
+	var from, to, tool string
+	cmd := &cobra.Command{
+		Use:   "convert [--from FORMAT] --to FORMAT [flags] [FILE]",
+		Short: "convert any JSON document to and from the text formats",
+		Long: "Convert any JSON document to and from the text formats (" + strings.Join(names, ", ") + "). It reads\n" +
+			"FILE, or standard input without one or with -.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if to == "" {
+				return usageErrorf("--to is required")
 			}
-		}
-	})
-	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	from := fs.String("from", "json", "input format: "+strings.Join(names, ", "))
-	to := fs.String("to", "", "output format: "+strings.Join(names, ", "))
-	tool := fs.String("tool", "value", "GCX section tool name for --to gcx")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: graphwire convert [--from %s] --to %s [FILE]\n", strings.Join(names, "|"), strings.Join(names, "|"))
-		fs.PrintDefaults()
+			src, ok1 := converters(tool)[from]
+			dst, ok2 := converters(tool)[to]
+			if !ok1 || !ok2 {
+				return usageErrorf("unknown format (known: %s)", strings.Join(names, ", "))
+			}
+			file := ""
+			if len(args) == 1 {
+				file = args[0]
+			}
+			return runConvert(src, dst, file, s.stdin, s.stdout)
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if *to == "" || fs.NArg() > 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	src, ok1 := converters(*tool)[*from]
-	dst, ok2 := converters(*tool)[*to]
-	if !ok1 || !ok2 {
-		fmt.Fprintf(stderr, "graphwire convert: unknown format (known: %s)\n", strings.Join(names, ", "))
-		return exitUsage
-	}
+	fs := cmd.Flags()
+	fs.StringVar(&from, "from", "json", "input format: "+strings.Join(names, ", "))
+	fs.StringVar(&to, "to", "", "output format: "+strings.Join(names, ", "))
+	fs.StringVar(&tool, "tool", "value", "GCX section tool name for --to gcx")
+	completeWords(cmd, "from", names...)
+	completeWords(cmd, "to", names...)
+	return cmd
+}
+
+// runConvert is the running half of graphwire convert.
+func runConvert(src, dst converter, file string, stdin io.Reader, stdout io.Writer) error {
 	name, in := "stdin", stdin
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
-		f, err := os.Open(fs.Arg(0))
+	if file != "" && file != "-" {
+		f, err := os.Open(file)
 		if err != nil {
-			fmt.Fprintf(stderr, "graphwire convert: %s\n", oneLine(err))
-			return exitFailure
+			return err
 		}
 		defer f.Close()
-		name, in = fs.Arg(0), f
+		name, in = file, f
 	}
 	data, err := io.ReadAll(in)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire convert: read %s: %s\n", name, oneLine(err))
-		return exitFailure
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	doc, err := src.toJSON(data)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire convert: %s: %s\n", name, oneLine(err))
-		return exitFailure
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	out, err := dst.fromJSON(doc)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire convert: %s: %s\n", name, oneLine(err))
-		return exitFailure
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if _, err := stdout.Write(out); err != nil {
-		return exitFailure
+	w := &endWriter{w: stdout}
+	if _, err := w.Write(out); err != nil {
+		return err
 	}
-	if len(out) > 0 && out[len(out)-1] != '\n' {
-		fmt.Fprintln(stdout)
-	}
-	return exitOK
+	return w.finish()
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -57,29 +57,28 @@ func llmRequest(f pb.FormatName) func(string) *pb.ExecuteQueryRequest {
 	}
 }
 
-func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	data := fs.String("data", "", "embedded data directory (default: a temporary directory, removed afterwards)")
-	scale := fs.Float64("scale", 1, "seed scale (1 ≈ 12k nodes)")
-	samples := fs.String("samples", "", "instead of querying, print the sample responses of this directory (*.input.json) in every format")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+func newDemoCmd(s streams) *cobra.Command {
+	var dir, samples string
+	var scale float64
+	cmd := &cobra.Command{
+		Use:   "demo [flags]",
+		Short: "print sample responses in every format with byte and token counts",
+		Long: "Seed a graph, serve it on a loopback port and run one query of each type through gRPC in every\n" +
+			"format, with byte and token counts (what make demo runs).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if samples != "" {
+				return demoSamples(samples, s.stdout)
+			}
+			return demoLive(cmd.Context(), dir, scale, s.stdout, s.stderr)
+		},
 	}
-	var err error
-	if *samples != "" {
-		err = demoSamples(*samples, stdout)
-	} else {
-		err = demoLive(ctx, *data, *scale, stdout, stderr)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire demo: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	fs := cmd.Flags()
+	fs.StringVar(&dir, "embedded", "", "data directory of the embedded engine (default: a temporary directory, removed afterwards)")
+	deprecatedAlias(fs, "embedded", "data", s.stderr)
+	fs.Float64Var(&scale, "scale", 1, "seed scale (1 ≈ 12k nodes)")
+	fs.StringVar(&samples, "samples", "", "instead of querying, print the sample responses of this directory (*.input.json) in every format")
+	return cmd
 }
 
 // demoLive seeds the embedded graph, serves it on a free loopback port and
@@ -152,6 +151,7 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 		cl100k        int
 	}
 	var table []row
+	notices := map[string]string{}
 	for _, dq := range demoQueries {
 		fmt.Fprintf(stdout, "\n==== %s\n%s\n", dq.name, dq.query)
 		var jsonTokens int
@@ -173,9 +173,13 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 			}
 			if df.name == formatter.JSON {
 				jsonTokens = o
-				if _, err := graphresponse.Unmarshal([]byte(text)); err != nil {
+				r, err := graphresponse.Unmarshal([]byte(text))
+				if err != nil {
 					return fmt.Errorf("raw result of %s does not decode: %w", dq.name, err)
 				}
+				// What GOON shortened is known from the full answer, which
+				// comes last; the results are printed after all arrived.
+				notices[dq.name] = goonTruncationNotice(goonTruncations(r))
 			}
 			results = append(results, row{dq.name, df.name, len(text), o, c})
 			texts = append(texts, text)
@@ -202,6 +206,9 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 			if !strings.HasSuffix(text, "\n") {
 				fmt.Fprintln(stdout)
 			}
+			if r.format == formatter.GOON && notices[dq.name] != "" {
+				fmt.Fprintln(stdout, notices[dq.name])
+			}
 		}
 		table = append(table, results...)
 	}
@@ -219,6 +226,75 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// goonTruncation is one string value GOON shortens.
+type goonTruncation struct {
+	Key   string
+	Len   int // the value's length in code points
+	Limit int
+}
+
+// goonTruncations lists the values of r that GOON shortens to its length
+// limit (spec goon.md §3.7.1: 200 code points for body, description, name,
+// note and title, 1000 for every other key): node properties (which get a
+// key_len breadcrumb), aggregation cells, and the properties of the nodes
+// lifted from node cells. Arrays and objects print as their JSON text,
+// which is shortened the same way.
+func goonTruncations(r *graphresponse.Response) []goonTruncation {
+	var out []goonTruncation
+	check := func(key string, v graphresponse.Value) {
+		var s string
+		switch v.Kind() {
+		case graphresponse.KindString:
+			s = v.Str()
+		case graphresponse.KindArray, graphresponse.KindObject:
+			s = string(graphresponse.AppendValueJSON(nil, v)) // key order does not change the length
+		default:
+			return
+		}
+		limit := 1000
+		switch key {
+		case "body", "description", "name", "note", "title":
+			limit = 200
+		}
+		if n := utf8.RuneCountInString(s); n > limit {
+			out = append(out, goonTruncation{key, n, limit})
+		}
+	}
+	for _, n := range r.Nodes {
+		for _, m := range n.Props {
+			check(m.Key, m.Value)
+		}
+	}
+	for _, row := range r.Rows {
+		for _, m := range row {
+			if m.Value.Kind() == graphresponse.KindObject {
+				if props, ok := m.Value.Get("properties"); ok && props.Kind() == graphresponse.KindObject {
+					for _, p := range props.Members() {
+						check(p.Key, p.Value)
+					}
+					continue
+				}
+			}
+			check(m.Key, m.Value)
+		}
+	}
+	return out
+}
+
+// goonTruncationNotice says what GOON shortened, or "" when nothing.
+func goonTruncationNotice(ts []goonTruncation) string {
+	if len(ts) == 0 {
+		return ""
+	}
+	longest := slices.MaxFunc(ts, func(a, b goonTruncation) int { return a.Len - b.Len })
+	values := "value"
+	if len(ts) > 1 {
+		values = "values"
+	}
+	return fmt.Sprintf("note: goon truncated %d %s over its length limit (the longest: %s, %d characters, cut to %d); "+
+		"the json result below, or --format raw, has the full text", len(ts), values, longest.Key, longest.Len, longest.Limit)
 }
 
 // demoSamples prints every sample response in every registered format, with
@@ -260,6 +336,9 @@ func demoSamples(dir string, w io.Writer) error {
 			w.Write(out.Bytes)
 			if len(out.Bytes) > 0 && out.Bytes[len(out.Bytes)-1] != '\n' {
 				fmt.Fprintln(w)
+			}
+			if notice := goonTruncationNotice(goonTruncations(resp)); out.Name == formatter.GOON && notice != "" {
+				fmt.Fprintln(w, strings.Replace(notice, "the json result below, or --format raw,", "the json output", 1))
 			}
 		}
 	}

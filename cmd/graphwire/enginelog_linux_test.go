@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 )
 
@@ -120,9 +120,9 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return master, slave
 }
 
-// TestLockedDataDirectoryIsOneLine: when another process has the data directory open, the
-// engine's own complaint does not go to stderr on its own line; it is part of the one error
-// line graphwire prints.
+// TestLockedDataDirectoryIsOneLine: when another process (a running serve) has the data
+// directory open, query says so in one line, suggests --server and exits with exitUnavailable;
+// the engine's own complaint does not reach stderr on its own line.
 func TestLockedDataDirectoryIsOneLine(t *testing.T) {
 	requireCHDB(t)
 	dir := filepath.Join(t.TempDir(), "data")
@@ -158,12 +158,13 @@ func TestLockedDataDirectoryIsOneLine(t *testing.T) {
 	q.Stdout, q.Stderr = &stdout, &stderr
 	err = q.Run()
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != exitFailure {
-		t.Fatalf("query on a locked directory: %v, want exit %d; stderr:\n%s", err, exitFailure, stderr.String())
+	if !errors.As(err, &exit) || exit.ExitCode() != exitUnavailable {
+		t.Fatalf("query on a locked directory: %v, want exit %d; stderr:\n%s", err, exitUnavailable, stderr.String())
 	}
-	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], "graphwire query: ") || !strings.Contains(lines[0], "Cannot lock file") {
-		t.Errorf("stderr is not one graphwire line giving the engine's reason:\n%s", stderr.String())
+	want := "graphwire query: the data directory " + dir + " is in use by another process (a running `graphwire serve`?): " +
+		"stop it, or send the query to that server with `graphwire query --server ADDR`\n"
+	if diff := cmp.Diff(want, stderr.String()); diff != "" {
+		t.Errorf("stderr (-want +got):\n%s", diff)
 	}
 	if stdout.Len() > 0 {
 		t.Errorf("stdout not empty: %q", stdout.String())

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
@@ -49,65 +50,52 @@ func readQueryArg(arg string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-func parseExportFlags(args []string, stdin io.Reader, stderr io.Writer) (exportFlags, error) {
+func newExportCmd(s streams) *cobra.Command {
 	var f exportFlags
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire export [--embedded DIR | --clickhouse DSN] [--format jsonl|csv|parquet] [--types T,T] [--path PREFIX] DIR\n"+
-			"       graphwire export [--embedded DIR | --clickhouse DSN] [--format jsonl|csv|parquet] --query FILE|@FILE|QUERY_JSON|- (--admin | --scope PATH[:LEVEL] ...) DIR")
-		fs.PrintDefaults()
+	var query string
+	cmd := &cobra.Command{
+		Use:   "export [flags] DIR",
+		Short: "write the graph, or a query's answer, to JSON Lines, CSV or Parquet files that load reads back",
+		Long: "Write the graph to one file per entity and relationship type in DIR, as JSON Lines, CSV or\n" +
+			"Parquet, which graphwire load reads back. With --query, write the nodes and edges of that\n" +
+			"query's answer, for the caller --admin or --scope describes. The paths written go to stdout.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.dir = args[0]
+			if _, err := load.ParseFormat(f.format); err != nil {
+				return &usageError{err}
+			}
+			if query != "" {
+				if f.types != "" || f.path != "" {
+					return &usageError{errors.New("--query exports the answer's nodes and edges: drop --types and --path")}
+				}
+				if f.admin == (len(f.scopes) > 0) {
+					return &usageError{errors.New("--query needs --admin or --scope (one of them)")}
+				}
+				b, err := readQueryArg(query, s.stdin)
+				if err != nil {
+					return &usageError{err}
+				}
+				f.query = b
+			} else if f.admin || len(f.scopes) > 0 {
+				return &usageError{errors.New("--admin and --scope go with --query")}
+			}
+			if err := f.engine.check(); err != nil {
+				return &usageError{err}
+			}
+			return exportGraph(cmd.Context(), f, s.stdout, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.StringVar(&f.format, "format", "jsonl", "file format: jsonl, csv or parquet")
 	fs.StringVar(&f.types, "types", "", "comma-separated entity and relationship types (default: every type with rows)")
 	fs.StringVar(&f.path, "path", "", "only rows whose traversal_path starts with PREFIX, e.g. 1/22/")
-	query := fs.String("query", "", "export the nodes and edges of this query's answer: a file of DSL JSON, @FILE, the JSON itself, or - for stdin")
+	fs.StringVar(&query, "query", "", "export the nodes and edges of this query's answer: a file of DSL JSON, @FILE, the JSON itself, or - for stdin")
 	fs.BoolVar(&f.admin, "admin", false, "with --query: run it as an admin caller")
 	fs.Var(&f.scopes, "scope", "with --query: grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if *query != "" {
-		if f.types != "" || f.path != "" {
-			return f, errors.New("--query exports the answer's nodes and edges: drop --types and --path")
-		}
-		if f.admin == (len(f.scopes) > 0) {
-			return f, errors.New("--query needs --admin or --scope (one of them)")
-		}
-		b, err := readQueryArg(*query, stdin)
-		if err != nil {
-			return f, err
-		}
-		f.query = b
-	} else if f.admin || len(f.scopes) > 0 {
-		return f, errors.New("--admin and --scope go with --query")
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return f, errors.New("exactly one output DIR is required")
-	}
-	f.dir = fs.Arg(0)
-	if _, err := load.ParseFormat(f.format); err != nil {
-		return f, err
-	}
-	return f, f.engine.check()
-}
-
-func runExport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseExportFlags(args, stdin, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire export: %s\n", oneLine(err))
-		return exitUsage
-	}
-	if err := exportGraph(ctx, f, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "graphwire export: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	completeWords(cmd, "format", "jsonl", "csv", "parquet")
+	return cmd
 }
 
 func exportGraph(ctx context.Context, f exportFlags, stdout, stderr io.Writer) error {

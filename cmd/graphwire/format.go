@@ -2,13 +2,13 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/formatter"
 )
@@ -21,55 +21,46 @@ type formatFlags struct {
 	file        string
 }
 
-func parseFormatFlags(args []string, stderr io.Writer) (formatFlags, error) {
+func newFormatCmd(s streams) *cobra.Command {
 	var f formatFlags
-	fs := flag.NewFlagSet("format", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cmd := &cobra.Command{
+		Use:   "format [--from FORMAT] --to FORMAT [flags] [FILE]",
+		Short: "re-encode a GraphResponse in another format",
+		Long: "Re-encode a GraphResponse (the raw JSON answer of a query, or any format that reads back) in\n" +
+			"another format. It reads FILE, or standard input without one or with -. --list prints the\n" +
+			"registered formats with their versions.",
+		Example: "  graphwire query --admin @q.json | graphwire format --to toon",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg := formatter.Default()
+			if f.list {
+				for _, fm := range reg.Formatters() {
+					fmt.Fprintf(s.stdout, "%-10s %-8s %s\n", fm.Name(), fm.Version(), fm.MediaType())
+				}
+				return nil
+			}
+			if f.to == "" {
+				return usageErrorf("--to is required")
+			}
+			if len(args) == 1 {
+				f.file = args[0]
+			}
+			out := &endWriter{w: s.stdout}
+			if err := formatOnce(reg, f, s.stdin, out); err != nil {
+				return err
+			}
+			return out.finish()
+		},
+	}
+	fs := cmd.Flags()
 	fs.StringVar(&f.from, "from", formatter.JSON, "input format")
 	fs.StringVar(&f.to, "to", "", "output format (see --list)")
 	fs.StringVar(&f.goonVersion, "goon-version", "", "GOON version to print (default: config/GOON_OUTPUT_FORMAT_VERSION)")
 	fs.BoolVar(&f.list, "list", false, "list the registered formats with their versions")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire format [--from FORMAT] --to FORMAT [--goon-version V] [FILE]\n       graphwire format --list")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	switch {
-	case f.list:
-		return f, nil
-	case f.to == "":
-		fs.Usage()
-		return f, errors.New("--to is required")
-	case fs.NArg() > 1:
-		return f, errors.New("at most one FILE")
-	case fs.NArg() == 1:
-		f.file = fs.Arg(0)
-	}
-	return f, nil
-}
-
-func runFormat(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseFormatFlags(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "graphwire format: %v\n", err)
-		}
-		return exitUsage
-	}
-	reg := formatter.Default()
-	if f.list {
-		for _, fm := range reg.Formatters() {
-			fmt.Fprintf(stdout, "%-10s %-8s %s\n", fm.Name(), fm.Version(), fm.MediaType())
-		}
-		return exitOK
-	}
-	if err := formatOnce(reg, f, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "graphwire format: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	names := formatter.Default().Names()
+	completeWords(cmd, "from", names...)
+	completeWords(cmd, "to", names...)
+	return cmd
 }
 
 func formatOnce(reg *formatter.Registry, f formatFlags, stdin io.Reader, stdout io.Writer) error {
@@ -127,9 +118,4 @@ func readable(reg *formatter.Registry) []string {
 		}
 	}
 	return out
-}
-
-// oneLine flattens an error message to a single line.
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", " ")
 }

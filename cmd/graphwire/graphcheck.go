@@ -41,13 +41,16 @@ func (f *engineFlags) checkGraph(ctx context.Context, eng executor.Runner) error
 	case errors.Is(err, loadstate.ErrNoGraph):
 		return f.errNoGraph()
 	case errors.Is(err, loadstate.ErrIncomplete):
-		return fmt.Errorf("the graph %s is incomplete: re-run seed", f.graphLocation())
+		return &classError{code: exitUnavailable, err: err,
+			msg: fmt.Sprintf("the graph %s is incomplete (a seed or load did not finish): run it again", f.graphLocation())}
 	}
 	return err
 }
 
+// errNoGraph says that there is no graph where the flags point, and how to make one.
 func (f *engineFlags) errNoGraph() error {
-	return fmt.Errorf("no graph %s: run `graphwire seed`", f.graphLocation())
+	return &classError{code: exitNotFound, err: loadstate.ErrNoGraph,
+		msg: fmt.Sprintf("no graph %s: run `graphwire seed` or `graphwire load`", f.graphLocation())}
 }
 
 // graphLocation says where the graph lives: "at DIR" for the embedded engine, and for a server

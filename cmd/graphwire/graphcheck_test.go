@@ -149,13 +149,13 @@ func TestInterruptedSeed(t *testing.T) {
 			}
 			seedAndKill(t, dir)
 
-			incomplete := "the graph at " + dir + " is incomplete: re-run seed\n"
+			incomplete := "the graph at " + dir + " is incomplete (a seed or load did not finish): run it again\n"
 			got := runCLI("query", "--embedded", dir, "--admin", userQuery)
-			if diff := cmp.Diff(result{exitFailure, "", "graphwire query: " + incomplete}, got, cmp.AllowUnexported(result{})); diff != "" {
+			if diff := cmp.Diff(result{exitUnavailable, "", "graphwire query: " + incomplete}, got, cmp.AllowUnexported(result{})); diff != "" {
 				t.Errorf("query after the kill (-want +got):\n%s", diff)
 			}
 			got = runServeOnce(t, "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret)
-			if diff := cmp.Diff(result{exitFailure, "", "graphwire serve: " + incomplete}, got, cmp.AllowUnexported(result{})); diff != "" {
+			if diff := cmp.Diff(result{exitUnavailable, "", "graphwire serve: " + incomplete}, got, cmp.AllowUnexported(result{})); diff != "" {
 				t.Errorf("serve after the kill (-want +got):\n%s", diff)
 			}
 
@@ -183,7 +183,7 @@ func runServeOnce(t *testing.T, args ...string) result {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		code := runServe(ctx, args, nil, io.Discard, pw)
+		code := runContext(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, pw)
 		pw.Close()
 		done <- code
 	}()
@@ -199,8 +199,9 @@ func runServeOnce(t *testing.T, args ...string) result {
 	return result{<-done, "", stderr.String()}
 }
 
-// TestNoGraph runs the readers on a data directory that is missing or empty: each says there is
-// no graph and creates nothing.
+// TestNoGraph runs every command that reads the graph on a data directory that is missing or
+// empty: each says there is no graph and how to make one, exits with exitNotFound, and creates
+// nothing.
 func TestNoGraph(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
@@ -213,15 +214,18 @@ func TestNoGraph(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		noGraph := "no graph at " + dir + ": run `graphwire seed`\n"
+		noGraph := "no graph at " + dir + ": run `graphwire seed` or `graphwire load`\n"
+		out := filepath.Join(t.TempDir(), "out")
 		tests := []struct {
 			name string
 			args []string
 			want result
 		}{
-			{"query", []string{"query", "--embedded", dir, "--admin", userQuery}, result{exitFailure, "", "graphwire query: " + noGraph}},
-			{"serve", []string{"serve", "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret}, result{exitFailure, "", "graphwire serve: " + noGraph}},
-			{"sql", []string{"sql", "--embedded", dir, "SELECT 1"}, result{exitFailure, "", "graphwire sql: " + noGraph}},
+			{"query", []string{"query", "--embedded", dir, "--admin", userQuery}, result{exitNotFound, "", "graphwire query: " + noGraph}},
+			{"serve", []string{"serve", "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret}, result{exitNotFound, "", "graphwire serve: " + noGraph}},
+			{"sql", []string{"sql", "--embedded", dir, "SELECT 1"}, result{exitNotFound, "", "graphwire sql: " + noGraph}},
+			{"mcp", []string{"mcp", "--embedded", dir, "--admin"}, result{exitNotFound, "", "graphwire mcp: " + noGraph}},
+			{"export", []string{"export", "--embedded", dir, out}, result{exitNotFound, "", "graphwire export: " + noGraph}},
 		}
 		for _, tt := range tests {
 			t.Run(where+"/"+tt.name, func(t *testing.T) {
@@ -233,6 +237,9 @@ func TestNoGraph(t *testing.T) {
 				}
 				if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(result{})); diff != "" {
 					t.Errorf("(-want +got):\n%s", diff)
+				}
+				if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s was created (err %v)", out, err)
 				}
 				entries, err := os.ReadDir(dir)
 				switch {

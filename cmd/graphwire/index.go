@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/codeindex"
 	"github.com/graphwire/graphwire/compiler"
@@ -40,15 +40,28 @@ type indexFlags struct {
 
 var namespaceRE = regexp.MustCompile(`^([0-9]+/)+$`)
 
-func parseIndexFlags(args []string, stderr io.Writer) (indexFlags, error) {
+func newIndexCmd(s streams) *cobra.Command {
 	var f indexFlags
-	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire index [--embedded DIR | --clickhouse DSN] [--namespace PATH] [--project ID] [--branch B] [--commit SHA] PATH [PATTERN...]")
-		fmt.Fprintln(stderr, "       (indexes the Go packages PATTERN, default ./..., of the module or workspace at PATH)")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "index [flags] PATH [PATTERN...]",
+		Short: "index a Go module or workspace into the code graph",
+		Long:  "Index the Go packages PATTERN (default ./...) of the module or workspace at PATH into the code\ngraph (docs/loading.md). Re-indexing writes only what changed.",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.dir, f.patterns = args[0], args[1:]
+			if !namespaceRE.MatchString(f.namespace) {
+				return usageErrorf("--namespace %q is not a path of ids such as 1/22/", f.namespace)
+			}
+			if f.project <= 0 {
+				return usageErrorf("--project must be positive")
+			}
+			if err := f.engine.check(); err != nil {
+				return &usageError{err}
+			}
+			return indexCode(cmd.Context(), f, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.StringVar(&f.namespace, "namespace", "1/", "traversal path the code belongs to, e.g. 1/22/; callers need a scope on it")
 	fs.Int64Var(&f.project, "project", 1, "project id of the code")
@@ -57,37 +70,7 @@ func parseIndexFlags(args []string, stderr io.Writer) (indexFlags, error) {
 	fs.StringVar(&f.keep, "keep", "", "also keep the JSON Lines files handed to the loader in this directory")
 	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load with its wall and CPU seconds")
 	fs.BoolVar(&f.full, "full", false, "load every file's rows and compare them all with the graph, not only the files whose rows changed since the last index")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() < 1 {
-		fs.Usage()
-		return f, errors.New("a PATH to index is required")
-	}
-	f.dir, f.patterns = fs.Arg(0), fs.Args()[1:]
-	if !namespaceRE.MatchString(f.namespace) {
-		return f, fmt.Errorf("--namespace %q is not a path of ids such as 1/22/", f.namespace)
-	}
-	if f.project <= 0 {
-		return f, errors.New("--project must be positive")
-	}
-	return f, f.engine.check()
-}
-
-func runIndex(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	f, err := parseIndexFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire index: %s\n", oneLine(err))
-		return exitUsage
-	}
-	if err := indexCode(ctx, f, stderr); err != nil {
-		reportLoadError(stderr, "graphwire index", err)
-		return exitFailure
-	}
-	return exitOK
+	return cmd
 }
 
 // gitInfo returns the current branch and HEAD commit of the repository holding dir, empty

@@ -189,7 +189,7 @@ func TestLoadCLIRefuses(t *testing.T) {
 	r := runCLI("load", "--embedded", filepath.Join(dir, "data"), bad)
 	want := "graphwire load: load: " + bad + ":1 (row 0): column state: value is not a label of the property's enum (\"open\")\n" +
 		"graphwire load: refused: 1 invalid rows, nothing written (--skip-invalid loads the valid ones)\n"
-	if r.code != exitFailure || r.stderr != want {
+	if r.code != exitInvalid || r.stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
 	}
 }

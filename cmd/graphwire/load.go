@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/load"
@@ -26,50 +26,36 @@ type loadFlags struct {
 	files       []string
 }
 
-func parseLoadFlags(args []string, stderr io.Writer) (loadFlags, error) {
+func newLoadCmd(s streams) *cobra.Command {
 	var f loadFlags
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire load [--embedded DIR | --clickhouse DSN] [--type T] [--format jsonl|csv|parquet] [--skip-invalid] FILE...")
-		fmt.Fprintln(stderr, "       (each file holds one entity or relationship type, named by --type or the file name: Definition.jsonl, CALLS.parquet)")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "load [flags] FILE...",
+		Short: "bulk-load nodes and edges from JSON Lines, CSV or Parquet files",
+		Long: "Bulk-load nodes and edges from JSON Lines, CSV or Parquet files (docs/loading.md). Each file\n" +
+			"holds one entity or relationship type, named by --type or the file name: Definition.jsonl,\n" +
+			"CALLS.parquet.",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.files = args
+			if f.format != "" {
+				if _, err := load.ParseFormat(f.format); err != nil {
+					return &usageError{err}
+				}
+			}
+			if err := f.engine.check(); err != nil {
+				return &usageError{err}
+			}
+			return loadFiles(cmd.Context(), f, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.StringVar(&f.typ, "type", "", "entity or relationship type of every FILE (default: from each file name)")
-	fs.StringVar(&f.format, "format", "", "format of every FILE (default: from each extension)")
+	fs.StringVar(&f.format, "format", "", "format of every FILE: jsonl, csv or parquet (default: from each extension)")
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "load the valid rows and report each invalid one, instead of refusing the load")
 	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load with its wall and CPU seconds")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return f, errors.New("at least one FILE is required")
-	}
-	f.files = fs.Args()
-	if f.format != "" {
-		if _, err := load.ParseFormat(f.format); err != nil {
-			return f, err
-		}
-	}
-	return f, f.engine.check()
-}
-
-func runLoad(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	f, err := parseLoadFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire load: %s\n", oneLine(err))
-		return exitUsage
-	}
-	if err := loadFiles(ctx, f, stderr); err != nil {
-		reportLoadError(stderr, "graphwire load", err)
-		return exitFailure
-	}
-	return exitOK
+	completeWords(cmd, "format", "jsonl", "csv", "parquet")
+	return cmd
 }
 
 func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
@@ -119,19 +105,6 @@ func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Du
 		rep.Verified.Round(time.Millisecond), float64(rep.RowsIn)/max(elapsed.Seconds(), 1e-9), peakRSS())
 }
 
-// reportLoadError prints a refused load: every issue on its own line, then a count.
-func reportLoadError(stderr io.Writer, cmd string, err error) {
-	var ve *load.ValidationError
-	if !errors.As(err, &ve) {
-		fmt.Fprintf(stderr, "%s: %s\n", cmd, oneLine(err))
-		return
-	}
-	for _, is := range ve.Issues {
-		fmt.Fprintf(stderr, "%s: %s\n", cmd, oneLine(is))
-	}
-	fmt.Fprintf(stderr, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", cmd, ve.Count)
-}
-
 // loadProgress returns a load.Options.Progress that prints a line per staged file to w, or
 // nil when w is nil (not a terminal).
 func loadProgress(w io.Writer) func(load.Progress) {
@@ -149,15 +122,20 @@ func loadProgress(w io.Writer) func(load.Progress) {
 
 // terminal returns w when it is a terminal, for progress lines, and nil otherwise.
 func terminal(w io.Writer) io.Writer {
-	f, ok := w.(*os.File)
+	if isTerminal(w) {
+		return w
+	}
+	return nil
+}
+
+// isTerminal reports whether stream (a reader or a writer) is a terminal.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
-		return nil
+		return false
 	}
 	fi, err := f.Stat()
-	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return w
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // peakRSS reads the process's peak resident set (VmHWM) on Linux, "unknown" elsewhere.

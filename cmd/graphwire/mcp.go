@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -25,28 +26,33 @@ type mcpFlags struct {
 	audience   string
 }
 
-func parseMCPFlags(args []string, stderr io.Writer) (mcpFlags, error) {
+func newMCPCmd(s streams) *cobra.Command {
 	var f mcpFlags
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire mcp [--embedded DIR | --clickhouse DSN] (--admin | --scope PATH[:LEVEL] ... | --token JWT --jwt-secret-file FILE)\n"+
-			"serves MCP over stdin/stdout for a local agent; logs go to stderr")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "mcp (--admin | --scope PATH[:LEVEL] ... | --token JWT --jwt-secret-file FILE) [flags]",
+		Short: "serve MCP over stdin/stdout for a local agent",
+		Long:  "Serve the Model Context Protocol over stdin/stdout for a local agent (docs/mcp.md); logs go to stderr.",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.finish(); err != nil {
+				return &usageError{err}
+			}
+			return runMCP(cmd.Context(), f, s.stdin, s.stdout, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.BoolVar(&f.admin, "admin", false, "answer as an admin caller (sees everything)")
 	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
-	fs.StringVar(&f.token, "token", "", "a bearer JWT whose claims decide the caller (or GRAPHWIRE_TOKEN); needs --jwt-secret-file")
+	fs.StringVar(&f.token, "token", "", "a bearer JWT whose claims decide the caller (default $GRAPHWIRE_TOKEN); needs --jwt-secret-file")
 	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret that signed --token")
 	fs.StringVar(&f.issuer, "jwt-issuer", "", "required JWT iss claim (empty accepts any)")
 	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "required JWT aud claim")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() != 0 {
-		return f, errors.New("mcp takes no arguments")
-	}
+	return cmd
+}
+
+// finish checks the flags together.
+func (f *mcpFlags) finish() error {
 	if f.token == "" && !f.admin && len(f.scopes) == 0 {
 		f.token = os.Getenv("GRAPHWIRE_TOKEN")
 	}
@@ -57,12 +63,12 @@ func parseMCPFlags(args []string, stderr io.Writer) (mcpFlags, error) {
 		}
 	}
 	if n != 1 {
-		return f, errors.New("choose the caller with exactly one of --admin, --scope or --token")
+		return errors.New("choose the caller with exactly one of --admin, --scope or --token")
 	}
 	if f.token != "" && f.secretFile == "" {
-		return f, errors.New("--token needs --jwt-secret-file to verify it")
+		return errors.New("--token needs --jwt-secret-file to verify it")
 	}
-	return f, f.engine.check()
+	return f.engine.check()
 }
 
 // claims is the caller the flags describe.
@@ -89,43 +95,31 @@ func (f mcpFlags) claims() (*auth.Claims, error) {
 	return c, nil
 }
 
-func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseMCPFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire mcp: %s\n", oneLine(err))
-		return exitUsage
-	}
+// runMCP is the running half of graphwire mcp.
+func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	claims, err := f.claims()
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire mcp: %s\n", oneLine(err))
-		return exitFailure
+		return err
 	}
 	eng, err := f.engine.openGraph(ctx, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire mcp: %s\n", oneLine(err))
-		return exitFailure
+		return err
 	}
 	defer eng.Close()
 	pipe, err := newPipeline(eng, admission.Options{}, logger)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire mcp: %s\n", oneLine(err))
-		return exitFailure
+		return err
 	}
 	srv, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Logger: logger})
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire mcp: %s\n", oneLine(err))
-		return exitFailure
+		return err
 	}
 	logger.Info("mcp_stdio", "engine", f.engine.describe(), "admin", claims.Admin, "scopes", len(claims.Scopes))
 	if err := srv.RunStdio(ctx, claims, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil && !errors.Is(err, io.EOF) {
-		logger.Error("mcp_failed", "err", err)
-		return exitFailure
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 type nopWriteCloser struct{ io.Writer }

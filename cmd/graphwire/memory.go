@@ -32,6 +32,8 @@ func (b *byteSize) String() string {
 	return strconv.FormatInt(b.n, 10)
 }
 
+func (b *byteSize) Type() string { return "SIZE" }
+
 func (b *byteSize) Set(s string) error {
 	n, err := parseByteSize(s)
 	if err != nil {

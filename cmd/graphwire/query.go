@@ -2,19 +2,25 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/diagram"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
 )
@@ -22,7 +28,13 @@ import (
 // scopeList collects repeated --scope PATH[:LEVEL] flags.
 type scopeList []compiler.Scope
 
-func (s *scopeList) String() string { return fmt.Sprint(*s) }
+func (s *scopeList) String() string {
+	if len(*s) == 0 {
+		return ""
+	}
+	return fmt.Sprint(*s)
+}
+func (s *scopeList) Type() string { return "PATH[:LEVEL]" }
 func (s *scopeList) Set(v string) error {
 	sc, err := compiler.ParseScope(v)
 	if err != nil {
@@ -40,177 +52,287 @@ type queryFlags struct {
 	format    string
 	llmFormat string
 	explain   bool
+	stats     bool
+	timeout   time.Duration
 	query     []byte
-	server    string // client mode: the address of a graphwire server
-	token     string // client mode: the bearer JWT
+	server    string    // client mode: the address of a graphwire server
+	token     string    // client mode: the bearer JWT
+	tls       clientTLS // client mode: TLS to the server
 }
 
-func parseQueryFlags(args []string, stdin io.Reader, stderr io.Writer) (queryFlags, error) {
+// queryFormats are the values of query --format.
+var queryFormats = []string{"raw", "llm", "dot", "mermaid"}
+
+func newQueryCmd(s streams) *cobra.Command {
 	var f queryFlags
-	fs := flag.NewFlagSet("query", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire query [--embedded DIR | --clickhouse DSN] [--admin | --scope PATH[:LEVEL] ...]\n"+
-			"                       [--format raw|llm] [--llm-format goon|gcf|gcf-graph|gcx|toon] [--explain] QUERY_JSON|@FILE|-")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "query [flags] [QUERY_JSON | @FILE | -]",
+		Short: "compile and run a graph query, locally or on a server (--server)",
+		Long: "Compile and run a graph query (docs/dsl.md) on the embedded engine, a ClickHouse server, or a\n" +
+			"graphwire server (--server). The query is the argument, @FILE, or standard input when the\n" +
+			"argument is - or missing. The answer goes to stdout; --stats adds a line of figures on stderr.",
+		Example: "  graphwire query --scope 1/:30 --format llm @q.json\n" +
+			"  graphwire query --admin --format dot < q.json | dot -Tsvg > graph.svg\n" +
+			"  graphwire query --server 127.0.0.1:7447 --token \"$TOKEN\" --stats @q.json",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.finish(args, s.stdin); err != nil {
+				return &usageError{err}
+			}
+			return runQuery(cmd.Context(), f, s.stdout, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.BoolVar(&f.admin, "admin", false, "run as an admin caller (sees everything)")
 	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
-	fs.StringVar(&f.format, "format", "raw", "raw (GraphResponse JSON) or llm (text for language models)")
-	fs.StringVar(&f.llmFormat, "llm-format", "", "LLM format with --format llm (default goon)")
+	fs.StringVar(&f.format, "format", "raw", "raw (GraphResponse JSON), llm (text for language models, see --llm-format), dot (Graphviz) or mermaid (flowchart)")
+	fs.StringVar(&f.llmFormat, "llm-format", "", "LLM format with --format llm: goon, gcf, gcf-graph, gcx or toon (default goon)")
 	fs.BoolVar(&f.explain, "explain", false, "print the compiled SQL and parameters instead of running it")
+	fs.BoolVar(&f.stats, "stats", false, "print the format, rows, tokens (o200k_base), bytes and time on stderr")
+	fs.DurationVar(&f.timeout, "timeout", 0, "give up after this long, e.g. 30s (0: no limit beyond the engine's own)")
 	fs.StringVar(&f.server, "server", "", "send the query to a graphwire server at ADDR instead of running it locally")
-	fs.StringVar(&f.token, "token", "", "bearer JWT for --server (or GRAPHWIRE_TOKEN)")
-	if err := fs.Parse(args); err != nil {
-		return f, err
+	fs.StringVar(&f.token, "token", "", "bearer JWT for --server (default $GRAPHWIRE_TOKEN)")
+	f.tls.register(fs)
+	completeWords(cmd, "format", queryFormats...)
+	completeWords(cmd, "llm-format", "goon", "gcf", "gcf-graph", "gcx", "toon")
+	return cmd
+}
+
+// finish checks the flags together and reads the query.
+func (f *queryFlags) finish(args []string, stdin io.Reader) error {
+	if !slices.Contains(queryFormats, f.format) {
+		return fmt.Errorf("unknown --format %q (want %s)", f.format, strings.Join(queryFormats, ", "))
 	}
-	if f.format != "raw" && f.format != "llm" {
-		fs.Usage()
-		return f, fmt.Errorf("unknown --format %q (want raw or llm)", f.format)
+	if f.llmFormat != "" && f.format != "llm" {
+		return errors.New("--llm-format goes with --format llm")
 	}
 	if f.admin && len(f.scopes) > 0 {
-		return f, errors.New("use --admin or --scope, not both")
+		return errors.New("use --admin or --scope, not both")
+	}
+	if f.timeout < 0 {
+		return errors.New("--timeout must not be negative")
 	}
 	if f.server != "" {
 		if f.admin || len(f.scopes) > 0 || f.explain {
-			return f, errors.New("with --server the token decides the caller: drop --admin, --scope and --explain")
+			return errors.New("with --server the token decides the caller: drop --admin, --scope and --explain")
 		}
 		if f.token == "" {
 			f.token = os.Getenv("GRAPHWIRE_TOKEN")
 		}
 		if f.token == "" {
-			return f, errors.New("--server needs --token or GRAPHWIRE_TOKEN")
+			return errors.New("--server needs --token or GRAPHWIRE_TOKEN")
 		}
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return f, errors.New("exactly one QUERY_JSON argument is required")
+	arg := "-"
+	if len(args) == 1 {
+		arg = args[0]
 	}
-	arg := fs.Arg(0)
+	q, err := readQuery(arg, stdin)
+	if err != nil {
+		return err
+	}
+	f.query = q
+	return f.engine.check()
+}
+
+// readQuery reads a query given as "-" (standard input), "@FILE" or the JSON text itself.
+// Standard input that is a terminal is refused rather than waited on.
+func readQuery(arg string, stdin io.Reader) ([]byte, error) {
 	switch {
 	case arg == "-":
+		if isTerminal(stdin) {
+			return nil, errors.New("no query given: pass QUERY_JSON or @FILE, or pipe the query in")
+		}
 		b, err := io.ReadAll(stdin)
 		if err != nil {
-			return f, fmt.Errorf("read query: %w", err)
+			return nil, fmt.Errorf("read query: %w", err)
 		}
-		f.query = b
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil, errors.New("no query given: standard input is empty")
+		}
+		return b, nil
 	case strings.HasPrefix(arg, "@"):
 		b, err := os.ReadFile(arg[1:])
 		if err != nil {
-			return f, fmt.Errorf("read query: %w", err)
+			return nil, fmt.Errorf("read query: %w", err)
 		}
-		f.query = b
-	default:
-		f.query = []byte(arg)
+		return b, nil
 	}
-	return f, f.engine.check()
+	return []byte(arg), nil
 }
 
-func runQuery(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseQueryFlags(args, stdin, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitUsage
+// runQuery is the running half of graphwire query.
+func runQuery(ctx context.Context, f queryFlags, stdout, stderr io.Writer) error {
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
 	}
+	start := time.Now()
+	out := &endWriter{w: stdout}
+	var st queryStats
+	var err error
 	if f.server != "" {
-		return queryRemote(ctx, f, stdout, stderr)
+		st, err = queryRemote(ctx, f, out)
+	} else {
+		st, err = queryLocal(ctx, f, out, stderr)
 	}
+	if err != nil {
+		return err
+	}
+	if err := out.finish(); err != nil {
+		return err
+	}
+	if f.stats && !f.explain {
+		st.bytes, st.elapsed = out.n, time.Since(start)
+		fmt.Fprintf(stderr, "graphwire query: %s\n", st)
+	}
+	return nil
+}
+
+// queryStats are the figures query --stats prints, the same in local and server mode.
+type queryStats struct {
+	format, version string
+	rows            int64
+	tokens          int
+	bytes           int64
+	elapsed         time.Duration
+}
+
+func (s queryStats) String() string {
+	name := s.format
+	if s.version != "" {
+		name += " " + s.version
+	}
+	return fmt.Sprintf("%s, %d rows, %d tokens (o200k_base), %d bytes, %s", name, s.rows, s.tokens, s.bytes, s.elapsed.Round(time.Millisecond))
+}
+
+// formatName is the formatter that --format and --llm-format choose; dot and mermaid draw the
+// raw response.
+func (f *queryFlags) formatName() string {
+	if f.format != "llm" {
+		return formatter.JSON
+	}
+	if f.llmFormat == "" {
+		return formatter.DefaultLLM
+	}
+	return f.llmFormat
+}
+
+func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (queryStats, error) {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
+		return queryStats{}, err
 	}
 	comp, err := compiler.New(ont, compiler.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
+		return queryStats{}, err
 	}
 	caller := &compiler.Caller{Subject: "cli", Admin: f.admin, Scopes: f.scopes}
 	q, err := comp.Compile(f.query, caller)
 	if err != nil {
-		reportQueryError(stderr, err)
-		return exitFailure
+		return queryStats{}, err
 	}
 	if f.explain {
-		return explain(stdout, stderr, q)
+		return queryStats{}, explain(stdout, q)
 	}
-	name := formatter.JSON
+	name := f.formatName()
 	if f.format == "llm" {
-		name = f.llmFormat
-		if name == "" {
-			name = formatter.DefaultLLM
-		}
 		if _, err := formatter.Default().Select(formatter.LLM, name); err != nil {
-			fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-			return exitUsage
+			return queryStats{}, &usageError{err}
 		}
 	}
 	eng, err := f.engine.openGraph(ctx, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
+		return queryStats{}, err
 	}
 	defer eng.Close()
-	// The same pipeline as the gRPC and MCP faces, with the caller of the
-	// flags.
+	// The same pipeline as the gRPC and MCP faces, with the caller of the flags.
 	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont})
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
+		return queryStats{}, err
 	}
 	claims := &auth.Claims{Admin: f.admin}
 	for _, s := range f.scopes {
 		claims.Scopes = append(claims.Scopes, auth.Scope{Path: s.Path, Level: s.Level})
 	}
+	req := pipeline.Request{Query: f.query, Claims: claims, Format: name}
+	if f.format == "dot" || f.format == "mermaid" || f.stats {
+		// The whole text first: a drawing is made from the response, and --stats counts tokens.
+		a, err := pipe.Run(ctx, req)
+		if err != nil {
+			return queryStats{}, err
+		}
+		st := queryStats{format: a.Format, version: a.Version, rows: a.Rows, tokens: a.Tokens}
+		return st, writeAnswer(stdout, f.format, []byte(a.Text))
+	}
 	w := bufio.NewWriter(stdout)
-	if _, err := pipe.Stream(ctx, pipeline.Request{Query: f.query, Claims: claims, Format: name}, w); err != nil {
-		reportQueryError(stderr, err)
-		return exitFailure
+	a, err := pipe.Stream(ctx, req, w)
+	if err != nil {
+		return queryStats{}, err
 	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-		return exitFailure
-	}
-	if name == formatter.JSON {
-		fmt.Fprintln(stdout)
-	}
-	return exitOK
+	return queryStats{format: a.Format, version: a.Version, rows: a.Rows}, w.Flush()
 }
 
-// execute runs a compiled query: the base statement, the hydration statement when the query
-// type has one, and the response builder.
-func reportQueryError(stderr io.Writer, err error) {
-	var ce *compiler.Error
-	if errors.As(err, &ce) {
-		p := ce.Path
-		if p == "" {
-			p = "/"
+// writeAnswer writes a formatted answer; for dot and mermaid, text is the raw JSON response,
+// drawn as a graph.
+func writeAnswer(w io.Writer, format string, text []byte) error {
+	switch format {
+	case "dot", "mermaid":
+		resp, err := graphresponse.Unmarshal(text)
+		if err != nil {
+			return fmt.Errorf("read the response: %w", err)
 		}
-		fmt.Fprintf(stderr, "graphwire query: %s %s %s: %s\n", ce.Kind(), ce.Reason(), p, oneLine(errors.New(ce.Message)))
-		return
+		if format == "dot" {
+			_, err = w.Write(diagram.AppendDOT(nil, resp))
+		} else {
+			_, err = w.Write(diagram.AppendMermaid(nil, resp))
+		}
+		return err
 	}
-	fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
+	_, err := w.Write(text)
+	return err
+}
+
+// endWriter counts what passes through it and remembers the last byte, so that every answer
+// can end with exactly one newline whatever its format writes.
+type endWriter struct {
+	w    io.Writer
+	n    int64
+	last byte
+}
+
+func (e *endWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	e.n += int64(n)
+	if n > 0 {
+		e.last = p[n-1]
+	}
+	return n, err
+}
+
+// finish writes a final newline unless the output is empty or already ends with one.
+func (e *endWriter) finish() error {
+	if e.n == 0 || e.last == '\n' {
+		return nil
+	}
+	_, err := e.Write([]byte{'\n'})
+	return err
 }
 
 // explain prints the SQL and its parameters (canonical text, as the executors bind them).
-func explain(stdout, stderr io.Writer, q *compiler.Query) int {
+func explain(stdout io.Writer, q *compiler.Query) error {
 	var b strings.Builder
 	b.WriteString(q.SQL)
 	b.WriteString("\n")
 	for _, p := range q.Params {
 		text, err := executor.ParamText(p)
 		if err != nil {
-			fmt.Fprintf(stderr, "graphwire query: %s\n", oneLine(err))
-			return exitFailure
+			return err
 		}
 		fmt.Fprintf(&b, "-- %s %s %s\n", p.Name, p.Type, text)
 	}
-	if _, err := io.WriteString(stdout, b.String()); err != nil {
-		return exitFailure
-	}
-	return exitOK
+	_, err := io.WriteString(stdout, b.String())
+	return err
 }

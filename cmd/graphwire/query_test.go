@@ -34,39 +34,39 @@ func TestRunQuery(t *testing.T) {
 			name:     "explain",
 			args:     []string{"--scope", "100/:30", "--explain", `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"name":"it's"},"columns":["name"]}],"limit":2}`},
 			wantCode: exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_project AS t FINAL WHERE t._deleted = false AND startsWith(t.traversal_path, {p0:String}) AND t.name = {p1:String})\n" +
-				"SELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 3\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296\n" +
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_project AS t FINAL PREWHERE startsWith(t.traversal_path, {p0:String}) WHERE t._deleted = false AND t.name = {p1:String})\n" +
+				"SELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 3\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n" +
 				"-- p0 String 100/\n-- p1 String it's\n",
 		},
 		{
 			name:       "explain from a file as admin",
 			args:       []string{"--admin", "--explain", "@" + file},
 			wantCode:   exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.username AS username FROM gl_user AS t FINAL WHERE t._deleted = false AND t.id = {p0:Int64})\nSELECT n0.id AS n0_id, n0.username AS n0_username\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296\n-- p0 Int64 1\n",
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.username AS username FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.username AS n0_username\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 1\n",
 		},
 		{
 			name:       "explain from stdin",
 			args:       []string{"--explain", "-"},
 			stdin:      `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[2],"columns":["name"]}]}`,
 			wantCode:   exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_user AS t FINAL WHERE t._deleted = false AND t.id = {p0:Int64})\nSELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296\n-- p0 Int64 2\n",
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 2\n",
 		},
 		{
 			name:       "unknown entity",
 			args:       []string{"--explain", `{"query_type":"traversal","nodes":[{"id":"x","entity":"Usr","node_ids":[1]}]}`},
-			wantCode:   exitFailure,
+			wantCode:   exitInvalid,
 			wantStderr: "graphwire query: invalid_query UNKNOWN_ENTITY /nodes/0/entity: unknown entity \"Usr\" (did you mean \"User\"?); valid options: Branch, Commit, ContainerRepository, Definition, Dependency, Deployment, Directory, Environment, File, Finding, Group, ImportedSymbol, Job, Label, MergeRequest, MergeRequestDiff, MergeRequestDiffFile, Milestone, Note, Package, PackageFile, Pipeline, Project, Runner, SecurityScan, Stage, User, Vulnerability, VulnerabilityIdentifier, VulnerabilityOccurrence, VulnerabilityScanner, WorkItem\n",
 		},
 		{
 			name:       "scope violation",
 			args:       []string{"--scope", "100/", "--explain", `{"query_type":"traversal","nodes":[{"id":"x","entity":"Project","filters":{"traversal_path":"200/"}}]}`},
-			wantCode:   exitFailure,
+			wantCode:   exitPermission,
 			wantStderr: "graphwire query: permission_denied SCOPE_VIOLATION /nodes/0/filters/traversal_path: traversal_path filter lies outside the caller's scopes\n",
 		},
 		{
 			name:       "malformed JSON",
 			args:       []string{"--explain", `{"query_type":`},
-			wantCode:   exitFailure,
+			wantCode:   exitInvalid,
 			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
 		},
 		{name: "bad format", args: []string{"--format", "xml", "{}"}, wantCode: exitUsage},
@@ -77,7 +77,7 @@ func TestRunQuery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runQuery(t.Context(), tt.args, strings.NewReader(tt.stdin), &stdout, &stderr)
+			code := run(append([]string{"query"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
 			if code != tt.wantCode {
 				t.Fatalf("exit = %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
 			}

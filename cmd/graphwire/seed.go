@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/ontology"
@@ -21,46 +21,30 @@ type seedFlags struct {
 	batchSize int
 }
 
-func parseSeedFlags(args []string, stderr io.Writer) (seedFlags, error) {
+func newSeedCmd(s streams) *cobra.Command {
 	var f seedFlags
-	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire seed [--embedded DIR | --clickhouse DSN] [--scale N] [--seed S]")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "seed [flags]",
+		Short: "create the schema and load a synthetic SDLC graph",
+		Long: "Create the schema and load a synthetic SDLC graph (users, groups, projects, merge requests,\n" +
+			"pipelines, …). The same --scale and --seed give the same graph.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.scale <= 0 || f.batchSize <= 0 || f.seed == 0 {
+				return usageErrorf("--scale, --seed and --batch-size must be positive")
+			}
+			if err := f.engine.check(); err != nil {
+				return &usageError{err}
+			}
+			return seedGraph(cmd.Context(), f, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
 	fs.Float64Var(&f.scale, "scale", 1, "graph size: 1 ≈ 10k nodes, 100 ≈ 1M nodes")
 	fs.Uint64Var(&f.seed, "seed", 42, "random seed; the same scale and seed give the same graph")
 	fs.IntVar(&f.batchSize, "batch-size", 50_000, "rows per insert")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if f.scale <= 0 || f.batchSize <= 0 || f.seed == 0 {
-		fs.Usage()
-		return f, errors.New("--scale, --seed and --batch-size must be positive")
-	}
-	return f, f.engine.check()
-}
-
-func runSeed(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	f, err := parseSeedFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire seed: %s\n", oneLine(err))
-		return exitUsage
-	}
-	if err := seedGraph(ctx, f, stderr); err != nil {
-		fmt.Fprintf(stderr, "graphwire seed: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	return cmd
 }
 
 func seedGraph(ctx context.Context, f seedFlags, stderr io.Writer) error {

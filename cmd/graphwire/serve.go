@@ -2,16 +2,23 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
-	"strings"
+	"os/signal"
+	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -23,58 +30,82 @@ import (
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/serveconfig"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
-// serveFlags are the flags of "graphwire serve".
-type serveFlags struct {
-	engine     engineFlags
-	listen     string
-	secretFile string
-	issuer     string
-	audience   string
-	stopGrace  time.Duration
-	admission  admission.Options
-	mcpListen  string
+// newServeCmd is graphwire serve. Its flags come from serveconfig's table, so every one is
+// also a GRAPHWIRE_* variable and a key of the --config file (flag > env > file > default).
+func newServeCmd(s streams) *cobra.Command {
+	explicit := map[string]string{}
+	var file string
+	cmd := &cobra.Command{
+		Use:   "serve --jwt-secret-file FILE [flags]",
+		Short: "run the gRPC query service (and MCP over HTTP with --mcp-listen)",
+		Long: "Run the gRPC query service (docs/service.md), and MCP over streamable HTTP with --mcp-listen.\n" +
+			"Every flag may also be set by the variable GRAPHWIRE_<FLAG> (upper case, - as _) or by a key\n" +
+			"of the YAML file --config; a flag wins over a variable, a variable over the file.\n" +
+			"Logs are JSON lines on stderr (--log-format text for text).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := serveconfig.Resolve(explicit, os.Getenv, file)
+			if err != nil {
+				return &usageError{err}
+			}
+			ef, err := serveEngine(c)
+			if err != nil {
+				return &usageError{err}
+			}
+			if code := runServe(cmd.Context(), c, ef, s.stderr); code != exitOK {
+				return reportedError(code)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	for _, o := range serveconfig.Options() {
+		f := fs.VarPF(serveconfig.NewFlagValue(o, explicit), o.Name, "", o.Usage)
+		if o.Kind == serveconfig.Bool {
+			f.NoOptDefVal = "true"
+		}
+	}
+	fs.StringVar(&file, "config", "", "YAML file of serve's options, keyed by flag name (default $"+serveconfig.ConfigEnv+"); flags, then GRAPHWIRE_* variables, win over it")
+	return cmd
 }
 
-func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
-	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.engine.register(fs)
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:7447", "address to listen on")
-	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret (at least 32 bytes); required")
-	fs.StringVar(&f.issuer, "jwt-issuer", "", "required JWT iss claim (empty accepts any)")
-	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "required JWT aud claim")
-	fs.StringVar(&f.mcpListen, "mcp-listen", "", "also serve MCP (streamable HTTP at /mcp) on this address, with the same bearer JWTs")
-	fs.DurationVar(&f.stopGrace, "shutdown-grace", 10*time.Second, "time to finish in-flight calls on SIGTERM")
-	fs.IntVar(&f.admission.MaxConcurrent, "max-concurrent", admission.DefaultMaxConcurrent, "queries running at once over all callers")
-	fs.IntVar(&f.admission.MaxPerCaller, "max-per-caller", 0, "queries one caller (user) runs at once, and may have waiting (0: half of --max-concurrent)")
-	fs.IntVar(&f.admission.MaxQueued, "max-queued", 0, "queries waiting for a slot over all callers; more are refused at once (0: 4 × --max-concurrent, -1: none)")
-	fs.DurationVar(&f.admission.Wait, "admission-wait", admission.DefaultWait, "how long a query waits for a slot before RESOURCE_EXHAUSTED")
-	if err := fs.Parse(args); err != nil {
-		return f, err
+// serveEngine returns the engine flags the configuration selects.
+func serveEngine(c serveconfig.Config) (engineFlags, error) {
+	f := engineFlags{embedded: c.Embedded, clickhouse: c.ClickHouse, engineLog: c.EngineLog}
+	if c.MemoryBudget != "" {
+		if err := f.memoryBudget.Set(c.MemoryBudget); err != nil {
+			return f, fmt.Errorf("--memory-budget: %w", err)
+		}
 	}
-	if f.secretFile == "" {
-		return f, errors.New("--jwt-secret-file is required")
-	}
-	if fs.NArg() != 0 {
-		return f, errors.New("serve takes no arguments")
-	}
-	if f.admission.MaxConcurrent <= 0 || f.admission.MaxPerCaller < 0 || f.admission.Wait <= 0 {
-		return f, errors.New("--max-concurrent and --admission-wait must be positive, --max-per-caller not negative")
-	}
-	return f, f.engine.check()
+	return f, f.check()
 }
 
-// readSecret reads an HMAC secret file; surrounding whitespace (a final
-// newline) is not part of the key.
+// readSecret reads an HMAC key file for minting: its last key (the newest
+// of a rotation, see serveconfig.ReadKeys), which for a file of one secret
+// is that secret without surrounding whitespace.
 func readSecret(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	keys, err := serveconfig.ReadKeys(path)
 	if err != nil {
-		return nil, fmt.Errorf("read secret: %w", err)
+		return nil, err
 	}
-	return []byte(strings.TrimSpace(string(b))), nil
+	return keys[len(keys)-1].Secret, nil
+}
+
+// newLogger returns serve's logger on w, at the configured level and
+// format, adding the request id to every line logged for a request.
+func newLogger(c serveconfig.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	level.UnmarshalText([]byte(c.LogLevel)) // checked by serveconfig
+	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
+	if c.LogFormat == "text" {
+		h = slog.NewTextHandler(w, opts)
+	}
+	return slog.New(telemetry.NewLogHandler(h))
 }
 
 // service holds what serve and demo wire together: one pipeline, and the
@@ -84,11 +115,25 @@ type service struct {
 	server *grpcsvc.Server
 	mcp    *mcpsvc.Server
 	engine engine
+	// metrics is nil unless serviceOptions.Metrics was set.
+	metrics *telemetry.Metrics
+	// grpcOpts are extra options of the gRPC server.
+	grpcOpts []grpc.ServerOption
 }
 
 // newPipeline loads the ontology and builds the shared request pipeline
 // with one admission controller for every face.
 func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
+	ctl, err := admission.New(adm)
+	if err != nil {
+		return nil, err
+	}
+	return buildPipeline(eng, ctl, nil, logger)
+}
+
+// buildPipeline builds the request pipeline over ctl, recording into m
+// when it is set.
+func buildPipeline(eng engine, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return nil, err
@@ -97,121 +142,267 @@ func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipel
 	if err != nil {
 		return nil, err
 	}
-	ctl, err := admission.New(adm)
-	if err != nil {
-		return nil, err
-	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Logger: logger})
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
 }
 
 func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience})
+	return newServiceWith(eng, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
+}
+
+// serviceOptions are what serve sets of the service beyond the engine.
+type serviceOptions struct {
+	Keys             [][]byte // HMAC keys; tokens signed with any verify
+	KeyIDs           []string // the keys' kid names (auth.Options.KeyIDs)
+	Issuer, Audience string
+	MaxQueryBytes    int // grpcsvc.Options.MaxQueryBytes
+	Admission        admission.Options
+	HealthInterval   time.Duration
+	// Metrics makes the service record Prometheus metrics (service.metrics).
+	Metrics bool
+	// GRPC are extra gRPC server options (TLS, keepalive, limits).
+	GRPC   []grpc.ServerOption
+	Logger *slog.Logger
+}
+
+func newServiceWith(eng engine, o serviceOptions) (*service, error) {
+	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, Issuer: o.Issuer, Audience: o.Audience})
 	if err != nil {
 		return nil, err
 	}
-	pipe, err := newPipeline(eng, adm, logger)
+	ctl, err := admission.New(o.Admission)
+	if err != nil {
+		return nil, err
+	}
+	var m *telemetry.Metrics
+	if o.Metrics {
+		if m, err = telemetry.New(telemetry.Options{Admission: ctl, Process: true}); err != nil {
+			return nil, err
+		}
+	}
+	pipe, err := buildPipeline(eng, ctl, m, o.Logger)
 	if err != nil {
 		return nil, err
 	}
 	srv, err := grpcsvc.New(eng, pipe.Registry(), grpcsvc.Options{
 		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
-		Logger: logger,
+		HealthInterval: o.HealthInterval, MaxQueryBytes: o.MaxQueryBytes, Metrics: m, Logger: o.Logger,
 	})
 	if err != nil {
 		return nil, err
 	}
-	m, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Logger: logger})
+	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
-	return &service{pipe: pipe, server: srv, mcp: m, engine: eng}, nil
+	return &service{pipe: pipe, server: srv, mcp: mc, engine: eng, metrics: m, grpcOpts: o.GRPC}, nil
 }
 
-func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	f, err := parseServeFlags(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
+// runServe is the running half of graphwire serve. It prints its own errors and returns the
+// exit code.
+func runServe(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.Writer) int {
+	if err := serve(ctx, c, ef, stderr); err != nil {
 		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitUsage
+		return exitCode(err)
 	}
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	secret, err := readSecret(f.secretFile)
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitFailure
-	}
-	eng, err := f.engine.openGraph(ctx, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitFailure
-	}
-	defer eng.Close()
-	svc, err := newService(eng, secret, f.issuer, f.audience, f.admission, logger)
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitFailure
-	}
-	lis, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitFailure
-	}
-	var mcpLis net.Listener
-	if f.mcpListen != "" {
-		if mcpLis, err = net.Listen("tcp", f.mcpListen); err != nil {
-			lis.Close()
-			fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-			return exitFailure
-		}
-		logger.Info("mcp_listening", "addr", mcpLis.Addr().String(), "path", "/mcp")
-	}
-	adm := svc.server.Admission().Options()
-	logger.Info("listening", "addr", lis.Addr().String(), "engine", f.engine.describe(),
-		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
-	if err := serveUntilDone(ctx, svc, lis, mcpLis, f.stopGrace); err != nil {
-		logger.Error("serve_failed", "err", err)
-		return exitFailure
-	}
-	logger.Info("stopped")
 	return exitOK
 }
 
-// serveUntilDone serves gRPC on lis, and MCP over streamable HTTP on
-// mcpLis when it is set, until ctx ends, then stops both gracefully,
-// falling back to a hard stop after grace.
-func serveUntilDone(ctx context.Context, svc *service, lis, mcpLis net.Listener, grace time.Duration) error {
-	g := svc.server.GRPCServer()
-	errc := make(chan error, 2)
-	go func() { errc <- g.Serve(lis) }()
-	var hs *http.Server
-	if mcpLis != nil {
-		mux := http.NewServeMux()
-		mux.Handle("/mcp", svc.mcp.HTTPHandler())
-		hs = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+// serve runs the service as c says until ctx ends.
+func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.Writer) error {
+	logger := newLogger(c, stderr)
+	keys, err := serveconfig.ReadKeys(c.JWTSecretFile)
+	if err != nil {
+		return err
+	}
+	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
+		MaxQueryBytes: c.MaxRecvMsgSize, Metrics: c.MetricsListen != "", Logger: logger}
+	for _, k := range keys {
+		o.Keys, o.KeyIDs = append(o.Keys, k.Secret), append(o.KeyIDs, k.ID)
+	}
+	var certs *serveconfig.CertLoader
+	if c.TLSCert != "" {
+		if certs, err = serveconfig.NewCertLoader(c.TLSCert, c.TLSKey, c.TLSClientCA); err != nil {
+			return err
+		}
+	}
+	o.GRPC = grpcServerOptions(c, certs)
+	eng, err := ef.openGraph(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	svc, err := newServiceWith(eng, o)
+	if err != nil {
+		return err
+	}
+	ls, err := listen(c, certs, logger)
+	if err != nil {
+		return err
+	}
+	// Catch SIGHUP before saying "listening", so that a reload asked for
+	// from then on is never the default action (exit).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	hctx, stopHup := context.WithCancel(ctx)
+	defer stopHup()
+	go reloadOnHangup(hctx, hup, certs, logger)
+	adm := svc.server.Admission().Options()
+	logger.Info("listening", "addr", ls.grpc.Addr().String(), "engine", ef.describe(), "tls", certs != nil, "mtls", c.TLSClientCA != "",
+		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
+	if err := serveUntilDone(ctx, svc, ls, c.PProf, c.ShutdownGrace); err != nil {
+		logger.Error("serve_failed", "err", err)
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// grpcServerOptions are the gRPC transport settings of c: credentials,
+// keepalive and limits (the request size limit is grpcsvc's).
+func grpcServerOptions(c serveconfig.Config, certs *serveconfig.CertLoader) []grpc.ServerOption {
+	opts := []grpc.ServerOption{grpc.KeepaliveParams(keepalive.ServerParameters{Time: c.KeepaliveTime, Timeout: c.KeepaliveTimeout})}
+	if c.MaxSendMsgSize > 0 {
+		opts = append(opts, grpc.MaxSendMsgSize(c.MaxSendMsgSize))
+	}
+	if c.MaxConcurrentStreams > 0 {
+		opts = append(opts, grpc.MaxConcurrentStreams(uint32(c.MaxConcurrentStreams)))
+	}
+	if certs != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(certs.TLSConfig("h2"))))
+	}
+	return opts
+}
+
+// listeners are serve's open sockets; mcp and metrics are nil when not
+// asked for.
+type listeners struct {
+	grpc, mcp, metrics net.Listener
+}
+
+func (ls listeners) close() {
+	for _, l := range []net.Listener{ls.grpc, ls.mcp, ls.metrics} {
+		if l != nil {
+			l.Close()
+		}
+	}
+}
+
+// listen opens the listeners c asks for; the MCP one speaks TLS when
+// certs is set (gRPC's credentials do that themselves).
+func listen(c serveconfig.Config, certs *serveconfig.CertLoader, logger *slog.Logger) (listeners, error) {
+	var ls listeners
+	var err error
+	if ls.grpc, err = net.Listen("tcp", c.Listen); err != nil {
+		return ls, err
+	}
+	if c.MCPListen != "" {
+		if ls.mcp, err = net.Listen("tcp", c.MCPListen); err != nil {
+			ls.close()
+			return ls, err
+		}
+		if certs != nil {
+			ls.mcp = tls.NewListener(ls.mcp, certs.TLSConfig("h2", "http/1.1"))
+		}
+		logger.Info("mcp_listening", "addr", ls.mcp.Addr().String(), "path", "/mcp", "tls", certs != nil)
+	}
+	if c.MetricsListen != "" {
+		if ls.metrics, err = net.Listen("tcp", c.MetricsListen); err != nil {
+			ls.close()
+			return ls, err
+		}
+		logger.Info("metrics_listening", "addr", ls.metrics.Addr().String(), "path", "/metrics", "pprof", c.PProf)
+	}
+	return ls, nil
+}
+
+// reloadOnHangup reloads the TLS material on every signal from hup until
+// ctx ends. Without TLS a SIGHUP is logged and otherwise ignored, rather
+// than ending the process as it would by default.
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, certs *serveconfig.CertLoader, logger *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		switch {
+		case certs == nil:
+			logger.Info("sighup_ignored", "reason", "no TLS material to reload")
+		default:
+			if err := certs.Reload(); err != nil {
+				logger.Error("tls_reload_failed", "err", err)
+				continue
+			}
+			logger.Info("tls_reloaded")
+		}
+	}
+}
+
+// metricsHandler serves m at /metrics and, with pprof, net/http/pprof at
+// /debug/pprof/.
+func metricsHandler(m *telemetry.Metrics, withPProf bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	if withPProf {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	return mux
+}
+
+// serveUntilDone serves gRPC, and MCP over streamable HTTP and the metrics
+// when their listeners are set, until ctx ends, then stops them
+// gracefully, falling back to a hard stop after grace. Meanwhile a watcher
+// keeps the health status in step with the engine; from the start of the
+// shutdown it is NOT_SERVING.
+func serveUntilDone(ctx context.Context, svc *service, ls listeners, withPProf bool, grace time.Duration) error {
+	g := svc.server.GRPCServer(svc.grpcOpts...)
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { svc.server.WatchHealth(wctx); close(watched) }()
+	defer func() { stopWatch(); <-watched }()
+	errc := make(chan error, 3)
+	go func() { errc <- g.Serve(ls.grpc) }()
+	var https []*http.Server
+	serveHTTP := func(lis net.Listener, h http.Handler) {
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		https = append(https, hs)
 		go func() {
-			if err := hs.Serve(mcpLis); !errors.Is(err, http.ErrServerClosed) {
+			if err := hs.Serve(lis); !errors.Is(err, http.ErrServerClosed) {
 				errc <- err
 			}
 		}()
 	}
+	if ls.mcp != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", svc.mcp.HTTPHandler())
+		serveHTTP(ls.mcp, mux)
+	}
+	if ls.metrics != nil {
+		serveHTTP(ls.metrics, metricsHandler(svc.metrics, withPProf))
+	}
 	select {
 	case err := <-errc:
 		g.Stop()
-		if hs != nil {
+		for _, hs := range https {
 			hs.Close()
 		}
 		return err
 	case <-ctx.Done():
 	}
+	// Draining: health says NOT_SERVING while in-flight calls finish.
+	svc.server.Drain()
 	done := make(chan struct{})
 	go func() { g.GracefulStop(); close(done) }()
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if hs != nil {
+	for _, hs := range https {
 		if err := hs.Shutdown(sctx); err != nil {
 			hs.Close()
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -29,7 +31,7 @@ type engineFlags struct {
 	engineLog    string
 }
 
-func (f *engineFlags) register(fs *flag.FlagSet) {
+func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.embedded, "embedded", "", "data directory of the embedded engine (default $GRAPHWIRE_DATA, else ${XDG_DATA_HOME:-$HOME/.local/share}/graphwire/data)")
 	fs.StringVar(&f.clickhouse, "clickhouse", "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire")
 	fs.StringVar(&f.engineLog, "engine-log", "", "append the embedded engine's own log (warnings and worse) to this file; by default it is off")
@@ -133,71 +135,85 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
+	eng, err := chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
+	if err != nil && dirLocked(dir) {
+		return nil, &classError{code: exitUnavailable, err: err, msg: fmt.Sprintf("the data directory %s is in use by another process "+
+			"(a running `graphwire serve`?): stop it, or send the query to that server with `graphwire query --server ADDR`", dir)}
+	}
+	return eng, err
 }
 
 // sqlFlags are the parsed flags of graphwire sql.
 type sqlFlags struct {
-	engine engineFlags
-	output string
-	query  string
+	engine  engineFlags
+	output  string
+	timeout time.Duration
+	query   string
 }
 
-func parseSQLFlags(args []string, stdin io.Reader, stderr io.Writer) (sqlFlags, error) {
+func newSQLCmd(s streams) *cobra.Command {
 	var f sqlFlags
-	fs := flag.NewFlagSet("sql", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: graphwire sql [--embedded DIR | --clickhouse DSN] [--output table|json] 'SELECT …'")
-		fmt.Fprintln(stderr, "       (the query '-' is read from standard input)")
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "sql [flags] ['SELECT …' | -]",
+		Short: "run read-only SQL against the graph, for debugging",
+		Long: "Run read-only SQL against the graph, for debugging. The statement is the arguments joined by\n" +
+			"spaces, or standard input when the argument is - or missing.",
+		Example: "  graphwire sql 'SELECT count() FROM gl_user'\n  echo 'SELECT 1' | graphwire sql --format json",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.finish(args, s.stdin); err != nil {
+				return &usageError{err}
+			}
+			return runSQL(cmd.Context(), f, s.stdout, s.stderr)
+		},
 	}
+	fs := cmd.Flags()
 	f.engine.register(fs)
-	fs.StringVar(&f.output, "output", "table", "table (aligned columns) or json (one object per row)")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
+	fs.StringVar(&f.output, "format", "table", "table (aligned columns) or json (one object per row)")
+	deprecatedAlias(fs, "format", "output", s.stderr)
+	fs.DurationVar(&f.timeout, "timeout", 0, "give up after this long, e.g. 30s (0: no limit beyond the engine's own)")
+	completeWords(cmd, "format", "table", "json")
+	return cmd
+}
+
+func (f *sqlFlags) finish(args []string, stdin io.Reader) error {
 	if f.output != "table" && f.output != "json" {
-		fs.Usage()
-		return f, fmt.Errorf("unknown --output %q", f.output)
+		return fmt.Errorf("unknown --format %q (want table or json)", f.output)
 	}
-	f.query = strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if f.query == "-" {
+	if f.timeout < 0 {
+		return errors.New("--timeout must not be negative")
+	}
+	f.query = strings.TrimSpace(strings.Join(args, " "))
+	if f.query == "-" || f.query == "" {
+		if isTerminal(stdin) {
+			return errors.New("no query given: pass the SQL as an argument, or pipe it in")
+		}
 		b, err := io.ReadAll(stdin)
 		if err != nil {
-			return f, fmt.Errorf("read query: %w", err)
+			return fmt.Errorf("read query: %w", err)
 		}
 		f.query = strings.TrimSpace(string(b))
 	}
 	if f.query == "" {
-		fs.Usage()
-		return f, errors.New("no query given")
+		return errors.New("no query given")
 	}
-	return f, f.engine.check()
+	return f.engine.check()
 }
 
-func runSQL(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, err := parseSQLFlags(args, stdin, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "graphwire sql: %s\n", oneLine(err))
-		return exitUsage
+// runSQL is the running half of graphwire sql.
+func runSQL(ctx context.Context, f sqlFlags, stdout, stderr io.Writer) error {
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
 	}
 	eng, err := f.engine.open(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire sql: %s\n", oneLine(err))
-		return exitFailure
+		return err
 	}
 	defer eng.Close()
 	// Read-only whatever the engine's defaults: readonly = 2 still lets SETTINGS clauses work.
 	q := &compiler.Query{SQL: f.query, Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}}
-	if err := querySQL(ctx, eng, q, f.output, stdout); err != nil {
-		fmt.Fprintf(stderr, "graphwire sql: %s\n", oneLine(err))
-		return exitFailure
-	}
-	return exitOK
+	return querySQL(ctx, eng, q, f.output, stdout)
 }
 
 func querySQL(ctx context.Context, e executor.Executor, q *compiler.Query, output string, w io.Writer) error {

@@ -1,53 +1,75 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 )
 
-func runToken(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	secretFile := fs.String("secret-file", "", "file holding the HS256 secret; required")
-	sub := fs.String("sub", "", "user id (positive integer); required")
-	admin := fs.Bool("admin", false, "mint an admin token")
-	var scopes scopeList
-	fs.Var(&scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
-	ttl := fs.Duration("ttl", time.Hour, "lifetime, at most 24h")
-	issuer := fs.String("issuer", "", "iss claim")
-	audience := fs.String("audience", "graphwire", "aud claim")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+// tokenFlags are the parsed flags of graphwire token.
+type tokenFlags struct {
+	secretFile string
+	sub        string
+	admin      bool
+	scopes     scopeList
+	ttl        time.Duration
+	issuer     string
+	audience   string
+}
+
+func newTokenCmd(s streams) *cobra.Command {
+	var f tokenFlags
+	cmd := &cobra.Command{
+		Use:     "token --jwt-secret-file FILE --sub ID [--admin | --scope PATH[:LEVEL] ...] [flags]",
+		Short:   "mint a development JWT",
+		Long:    "Mint an HS256 JWT for graphwire serve and graphwire mcp, signed with the secret in --jwt-secret-file.",
+		Example: "  graphwire token --jwt-secret-file /tmp/secret --sub 1 --scope 1/:30",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			uid, err := strconv.ParseInt(f.sub, 10, 64)
+			switch {
+			case f.secretFile == "":
+				return usageErrorf("--jwt-secret-file is required")
+			case err != nil || uid <= 0:
+				return usageErrorf("--sub must be a positive user id, not %q", f.sub)
+			}
+			return runToken(f, uid, s.stdout)
+		},
 	}
-	uid, err := strconv.ParseInt(*sub, 10, 64)
-	if *secretFile == "" || err != nil || uid <= 0 || fs.NArg() != 0 {
-		fmt.Fprintln(stderr, "usage: graphwire token --secret-file F --sub ID [--admin] [--scope PATH[:LEVEL] ...] [--ttl D]")
-		return exitUsage
-	}
-	secret, err := readSecret(*secretFile)
+	fs := cmd.Flags()
+	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret; required")
+	fs.StringVar(&f.sub, "sub", "", "user id (positive integer); required")
+	fs.BoolVar(&f.admin, "admin", false, "mint an admin token")
+	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
+	fs.DurationVar(&f.ttl, "ttl", time.Hour, "lifetime, at most 24h")
+	fs.StringVar(&f.issuer, "jwt-issuer", "", "iss claim")
+	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "aud claim")
+	// The spellings before the flags matched serve's and mcp's.
+	deprecatedAlias(fs, "jwt-secret-file", "secret-file", s.stderr)
+	deprecatedAlias(fs, "jwt-issuer", "issuer", s.stderr)
+	deprecatedAlias(fs, "jwt-audience", "audience", s.stderr)
+	return cmd
+}
+
+// runToken is the running half of graphwire token.
+func runToken(f tokenFlags, uid int64, stdout io.Writer) error {
+	secret, err := readSecret(f.secretFile)
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire token: %s\n", oneLine(err))
-		return exitFailure
+		return err
 	}
-	tok, err := auth.Mint(secret, auth.Claims{UserID: uid, Admin: *admin, Scopes: authScopes(scopes)},
-		auth.MintOptions{Issuer: *issuer, Audience: *audience, TTL: *ttl})
+	tok, err := auth.Mint(secret, auth.Claims{UserID: uid, Admin: f.admin, Scopes: authScopes(f.scopes)},
+		auth.MintOptions{Issuer: f.issuer, Audience: f.audience, TTL: f.ttl})
 	if err != nil {
-		fmt.Fprintf(stderr, "graphwire token: %s\n", oneLine(err))
-		return exitFailure
+		return err
 	}
-	fmt.Fprintln(stdout, tok)
-	return exitOK
+	_, err = fmt.Fprintln(stdout, tok)
+	return err
 }
 
 func authScopes(s []compiler.Scope) []auth.Scope {

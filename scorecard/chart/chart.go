@@ -27,6 +27,13 @@ var palette = []color.RGBA{
 	{0xcc, 0x79, 0xa7, 0xff}, // toon
 }
 
+// fade is c at a quarter of its strength over white: the colour of a
+// lossy bar.
+func fade(c color.RGBA) color.RGBA {
+	f := func(v uint8) uint8 { return uint8(255 - (255-int(v))/4) }
+	return color.RGBA{f(c.R), f(c.G), f(c.B), 0xff}
+}
+
 // chartGroup is one cluster of bars.
 type chartGroup struct {
 	label string
@@ -63,14 +70,18 @@ func chartGroups(res *scorecard.Result) []chartGroup {
 
 // Write draws grouped bars of o200k_base tokens per format, as a
 // percentage of compact JSON, for each case (the GOON and GCX groups as
-// the median over their cases), and writes a PNG to w. A format that
-// cannot carry a case has no bar. The image depends only on the token
-// counts of res.
+// the median over their cases), and writes a PNG to w. Only cells whose
+// round trip is lossless or canonical (scorecard.Counted) make a solid
+// bar. Where a format carries no case of a cluster losslessly but some
+// with loss, a faded bar marked † shows the lossy size, so a loss never
+// looks like a saving; where it carries none at all, "n/a" stands at the
+// base. The image depends only on the token counts and round-trip
+// verdicts of res.
 func Write(w io.Writer, res *scorecard.Result) error {
 	groups := chartGroups(res)
 	p := plot.New()
-	p.Title.Text = "o200k_base tokens as % of compact JSON (lower is better)"
-	p.Y.Label.Text = "% of compact JSON tokens (median over the cases of a group)"
+	p.Title.Text = "o200k_base tokens as % of compact JSON (lower is better; faded † = lossy, not a saving)"
+	p.Y.Label.Text = "% of compact JSON tokens (median over the lossless cases of a group)"
 	p.Y.Min = 0
 	p.Legend.Top = true
 	p.Legend.Left = false
@@ -84,28 +95,84 @@ func Write(w io.Writer, res *scorecard.Result) error {
 	barWidth := vg.Points(10)
 	n := len(res.Formats)
 	top := 100.0
+	var marks []plotter.XY
+	var markText []string
+	var markOffset []vg.Length
 	for j, f := range res.Formats {
-		vals := make(plotter.Values, len(groups))
+		solid := make(plotter.Values, len(groups))
+		faded := make(plotter.Values, len(groups))
+		offset := vg.Length(float64(j)-float64(n-1)/2) * barWidth
 		for i, g := range groups {
-			var xs []float64
+			var counted, lossy []float64
 			for _, row := range res.Rows {
-				if !g.keep(row) || row.Cells[j].NA != "" || row.Cells[0].O200k == 0 {
+				c := row.Cells[j]
+				if !g.keep(row) || c.NA != "" || row.Cells[0].O200k == 0 {
 					continue
 				}
-				xs = append(xs, 100*float64(row.Cells[j].O200k)/float64(row.Cells[0].O200k))
+				x := 100 * float64(c.O200k) / float64(row.Cells[0].O200k)
+				if c.Lossy() {
+					lossy = append(lossy, x)
+				} else {
+					counted = append(counted, x)
+				}
 			}
-			vals[i], _ = scorecard.Median(xs)
-			top = max(top, vals[i])
+			switch {
+			case len(counted) > 0:
+				solid[i], _ = scorecard.Median(counted)
+			case len(lossy) > 0:
+				faded[i], _ = scorecard.Median(lossy)
+				marks = append(marks, plotter.XY{X: float64(i), Y: faded[i]})
+				markText = append(markText, "†")
+				markOffset = append(markOffset, offset)
+			default:
+				marks = append(marks, plotter.XY{X: float64(i), Y: 0})
+				markText = append(markText, "n/a")
+				markOffset = append(markOffset, offset)
+			}
+			top = max(top, solid[i], faded[i])
 		}
-		bars, err := plotter.NewBarChart(vals, barWidth)
+		col := palette[j%len(palette)]
+		for _, bar := range []struct {
+			vals  plotter.Values
+			color color.Color
+		}{{solid, col}, {faded, fade(col)}} {
+			bars, err := plotter.NewBarChart(bar.vals, barWidth)
+			if err != nil {
+				return fmt.Errorf("draw chart: %w", err)
+			}
+			bars.LineStyle.Width = 0
+			bars.Color = bar.color
+			bars.Offset = offset
+			p.Add(bars)
+			if bar.color == color.Color(col) {
+				p.Legend.Add(f.Name, bars)
+			}
+		}
+	}
+	if len(marks) > 0 {
+		// A legend entry only: the bar is never added to the plot.
+		key, err := plotter.NewBarChart(plotter.Values{0}, barWidth)
 		if err != nil {
 			return fmt.Errorf("draw chart: %w", err)
 		}
-		bars.LineStyle.Width = 0
-		bars.Color = palette[j%len(palette)]
-		bars.Offset = vg.Length(float64(j)-float64(n-1)/2) * barWidth
-		p.Add(bars)
-		p.Legend.Add(f.Name, bars)
+		key.LineStyle.Width = 0
+		key.Color = fade(color.RGBA{0x55, 0x55, 0x55, 0xff})
+		p.Legend.Add("faded †: lossy only", key)
+	}
+	for k, m := range marks {
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{m}, Labels: []string{markText[k]}})
+		if err != nil {
+			return fmt.Errorf("draw chart: %w", err)
+		}
+		l.Offset = vg.Point{X: markOffset[k] - vg.Points(2.5), Y: vg.Points(2)}
+		for i := range l.TextStyle {
+			l.TextStyle[i].Font.Size = vg.Points(7)
+			if markText[k] == "n/a" {
+				l.TextStyle[i].Rotation = 1.5708
+				l.Offset.X += vg.Points(6)
+			}
+		}
+		p.Add(l)
 	}
 	ref := plotter.NewFunction(func(float64) float64 { return 100 })
 	ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}

@@ -44,6 +44,11 @@ func TestReplacingMergeTreeVersions(t *testing.T) {
 		{"old version never matches", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[5000000],"filters":{"state":"opened"}}]}`, []int64{}},
 		{"new version matches", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[5000000],"filters":{"state":"locked"}}]}`, []int64{live}},
 		{"edges deduplicated and tombstoned", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[5000000,5000001]},{"id":"u","entity":"User"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"}]}`, []int64{live}},
+		// title has a text index: equality on it must read the latest version through FINAL
+		// with the scope in PREWHERE (the engine's direct read from the text index lost the
+		// PREWHERE column on unmerged parts: NOT_FOUND_COLUMN_IN_BLOCK).
+		{"text-indexed equality, latest version", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"title":"second version"}}]}`, []int64{live}},
+		{"text-indexed equality, old version never matches", `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"title":"first version"}}]}`, []int64{}},
 		{"neighbors", `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[5000000,5000001]}],"neighbors":{"direction":"incoming"}}`, []int64{live}},
 	}
 	for _, tt := range tests {

@@ -45,6 +45,7 @@ var secret = []byte("e2e-secret-0123456789abcdef0123456789")
 
 // env is shared by every test: chDB allows one data path per process.
 var env struct {
+	dir    string // removed when the tests end
 	engine *chdb.Executor
 	comp   *compiler.Compiler
 	ont    *ontology.Ontology
@@ -69,6 +70,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	env.dir = dir
 	env.err = openSeeded(dir)
 	if env.engine != nil {
 		defer env.engine.Close()

@@ -19,8 +19,9 @@ type measured struct {
 	name                string
 	rounds              int
 	rows                int
-	match               string // "yes", or why not
-	compiled, reference time.Duration
+	match               string        // "yes", or why not
+	compiled, reference time.Duration // median wall time
+	compCPU, refCPU     time.Duration // median process CPU time
 	compStats, refStats executor.Stats
 }
 
@@ -59,7 +60,7 @@ func BenchmarkReferenceSQL(b *testing.B) {
 				}
 				m.match = "no: " + reason
 			}
-			var compT, refT []time.Duration
+			var compT, refT, compC, refC []time.Duration
 			for b.Loop() {
 				co, err := execute(ctx, e, p.compiled)
 				if err != nil {
@@ -70,13 +71,16 @@ func BenchmarkReferenceSQL(b *testing.B) {
 					b.Fatal(err)
 				}
 				compT, refT = append(compT, co.wall), append(refT, ro.wall)
+				compC, refC = append(compC, co.cpu), append(refC, ro.cpu)
 				m.compStats, m.refStats = co.stats, ro.stats
 			}
 			m.rounds = len(compT)
 			m.compiled, m.reference = median(compT), median(refT)
+			m.compCPU, m.refCPU = median(compC), median(refC)
 			b.ReportMetric(float64(m.compiled.Microseconds())/1000, "compiled-ms")
 			b.ReportMetric(float64(m.reference.Microseconds())/1000, "reference-ms")
 			b.ReportMetric(ratio(m), "ratio")
+			b.ReportMetric(cpuRatio(m), "cpu-ratio")
 			b.ReportMetric(float64(m.compStats.RowsRead), "compiled-rows-read")
 			b.ReportMetric(float64(m.refStats.RowsRead), "reference-rows-read")
 			results = append(results, m)
@@ -128,6 +132,13 @@ func ratio(m measured) float64 {
 		return 0
 	}
 	return float64(m.compiled) / float64(m.reference)
+}
+
+func cpuRatio(m measured) float64 {
+	if m.refCPU <= 0 {
+		return 0
+	}
+	return float64(m.compCPU) / float64(m.refCPU)
 }
 
 // minDocRounds is the fewest interleaved rounds per case a table in the docs may rest on.
@@ -187,15 +198,16 @@ func writeDoc(path string, note machineNote, results []measured) error {
 	var sb strings.Builder
 	sb.WriteString(beginMarker + "\n")
 	fmt.Fprintf(&sb, "Measured %s with `%s`: %d interleaved rounds per case after a warm-up round, medians of the wall time "+
-		"(Run to the last row decoded); seeded graph at scale %g (seed 42, then the churn of `tests/sqlbench`); %s; %s "+
+		"(Run to the last row decoded) and of the process CPU time over the same span; seeded graph at scale %g (seed 42, then the churn of `tests/sqlbench`); %s; %s "+
 		"(%d logical CPUs); %s; load average %s.\n\n",
 		note.date, note.command, note.rounds, note.scale, note.engine, note.cpu, note.cores, note.goarch, note.load)
-	sb.WriteString("| case | rows | rounds | compiled ms | reference ms | ratio | compiled rows read | reference rows read | compiled MiB read | reference MiB read | same result |\n")
-	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	sb.WriteString("| case | rows | rounds | compiled ms | reference ms | ratio | compiled CPU ms | reference CPU ms | CPU ratio | compiled rows read | reference rows read | compiled MiB read | reference MiB read | same result |\n")
+	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, m := range results {
-		fmt.Fprintf(&sb, "| %s | %d | %d | %.1f | %.1f | %.2f× | %d | %d | %.1f | %.1f | %s |\n",
+		fmt.Fprintf(&sb, "| %s | %d | %d | %.1f | %.1f | %.2f× | %.1f | %.1f | %.2f× | %d | %d | %.1f | %.1f | %s |\n",
 			m.name, m.rows, m.rounds,
 			float64(m.compiled.Microseconds())/1000, float64(m.reference.Microseconds())/1000, ratio(m),
+			float64(m.compCPU.Microseconds())/1000, float64(m.refCPU.Microseconds())/1000, cpuRatio(m),
 			m.compStats.RowsRead, m.refStats.RowsRead,
 			float64(m.compStats.BytesRead)/(1<<20), float64(m.refStats.BytesRead)/(1<<20), m.match)
 	}

@@ -95,11 +95,12 @@ type outcome struct {
 	digest  string   // hex SHA-256 over the column header and the sorted rows
 	stats   executor.Stats
 	wall    time.Duration // Run to the last row decoded
+	cpu     time.Duration // process CPU time over the same span
 }
 
 // execute runs q and reads every row.
 func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outcome, error) {
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	rows, err := e.Run(ctx, q)
 	if err != nil {
 		return nil, err
@@ -108,7 +109,7 @@ func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outc
 	if err != nil {
 		return nil, err
 	}
-	o := &outcome{columns: res.Columns, stats: res.Stats, wall: time.Since(start)}
+	o := &outcome{columns: res.Columns, stats: res.Stats, wall: time.Since(start), cpu: processCPU() - cpu0}
 	o.rows = make([]string, len(res.Rows))
 	for i, r := range res.Rows {
 		o.rows[i] = canonicalRow(r)

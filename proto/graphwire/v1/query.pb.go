@@ -33,6 +33,11 @@ const (
 type ResponseFormat int32
 
 const (
+	// The zero value means RAW by definition: an unset format asks for raw
+	// JSON. Renaming it RESPONSE_FORMAT_UNSPECIFIED would change its name in
+	// ProtoJSON requests (grpcurl -d '{"format":"RESPONSE_FORMAT_RAW"}') and in
+	// generated code.
+	// buf:lint:ignore ENUM_ZERO_VALUE_SUFFIX
 	ResponseFormat_RESPONSE_FORMAT_RAW ResponseFormat = 0
 	ResponseFormat_RESPONSE_FORMAT_LLM ResponseFormat = 1
 )
@@ -420,7 +425,12 @@ type QueryMetadata struct {
 	PackRoot     string `protobuf:"bytes,12,opt,name=pack_root,json=packRoot,proto3" json:"pack_root,omitempty"`
 	GraphOutcome string `protobuf:"bytes,13,opt,name=graph_outcome,json=graphOutcome,proto3" json:"graph_outcome,omitempty"`
 	// Result rows in this answer.
-	AnswerRows    int64 `protobuf:"varint,14,opt,name=answer_rows,json=answerRows,proto3" json:"answer_rows,omitempty"`
+	AnswerRows int64 `protobuf:"varint,14,opt,name=answer_rows,json=answerRows,proto3" json:"answer_rows,omitempty"`
+	// The request's id: the caller's x-request-id header when it is a sane
+	// token (letters, digits, "-_.:/+=", at most 128 bytes), else one the
+	// server made. Every log line of the request carries it, and the
+	// response headers repeat it as x-request-id.
+	RequestId     string `protobuf:"bytes,15,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -551,6 +561,13 @@ func (x *QueryMetadata) GetAnswerRows() int64 {
 		return x.AnswerRows
 	}
 	return 0
+}
+
+func (x *QueryMetadata) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 // DebugStatement is one statement a query executed.
@@ -1114,7 +1131,7 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\x06result\"`\n" +
 	"\x11ExecuteQueryChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x127\n" +
-	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\xf3\x03\n" +
+	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\x92\x04\n" +
 	"\rQueryMetadata\x12\x1d\n" +
 	"\n" +
 	"query_type\x18\x01 \x01(\tR\tqueryType\x12\x10\n" +
@@ -1135,7 +1152,9 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\tpack_root\x18\f \x01(\tR\bpackRoot\x12#\n" +
 	"\rgraph_outcome\x18\r \x01(\tR\fgraphOutcome\x12\x1f\n" +
 	"\vanswer_rows\x18\x0e \x01(\x03R\n" +
-	"answerRows\"j\n" +
+	"answerRows\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x0f \x01(\tR\trequestId\"j\n" +
 	"\x0eDebugStatement\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x10\n" +
 	"\x03sql\x18\x02 \x01(\tR\x03sql\x120\n" +

@@ -38,9 +38,22 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type QueryServiceClient interface {
 	// ExecuteQuery compiles, authorizes, runs and formats one query.
+	//
+	// ExecuteQueryRequest serves both ExecuteQuery and ExecuteQueryStream on
+	// purpose: the stream answers exactly the same request. A separate stream
+	// request type would rename it in generated clients and descriptors.
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	ExecuteQuery(ctx context.Context, in *ExecuteQueryRequest, opts ...grpc.CallOption) (*ExecuteQueryResponse, error)
 	// ExecuteQueryStream returns the same bytes as ExecuteQuery in chunks, for
 	// large results; the last message carries the metadata.
+	//
+	// Its request is ExecuteQuery's (see above), and its messages are chunks of
+	// one response, not responses; renaming either to buf's
+	// ExecuteQueryStreamRequest/Response would break v1 clients built against
+	// these names.
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	ExecuteQueryStream(ctx context.Context, in *ExecuteQueryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteQueryChunk], error)
 	// GetGraphSchema describes the ontology: entities, properties, relationships.
 	GetGraphSchema(ctx context.Context, in *GetGraphSchemaRequest, opts ...grpc.CallOption) (*GetGraphSchemaResponse, error)
@@ -123,9 +136,22 @@ func (c *queryServiceClient) GetResponseFormat(ctx context.Context, in *GetRespo
 // for forward compatibility.
 type QueryServiceServer interface {
 	// ExecuteQuery compiles, authorizes, runs and formats one query.
+	//
+	// ExecuteQueryRequest serves both ExecuteQuery and ExecuteQueryStream on
+	// purpose: the stream answers exactly the same request. A separate stream
+	// request type would rename it in generated clients and descriptors.
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
 	ExecuteQuery(context.Context, *ExecuteQueryRequest) (*ExecuteQueryResponse, error)
 	// ExecuteQueryStream returns the same bytes as ExecuteQuery in chunks, for
 	// large results; the last message carries the metadata.
+	//
+	// Its request is ExecuteQuery's (see above), and its messages are chunks of
+	// one response, not responses; renaming either to buf's
+	// ExecuteQueryStreamRequest/Response would break v1 clients built against
+	// these names.
+	// buf:lint:ignore RPC_REQUEST_RESPONSE_UNIQUE
+	// buf:lint:ignore RPC_REQUEST_STANDARD_NAME
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
 	ExecuteQueryStream(*ExecuteQueryRequest, grpc.ServerStreamingServer[ExecuteQueryChunk]) error
 	// GetGraphSchema describes the ontology: entities, properties, relationships.
 	GetGraphSchema(context.Context, *GetGraphSchemaRequest) (*GetGraphSchemaResponse, error)

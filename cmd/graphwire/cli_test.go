@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/loadstate"
+)
+
+// TestHelpOnStdout: every command's help, asked for as CMD --help, CMD -h or help CMD, goes to
+// stdout with exit 0 and nothing on stderr.
+func TestHelpOnStdout(t *testing.T) {
+	root := newRootCmd(streams{})
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, c.Name())
+	}
+	if len(names) < 13 {
+		t.Fatalf("only %d commands: %v", len(names), names)
+	}
+	names = append(names, "completion") // cobra adds it when the program runs
+	for _, name := range names {
+		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				r := runCLI(args...)
+				if r.code != exitOK || r.stderr != "" {
+					t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+				}
+				if !strings.Contains(r.stdout, "Usage:\n  graphwire "+name) {
+					t.Errorf("stdout is not %s's help:\n%s", name, r.stdout)
+				}
+			})
+		}
+	}
+	r := runCLI("--help")
+	if r.code != exitOK || !strings.Contains(r.stdout, "Exit codes:") || r.stderr != "" {
+		t.Errorf("graphwire --help: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestUsageErrors: a wrong command line exits with exitUsage, says what is wrong and where to
+// look on stderr, and writes nothing on stdout.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "graphwire: no command given; the commands are listed by 'graphwire help'\nRun 'graphwire --help' for usage.\n"},
+		{"unknown command", []string{"frobnicate"}, "graphwire: unknown command \"frobnicate\" for \"graphwire\"\nRun 'graphwire --help' for usage.\n"},
+		{"unknown flag", []string{"query", "--frob", "{}"}, "graphwire query: unknown flag: --frob\nRun 'graphwire query --help' for usage.\n"},
+		{"single-dash long flag", []string{"query", "-admin", "{}"}, "graphwire query: unknown shorthand flag: 'a' in -admin\nRun 'graphwire query --help' for usage.\nLong flags take two dashes: --admin.\n"},
+		{"too many arguments", []string{"export", "a", "b"}, "graphwire export: accepts 1 arg(s), received 2\nRun 'graphwire export --help' for usage.\n"},
+		{"missing argument", []string{"load"}, "graphwire load: requires at least 1 arg(s), only received 0\nRun 'graphwire load --help' for usage.\n"},
+		{"bad flag value", []string{"seed", "--scale", "x"}, "graphwire seed: invalid argument \"x\" for \"--scale\" flag: strconv.ParseFloat: parsing \"x\": invalid syntax\nRun 'graphwire seed --help' for usage.\n"},
+		{"bad --format", []string{"query", "--format", "xml", "{}"}, "graphwire query: unknown --format \"xml\" (want raw, llm, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
+		{"token without secret", []string{"token", "--sub", "1"}, "graphwire token: --jwt-secret-file is required\nRun 'graphwire token --help' for usage.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(tt.args...)
+			if diff := cmp.Diff(result{exitUsage, "", tt.want}, got, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestVersion: --version prints the build on stdout; describeBuild shows what the toolchain
+// stamped.
+func TestVersion(t *testing.T) {
+	r := runCLI("--version")
+	if r.code != exitOK || r.stderr != "" || !regexp.MustCompile(`(?m)^graphwire \S+\n(?s:.*)^go:\s+go1\.\S+ \S+/\S+\n(?s:.*)^formats: .*goon \d+\.\d+\.\d+`).MatchString(r.stdout) {
+		t.Fatalf("graphwire --version: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	got := describeBuild(&debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.time", Value: "2026-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"},
+	}})
+	for _, want := range []string{"graphwire v1.2.3\n", "commit:  0123456789abcdef (2026-01-02T03:04:05Z), modified\n", "go:      go1.26.0 "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("describeBuild lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestCompletion: the completion scripts for bash, zsh and fish, and the completion of a
+// flag's values.
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		r := runCLI("completion", sh)
+		if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "graphwire") || len(r.stdout) < 1000 {
+			t.Errorf("completion %s: exit %d, stderr %q, %d bytes", sh, r.code, r.stderr, len(r.stdout))
+		}
+	}
+	r := runCLI("__complete", "query", "--format", "")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "raw\nllm\ndot\nmermaid\n:") {
+		t.Errorf("__complete query --format: exit %d, stdout %q", r.code, r.stdout)
+	}
+	r = runCLI("__complete", "query", "--emb")
+	if !strings.HasPrefix(r.stdout, "--embedded\t") {
+		t.Errorf("__complete query --emb: %q", r.stdout)
+	}
+}
+
+// TestFlagsAfterArguments: flags may follow the positional argument, and a query comes from
+// standard input when there is none.
+func TestFlagsAfterArguments(t *testing.T) {
+	first := runCLI("query", "--admin", "--explain", userQuery)
+	if first.code != exitOK || first.stdout == "" {
+		t.Fatalf("flags first: exit %d, stderr %q", first.code, first.stderr)
+	}
+	after := runCLI("query", userQuery, "--admin", "--explain")
+	if diff := cmp.Diff(first, after, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("flags after the query (-first +after):\n%s", diff)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"query", "--admin", "--explain"}, strings.NewReader(userQuery), &stdout, &stderr)
+	if diff := cmp.Diff(first, result{code, stdout.String(), stderr.String()}, cmp.AllowUnexported(result{})); diff != "" {
+		t.Errorf("query on stdin without an argument (-argument +stdin):\n%s", diff)
+	}
+}
+
+// TestDeprecatedSpellings: token takes --jwt-secret-file, --jwt-issuer and --jwt-audience like
+// serve and mcp; the old spellings still work, with a note on stderr.
+func TestDeprecatedSpellings(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, bytes.Repeat([]byte("k"), 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{bytes.Repeat([]byte("k"), 32)}, Issuer: "me", Audience: "them"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"new", []string{"--jwt-secret-file", secret, "--jwt-issuer", "me", "--jwt-audience", "them"}, ""},
+		{"old", []string{"--secret-file", secret, "--issuer", "me", "--audience", "them"},
+			"graphwire: --secret-file is deprecated; use --jwt-secret-file\n" +
+				"graphwire: --issuer is deprecated; use --jwt-issuer\n" +
+				"graphwire: --audience is deprecated; use --jwt-audience\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(append([]string{"token", "--sub", "7", "--scope", "1/:30"}, tt.args...)...)
+			if r.code != exitOK || r.stderr != tt.wantStderr {
+				t.Fatalf("exit %d, stderr %q, want %q", r.code, r.stderr, tt.wantStderr)
+			}
+			c, err := v.Verify(strings.TrimSuffix(r.stdout, "\n"))
+			if err != nil || c.UserID != 7 || len(c.Scopes) != 1 || c.Scopes[0] != (auth.Scope{Path: "1/", Level: 30}) {
+				t.Errorf("token %q: claims %+v, err %v", r.stdout, c, err)
+			}
+		})
+	}
+	if help := runCLI("token", "--help"); strings.Contains(help.stdout, "--secret-file") {
+		t.Errorf("the deprecated spelling shows in help:\n%s", help.stdout)
+	}
+}
+
+// TestExitCodes: each class of error, local or a server's status, gets its exit code.
+func TestExitCodes(t *testing.T) {
+	compileErr := func(r *compiler.Reason) error {
+		return fmt.Errorf("compile: %w", &compiler.Error{Path: "/x", Err: r, Message: "m"})
+	}
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"usage", usageErrorf("bad"), exitUsage},
+		{"invalid query", compileErr(compiler.ErrUnknownEntity), exitInvalid},
+		{"permission", compileErr(compiler.ErrScopeViolation), exitPermission},
+		{"compiler bug", compileErr(compiler.ErrCompilerBug), exitFailure},
+		{"engine rejected a value", executor.New("run", executor.ErrInvalidQuery, errors.New("x")), exitInvalid},
+		{"token", fmt.Errorf("verify: %w", auth.ErrInvalidToken), exitAuth},
+		{"no graph", (&engineFlags{embedded: "/nowhere"}).errNoGraph(), exitNotFound},
+		{"no file", fmt.Errorf("read query: %w", fs.ErrNotExist), exitNotFound},
+		{"engine unavailable", executor.New("open", executor.ErrUnavailable, errors.New("x")), exitUnavailable},
+		{"incomplete graph", fmt.Errorf("%w: x", loadstate.ErrIncomplete), exitUnavailable},
+		{"engine timeout", executor.New("run", executor.ErrTimeout, errors.New("x")), exitTimeout},
+		{"deadline", fmt.Errorf("run: %w", context.DeadlineExceeded), exitTimeout},
+		{"interrupted", context.Canceled, exitInterrupted},
+		{"other", errors.New("disk full"), exitFailure},
+		{"server: invalid", status.Error(codes.InvalidArgument, "x"), exitInvalid},
+		{"server: unauthenticated", status.Error(codes.Unauthenticated, "x"), exitAuth},
+		{"server: permission", status.Error(codes.PermissionDenied, "x"), exitPermission},
+		{"server: unavailable", status.Error(codes.Unavailable, "x"), exitUnavailable},
+		{"server: busy", status.Error(codes.ResourceExhausted, "x"), exitUnavailable},
+		{"server: deadline", status.Error(codes.DeadlineExceeded, "x"), exitTimeout},
+		{"server: internal", status.Error(codes.Internal, "x"), exitFailure},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCode(tt.err); got != tt.want {
+				t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/auth"
+)
+
+// statsRE is the line query --stats prints, locally and from a server alike.
+var statsRE = regexp.MustCompile(`^graphwire query: (goon 4\.\d+\.\d+|json 5\.\d+\.\d+), [1-9]\d* rows, [1-9]\d* tokens \(o200k_base\), [1-9]\d* bytes, [0-9.]+(ms|s|µs)\n$`)
+
+// TestLocalAndServerAgree runs the same queries on the embedded engine and through a real
+// graphwire server on loopback: errors print the same line (kind, reason code, JSON pointer,
+// message) and exit with the same code, answers are the same bytes and end in a newline, and
+// --stats prints the same kind of line.
+func TestLocalAndServerAgree(t *testing.T) {
+	requireCHDB(t)
+	tmp := t.TempDir()
+	dir, served := filepath.Join(tmp, "data"), filepath.Join(tmp, "served")
+	if out, err := child(t, "run", "seed", "--embedded", dir, "--scale", "0.02").CombinedOutput(); err != nil {
+		t.Fatalf("seed: %v\n%s", err, out)
+	}
+	// chDB opens one data directory per process and locks it: the server gets a copy.
+	if out, err := exec.Command("cp", "-a", dir, served).CombinedOutput(); err != nil {
+		t.Fatalf("copy the graph: %v\n%s", err, out)
+	}
+	secret := bytes.Repeat([]byte("k"), 32)
+	secretFile := filepath.Join(tmp, "secret")
+	if err := os.WriteFile(secretFile, secret, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := startServer(t, "--embedded", served, "--listen", "127.0.0.1:0", "--jwt-secret-file", secretFile)
+	token := func(c auth.Claims) string {
+		tok, err := auth.Mint(secret, c, auth.MintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	scoped := token(auth.Claims{UserID: 1, Scopes: []auth.Scope{{Path: "1/", Level: 30}}})
+	admin := token(auth.Claims{UserID: 1, Admin: true})
+
+	const mrs = `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["username"]},` +
+		`{"id":"mr","entity":"MergeRequest","columns":["title"]}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"}],"limit":3}`
+	tests := []struct {
+		name     string
+		local    []string // flags for local mode (the caller)
+		token    string   // the caller in server mode
+		args     []string
+		wantCode int
+		wantErr  string // the stderr line, the same in both modes
+	}{
+		{name: "answer", local: []string{"--admin"}, token: admin, args: []string{mrs}},
+		{name: "llm answer", local: []string{"--scope", "1/:30"}, token: scoped, args: []string{"--format", "llm", mrs}},
+		{name: "dot", local: []string{"--admin"}, token: admin, args: []string{"--format", "dot", mrs}},
+		{name: "mermaid", local: []string{"--admin"}, token: admin, args: []string{"--format", "mermaid", mrs}},
+		{
+			name: "unknown entity", local: []string{"--admin"}, token: admin,
+			args:     []string{`{"query_type":"traversal","nodes":[{"id":"x","entity":"Usr","node_ids":[1]}]}`},
+			wantCode: exitInvalid,
+			wantErr:  "graphwire query: invalid_query UNKNOWN_ENTITY /nodes/0/entity: unknown entity \"Usr\" (did you mean \"User\"?); valid options: ",
+		},
+		{
+			name: "scope violation", local: []string{"--scope", "1/:30"}, token: scoped,
+			args:     []string{`{"query_type":"traversal","nodes":[{"id":"x","entity":"Project","filters":{"traversal_path":"2/"}}]}`},
+			wantCode: exitPermission,
+			wantErr:  "graphwire query: permission_denied SCOPE_VIOLATION /nodes/0/filters/traversal_path: traversal_path filter lies outside the caller's scopes\n",
+		},
+		{
+			name: "malformed", local: []string{"--admin"}, token: admin, args: []string{`{"query_type":`},
+			wantCode: exitInvalid,
+			wantErr:  "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
+		},
+		{name: "timeout", local: []string{"--admin"}, token: admin, args: []string{"--timeout", "1ns", mrs}, wantCode: exitTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			loc := runCLI(append(append([]string{"query", "--embedded", dir}, tt.local...), tt.args...)...)
+			rem := runCLI(append([]string{"query", "--server", addr, "--token", tt.token}, tt.args...)...)
+			for _, r := range []result{loc, rem} {
+				if r.code != tt.wantCode {
+					t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, tt.wantCode, r.stderr)
+				}
+				if !strings.HasPrefix(r.stderr, tt.wantErr) || strings.Count(r.stderr, "\n") > 1 {
+					t.Errorf("stderr %q, want one line starting %q", r.stderr, tt.wantErr)
+				}
+				if tt.wantCode == exitOK && !strings.HasSuffix(r.stdout, "\n") {
+					t.Errorf("stdout does not end with a newline: %q", r.stdout)
+				}
+			}
+			if tt.wantCode == exitTimeout {
+				return // the two modes word a deadline differently; the class is what counts
+			}
+			if diff := cmp.Diff(loc, rem, cmp.AllowUnexported(result{})); diff != "" {
+				t.Errorf("local and server differ (-local +server):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("stats", func(t *testing.T) {
+		loc := runCLI("query", "--embedded", dir, "--admin", "--stats", "--format", "llm", mrs)
+		rem := runCLI("query", "--server", addr, "--token", admin, "--stats", "--format", "llm", mrs)
+		for _, r := range []result{loc, rem} {
+			if r.code != exitOK || !statsRE.MatchString(r.stderr) {
+				t.Errorf("exit %d, stderr %q, want a --stats line", r.code, r.stderr)
+			}
+		}
+		strip := func(s string) string { return regexp.MustCompile(`, [0-9.]+(ms|s|µs)\n$`).ReplaceAllString(s, "") }
+		if strip(loc.stderr) != strip(rem.stderr) || loc.stdout != rem.stdout {
+			t.Errorf("--stats differs:\nlocal  %q\nserver %q", loc.stderr, rem.stderr)
+		}
+	})
+
+	t.Run("bad token", func(t *testing.T) {
+		r := runCLI("query", "--server", addr, "--token", "not-a-jwt", mrs)
+		if diff := cmp.Diff(result{exitAuth, "", "graphwire query: unauthenticated: invalid or missing token\n"}, r, cmp.AllowUnexported(result{})); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+}
+
+// startServer runs graphwire serve in a child process until the test ends and returns the
+// address it listens on.
+func startServer(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := child(t, "run", append([]string{"serve"}, args...)...)
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
+			go io.Copy(io.Discard, logs)
+			return m[1]
+		}
+	}
+	t.Fatalf("serve ended before listening: %v", sc.Err())
+	return ""
+}

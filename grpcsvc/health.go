@@ -1,0 +1,69 @@
+package grpcsvc
+
+import (
+	"context"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+)
+
+// DefaultHealthInterval is how often [Server.WatchHealth] checks the
+// engine when Options.HealthInterval is 0.
+const DefaultHealthInterval = 5 * time.Second
+
+// healthTimeout bounds one readiness check, so a hung engine reads as
+// NOT_SERVING rather than as the last answer.
+const healthTimeout = 5 * time.Second
+
+// CheckHealth checks once that the engine answers and holds a complete
+// graph ([pipeline.Pipeline.Ready]) and sets the health status of the
+// server ("" and graphwire.v1.QueryService) to SERVING or NOT_SERVING
+// accordingly. It returns the check's error. After [Server.Drain] the
+// status stays NOT_SERVING whatever the check finds.
+func (s *Server) CheckHealth(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	err := s.pipe.Ready(ctx)
+	st := healthpb.HealthCheckResponse_SERVING
+	if err != nil {
+		st = healthpb.HealthCheckResponse_NOT_SERVING
+	}
+	s.healthMu.Lock()
+	changed := st != s.healthLast
+	s.healthLast = st
+	s.healthMu.Unlock()
+	if changed {
+		if err != nil {
+			s.log.WarnContext(ctx, "health", "status", st.String(), "err", err)
+		} else {
+			s.log.InfoContext(ctx, "health", "status", st.String())
+		}
+	}
+	s.health.SetServingStatus("", st)
+	s.health.SetServingStatus(pb.QueryService_ServiceDesc.ServiceName, st)
+	return err
+}
+
+// WatchHealth runs [Server.CheckHealth] at once and then every
+// Options.HealthInterval until ctx ends.
+func (s *Server) WatchHealth(ctx context.Context) {
+	t := time.NewTicker(s.opts.HealthInterval)
+	defer t.Stop()
+	for {
+		s.CheckHealth(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Drain sets the health status to NOT_SERVING for good, so load balancers
+// stop sending new calls while in-flight ones finish; call it when a
+// graceful shutdown starts.
+func (s *Server) Drain() {
+	s.health.Shutdown()
+}

@@ -1,0 +1,171 @@
+package serveconfig
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/graphwire/graphwire/admission"
+)
+
+// Kind is the type of an option's value.
+type Kind int
+
+// The kinds of option. Every value is written as text (a flag, an
+// environment variable or a YAML scalar) and parsed by its kind.
+const (
+	String   Kind = iota // any text
+	Int                  // a decimal integer
+	Duration             // a Go duration: 500ms, 5s, 2h
+	Bool                 // true or false; as a flag, present means true
+)
+
+// String names the kind as pflag's Value.Type does.
+func (k Kind) String() string {
+	switch k {
+	case Int:
+		return "int"
+	case Duration:
+		return "duration"
+	case Bool:
+		return "bool"
+	}
+	return "string"
+}
+
+// Option is one setting of graphwire serve: its flag name (without
+// dashes), which is also its config-file key and, upper snake case behind
+// GRAPHWIRE_, its environment variable.
+type Option struct {
+	Name    string
+	Kind    Kind
+	Default string // as text, parsed like any other source
+	Usage   string
+	// field is where [Resolve] stores the parsed value.
+	field func(*Config) any
+}
+
+// Env returns the option's environment variable, GRAPHWIRE_ and the name in
+// upper snake case: --max-concurrent is GRAPHWIRE_MAX_CONCURRENT.
+func (o Option) Env() string {
+	b := []byte("GRAPHWIRE_")
+	for i := 0; i < len(o.Name); i++ {
+		c := o.Name[i]
+		switch {
+		case c == '-':
+			c = '_'
+		case c >= 'a' && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// Config is the resolved configuration of graphwire serve. Its zero value
+// is not useful; [Resolve] fills every field, from the table's defaults
+// when no source sets one.
+type Config struct {
+	// Engine: --embedded DIR or --clickhouse DSN, as for every command.
+	Embedded, ClickHouse, EngineLog, MemoryBudget string
+
+	Listen, MCPListen, MetricsListen string
+	PProf                            bool
+
+	JWTSecretFile, JWTIssuer, JWTAudience string
+
+	HealthInterval, ShutdownGrace time.Duration
+	Admission                     admission.Options
+
+	TLSCert, TLSKey, TLSClientCA string
+	Plaintext                    bool
+
+	LogLevel, LogFormat string
+
+	KeepaliveTime, KeepaliveTimeout time.Duration
+	MaxRecvMsgSize, MaxSendMsgSize  int
+	MaxConcurrentStreams            int
+}
+
+// DefaultHealthInterval is --health-interval's default.
+const DefaultHealthInterval = 5 * time.Second
+
+// DefaultMaxRecvMsgSize is --max-recv-msg-size's default: the largest
+// request message, and so the longest query text, the server reads.
+const DefaultMaxRecvMsgSize = 131072
+
+// table lists every option of graphwire serve, in the order help shows
+// them.
+var table = []Option{
+	{"embedded", String, "", "data directory of the embedded engine (default $GRAPHWIRE_DATA, else ${XDG_DATA_HOME:-$HOME/.local/share}/graphwire/data)",
+		func(c *Config) any { return &c.Embedded }},
+	{"clickhouse", String, "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire",
+		func(c *Config) any { return &c.ClickHouse }},
+	{"engine-log", String, "", "append the embedded engine's own log (warnings and worse) to this file; by default it is off",
+		func(c *Config) any { return &c.EngineLog }},
+	{"memory-budget", String, "", "memory the embedded engine may use in total, e.g. 8GiB (default half of physical memory or the cgroup limit)",
+		func(c *Config) any { return &c.MemoryBudget }},
+	{"listen", String, "127.0.0.1:7447", "address of the gRPC service",
+		func(c *Config) any { return &c.Listen }},
+	{"mcp-listen", String, "", "also serve MCP (streamable HTTP at /mcp) on this address, with the same bearer JWTs and TLS",
+		func(c *Config) any { return &c.MCPListen }},
+	{"metrics-listen", String, "", "serve Prometheus metrics (plain HTTP at /metrics) on this address",
+		func(c *Config) any { return &c.MetricsListen }},
+	{"pprof", Bool, "false", "also serve net/http/pprof at /debug/pprof/ on --metrics-listen",
+		func(c *Config) any { return &c.PProf }},
+	{"jwt-secret-file", String, "", "file of HS256 keys, one per line (\"KID SECRET\" or just SECRET, each at least 32 bytes; # comments); required",
+		func(c *Config) any { return &c.JWTSecretFile }},
+	{"jwt-issuer", String, "", "required JWT iss claim (empty accepts any)",
+		func(c *Config) any { return &c.JWTIssuer }},
+	{"jwt-audience", String, "graphwire", "required JWT aud claim",
+		func(c *Config) any { return &c.JWTAudience }},
+	{"health-interval", Duration, DefaultHealthInterval.String(), "how often the health service checks that the engine answers and holds a complete graph",
+		func(c *Config) any { return &c.HealthInterval }},
+	{"shutdown-grace", Duration, "10s", "time to finish in-flight calls on SIGTERM",
+		func(c *Config) any { return &c.ShutdownGrace }},
+	{"max-concurrent", Int, strconv.Itoa(admission.DefaultMaxConcurrent), "queries running at once over all callers",
+		func(c *Config) any { return &c.Admission.MaxConcurrent }},
+	{"max-per-caller", Int, "0", "queries one caller (user) runs at once, and may have waiting (0: half of --max-concurrent)",
+		func(c *Config) any { return &c.Admission.MaxPerCaller }},
+	{"max-queued", Int, "0", "queries waiting for a slot over all callers; more are refused at once (0: 4 × --max-concurrent, -1: none)",
+		func(c *Config) any { return &c.Admission.MaxQueued }},
+	{"admission-wait", Duration, admission.DefaultWait.String(), "how long a query waits for a slot before RESOURCE_EXHAUSTED",
+		func(c *Config) any { return &c.Admission.Wait }},
+	{"tls-cert", String, "", "PEM certificate (chain) of the gRPC and MCP listeners; reloaded on SIGHUP",
+		func(c *Config) any { return &c.TLSCert }},
+	{"tls-key", String, "", "PEM private key of --tls-cert; reloaded on SIGHUP",
+		func(c *Config) any { return &c.TLSKey }},
+	{"tls-client-ca", String, "", "PEM CA bundle: require client certificates signed by it (mTLS); reloaded on SIGHUP",
+		func(c *Config) any { return &c.TLSClientCA }},
+	{"plaintext", Bool, "false", "serve without TLS on a non-loopback address (loopback is plaintext unless --tls-cert is given)",
+		func(c *Config) any { return &c.Plaintext }},
+	{"log-level", String, "info", "least severe log level written: debug, info, warn or error",
+		func(c *Config) any { return &c.LogLevel }},
+	{"log-format", String, "json", "log line format: json or text",
+		func(c *Config) any { return &c.LogFormat }},
+	{"keepalive-time", Duration, "2h", "ping a gRPC client after this long without activity",
+		func(c *Config) any { return &c.KeepaliveTime }},
+	{"keepalive-timeout", Duration, "20s", "close a gRPC connection whose ping is not answered within this",
+		func(c *Config) any { return &c.KeepaliveTimeout }},
+	{"max-recv-msg-size", Int, strconv.Itoa(DefaultMaxRecvMsgSize), "largest gRPC request message in bytes (bounds the query text)",
+		func(c *Config) any { return &c.MaxRecvMsgSize }},
+	{"max-send-msg-size", Int, "0", "largest gRPC response message in bytes (0: gRPC's default, 2 GiB)",
+		func(c *Config) any { return &c.MaxSendMsgSize }},
+	{"max-concurrent-streams", Int, "0", "concurrent gRPC calls per client connection (0: unlimited)",
+		func(c *Config) any { return &c.MaxConcurrentStreams }},
+}
+
+// Options returns the table of serve's options, in help order. The caller
+// may keep and change the returned slice.
+func Options() []Option {
+	return append([]Option(nil), table...)
+}
+
+// lookup returns the option called name.
+func lookup(name string) (Option, bool) {
+	for _, o := range table {
+		if o.Name == name {
+			return o, true
+		}
+	}
+	return Option{}, false
+}

@@ -1,0 +1,211 @@
+package serveconfig
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ConfigEnv names the config file when Resolve's file argument is empty.
+const ConfigEnv = "GRAPHWIRE_CONFIG"
+
+// Resolve layers serve's configuration: for each option, the flag the user
+// gave (explicit, flag name → text, as [FlagValue] records it), else its
+// environment variable ([Option.Env], read with getenv; an empty value
+// counts as unset), else the config file's key, else the default. file is
+// the path of a YAML config file (a mapping of option names to scalars),
+// "" for $GRAPHWIRE_CONFIG or none. Unknown names in explicit or the file
+// are errors, and so is every value that does not parse or that breaks a
+// rule between options; every error is an [*Error] that says where the
+// value came from, the file's with its line.
+func Resolve(explicit map[string]string, getenv func(string) string, file string) (Config, error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	for _, name := range slices.Sorted(maps.Keys(explicit)) {
+		if _, ok := lookup(name); !ok {
+			return Config{}, &Error{Source: "--" + name, Err: ErrUnknownOption}
+		}
+	}
+	if file == "" {
+		file = getenv(ConfigEnv)
+	}
+	var fromFile map[string]fileValue
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return Config{}, fmt.Errorf("serveconfig: read config file: %w", err)
+		}
+		if fromFile, err = parseFile(file, data); err != nil {
+			return Config{}, err
+		}
+	}
+	var c Config
+	for _, o := range table {
+		text, source := o.Default, "default"
+		if v, ok := fromFile[o.Name]; ok {
+			text, source = v.text, fmt.Sprintf("%s:%d", file, v.line)
+		}
+		if v := getenv(o.Env()); v != "" {
+			text, source = v, o.Env()
+		}
+		if v, ok := explicit[o.Name]; ok {
+			text, source = v, "--"+o.Name
+		}
+		if err := parseValue(o.Kind, text, o.field(&c)); err != nil {
+			return Config{}, &Error{Source: source, Option: o.Name, Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
+		}
+	}
+	if err := check(&c); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// parseValue parses text as a value of kind k into dst, a pointer to the
+// option's field.
+func parseValue(k Kind, text string, dst any) error {
+	switch k {
+	case Int:
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", text)
+		}
+		*dst.(*int) = n
+	case Duration:
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration such as 500ms, 5s or 2h", text)
+		}
+		*dst.(*time.Duration) = d
+	case Bool:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", text)
+		}
+		*dst.(*bool) = b
+	default:
+		*dst.(*string) = text
+	}
+	return nil
+}
+
+// fileValue is an option's text in the config file and its line.
+type fileValue struct {
+	text string
+	line int
+}
+
+// parseFile reads a config file: one YAML mapping of option names to
+// scalar values.
+func parseFile(name string, data []byte) (map[string]fileValue, error) {
+	out := map[string]fileValue{}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return out, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{Source: name, Err: fmt.Errorf("%w: %w", ErrInvalidFile, err)}
+	}
+	if len(doc.Content) == 0 {
+		return out, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{Source: fmt.Sprintf("%s:%d", name, root.Line), Err: fmt.Errorf("%w: want a mapping of option names to values", ErrInvalidFile)}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		at := fmt.Sprintf("%s:%d", name, k.Line)
+		if _, ok := lookup(k.Value); !ok || k.Kind != yaml.ScalarNode {
+			return nil, &Error{Source: at, Option: k.Value, Err: ErrUnknownOption}
+		}
+		if prev, ok := out[k.Value]; ok {
+			return nil, &Error{Source: at, Option: k.Value, Err: fmt.Errorf("%w: also set on line %d", ErrInvalidFile, prev.line)}
+		}
+		if v.Kind != yaml.ScalarNode {
+			return nil, &Error{Source: fmt.Sprintf("%s:%d", name, v.Line), Option: k.Value, Err: fmt.Errorf("%w: want a single value", ErrInvalidValue)}
+		}
+		text := v.Value
+		if v.Tag == "!!null" {
+			text = ""
+		}
+		out[k.Value] = fileValue{text: text, line: k.Line}
+	}
+	return out, nil
+}
+
+// check applies the rules between options.
+func check(c *Config) error {
+	bad := func(option, format string, args ...any) error {
+		return &Error{Option: option, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)}
+	}
+	switch {
+	case c.JWTSecretFile == "":
+		return bad("jwt-secret-file", "is required")
+	case c.Embedded != "" && c.ClickHouse != "":
+		return bad("embedded", "use --embedded or --clickhouse, not both")
+	case c.Admission.MaxConcurrent <= 0:
+		return bad("max-concurrent", "must be positive")
+	case c.Admission.MaxPerCaller < 0:
+		return bad("max-per-caller", "must not be negative")
+	case c.Admission.MaxQueued < -1:
+		return bad("max-queued", "must be -1 (none), 0 (the default) or positive")
+	case c.Admission.Wait <= 0:
+		return bad("admission-wait", "must be positive")
+	case c.HealthInterval <= 0:
+		return bad("health-interval", "must be positive")
+	case c.ShutdownGrace < 0:
+		return bad("shutdown-grace", "must not be negative")
+	case c.KeepaliveTime <= 0 || c.KeepaliveTimeout <= 0:
+		return bad("keepalive-time", "--keepalive-time and --keepalive-timeout must be positive")
+	case c.MaxRecvMsgSize <= 0:
+		return bad("max-recv-msg-size", "must be positive")
+	case c.MaxSendMsgSize < 0:
+		return bad("max-send-msg-size", "must not be negative")
+	case c.MaxConcurrentStreams < 0:
+		return bad("max-concurrent-streams", "must not be negative")
+	case (c.TLSCert == "") != (c.TLSKey == ""):
+		return bad("tls-cert", "--tls-cert and --tls-key go together")
+	case c.TLSClientCA != "" && c.TLSCert == "":
+		return bad("tls-client-ca", "needs --tls-cert and --tls-key")
+	case c.Plaintext && c.TLSCert != "":
+		return bad("plaintext", "contradicts --tls-cert")
+	case c.PProf && c.MetricsListen == "":
+		return bad("pprof", "needs --metrics-listen")
+	case !slices.Contains([]string{"debug", "info", "warn", "error"}, c.LogLevel):
+		return bad("log-level", "%q is not debug, info, warn or error", c.LogLevel)
+	case !slices.Contains([]string{"json", "text"}, c.LogFormat):
+		return bad("log-format", "%q is not json or text", c.LogFormat)
+	}
+	if c.TLSCert == "" && !c.Plaintext {
+		for _, o := range []struct{ name, addr string }{{"listen", c.Listen}, {"mcp-listen", c.MCPListen}} {
+			if o.addr != "" && !Loopback(o.addr) {
+				return bad(o.name, "%s is not a loopback address: give --tls-cert and --tls-key, or --plaintext to serve it without TLS", o.addr)
+			}
+		}
+	}
+	return nil
+}
+
+// Loopback reports whether the listen address addr (host:port) only
+// accepts connections from this machine: localhost or a loopback IP. An
+// empty host listens on every interface and is not loopback.
+func Loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

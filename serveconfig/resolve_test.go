@@ -1,0 +1,220 @@
+package serveconfig_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/serveconfig"
+)
+
+// env returns a getenv over m.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPrecedence(t *testing.T) {
+	file := writeFile(t, "serve.yaml", "jwt-secret-file: /file/secret\nmax-concurrent: 3\nadmission-wait: 3s\nlog-format: text\npprof: true\nmetrics-listen: 127.0.0.1:9100\n")
+	tests := []struct {
+		name     string
+		explicit map[string]string
+		env      map[string]string
+		file     string
+		want     func(c serveconfig.Config) serveconfig.Config
+	}{
+		{"defaults", map[string]string{"jwt-secret-file": "/s"}, nil, "", func(c serveconfig.Config) serveconfig.Config { return c }},
+		{"file over default", nil, nil, file, func(c serveconfig.Config) serveconfig.Config {
+			c.JWTSecretFile, c.Admission.MaxConcurrent, c.Admission.Wait, c.LogFormat = "/file/secret", 3, 3*time.Second, "text"
+			c.PProf, c.MetricsListen = true, "127.0.0.1:9100"
+			return c
+		}},
+		{"env over file", nil, map[string]string{"GRAPHWIRE_MAX_CONCURRENT": "5", "GRAPHWIRE_PPROF": "false"}, file, func(c serveconfig.Config) serveconfig.Config {
+			c.JWTSecretFile, c.Admission.MaxConcurrent, c.Admission.Wait, c.LogFormat = "/file/secret", 5, 3*time.Second, "text"
+			c.MetricsListen = "127.0.0.1:9100"
+			return c
+		}},
+		{"flag over env", map[string]string{"max-concurrent": "7", "jwt-secret-file": "/flag"}, map[string]string{"GRAPHWIRE_MAX_CONCURRENT": "5", "GRAPHWIRE_JWT_SECRET_FILE": "/env"}, file,
+			func(c serveconfig.Config) serveconfig.Config {
+				c.JWTSecretFile, c.Admission.MaxConcurrent, c.Admission.Wait, c.LogFormat = "/flag", 7, 3*time.Second, "text"
+				c.PProf, c.MetricsListen = true, "127.0.0.1:9100"
+				return c
+			}},
+		{"empty env is unset", nil, map[string]string{"GRAPHWIRE_MAX_CONCURRENT": ""}, file, func(c serveconfig.Config) serveconfig.Config {
+			c.JWTSecretFile, c.Admission.MaxConcurrent, c.Admission.Wait, c.LogFormat = "/file/secret", 3, 3*time.Second, "text"
+			c.PProf, c.MetricsListen = true, "127.0.0.1:9100"
+			return c
+		}},
+		{"file from GRAPHWIRE_CONFIG", nil, map[string]string{"GRAPHWIRE_CONFIG": file}, "", func(c serveconfig.Config) serveconfig.Config {
+			c.JWTSecretFile, c.Admission.MaxConcurrent, c.Admission.Wait, c.LogFormat = "/file/secret", 3, 3*time.Second, "text"
+			c.PProf, c.MetricsListen = true, "127.0.0.1:9100"
+			return c
+		}},
+	}
+	base := serveconfig.Config{
+		Listen: "127.0.0.1:7447", JWTSecretFile: "/s", JWTAudience: "graphwire",
+		HealthInterval: 5 * time.Second, ShutdownGrace: 10 * time.Second,
+		LogLevel: "info", LogFormat: "json", KeepaliveTime: 2 * time.Hour, KeepaliveTimeout: 20 * time.Second,
+		MaxRecvMsgSize: serveconfig.DefaultMaxRecvMsgSize,
+	}
+	base.Admission.MaxConcurrent, base.Admission.Wait = 4, time.Second
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := serveconfig.Resolve(tt.explicit, env(tt.env), tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want(base), got); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEnvNames(t *testing.T) {
+	want := map[string]string{"listen": "GRAPHWIRE_LISTEN", "jwt-secret-file": "GRAPHWIRE_JWT_SECRET_FILE",
+		"max-concurrent-streams": "GRAPHWIRE_MAX_CONCURRENT_STREAMS", "tls-client-ca": "GRAPHWIRE_TLS_CLIENT_CA"}
+	seen := map[string]bool{}
+	for _, o := range serveconfig.Options() {
+		if w, ok := want[o.Name]; ok && o.Env() != w {
+			t.Errorf("%s: env %s, want %s", o.Name, o.Env(), w)
+		}
+		if seen[o.Env()] {
+			t.Errorf("two options share %s", o.Env())
+		}
+		seen[o.Env()] = true
+	}
+}
+
+func TestErrors(t *testing.T) {
+	secret := map[string]string{"jwt-secret-file": "/s"}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{"jwt-secret-file": "/s"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	tests := []struct {
+		name       string
+		explicit   map[string]string
+		env        map[string]string
+		file       string // text of the config file, "" for none
+		wantSource string // "FILE" stands for the config file's path
+		wantOption string
+		wantErr    error
+	}{
+		{"unknown flag", with("no-such", "1"), nil, "", "--no-such", "", serveconfig.ErrUnknownOption},
+		{"unknown file key", secret, nil, "listen: 127.0.0.1:1\n\nlisten-adress: x\n", "FILE:3", "listen-adress", serveconfig.ErrUnknownOption},
+		{"repeated file key", secret, nil, "listen: 127.0.0.1:1\nlisten: 127.0.0.1:2\n", "FILE:2", "listen", serveconfig.ErrInvalidFile},
+		{"file not a mapping", secret, nil, "- listen\n", "FILE:1", "", serveconfig.ErrInvalidFile},
+		{"file list value", secret, nil, "listen: [a, b]\n", "FILE:1", "listen", serveconfig.ErrInvalidValue},
+		{"file bad int", secret, nil, "\nmax-concurrent: many\n", "FILE:2", "max-concurrent", serveconfig.ErrInvalidValue},
+		{"env bad duration", secret, map[string]string{"GRAPHWIRE_ADMISSION_WAIT": "soon"}, "", "GRAPHWIRE_ADMISSION_WAIT", "admission-wait", serveconfig.ErrInvalidValue},
+		{"flag bad bool", with("plaintext", "maybe"), nil, "", "--plaintext", "plaintext", serveconfig.ErrInvalidValue},
+		{"no secret", nil, nil, "", "", "jwt-secret-file", serveconfig.ErrInvalid},
+		{"both engines", with("embedded", "d", "clickhouse", "c"), nil, "", "", "embedded", serveconfig.ErrInvalid},
+		{"cert without key", with("tls-cert", "c"), nil, "", "", "tls-cert", serveconfig.ErrInvalid},
+		{"ca without cert", with("tls-client-ca", "ca"), nil, "", "", "tls-client-ca", serveconfig.ErrInvalid},
+		{"plaintext and tls", with("tls-cert", "c", "tls-key", "k", "plaintext", "true"), nil, "", "", "plaintext", serveconfig.ErrInvalid},
+		{"public plaintext", with("listen", "0.0.0.0:7447"), nil, "", "", "listen", serveconfig.ErrInvalid},
+		{"all interfaces plaintext", with("listen", ":7447"), nil, "", "", "listen", serveconfig.ErrInvalid},
+		{"public mcp plaintext", with("mcp-listen", "192.0.2.1:8080"), nil, "", "", "mcp-listen", serveconfig.ErrInvalid},
+		{"pprof without metrics", with("pprof", "true"), nil, "", "", "pprof", serveconfig.ErrInvalid},
+		{"log level", with("log-level", "verbose"), nil, "", "", "log-level", serveconfig.ErrInvalid},
+		{"log format", with("log-format", "xml"), nil, "", "", "log-format", serveconfig.ErrInvalid},
+		{"negative streams", with("max-concurrent-streams", "-1"), nil, "", "", "max-concurrent-streams", serveconfig.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ""
+			if tt.file != "" {
+				path = writeFile(t, "serve.yaml", tt.file)
+			}
+			_, err := serveconfig.Resolve(tt.explicit, env(tt.env), path)
+			var ce *serveconfig.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v, want a *serveconfig.Error", err)
+			}
+			wantSource := tt.wantSource
+			if len(wantSource) >= 4 && wantSource[:4] == "FILE" {
+				wantSource = path + wantSource[4:]
+			}
+			if ce.Source != wantSource || ce.Option != tt.wantOption || !errors.Is(err, tt.wantErr) {
+				t.Errorf("error %v = {Source %q Option %q}, want {%q %q} wrapping %v", err, ce.Source, ce.Option, wantSource, tt.wantOption, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestPlaintextAllowed(t *testing.T) {
+	tests := []map[string]string{
+		{"listen": "127.0.0.1:7447"},
+		{"listen": "[::1]:7447", "mcp-listen": "localhost:8080"},
+		{"listen": "0.0.0.0:7447", "plaintext": "true"},
+		{"listen": "0.0.0.0:7447", "tls-cert": "c", "tls-key": "k"},
+	}
+	for _, explicit := range tests {
+		explicit["jwt-secret-file"] = "/s"
+		if _, err := serveconfig.Resolve(explicit, nil, ""); err != nil {
+			t.Errorf("%v: %v", explicit, err)
+		}
+	}
+}
+
+func TestFlagValue(t *testing.T) {
+	explicit := map[string]string{}
+	for _, o := range serveconfig.Options() {
+		v := serveconfig.NewFlagValue(o, explicit)
+		if v.String() != o.Default {
+			t.Errorf("%s: unset value %q, want the default %q", o.Name, v.String(), o.Default)
+		}
+		if v.IsBoolFlag() != (o.Kind == serveconfig.Bool) || v.Type() != o.Kind.String() {
+			t.Errorf("%s: IsBoolFlag %t, Type %s for kind %v", o.Name, v.IsBoolFlag(), v.Type(), o.Kind)
+		}
+	}
+	o := serveconfig.Options()[0]
+	if err := serveconfig.NewFlagValue(o, explicit).Set("x"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{o.Name: "x"}, explicit); diff != "" {
+		t.Errorf("explicit (-want +got):\n%s", diff)
+	}
+}
+
+func TestReadKeys(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []serveconfig.Key
+		wantErr    error
+	}{
+		{"one secret", "s3cr3t\n", []serveconfig.Key{{Secret: []byte("s3cr3t")}}, nil},
+		{"rotation", "# keys\nold\tAAAA\n\nnew BBBB\nCCCC\n", []serveconfig.Key{{"old", []byte("AAAA")}, {"new", []byte("BBBB")}, {"", []byte("CCCC")}}, nil},
+		{"empty", "# nothing\n", nil, serveconfig.ErrInvalidFile},
+		{"three fields", "a b c\n", nil, serveconfig.ErrInvalidFile},
+		{"repeated id", "k A\nk B\n", nil, serveconfig.ErrInvalidFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := serveconfig.ReadKeys(writeFile(t, "keys", tt.text))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("keys (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
