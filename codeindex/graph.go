@@ -102,15 +102,29 @@ type Graph struct {
 	Definitions   []Definition
 	Imports       []ImportedSymbol
 	Edges         []Edge // sorted by kind, then endpoints
+
+	subset bool // made by Subset: Types leaves out what it has no rows of
 }
 
-// Types lists the entity and relationship names [Graph.Encode] writes, entities first.
+// Types lists the entity and relationship names [Graph.Encode] writes, entities first. A
+// graph from [Graph.Subset] lists only the types it has rows of (Branch only with the
+// directories).
 func (g *Graph) Types() []string {
-	ts := []string{"Branch"}
+	var ts []string
+	if !g.subset || len(g.Directories) > 0 {
+		ts = append(ts, "Branch")
+	}
 	if g.Commit != nil {
 		ts = append(ts, "Commit")
 	}
-	ts = append(ts, "Directory", "File", "Definition", "ImportedSymbol")
+	for _, t := range []struct {
+		name string
+		n    int
+	}{{"Directory", len(g.Directories)}, {"File", len(g.Files)}, {"Definition", len(g.Definitions)}, {"ImportedSymbol", len(g.Imports)}} {
+		if !g.subset || t.n > 0 {
+			ts = append(ts, t.name)
+		}
+	}
 	seen := map[string]bool{}
 	for _, e := range g.Edges {
 		if !seen[e.Kind] {

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
@@ -31,6 +32,19 @@ type Options struct {
 	Branch, Commit string
 	// Env is the environment of the go command (nil: the process's own).
 	Env []string
+	// Progress, when set, is called once type-checking is done, after each file's calls and
+	// embeddings are extracted, and once the graph is complete ([Progress.Done]), from the
+	// goroutine that called [Index].
+	Progress func(Progress)
+}
+
+// Progress is how far [Index] has come, as [Options.Progress] receives it. Type-checking,
+// most of the time, reports nothing until it is done.
+type Progress struct {
+	Packages          int // packages type-checked
+	Files, TotalFiles int // files extracted, of all
+	Elapsed           time.Duration
+	Done              bool // the graph is complete: the last call
 }
 
 // Stats counts what [Index] found.
@@ -42,6 +56,7 @@ type Stats struct {
 // Index type-checks the Go packages under dir with the go command and go/types, and returns
 // their code graph. Only files under dir are indexed (not generated cgo files or dependencies).
 func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error) {
+	start := time.Now()
 	var st Stats
 	if opts.TraversalPath == "" || opts.ProjectID == 0 {
 		return nil, st, errors.New("codeindex: a traversal path and a project id are required")
@@ -104,6 +119,14 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 			units = append(units, u)
 		}
 	}
+	prog := Progress{Packages: st.Packages, TotalFiles: len(units)}
+	report := func() {
+		if opts.Progress != nil {
+			prog.Elapsed = time.Since(start)
+			opts.Progress(prog)
+		}
+	}
+	report()
 	// Declarations first, so that calls and embeddings can refer to any of them.
 	for i := range units {
 		x.imports(&units[i])
@@ -112,6 +135,9 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 	for i := range units {
 		x.calls(&units[i])
 		x.embeds(&units[i])
+		x.resolveImports(&units[i])
+		prog.Files++
+		report()
 	}
 	x.satisfies()
 	for e := range x.edges {
@@ -123,6 +149,8 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 	})
 	slices.SortFunc(x.g.Directories, func(a, b Directory) int { return cmp.Compare(a.Path, b.Path) })
 	st.Files, st.Definitions, st.Imports, st.Edges = len(x.g.Files), len(x.g.Definitions), len(x.g.Imports), len(x.g.Edges)
+	prog.Done = true
+	report()
 	return x.g, st, nil
 }
 
@@ -405,6 +433,28 @@ func (x *indexer) calls(u *unit) {
 			}
 		}
 	}
+}
+
+// resolveImports adds IMPORTS edges from a file's import to each indexed package-level
+// definition of the imported package that the file uses through it (sub.Twice, or Twice
+// after a dot import), resolved through types.
+func (x *indexer) resolveImports(u *unit) {
+	ast.Inspect(u.file, func(n ast.Node) bool {
+		ident, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		obj := u.pkg.TypesInfo.Uses[ident]
+		if obj == nil || obj.Pkg() == nil || obj.Pkg() == u.pkg.Types || obj.Pkg().Scope().Lookup(obj.Name()) != obj {
+			return true // local, universe, or a field or method reached through a value
+		}
+		if imp, ok := u.imports[obj.Pkg().Path()]; ok {
+			if to, ok := x.defs[key(obj)]; ok {
+				x.edge("IMPORTS", "ImportedSymbol", imp, "Definition", to)
+			}
+		}
+		return true
+	})
 }
 
 // embeds adds EXTENDS edges for struct and interface embedding.

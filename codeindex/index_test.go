@@ -144,7 +144,16 @@ func TestFixture(t *testing.T) {
 	f.has(t, "DEFINES", "example.com/fix.Greeter", "(example.com/fix.Greeter).Hello")
 	f.has(t, "DEFINES", "example.com/fix.Base", "(*example.com/fix.Base).Hello")
 	f.has(t, "DEFINES", "file a.go", "(*example.com/fix.Base).Hello")
-	f.has(t, "IMPORTS", "file b.go", "import strings")
+	// A file imports each package; an import resolves to the indexed definitions the file
+	// uses through it (strings is not indexed).
+	wantImports := []string{
+		"file a.go -> import example.com/fix/sub",
+		"file b.go -> import strings",
+		"import example.com/fix/sub -> example.com/fix/sub.Twice",
+	}
+	if diff := cmp.Diff(wantImports, f.edges("IMPORTS")); diff != "" {
+		t.Errorf("IMPORTS (-want +got):\n%s", diff)
+	}
 	// Every directory, file, definition and import is on the branch; the tree hangs from it.
 	if n, want := len(f.edges("ON_BRANCH")), len(g.Directories)+len(g.Files)+len(g.Definitions)+len(g.Imports); n != want {
 		t.Errorf("%d ON_BRANCH edges, want %d", n, want)
@@ -162,12 +171,26 @@ func TestFixture(t *testing.T) {
 			t.Errorf("%s: content differs from the file (%v)", fl.Path, err)
 		}
 	}
-	// Ids are stable: a second index gives the same graph.
-	again, _, err := codeindex.Index(t.Context(), root, opts)
+	// Ids are stable: a second index gives the same graph. It reports its progress: once
+	// type-checked, after each file, and when done.
+	var calls []codeindex.Progress
+	withProgress := opts
+	withProgress.Progress = func(p codeindex.Progress) { calls = append(calls, p) }
+	again, _, err := codeindex.Index(t.Context(), root, withProgress)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(g, again); diff != "" {
+	if len(calls) != st.Files+2 {
+		t.Fatalf("%d progress calls, want %d: %+v", len(calls), st.Files+2, calls)
+	}
+	for i, p := range calls {
+		files := min(i, st.Files)
+		if p.Packages != st.Packages || p.Files != files || p.TotalFiles != st.Files || p.Done != (i == len(calls)-1) ||
+			i > 0 && p.Elapsed < calls[i-1].Elapsed {
+			t.Errorf("progress call %d = %+v, want %d packages, %d of %d files, done %v", i, p, st.Packages, files, st.Files, i == len(calls)-1)
+		}
+	}
+	if diff := cmp.Diff(g, again, cmp.AllowUnexported(codeindex.Graph{})); diff != "" {
 		t.Errorf("second index differs:\n%s", diff)
 	}
 }
@@ -217,5 +240,51 @@ func TestNetHTTP(t *testing.T) {
 			}
 			return false
 		})
+	}
+}
+
+// TestDigests splits the fixture's graph by file: every row belongs to exactly one owner,
+// the subsets of all owners together are the graph, and a subset of one file holds that
+// file's rows and the edges leaving them.
+func TestDigests(t *testing.T) {
+	g, _, err := codeindex.Index(t.Context(), "testdata/fixmod", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := g.Digests()
+	owners := map[string]bool{}
+	for o := range ds {
+		owners[o] = true
+	}
+	if want := map[string]bool{codeindex.Global: true, "a.go": true, "b.go": true, "sub/sub.go": true}; !cmp.Equal(owners, want) {
+		t.Fatalf("owners = %v, want %v", owners, want)
+	}
+	var edges, defs int
+	for o := range owners {
+		s := g.Subset(map[string]bool{o: true})
+		edges += len(s.Edges)
+		defs += len(s.Definitions)
+		for _, d := range s.Definitions {
+			if d.FilePath != o {
+				t.Errorf("subset %q holds definition %s of %s", o, d.FQN, d.FilePath)
+			}
+		}
+		if o == codeindex.Global && (len(s.Directories) != len(g.Directories) || len(s.Files) != 0) {
+			t.Errorf("global subset: %d directories, %d files; want all directories and no file", len(s.Directories), len(s.Files))
+		}
+	}
+	if edges != len(g.Edges) || defs != len(g.Definitions) {
+		t.Errorf("subsets hold %d edges and %d definitions, the graph %d and %d", edges, defs, len(g.Edges), len(g.Definitions))
+	}
+	all := g.Subset(owners)
+	if !slices.Equal(all.Types(), g.Types()) || len(all.Edges) != len(g.Edges) {
+		t.Errorf("subset of every owner: types %v, %d edges; want %v, %d", all.Types(), len(all.Edges), g.Types(), len(g.Edges))
+	}
+	again, _, err := codeindex.Index(t.Context(), "testdata/fixmod", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(ds, again.Digests()) {
+		t.Error("digests of the same code differ between two indexes")
 	}
 }

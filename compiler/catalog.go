@@ -34,7 +34,7 @@ type entity struct {
 	table  string
 	global bool
 	floor  int
-	props  []*property // ontology order, without id; only those this view may read
+	props  []*property // ontology order, without id, then traversal_path if namespaced; only those this view may read
 	byName map[string]*property
 	// withheld holds the properties of the ontology this view may not read: admin-only ones
 	// in the view of a caller who is not an administrator, and virtual ones whose value
@@ -55,6 +55,7 @@ type property struct {
 	virtual    bool // Orbit fetches the value from a repository service (ontology virtual)
 	stored     bool // virtual, and graphwire's own column holds the value (ontology stored)
 	tokens     bool // word-searchable: token_match, all_tokens, any_tokens (ontology tokens)
+	tpath      bool // the traversal_path column ([tpProp])
 }
 
 // unserved reports whether p is a virtual property whose value graphwire does not hold: its
@@ -81,6 +82,13 @@ type pair struct{ from, to string }
 
 // idProp is the implicit id property every entity has.
 var idProp = &property{name: "id", typ: typInt64, filterable: true}
+
+// tpProp is the traversal_path column of a namespaced entity's table, selectable like a
+// property (as in Orbit, where the ontology lists it). It is not filterable as a property:
+// a traversal_path filter is a path prefix checked against the caller's scopes (restrict.go),
+// and it is not a sort key, group key or aggregation target. Every namespaced entity lists it
+// last, so "*" and dynamic "*" selections return it; it is never a default column.
+var tpProp = &property{name: "traversal_path", typ: typString, tpath: true}
 
 // prop returns the named property of e, including the implicit id.
 func (e *entity) prop(name string) *property {
@@ -173,6 +181,9 @@ func newCatalog(ont *ontology.Ontology) *catalog {
 				filterable: op.Filterable, def: op.Default, longText: op.LongText,
 				adminOnly: op.AdminOnly, virtual: op.Virtual, stored: op.Stored, tokens: op.Tokens,
 			})
+		}
+		if !e.global {
+			e.props = append(e.props, tpProp)
 		}
 		c.entities[e.name] = e
 	}

@@ -58,6 +58,20 @@ func newValidator(static []byte, cat *catalog) (*validator, error) {
 	if err := setEnum("RelationshipTypeName", append(slices.Clone(cat.relNames), "*")); err != nil {
 		return nil, err
 	}
+	// The schema's closed operator list and the compiler's must agree, or one of them would
+	// refuse what the other accepts.
+	var ops []string
+	if m, _ := defs["FilterOperator"].(map[string]any); m != nil {
+		vals, _ := m["enum"].([]any)
+		for _, v := range vals {
+			s, _ := v.(string)
+			ops = append(ops, s)
+		}
+	}
+	slices.Sort(ops)
+	if !slices.Equal(ops, operators) {
+		return nil, fmt.Errorf("query schema $defs.FilterOperator lists %v, the compiler knows %v", ops, operators)
+	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(schemaID, doc); err != nil {
 		return nil, fmt.Errorf("load query schema: %w", err)
@@ -183,6 +197,13 @@ func collect(e *jsonschema.ValidationError, doc map[string]any, cat *catalog, ou
 		// The causes point at the object, not at the offending key; name the key instead.
 		// The validator's InstanceLocation for this kind aliases a buffer it reuses for
 		// later siblings, so only its length is reliable: the object is found in doc.
+		// Operator objects lie one or two levels below a filters object
+		// (/nodes/0/filters/state, /nodes/0/filters/added_lines/1), filters objects at 3.
+		if depth := len(e.InstanceLocation); depth >= 4 {
+			at := opObjectWithKey(doc, k.Property, depth)
+			*out = append(*out, newErr(sub(at, k.Property), ErrUnknownField, "unknown operator "+strconv.Quote(k.Property)+didYouMean(k.Property, operators), operators...))
+			return
+		}
 		at := filtersWithKey(doc, k.Property, len(e.InstanceLocation))
 		if strings.HasPrefix(at, "/relationships/") {
 			*out = append(*out, newErr(sub(at, k.Property), ErrUnknownField, "unknown relationship filter "+strconv.Quote(k.Property), "source_id", "target_id", "traversal_path"))
@@ -197,14 +218,107 @@ func collect(e *jsonschema.ValidationError, doc map[string]any, cat *catalog, ou
 		}
 		return
 	}
-	te := translate(e, cat)
+	te := translate(e, doc, cat)
 	if _, ok := e.ErrorKind.(*kind.Required); ok {
 		missing[te] = true
 	}
 	*out = append(*out, te)
 }
 
-func translate(e *jsonschema.ValidationError, cat *catalog) *Error {
+// shapeRule names the per-query-type rule of the schema ($defs/TraversalShape, …) that e
+// comes from, or "".
+func shapeRule(e *jsonschema.ValidationError) string {
+	_, frag, _ := strings.Cut(e.SchemaURL, "#/$defs/")
+	name, _, _ := strings.Cut(frag, "/")
+	if strings.HasSuffix(name, "Shape") {
+		return name
+	}
+	return ""
+}
+
+// translateShape turns a failure of a per-query-type rule into the reason and message the
+// semantic pass would give, so that a query breaking one reads the same whichever layer
+// catches it. It returns nil for failures that need no special wording.
+func translateShape(e *jsonschema.ValidationError, doc map[string]any) *Error {
+	loc := e.InstanceLocation
+	qt, _ := doc["query_type"].(string)
+	if _, ok := e.ErrorKind.(*kind.FalseSchema); ok && len(loc) == 1 {
+		return newErr(locPtr(loc), ErrFieldNotAllowed, "field "+strconv.Quote(loc[0])+" is not allowed in "+withArticle(qt)+" query")
+	}
+	switch shapeRule(e) {
+	case "TraversalShape":
+		if len(loc) == 1 && (loc[0] == "nodes" || loc[0] == "relationships") {
+			n := len(asArray(doc["nodes"]))
+			if n == 1 {
+				return newErr("/relationships", ErrInvalidShape, "a single-node traversal must not have a relationships field")
+			}
+			return newErr("/relationships", ErrInvalidShape, "the query needs exactly "+strconv.Itoa(n-1)+" relationships to connect "+strconv.Itoa(n)+" nodes as a tree")
+		}
+	case "AggregationShape":
+		if len(loc) == 3 && loc[0] == "relationships" && loc[2] == "direction" {
+			return newErr(locPtr(loc), ErrInvalidShape, "aggregations allow only outgoing or incoming relationships (as in Orbit); split a both-ways count into one query per direction")
+		}
+	case "PathFindingShape":
+		if len(loc) == 1 && loc[0] == "nodes" {
+			return newErr("/nodes", ErrInvalidShape, "path finding needs exactly 2 nodes (the two ends of the path)")
+		}
+	case "NeighborsShape":
+		if len(loc) == 1 && loc[0] == "nodes" {
+			return newErr("/nodes", ErrInvalidShape, "neighbors needs exactly 1 node (the center)")
+		}
+	}
+	return nil
+}
+
+// withArticle prefixes a query type with its indefinite article: "an aggregation".
+func withArticle(qt string) string {
+	if qt == qAggregation {
+		return "an " + qt
+	}
+	return "a " + qt
+}
+
+func asArray(v any) []any {
+	a, _ := v.([]any)
+	return a
+}
+
+// opObjectWithKey returns the pointer of the first operator object, depth tokens below the
+// root in document order, that has key: an object under /nodes/i/filters or
+// /relationships/i/filters.
+func opObjectWithKey(doc map[string]any, key string, depth int) string {
+	var find func(v any, toks []any) (string, bool)
+	find = func(v any, toks []any) (string, bool) {
+		if len(toks) > depth {
+			return "", false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if _, ok := x[key]; ok && len(toks) == depth && toks[2] == "filters" {
+				return ptr(toks...), true
+			}
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if p, ok := find(x[k], append(slices.Clip(toks), k)); ok {
+					return p, true
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if p, ok := find(e, append(slices.Clip(toks), i)); ok {
+					return p, true
+				}
+			}
+		}
+		return "", false
+	}
+	p, _ := find(doc, nil)
+	return p
+}
+
+func translate(e *jsonschema.ValidationError, doc map[string]any, cat *catalog) *Error {
+	if se := translateShape(e, doc); se != nil {
+		return se
+	}
 	at := locPtr(e.InstanceLocation)
 	loc := e.InstanceLocation
 	switch k := e.ErrorKind.(type) {

@@ -74,6 +74,9 @@ func validate(r *request, cat *catalog) error {
 		if p := e.withheld[name]; p != nil {
 			return withheldErr(at, e, p)
 		}
+		if name == tpProp.name && e.global {
+			return newErr(at, ErrUnknownProperty, e.name+" is a global entity: its rows carry no traversal_path (only namespaced entities have one); leave traversal_path out for "+e.name, options...)
+		}
 		return newErr(at, ErrUnknownProperty, "unknown property "+strconv.Quote(name)+" on "+e.name+didYouMean(name, options), options...)
 	}
 	for _, n := range r.nodes {
@@ -83,7 +86,7 @@ func validate(r *request, cat *catalog) error {
 			}
 		}
 		for _, k := range sortedKeys(n.filters) {
-			if k != "traversal_path" && n.ent.prop(k) == nil {
+			if n.ent.prop(k) == nil {
 				return unknownProp(ptr("nodes", n.idx, "filters", k), n.ent, k, n.ent.filterableNames())
 			}
 		}
@@ -119,7 +122,7 @@ func validate(r *request, cat *catalog) error {
 	}[r.queryType]
 	for _, f := range []string{"relationships", "aggregations", "group_by", "path", "neighbors", "order_by", "aggregation_sort"} {
 		if r.present[f] && !slices.Contains(allowed, f) {
-			return newErr("/"+f, ErrFieldNotAllowed, "field "+strconv.Quote(f)+" is not allowed in a "+r.queryType+" query")
+			return newErr("/"+f, ErrFieldNotAllowed, "field "+strconv.Quote(f)+" is not allowed in "+withArticle(r.queryType)+" query")
 		}
 	}
 	// S5 shape.
@@ -136,6 +139,9 @@ func validate(r *request, cat *catalog) error {
 	}
 	if orderAlias != "" {
 		p := byAlias[orderAlias].ent.prop(orderProp)
+		if p.tpath {
+			return newErr("/order_by", ErrNotFilterable, "traversal_path can be selected and filtered by prefix but not sorted on (Orbit marks it not filterable); order by another property of the node or leave order_by out")
+		}
 		if !p.filterable {
 			return newErr("/order_by", ErrNotFilterable, "property "+strconv.Quote(orderProp)+" is not filterable, so it cannot be used in order_by; sort by another property of the node or leave order_by out")
 		}
@@ -387,7 +393,7 @@ func resolveFilters(r *request) error {
 			return err
 		}
 		for _, k := range sortedKeys(n.filters) {
-			if p := e.prop(k); p != nil && !p.filterable {
+			if p := e.prop(k); p != nil && !p.filterable && !p.tpath {
 				return newErr(sub(at, k), ErrNotFilterable, "property "+strconv.Quote(k)+" cannot be filtered")
 			}
 		}
@@ -430,6 +436,9 @@ func resolveAggregations(r *request, byAlias map[string]*nodeSel) error {
 		e := byAlias[g.alias].ent
 		if g.prop != "" {
 			p := e.prop(g.prop)
+			if p.tpath {
+				return newErr(at, ErrInvalidAggregation, "traversal_path cannot be a group key (Orbit groups only by filterable properties); group by the node, or by a property such as a project's full_path")
+			}
 			if !p.filterable || p.longText {
 				return newErr(at, ErrInvalidAggregation, "property "+strconv.Quote(g.prop)+" cannot be a group key")
 			}
@@ -468,6 +477,9 @@ func resolveAggregations(r *request, byAlias map[string]*nodeSel) error {
 		}
 		if a.prop != "" {
 			p := byAlias[a.target].ent.prop(a.prop)
+			if p.tpath {
+				return newErr(at, ErrInvalidAggregation, a.fn+" cannot aggregate traversal_path; select it as a column of the node instead")
+			}
 			switch a.fn {
 			case "sum", "avg":
 				if p.typ != typInt64 && p.typ != typFloat64 {

@@ -1,6 +1,7 @@
 package gcf
 
 import (
+	"hash/maphash"
 	"strconv"
 	"strings"
 )
@@ -19,6 +20,85 @@ func isScoreToken(s string) bool {
 		return false
 	}
 	return len(s)-i == 3 && isDigit(s[i+1]) && isDigit(s[i+2])
+}
+
+// parseScore converts a token [isScoreToken] accepted. A score has two
+// decimals, so for up to 13 integer digits it is n/100 with n exact in a
+// float64, and one correctly rounded division gives the same bits as
+// strconv.ParseFloat, which rounds the decimal value n/100 correctly too.
+func parseScore(s string) float64 {
+	neg := s[0] == '-'
+	digits := s
+	if neg {
+		digits = s[1:]
+	}
+	if len(digits) > 16 { // 13 integer digits, '.', 2 decimals
+		f, _ := strconv.ParseFloat(s, 64)
+		return f
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		if c := digits[i]; c != '.' {
+			n = n*10 + int64(c-'0')
+		}
+	}
+	f := float64(n) / 100
+	if neg {
+		f = -f
+	}
+	return f
+}
+
+// identSet finds a (kind, name) identity declared twice in one payload:
+// an open-addressing table of entry numbers, hashed by name. The table
+// holds no pointers, so the collector neither scans it nor pays write
+// barriers for it, and each identity costs one hash.
+type identSet struct {
+	seed  maphash.Seed
+	slots []int32  // entry+1, 0 = empty; len is a power of two
+	names []string // per entry
+	kinds []string // per entry: the kind abbreviation
+}
+
+func newIdentSet(n int) *identSet {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	return &identSet{seed: maphash.MakeSeed(), slots: make([]int32, size), names: make([]string, 0, n), kinds: make([]string, 0, n)}
+}
+
+// add records (kind, name) and reports whether it was new.
+func (s *identSet) add(kind, name string) bool {
+	if 2*(len(s.names)+1) > len(s.slots) {
+		s.grow()
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := maphash.String(s.seed, name) & mask; ; i = (i + 1) & mask {
+		e := s.slots[i]
+		if e == 0 {
+			s.slots[i] = int32(len(s.names)) + 1
+			s.names = append(s.names, name)
+			s.kinds = append(s.kinds, kind)
+			return true
+		}
+		if s.names[e-1] == name && s.kinds[e-1] == kind {
+			return false
+		}
+	}
+}
+
+// grow doubles the table and re-inserts every entry.
+func (s *identSet) grow() {
+	s.slots = make([]int32, 2*len(s.slots))
+	mask := uint64(len(s.slots) - 1)
+	for e, name := range s.names {
+		i := maphash.String(s.seed, name) & mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = int32(e) + 1
+	}
 }
 
 // parseGroupHeader parses "## name[ [count][{fields}]]" and returns the
@@ -126,8 +206,8 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 	}
 	g.Symbols = make([]Symbol, 0, nSyms)
 	g.Edges = make([]Edge, 0, nEdges)
-	byID := newIDIndex(len(lines))            // id -> symbol index, or -1 for a reference
-	ids := make(map[identity]struct{}, nSyms) // identities declared in this payload
+	byID := newIDIndex(len(lines)) // id -> symbol index, or -1 for a reference
+	ids := newIdentSet(nSyms)      // identities declared in this payload
 	nodeLines := 0
 	closeSection := func() error {
 		if sectionCount >= 0 && sectionSeen != sectionCount {
@@ -226,12 +306,10 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 		if !isScoreToken(f[3]) {
 			return nil, ln.err(len(f[0])+len(f[1])+len(f[2])+3, ErrInvalidScore, "bad score "+strconv.Quote(f[3]))
 		}
-		score, _ := strconv.ParseFloat(f[3], 64)
-		idn := identity{KindAbbrev(f[1]), f[2]}
-		if _, dup := ids[idn]; dup {
+		score := parseScore(f[3])
+		if !ids.add(KindAbbrev(f[1]), f[2]) {
 			return nil, ln.err(0, ErrInvalidNodeLine, "symbol "+f[2]+" declared twice")
 		}
-		ids[idn] = struct{}{}
 		byID.set(id, len(g.Symbols))
 		g.Symbols = append(g.Symbols, Symbol{ID: id, Kind: KindExpand(f[1]), Name: f[2], Score: score, Provenance: f[4], Distance: distance, Group: group})
 		nodeLines++

@@ -92,10 +92,22 @@ func KindAbbrev(kind string) string {
 // KindExpand returns the long form of a wire kind: known abbreviations
 // (case-sensitive) expand, anything else is returned unchanged.
 func KindExpand(kind string) string {
-	for _, k := range kindTable {
-		if k[0] == kind {
-			return k[1]
-		}
+	// Only these abbreviations differ from their long form in kindTable
+	// (TestKindExpandMatchesTable); a switch avoids comparing against every
+	// entry on the decode hot path.
+	switch kind {
+	case "fn":
+		return "function"
+	case "iface":
+		return "interface"
+	case "route":
+		return "route_handler"
+	case "ext":
+		return "external"
+	case "pkg":
+		return "package"
+	case "svc":
+		return "service"
 	}
 	return kind
 }

@@ -3,7 +3,8 @@ package gcf
 import (
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/graphwire/graphwire/internal/jsonread"
 )
 
 // Object is an ordered map with unique string keys: the generic profile's
@@ -174,199 +175,151 @@ var Absent absent
 // ParseJSON parses one JSON document into the generic value model: nil,
 // bool, int64 (integer literals, exactly; [ErrOutOfRange] beyond int64),
 // float64 (other numbers), string, []any and [*Object] (key order kept).
-// Duplicate keys are [ErrDuplicateKey]. Errors are [*SyntaxError].
+// Duplicate keys are [ErrDuplicateKey]. Errors are [*SyntaxError]. The JSON
+// layer is the shared strict reader (internal/jsonread); lone UTF-16
+// surrogate escapes are [ErrInvalidSurrogate], as in GCF's own strings.
 func ParseJSON(data []byte) (any, error) {
 	p := jsonParser{data: data}
-	p.ws()
+	p.r = jsonread.New(data, jsonread.Options{RejectLoneSurrogates: true, Errorf: p.fault})
+	p.r.SkipSpace()
 	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
-	p.ws()
-	if p.pos != len(p.data) {
-		return nil, p.errf(ErrSyntax, "trailing data after JSON value")
+	if err := p.r.End(); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
 
+// jsonParser builds the generic value model on the shared reader.
 type jsonParser struct {
+	r    *jsonread.Reader
 	data []byte
-	pos  int
 }
 
-func (p *jsonParser) errf(s error, detail string) error {
-	line, col := 1, 1
-	for _, c := range p.data[:min(p.pos, len(p.data))] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+func (p *jsonParser) errf(pos int, s error, detail string) error {
+	line, col := jsonread.Position(p.data, pos)
 	return &SyntaxError{Line: line, Column: col, Err: s, Detail: "json: " + detail}
 }
 
-func (p *jsonParser) ws() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
+// fault words a reader fault as this package always has: positions are
+// byte columns at the offending byte, a duplicate key's just after it.
+func (p *jsonParser) fault(f jsonread.Fault) error {
+	switch f.Kind {
+	case jsonread.KindDuplicateKey:
+		return p.errf(f.At, ErrDuplicateKey, "duplicate key "+f.Detail)
+	case jsonread.KindTrailing:
+		return p.errf(f.At, ErrSyntax, "trailing data after JSON value")
+	case jsonread.KindLiteral:
+		return p.errf(f.At, ErrSyntax, "invalid literal")
+	case jsonread.KindEnd, jsonread.KindChar:
+		switch f.Want {
+		case jsonread.WantKey:
+			return p.errf(f.At, ErrSyntax, "expected object key")
+		case jsonread.WantColon:
+			return p.errf(f.At, ErrSyntax, "expected ':'")
+		case jsonread.WantObjectNext:
+			return p.errf(f.At, ErrSyntax, "expected ',' or '}'")
+		case jsonread.WantArrayNext:
+			return p.errf(f.At, ErrSyntax, "expected ',' or ']'")
+		}
+		if f.Kind == jsonread.KindEnd {
+			return p.errf(f.At, ErrSyntax, "unexpected end of input")
+		}
+		return p.errf(f.At, ErrSyntax, "unexpected character")
+	}
+	return p.stringFault(f.Start)
+}
+
+// stringFault reports a fault in the string whose opening quote is at
+// start, with GCF's precedence (the order its quoted strings are checked
+// in): a raw control character or a missing closing quote, then the first
+// bad escape, then invalid UTF-8. The shared reader stops at the first
+// fault in byte order, so the string is looked at again here.
+func (p *jsonParser) stringFault(start int) error {
+	end := -1
+	for i := start + 1; i < len(p.data) && end < 0; i++ {
+		switch c := p.data[i]; {
+		case c == '\\':
+			i++
+		case c == '"':
+			end = i
+		case c < 0x20:
+			return p.errf(i, ErrSyntax, "control character in string")
 		}
 	}
+	if end < 0 {
+		return p.errf(start, ErrUnterminatedQuote, "unterminated string")
+	}
+	if _, serr, _ := unquoteBody(string(p.data[start+1 : end])); serr != nil {
+		return p.errf(start, serr, "bad string")
+	}
+	return p.errf(start, ErrInvalidUTF8, "invalid UTF-8 in string")
 }
 
 const maxJSONDepth = 10000
 
 func (p *jsonParser) value(depth int) (any, error) {
 	if depth > maxJSONDepth {
-		return nil, p.errf(ErrLimit, "nesting too deep")
+		return nil, p.errf(p.r.Offset(), ErrLimit, "nesting too deep")
 	}
-	if p.pos >= len(p.data) {
-		return nil, p.errf(ErrSyntax, "unexpected end of input")
+	c, ok := p.r.Peek()
+	if !ok {
+		return nil, p.r.Unexpected(jsonread.WantValue)
 	}
-	switch c := p.data[p.pos]; {
+	switch {
 	case c == '{':
-		p.pos++
 		o := &Object{}
-		p.ws()
-		if p.pos < len(p.data) && p.data[p.pos] == '}' {
-			p.pos++
-			return o, nil
-		}
-		for {
-			p.ws()
-			if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-				return nil, p.errf(ErrSyntax, "expected object key")
-			}
-			k, err := p.str()
-			if err != nil {
-				return nil, err
-			}
-			if o.Has(k) {
-				return nil, p.errf(ErrDuplicateKey, "duplicate key "+strconv.Quote(k))
-			}
-			p.ws()
-			if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-				return nil, p.errf(ErrSyntax, "expected ':'")
-			}
-			p.pos++
-			p.ws()
+		err := p.r.Object(func(key string, _ int) error {
 			v, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			o.add(k, v)
-			p.ws()
-			if p.pos < len(p.data) && p.data[p.pos] == ',' {
-				p.pos++
-				continue
-			}
-			if p.pos < len(p.data) && p.data[p.pos] == '}' {
-				p.pos++
-				return o, nil
-			}
-			return nil, p.errf(ErrSyntax, "expected ',' or '}'")
-		}
+			o.add(key, v)
+			return err
+		})
+		return o, err
 	case c == '[':
-		p.pos++
 		a := []any{}
-		p.ws()
-		if p.pos < len(p.data) && p.data[p.pos] == ']' {
-			p.pos++
-			return a, nil
-		}
-		for {
-			p.ws()
+		err := p.r.Array(func(int) error {
 			v, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
 			a = append(a, v)
-			p.ws()
-			if p.pos < len(p.data) && p.data[p.pos] == ',' {
-				p.pos++
-				continue
-			}
-			if p.pos < len(p.data) && p.data[p.pos] == ']' {
-				p.pos++
-				return a, nil
-			}
-			return nil, p.errf(ErrSyntax, "expected ',' or ']'")
-		}
+			return err
+		})
+		return a, err
 	case c == '"':
-		return p.str()
+		return p.r.String()
 	case c == 't':
-		return p.lit("true", true)
+		return true, p.r.Literal("true")
 	case c == 'f':
-		return p.lit("false", false)
+		return false, p.r.Literal("false")
 	case c == 'n':
-		return p.lit("null", nil)
+		return nil, p.r.Literal("null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		start := p.pos
-		for p.pos < len(p.data) && isNumByte(p.data[p.pos]) {
-			p.pos++
-		}
-		tok := string(p.data[start:p.pos])
-		v, ok, err := parseNumber(tok)
-		if !ok {
-			p.pos = start
-			return nil, p.errf(ErrSyntax, "invalid number "+strconv.Quote(tok))
-		}
-		if err != nil {
-			p.pos = start
-			return nil, p.errf(err, "number "+tok+" outside the int64/double domain")
-		}
-		return v, nil
+		return p.number()
 	}
-	return nil, p.errf(ErrSyntax, "unexpected character")
+	return nil, p.r.Unexpected(jsonread.WantValue)
+}
+
+// number reads a number in the int64/double domain. A malformed number is
+// reported at its start with the whole run of number characters.
+func (p *jsonParser) number() (any, error) {
+	start := p.r.Offset()
+	lit, _, err := p.r.Number()
+	if end := start + len(lit); err != nil || end < len(p.data) && isNumByte(p.data[end]) {
+		end = start
+		for end < len(p.data) && isNumByte(p.data[end]) {
+			end++
+		}
+		return nil, p.errf(start, ErrSyntax, "invalid number "+strconv.Quote(string(p.data[start:end])))
+	}
+	v, _, err := parseNumber(string(lit))
+	if err != nil {
+		return nil, p.errf(start, err, "number "+string(lit)+" outside the int64/double domain")
+	}
+	return v, nil
 }
 
 func isNumByte(c byte) bool {
 	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
-}
-
-func (p *jsonParser) lit(word string, v any) (any, error) {
-	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
-		return nil, p.errf(ErrSyntax, "invalid literal")
-	}
-	p.pos += len(word)
-	return v, nil
-}
-
-func (p *jsonParser) str() (string, error) {
-	// p.data[p.pos] == '"'
-	end := -1
-	for i := p.pos + 1; i < len(p.data); i++ {
-		c := p.data[i]
-		if c == '\\' {
-			i++
-			continue
-		}
-		if c == '"' {
-			end = i
-			break
-		}
-		if c < 0x20 {
-			p.pos = i
-			return "", p.errf(ErrSyntax, "control character in string")
-		}
-	}
-	if end < 0 {
-		return "", p.errf(ErrUnterminatedQuote, "unterminated string")
-	}
-	raw := p.data[p.pos+1 : end]
-	s, serr, _ := unquoteBody(string(raw))
-	if serr != nil {
-		return "", p.errf(serr, "bad string")
-	}
-	if !utf8.ValidString(s) {
-		return "", p.errf(ErrInvalidUTF8, "invalid UTF-8 in string")
-	}
-	p.pos = end + 1
-	return s, nil
 }
 
 // AppendJSON appends the compact JSON encoding of a generic value (as

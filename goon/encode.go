@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/graphwire/graphwire/graphresponse"
@@ -423,29 +424,36 @@ func (e *Encoder) nodeLine(n *graphresponse.Node) {
 	e.buf = append(b, '\n')
 }
 
-// edgeLess orders edges for §3.4: path_id and step with absent last, then
-// type, from, from_id, to, to_id, then depth with absent first.
+// edgeCompare orders edges for §3.4: path_id and step with absent last, then
+// type, from, from_id, to, to_id, then depth with absent first. Neighbouring
+// edges mostly share their type and endpoint kinds, so each string is first
+// tested for equality, which is one length and pointer check when both
+// share storage, before the byte-wise compare.
 func edgeCompare(a, b *graphresponse.Edge) int {
-	if c := compareOpt(a.PathID, b.PathID, false); c != 0 {
-		return c
+	if a.PathID != b.PathID {
+		if c := compareOpt(a.PathID, b.PathID, false); c != 0 {
+			return c
+		}
 	}
-	if c := compareOpt(a.Step, b.Step, false); c != 0 {
-		return c
+	if a.Step != b.Step {
+		if c := compareOpt(a.Step, b.Step, false); c != 0 {
+			return c
+		}
 	}
-	if c := cmp.Compare(a.Type, b.Type); c != 0 {
-		return c
+	if a.Type != b.Type {
+		return strings.Compare(a.Type, b.Type)
 	}
-	if c := cmp.Compare(a.From, b.From); c != 0 {
-		return c
+	if a.From != b.From {
+		return strings.Compare(a.From, b.From)
 	}
-	if c := cmp.Compare(a.FromID, b.FromID); c != 0 {
-		return c
+	if a.FromID != b.FromID {
+		return cmp.Compare(a.FromID, b.FromID)
 	}
-	if c := cmp.Compare(a.To, b.To); c != 0 {
-		return c
+	if a.To != b.To {
+		return strings.Compare(a.To, b.To)
 	}
-	if c := cmp.Compare(a.ToID, b.ToID); c != 0 {
-		return c
+	if a.ToID != b.ToID {
+		return cmp.Compare(a.ToID, b.ToID)
 	}
 	return compareOpt(a.Depth, b.Depth, true)
 }

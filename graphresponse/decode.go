@@ -69,9 +69,9 @@ func newParser(data []byte) *parser {
 }
 
 // errorf maps the reader's error kinds onto this package's sentinels.
-func (p *parser) errorf(kind jsonread.Kind, off int, detail string) error {
+func (p *parser) errorf(f jsonread.Fault) error {
 	sentinel := ErrSyntax
-	switch kind {
+	switch f.Kind {
 	case jsonread.KindDuplicateKey:
 		sentinel = ErrDuplicateKey
 	case jsonread.KindType:
@@ -79,7 +79,7 @@ func (p *parser) errorf(kind jsonread.Kind, off int, detail string) error {
 	case jsonread.KindTooDeep:
 		sentinel = ErrTooDeep
 	}
-	return p.errAt(off, sentinel, detail)
+	return p.errAt(f.Offset, sentinel, f.Detail)
 }
 
 func (p *parser) errAt(pos int, sentinel error, detail string) *SyntaxError {
@@ -133,7 +133,7 @@ func (p *parser) literal(word string, v Value) (Value, error) {
 func (p *parser) value(depth int) (Value, error) {
 	c, ok := p.r.Peek()
 	if !ok {
-		return Value{}, p.r.Unexpected()
+		return Value{}, p.r.Unexpected(jsonread.WantValue)
 	}
 	switch {
 	case c == '"':
@@ -168,7 +168,7 @@ func (p *parser) value(depth int) (Value, error) {
 		})
 		return Object(ms...), err
 	}
-	return Value{}, p.r.Unexpected()
+	return Value{}, p.r.Unexpected(jsonread.WantValue)
 }
 
 func (p *parser) stringField() (string, error) {

@@ -1,14 +1,18 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -34,15 +38,9 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 	if opts.Format.engineFormat() == "" {
 		return nil, fmt.Errorf("load: export: %w %q", ErrFormat, opts.Format)
 	}
-	abs, err := filepath.Abs(dir)
+	abs, err := exportDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("load: export: %w", err)
-	}
-	if strings.ContainsFunc(abs, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil, fmt.Errorf("load: export: %q: control character in the path", dir)
-	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("load: export: %w", err)
+		return nil, err
 	}
 	want := map[string]bool{}
 	for _, t := range opts.Types {
@@ -76,16 +74,12 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if n == 0 && !want[strings.ToLower(typ)] {
 			return nil
 		}
-		path := filepath.Join(abs, typ+"."+string(opts.Format))
-		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("load: export %s: %w", typ, err)
+		fr, err := writeFile(ctx, e, abs, typ, opts.Format, "SELECT "+cols+" FROM "+from+" WHERE "+filter+" ORDER BY "+order)
+		if err != nil {
+			return err
 		}
-		if err := e.Exec(ctx, "INSERT INTO FUNCTION file("+quote(path)+", "+opts.Format.engineFormat()+") SELECT "+cols+
-			" FROM "+from+" WHERE "+filter+" ORDER BY "+order+
-			" SETTINGS engine_file_truncate_on_insert = 1, output_format_parquet_compression_method = 'zstd'"); err != nil {
-			return fmt.Errorf("load: export %s: %w", typ, err)
-		}
-		out = append(out, FileReport{Path: path, Type: typ, Format: opts.Format, Rows: n})
+		fr.Rows = n
+		out = append(out, fr)
 		return nil
 	}
 	for _, ent := range ont.Entities {
@@ -119,6 +113,204 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		}
 	}
 	return out, nil
+}
+
+// exportDir makes dir and returns its absolute path.
+func exportDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("load: export: %w", err)
+	}
+	if strings.ContainsFunc(abs, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", fmt.Errorf("load: export: %q: control character in the path", dir)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("load: export: %w", err)
+	}
+	return abs, nil
+}
+
+// writeFile writes the rows of sel to dir/typ.ext with the engine's writer for f.
+func writeFile(ctx context.Context, e Engine, dir, typ string, f Format, sel string) (FileReport, error) {
+	path := filepath.Join(dir, typ+"."+string(f))
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return FileReport{}, fmt.Errorf("load: export %s: %w", typ, err)
+	}
+	if err := e.Exec(ctx, "INSERT INTO FUNCTION file("+quote(path)+", "+f.engineFormat()+") "+sel+
+		" SETTINGS engine_file_truncate_on_insert = 1, output_format_parquet_compression_method = 'zstd'"); err != nil {
+		return FileReport{}, fmt.Errorf("load: export %s: %w", typ, err)
+	}
+	return FileReport{Path: path, Type: typ, Format: f}, nil
+}
+
+// ExportAnswer writes the nodes and edges of a query's answer to dir, in the files and
+// columns [Export] writes: one file per entity type with the live rows of the answer's nodes,
+// one per relationship type with the live edges of the answer whose two ends are among
+// those nodes. Loading the files into an empty graph gives exactly the answer's nodes and
+// edges. resp is what the compiler and executor answered for caller (executor.Respond on
+// a query compiled for caller), so the caller's scopes already chose the nodes; ExportAnswer
+// applies them again when reading the rows (a row counts only under a traversal path the
+// caller may read at the entity's level), and writes no property that is admin_only unless
+// the caller is an administrator (such a column is absent from the file, so it loads as
+// NULL or the type's zero value). The answer is one page: raise the query's limit or follow
+// its cursor for more. Only opts.Format is used.
+func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *graphresponse.Response, caller *compiler.Caller, dir string, opts ExportOptions) ([]FileReport, error) {
+	if caller == nil {
+		return nil, fmt.Errorf("load: export: a caller is required")
+	}
+	if opts.Format == "" {
+		opts.Format = JSONL
+	}
+	if opts.Format.engineFormat() == "" {
+		return nil, fmt.Errorf("load: export: %w %q", ErrFormat, opts.Format)
+	}
+	abs, err := exportDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	// The answer's nodes and edges, by kind.
+	ids := map[string][]int64{}
+	has := map[graphresponse.NodeRef]bool{}
+	for _, n := range resp.Nodes {
+		if _, ok := ont.Entity(n.Type); !ok {
+			return nil, fmt.Errorf("load: export: answer node of %w %q", ErrUnknownType, n.Type)
+		}
+		ref := graphresponse.NodeRef{Kind: n.Type, ID: n.ID}
+		if !has[ref] {
+			has[ref] = true
+			ids[n.Type] = append(ids[n.Type], n.ID)
+		}
+	}
+	type edge struct {
+		from, to string
+		fromID   int64
+		toID     int64
+	}
+	edges := map[string][]edge{}
+	for _, ed := range resp.Edges {
+		if _, ok := ont.Relationship(ed.Type); !ok {
+			return nil, fmt.Errorf("load: export: answer edge of %w %q", ErrUnknownType, ed.Type)
+		}
+		if has[graphresponse.NodeRef{Kind: ed.From, ID: ed.FromID}] && has[graphresponse.NodeRef{Kind: ed.To, ID: ed.ToID}] {
+			x := edge{ed.From, ed.To, ed.FromID, ed.ToID}
+			if !slices.Contains(edges[ed.Type], x) {
+				edges[ed.Type] = append(edges[ed.Type], x)
+			}
+		}
+	}
+	tok := make([]byte, 6)
+	if _, err := rand.Read(tok); err != nil {
+		return nil, fmt.Errorf("load: export: %w", err)
+	}
+	// Values reach the statements through staging tables, because Exec binds no parameters.
+	prefix := stagePrefix + hex.EncodeToString(tok) + "_"
+	defer dropPrefix(context.WithoutCancel(ctx), e, prefix)
+	nodes, ends, scopes := prefix+"nodes", prefix+"edges", prefix+"scopes"
+	for _, ddl := range []string{
+		"CREATE TABLE " + nodes + " (kind String, id Int64) ENGINE = Memory",
+		"CREATE TABLE " + ends + " (kind String, source_kind String, source_id Int64, target_kind String, target_id Int64) ENGINE = Memory",
+		"CREATE TABLE " + scopes + " (path String, level Int64) ENGINE = Memory",
+	} {
+		if err := e.Exec(ctx, ddl); err != nil {
+			return nil, fmt.Errorf("load: export: %w", err)
+		}
+	}
+	var nodeRows, edgeRows, scopeRows [][]any
+	for _, kind := range sortedKeys(boolKeys(ids)) {
+		for _, id := range ids[kind] {
+			nodeRows = append(nodeRows, []any{kind, id})
+		}
+	}
+	for _, kind := range sortedKeys(boolKeys(edges)) {
+		for _, x := range edges[kind] {
+			edgeRows = append(edgeRows, []any{kind, x.from, x.fromID, x.to, x.toID})
+		}
+	}
+	for _, sc := range caller.Scopes {
+		scopeRows = append(scopeRows, []any{sc.Path, int64(sc.Level)})
+	}
+	for _, in := range []struct {
+		table string
+		cols  []string
+		rows  [][]any
+	}{
+		{nodes, []string{"kind", "id"}, nodeRows},
+		{ends, []string{"kind", "source_kind", "source_id", "target_kind", "target_id"}, edgeRows},
+		{scopes, []string{"path", "level"}, scopeRows},
+	} {
+		if len(in.rows) == 0 {
+			continue
+		}
+		if err := e.Insert(ctx, in.table, in.cols, in.rows); err != nil {
+			return nil, fmt.Errorf("load: export: %w", err)
+		}
+	}
+	// readable is true for a row under a path the caller may read at level.
+	readable := func(level int) string {
+		if caller.Admin {
+			return "true"
+		}
+		return fmt.Sprintf("arrayExists(s -> startsWith(traversal_path, s.1) AND s.2 >= %d, (SELECT groupArray((path, level)) FROM %s))", level, scopes)
+	}
+	var out []FileReport
+	for _, ent := range ont.Entities {
+		if len(ids[ent.Name]) == 0 {
+			continue
+		}
+		visible := map[string]bool{}
+		for _, p := range ent.VisibleProperties(caller.Admin) {
+			visible[p.Name] = true
+		}
+		var cols []string
+		for _, c := range entityColumns(ent) {
+			if c.name == "_deleted" {
+				continue
+			}
+			if _, isProp := ent.Property(c.name); isProp && !visible[c.name] {
+				continue
+			}
+			cols = append(cols, ident(c.name))
+		}
+		where := "id IN (SELECT id FROM " + nodes + " WHERE kind = " + quote(ent.Name) + ")"
+		if ent.Namespaced() {
+			where += " AND " + readable(ent.MinAccessLevel)
+		}
+		from := "(SELECT * FROM " + ent.Table + " FINAL WHERE _deleted = false AND " + where + ")"
+		fr, err := writeFile(ctx, e, abs, ent.Name, opts.Format, "SELECT "+strings.Join(cols, ", ")+" FROM "+from+" ORDER BY "+entityKey(ent))
+		if err != nil {
+			return out, err
+		}
+		if fr.Rows, err = count(ctx, e, "SELECT count() FROM "+from); err != nil {
+			return out, fmt.Errorf("load: export %s: %w", ent.Name, err)
+		}
+		out = append(out, fr)
+	}
+	for _, rel := range ont.Relationships {
+		if len(edges[rel.Name]) == 0 {
+			continue
+		}
+		from := "(SELECT * FROM " + ont.EdgeTable + " FINAL WHERE _deleted = false AND relationship_kind = " + quote(rel.Name) +
+			" AND (source_kind, source_id, target_kind, target_id) IN (SELECT source_kind, source_id, target_kind, target_id FROM " + ends +
+			" WHERE kind = " + quote(rel.Name) + ") AND " + readable(0) + ")"
+		fr, err := writeFile(ctx, e, abs, rel.Name, opts.Format, "SELECT traversal_path, source_kind, source_id, target_kind, target_id, _version FROM "+from+" ORDER BY "+edgeKey)
+		if err != nil {
+			return out, err
+		}
+		if fr.Rows, err = count(ctx, e, "SELECT count() FROM "+from); err != nil {
+			return out, fmt.Errorf("load: export %s: %w", rel.Name, err)
+		}
+		out = append(out, fr)
+	}
+	slices.SortFunc(out, func(a, b FileReport) int { return cmp.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+func boolKeys[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 func exportable(ont *ontology.Ontology, lower string) bool {

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -30,10 +29,19 @@ type Engine interface {
 // match, and every live edge of a loaded relationship type leaving such a node, that the load
 // does not contain is tombstoned. graphwire index uses it so that deleted files and
 // definitions disappear.
+//
+// Files, when not nil, narrows the replace to the rows of those files: of the types with a
+// file path (File by its path, any other by its file_path), only nodes of the listed files
+// are replaced, also when the load holds no row of their type, and every live edge leaving
+// such a node that the load does not contain is tombstoned, whatever its type; types
+// without a file path (Directory, Branch) are replaced as a whole when the load holds them
+// and left alone otherwise. graphwire index uses it to rewrite only the files whose rows
+// changed.
 type Scope struct {
 	TraversalPath string
 	ProjectID     int64
 	Branch        string
+	Files         []string
 }
 
 // Options configures [Load]. The zero value refuses any invalid row.
@@ -47,9 +55,10 @@ type Options struct {
 	Replace *Scope
 	// Source names the writer in the load record (package loadstate). Default "load".
 	Source string
-	// Progress receives one line per finished file: rows, rows/s and an ETA by bytes. Nil
-	// prints nothing; the CLI passes its stderr when that is a terminal.
-	Progress io.Writer
+	// Progress, when set, is called when the load starts, after each file is staged and
+	// checked, and once more when the load has committed and been verified ([Progress.Done]),
+	// from the goroutine that called [Load]. The CLI draws it on a terminal only.
+	Progress func(Progress)
 	// Checkpoint, when set, is called with the name of each step as the load reaches it
 	// ("staged FILE", "validated", "manifest", "attach TABLE", "complete"); crash tests stop
 	// the process there.
@@ -111,6 +120,7 @@ type Report struct {
 func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, opts Options) (Report, error) {
 	opts = opts.withDefaults()
 	start := time.Now()
+	e = withTrace(ctx, e, opts.Logger)
 	var rep Report
 	if len(srcs) == 0 {
 		return rep, errors.New("load: no input files")
@@ -141,7 +151,7 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if _, err := rand.Read(tok); err != nil {
 		return rep, fmt.Errorf("load: %w", err)
 	}
-	st := &stage{e: e, ont: ont, opts: opts, prefix: stagePrefix + hex.EncodeToString(tok) + "_", deltas: map[string]bool{}}
+	st := &stage{e: e, ont: ont, opts: opts, prefix: stagePrefix + hex.EncodeToString(tok) + "_", deltas: map[string]bool{}, empty: map[string]bool{}}
 	committed := false
 	defer func() {
 		if !committed {
@@ -158,11 +168,17 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if err := st.params(ctx, rep.Version); err != nil {
 		return rep, err
 	}
-	var total, done int64
+	prog := Progress{TotalFiles: len(ts)}
 	for _, t := range ts {
-		total += t.size
+		prog.TotalBytes += t.size
 	}
-	prog := newProgress(opts.Progress, total)
+	report := func() {
+		if opts.Progress != nil {
+			prog.Elapsed = time.Since(start)
+			opts.Progress(prog)
+		}
+	}
+	report()
 	var issues []Issue
 	var invalid int64
 	for i, t := range ts {
@@ -174,8 +190,10 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 		rep.RowsIn += fr.Rows
 		invalid += fr.Invalid
 		issues = append(issues, is...)
-		done += t.size
-		prog.file(fr, done)
+		prog.Files++
+		prog.Rows += fr.Rows
+		prog.Bytes += t.size
+		report()
 		opts.Checkpoint("staged " + t.src.Path)
 	}
 	rep.Invalid = invalid
@@ -222,6 +240,8 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if err != nil {
 		return rep, err
 	}
+	prog.Done = true
+	report()
 	return rep, nil
 }
 
@@ -283,28 +303,24 @@ func unsigned(res *executor.Result, what string) (uint64, error) {
 	return 0, fmt.Errorf("load: %s: unexpected value %v", what, res.Rows[0][0])
 }
 
-// progress prints one line per file: "load 3/10 files  1234567 rows  812k rows/s  ETA 12s".
-type progress struct {
-	w      io.Writer
-	total  int64
-	start  time.Time
-	rows   int64
-	nfiles int
+// Progress is how far a load has come, as [Options.Progress] receives it. The rows of a
+// file are known once it is read; bytes are the only total known from the start.
+type Progress struct {
+	Files, TotalFiles int   // input files staged and checked, of all
+	Rows              int64 // rows read so far
+	Bytes, TotalBytes int64 // input bytes of the files staged, of all
+	Elapsed           time.Duration
+	Done              bool // committed and verified: the last call
 }
 
-func newProgress(w io.Writer, total int64) *progress {
-	return &progress{w: w, total: max(total, 1), start: time.Now()}
-}
+// RowsPerSecond is the rate of the rows read so far.
+func (p Progress) RowsPerSecond() float64 { return float64(p.Rows) / max(p.Elapsed.Seconds(), 1e-9) }
 
-func (p *progress) file(fr FileReport, done int64) {
-	p.rows += fr.Rows
-	p.nfiles++
-	if p.w == nil {
-		return
+// ETA estimates the time left by the share of input bytes done; 0 before the first file and
+// when done.
+func (p Progress) ETA() time.Duration {
+	if p.Bytes == 0 || p.Done {
+		return 0
 	}
-	el := time.Since(p.start)
-	rate := float64(p.rows) / max(el.Seconds(), 1e-9)
-	eta := time.Duration(float64(el) * float64(p.total-done) / float64(max(done, 1)))
-	fmt.Fprintf(p.w, "load %s: %d rows, %d invalid; total %d rows, %.0f rows/s, %d%% of bytes, ETA %s\n",
-		fr.Type, fr.Rows, fr.Invalid, p.rows, rate, done*100/p.total, eta.Round(time.Second))
+	return time.Duration(float64(p.Elapsed) * float64(p.TotalBytes-p.Bytes) / float64(p.Bytes))
 }

@@ -2,10 +2,15 @@ package load_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,10 +148,12 @@ func TestLoadFixture(t *testing.T) {
 	}
 	// Loading the same files again changes nothing and writes no row.
 	before := graphDump(t, e)
-	rep, err = load.Load(t.Context(), e, o, fixture(t), load.Options{})
+	var calls []load.Progress
+	rep, err = load.Load(t.Context(), e, o, fixture(t), load.Options{Progress: func(p load.Progress) { calls = append(calls, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkProgress(t, calls, fixture(t), rep.RowsIn)
 	if rep.Written != 0 || rep.Unchanged != 15 || rep.Queryable != 15 {
 		t.Errorf("reload report = %+v, want 0 written, 15 unchanged and queryable", rep)
 	}
@@ -188,6 +195,43 @@ func TestUpsertAndDelete(t *testing.T) {
 	}
 	if rep.Written != 4 || rep.Live != 2 || rep.Queryable != 2 {
 		t.Errorf("report = %+v, want 4 written, 2 live and queryable", rep)
+	}
+}
+
+// TestNewKeys loads rows whose keys the graph does not hold into tables that hold other rows:
+// they need no comparing with the graph, every live row is written, and a tombstone of a
+// key the graph never held writes nothing.
+func TestNewKeys(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	srcs := []load.Source{
+		{Path: write(t, dir, "Milestone.jsonl",
+			`{"id": 50, "traversal_path": "1/20/", "title": "new", "state": "active"}`+"\n"+
+				`{"id": 51, "traversal_path": "1/20/", "_deleted": true}`+"\n")},
+		{Path: write(t, dir, "CALLS.jsonl",
+			`{"traversal_path": "1/20/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 300}`+"\n"+
+				`{"traversal_path": "1/20/", "source_kind": "Definition", "source_id": 301, "target_kind": "Definition", "target_id": 300, "_deleted": true}`+"\n")},
+	}
+	rep, err := load.Load(t.Context(), e, o, srcs, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Written != 2 || rep.Unchanged != 2 || rep.Live != 2 || rep.Queryable != 2 {
+		t.Errorf("report = %+v, want 2 written, 2 unchanged, 2 live and queryable", rep)
+	}
+	got := query(t, e, "SELECT id, title, _deleted FROM gl_milestone WHERE traversal_path = '1/20/' ORDER BY id")
+	if diff := cmp.Diff([][]any{{int64(50), "new", false}}, got); diff != "" {
+		t.Errorf("milestones under 1/20/ (-want +got):\n%s", diff)
+	}
+	for _, table := range []string{"gl_edge", "gl_edge_by_target"} {
+		got := query(t, e, "SELECT source_id, target_id, _deleted FROM "+table+" WHERE traversal_path = '1/20/' ORDER BY ALL")
+		if diff := cmp.Diff([][]any{{int64(300), int64(300), false}}, got); diff != "" {
+			t.Errorf("%s under 1/20/ (-want +got):\n%s", table, diff)
+		}
 	}
 }
 
@@ -302,6 +346,26 @@ func TestValidation(t *testing.T) {
 			},
 		},
 		{
+			// Ids are checked per kind: 100 is a Directory and 200 a File, not the other way round.
+			name: "endpoints of several kinds", file: "CONTAINS.jsonl",
+			content: `{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 100, "target_kind": "File", "target_id": 200}` + "\n" +
+				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 200, "target_kind": "File", "target_id": 100}` + "\n" +
+				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 101, "target_kind": "Directory", "target_id": 100}` + "\n",
+			want: []load.Issue{
+				{Row: 1, Line: 2, Column: "source_id", Value: "200", Err: load.ErrDangling},
+				{Row: 1, Line: 2, Column: "target_id", Value: "100", Err: load.ErrDangling},
+			},
+		},
+		{
+			// A row may fail several checks of one column; they come in a fixed order.
+			name: "no source kind", file: "CALLS.jsonl",
+			content: `{"traversal_path": "1/10/", "source_kind": null, "source_id": 300, "target_kind": "Definition", "target_id": 301}` + "\n",
+			want: []load.Issue{
+				{Row: 0, Line: 1, Column: "source_kind", Err: load.ErrMissing},
+				{Row: 0, Line: 1, Column: "source_kind", Err: load.ErrPair},
+			},
+		},
+		{
 			name: "unknown type", file: "Widget.jsonl", content: "{}\n",
 			want: []load.Issue{{Row: -1, Column: "-", Value: "Widget", Err: load.ErrUnknownType}},
 		},
@@ -326,7 +390,7 @@ func TestValidation(t *testing.T) {
 		})
 	}
 	// With SkipInvalid the valid rows load and each skipped row is reported.
-	p := write(t, dir, "CALLS.csv", tests[3].content)
+	p := write(t, dir, "CALLS.csv", tests[3].content) // bad edges
 	rep, err := load.Load(t.Context(), e, o, []load.Source{{Path: p}}, load.Options{SkipInvalid: true})
 	if err != nil {
 		t.Fatal(err)
@@ -336,6 +400,73 @@ func TestValidation(t *testing.T) {
 	}
 	if !slices.EqualFunc(rep.Skipped, []load.Issue{{Row: 1}, {Row: 2}}, func(a, b load.Issue) bool { return a.Row == b.Row }) {
 		t.Errorf("skipped = %+v", rep.Skipped)
+	}
+}
+
+// TestTrace: with a logger that takes debug records, every engine statement of a load is
+// logged with its time, the schema, the staging and the attach alike.
+func TestTrace(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for line := range strings.Lines(buf.String()) {
+		var rec struct {
+			Msg        string
+			SQL        string
+			Seconds    *float64
+			CPUSeconds *float64 `json:"cpu_seconds"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec.Msg != "load_statement" {
+			continue
+		}
+		if rec.Seconds == nil || *rec.Seconds < 0 || (runtime.GOOS == "linux" && rec.CPUSeconds == nil) {
+			t.Errorf("statement record without its times: %s", line)
+		}
+		for _, prefix := range []string{"CREATE TABLE IF NOT EXISTS gl_edge", "DESCRIBE file(", "INSERT INTO gw_load_state", "ALTER TABLE gl_edge ATTACH PARTITION"} {
+			if strings.HasPrefix(rec.SQL, prefix) {
+				seen[prefix] = true
+			}
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("traced statements starting with %v, want the schema, the file reads, the load record and the attach", slices.Sorted(maps.Keys(seen)))
+	}
+}
+
+// checkProgress checks the calls of Options.Progress of a load of srcs that read rows rows:
+// one before the first file, one after each file, one when done.
+func checkProgress(t *testing.T, calls []load.Progress, srcs []load.Source, rows int64) {
+	t.Helper()
+	var size int64
+	for _, s := range srcs {
+		fi, err := os.Stat(s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if len(calls) != len(srcs)+2 {
+		t.Fatalf("%d progress calls, want %d: %+v", len(calls), len(srcs)+2, calls)
+	}
+	for i, p := range calls {
+		files := min(i, len(srcs))
+		if p.Files != files || p.TotalFiles != len(srcs) || p.TotalBytes != size || p.Done != (i == len(calls)-1) {
+			t.Errorf("call %d = %+v, want %d of %d files, %d bytes in all, done %v", i, p, files, len(srcs), size, i == len(calls)-1)
+		}
+		if i > 0 && (p.Rows < calls[i-1].Rows || p.Bytes < calls[i-1].Bytes || p.Elapsed < calls[i-1].Elapsed) {
+			t.Errorf("call %d = %+v goes back from %+v", i, p, calls[i-1])
+		}
+	}
+	if last := calls[len(calls)-1]; last.Rows != rows || last.Bytes != size || last.ETA() != 0 {
+		t.Errorf("last call = %+v, want %d rows and every byte, no ETA", last, rows)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ type stage struct {
 	prefix string
 	deltas map[string]bool // graph tables with a delta
 	order  []string        // the same, in creation order
+	empty  map[string]bool // graph tables found without rows before the load wrote to them
 }
 
 func (s *stage) exec(ctx context.Context, what, sql string) error {
@@ -36,6 +38,14 @@ func (s *stage) exec(ctx context.Context, what, sql string) error {
 		return fmt.Errorf("load: %s: %w", what, err)
 	}
 	return nil
+}
+
+func (s *stage) query(ctx context.Context, q *compiler.Query) (*executor.Result, error) {
+	return collect(ctx, s.e, q)
+}
+
+func (s *stage) count(ctx context.Context, sql string) (int64, error) {
+	return count(ctx, s.e, sql)
 }
 
 func (s *stage) params(ctx context.Context, version uint64) error {
@@ -48,6 +58,22 @@ func (s *stage) params(ctx context.Context, version uint64) error {
 		sc = *s.opts.Replace
 	}
 	if err := s.e.Insert(ctx, t, []string{"v", "traversal_path", "project_id", "branch"}, [][]any{{int64(version), sc.TraversalPath, sc.ProjectID, sc.Branch}}); err != nil {
+		return fmt.Errorf("load: write parameters: %w", err)
+	}
+	if sc.Files == nil {
+		return nil
+	}
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"files (path String) ENGINE = Memory"); err != nil {
+		return err
+	}
+	var rows [][]any
+	for _, f := range sc.Files {
+		rows = append(rows, []any{f})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := s.e.Insert(ctx, s.prefix+"files", []string{"path"}, rows); err != nil {
 		return fmt.Errorf("load: write parameters: %w", err)
 	}
 	return nil
@@ -63,7 +89,7 @@ func (s *stage) delta(ctx context.Context, table string, keyCols string) error {
 	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"d_"+table+" AS "+table); err != nil {
 		return err
 	}
-	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"k_"+table+" ENGINE = MergeTree ORDER BY tuple() AS SELECT "+keyCols+", _deleted FROM "+table+" WHERE false"); err != nil {
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"k_"+table+" ENGINE = Memory AS SELECT "+keyCols+", _deleted FROM "+table+" WHERE false"); err != nil {
 		return err
 	}
 	s.deltas[table] = true
@@ -167,78 +193,48 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		names = append(names, ident(h))
 	}
 	structure := strings.Join(defs, ", ")
-	if err := s.exec(ctx, "create staging", "CREATE TABLE "+raw+" (_row UInt64, "+structure+") ENGINE = MergeTree ORDER BY _row"); err != nil {
+	// Staging tables that only this process reads live in memory: no compression, no parts
+	// written. A kill loses them, which is right: the next load starts over.
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+raw+" (_row UInt64, "+structure+") ENGINE = Memory"); err != nil {
 		return fr, nil, err
 	}
 	ins := "INSERT INTO " + raw + " SELECT toUInt64(_row_number), " + strings.Join(names, ", ") +
 		" FROM file(" + quote(t.src.Path) + ", " + t.src.Format.engineFormat() + ", " + quote(structure) + ")" +
 		" SETTINGS input_format_skip_unknown_fields = 0, input_format_json_read_numbers_as_strings = 1," +
 		" input_format_json_read_bools_as_strings = 1, input_format_json_read_objects_as_strings = 1," +
-		" input_format_json_read_arrays_as_strings = 1, input_format_csv_empty_as_default = 1"
+		" input_format_json_read_arrays_as_strings = 1, input_format_csv_empty_as_default = 1," +
+		" input_format_parallel_parsing = 1, max_insert_threads = 2"
 	if err := s.e.Exec(ctx, ins); err != nil {
 		return fr, nil, s.readIssue(t, err)
 	}
-	if fr.Rows, err = count(ctx, s.e, "SELECT count() FROM "+raw); err != nil {
+	if fr.Rows, err = s.count(ctx, "SELECT count() FROM "+raw); err != nil {
 		return fr, nil, fmt.Errorf("load: count %s: %w", t.src.Path, err)
 	}
 	present := map[string]bool{}
 	for _, h := range have {
 		present[h] = true
 	}
-	// Checks, each a SELECT of the rows that fail it.
-	var checks []string
-	check := func(col, reason, cond string) {
-		checks = append(checks, "SELECT _row, "+quote(col)+" AS column, "+quote(reason)+" AS reason, substring(ifNull("+ident(col)+", ''), 1, 80) AS value FROM "+raw+" WHERE "+cond)
-	}
-	for _, c := range cols {
-		if !present[c.name] {
-			continue
-		}
-		v := ident(c.name)
-		if c.required {
-			check(c.name, "missing", v+" IS NULL OR "+v+" = ''")
-		}
-		if c.name == "traversal_path" {
-			check(c.name, "path", v+" IS NOT NULL AND "+v+" != '' AND NOT match("+v+", '^([0-9]+/)+$')")
-		}
-		if bt := baseType(c.typ); bt != "String" {
-			check(c.name, "type", v+" IS NOT NULL AND "+v+" != '' AND accurateCastOrNull("+v+", "+quote(bt)+") IS NULL")
-		}
-		if len(c.enum) > 0 {
-			var labels []string
-			for _, l := range c.enum {
-				labels = append(labels, quote(l))
-			}
-			check(c.name, "enum", v+" IS NOT NULL AND "+v+" NOT IN ("+strings.Join(labels, ", ")+")")
-		}
-	}
-	if t.rel != nil {
-		if present["relationship_kind"] {
-			check("relationship_kind", "pair", "relationship_kind IS NOT NULL AND relationship_kind != "+quote(t.rel.Name))
-		}
-		var pairs []string
-		for _, p := range t.rel.Pairs {
-			pairs = append(pairs, "("+quote(p.From)+", "+quote(p.To)+")")
-		}
-		check("source_kind", "pair", "(ifNull(source_kind, ''), ifNull(target_kind, '')) NOT IN ("+strings.Join(pairs, ", ")+")")
-		for _, side := range []string{"source", "target"} {
-			cond, err := s.endpointMissing(ctx, t.rel, side)
-			if err != nil {
-				return fr, nil, err
-			}
-			check(side+"_id", "dangling", "(ifNull(source_kind, ''), ifNull(target_kind, '')) IN ("+strings.Join(pairs, ", ")+
-				") AND accurateCastOrNull("+side+"_id, 'Int64') IS NOT NULL AND "+cond)
-		}
-	}
-	bad := s.prefix + "bad" + strconv.Itoa(i)
-	if err := s.exec(ctx, "validate "+t.src.Path, "CREATE TABLE "+bad+" ENGINE = MergeTree ORDER BY (_row, column) AS "+strings.Join(checks, " UNION ALL ")); err != nil {
+	checks, err := s.checks(ctx, t, cols, present, raw)
+	if err != nil {
 		return fr, nil, err
 	}
-	if fr.Invalid, err = count(ctx, s.e, "SELECT uniqExact(_row) FROM "+bad); err != nil {
+	// One pass over the file's rows evaluates every check: the WHERE keeps the rows failing
+	// any, and only for those the array names each failed check.
+	var conds, items []string
+	for _, c := range checks {
+		conds = append(conds, "("+c.cond+")")
+		items = append(items, "("+quote(c.col)+", if("+c.cond+", "+quote(c.reason)+", ''), substring(ifNull("+ident(c.col)+", ''), 1, 80))")
+	}
+	bad := s.prefix + "bad" + strconv.Itoa(i)
+	if err := s.exec(ctx, "validate "+t.src.Path, "CREATE TABLE "+bad+" ENGINE = Memory AS SELECT _row, c.1 AS column, c.2 AS reason, c.3 AS value FROM (SELECT _row, arrayJoin(arrayFilter(x -> x.2 != '', ["+
+		strings.Join(items, ", ")+"])) AS c FROM "+raw+" WHERE "+strings.Join(conds, " OR ")+")"); err != nil {
+		return fr, nil, err
+	}
+	if fr.Invalid, err = s.count(ctx, "SELECT uniqExact(_row) FROM "+bad); err != nil {
 		return fr, nil, fmt.Errorf("load: validate %s: %w", t.src.Path, err)
 	}
 	if fr.Invalid > 0 {
-		res, err := collect(ctx, s.e, &compiler.Query{SQL: "SELECT _row, column, reason, value FROM " + bad + " ORDER BY _row, column LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
+		res, err := s.query(ctx, &compiler.Query{SQL: "SELECT _row, column, reason, value FROM " + bad + " ORDER BY _row, column, reason LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
 		if err != nil {
 			return fr, nil, fmt.Errorf("load: validate %s: %w", t.src.Path, err)
 		}
@@ -257,10 +253,78 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	if fr.Invalid > 0 && !s.opts.SkipInvalid {
 		return fr, issues, nil // refused by the caller; no delta needed
 	}
-	if t.entity != nil {
-		return fr, issues, s.entityDelta(ctx, i, t, cols, present, raw, bad)
+	// The valid rows: all of them, unless some were skipped.
+	valid := raw
+	if fr.Invalid > 0 {
+		valid = "(SELECT * FROM " + raw + " WHERE _row NOT IN (SELECT _row FROM " + bad + "))"
 	}
-	return fr, issues, s.edgeDelta(ctx, i, t, present, raw, bad)
+	if t.entity != nil {
+		return fr, issues, s.entityDelta(ctx, t, cols, present, valid)
+	}
+	return fr, issues, s.edgeDelta(ctx, t, present, valid)
+}
+
+// check is one rule a row of a file must pass: cond is true when the row fails it.
+type check struct{ col, reason, cond string }
+
+// checks returns the rules the rows of raw must pass.
+func (s *stage) checks(ctx context.Context, t *target, cols []column, present map[string]bool, raw string) ([]check, error) {
+	var checks []check
+	add := func(col, reason, cond string) { checks = append(checks, check{col, reason, cond}) }
+	for _, c := range cols {
+		if !present[c.name] {
+			continue
+		}
+		v := ident(c.name)
+		if c.required {
+			add(c.name, "missing", v+" IS NULL OR "+v+" = ''")
+		}
+		if c.name == "traversal_path" {
+			add(c.name, "path", v+" IS NOT NULL AND "+v+" != '' AND NOT match("+v+", '^([0-9]+/)+$')")
+		}
+		if bt := baseType(c.typ); bt != "String" {
+			add(c.name, "type", v+" IS NOT NULL AND "+v+" != '' AND accurateCastOrNull("+v+", "+quote(bt)+") IS NULL")
+		}
+		if len(c.enum) > 0 {
+			var labels []string
+			for _, l := range c.enum {
+				labels = append(labels, quote(l))
+			}
+			add(c.name, "enum", v+" IS NOT NULL AND "+v+" NOT IN ("+strings.Join(labels, ", ")+")")
+		}
+	}
+	if t.rel == nil {
+		return checks, nil
+	}
+	if present["relationship_kind"] {
+		add("relationship_kind", "pair", "relationship_kind IS NOT NULL AND relationship_kind != "+quote(t.rel.Name))
+	}
+	var pairs []string
+	for _, p := range t.rel.Pairs {
+		pairs = append(pairs, "(source_kind = "+quote(p.From)+" AND target_kind = "+quote(p.To)+")")
+	}
+	// Comparisons are several times cheaper than a set of (source_kind, target_kind)
+	// tuples; a NULL kind is no pair.
+	isPair := "ifNull(" + strings.Join(pairs, " OR ") + ", false)"
+	add("source_kind", "pair", "NOT "+isPair)
+	sets, err := s.endpoints(ctx, t.rel, raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(sets) == 0 {
+		return checks, nil // no row has a pair of the relationship
+	}
+	for _, side := range []string{"source", "target"} {
+		// One set of ids per kind: probing a set of Int64 is several times faster than a
+		// set of (kind, id) tuples.
+		var arms []string
+		for _, k := range sortedKeys(sets) {
+			arms = append(arms, side+"_kind = "+quote(k), "toInt64OrZero("+side+"_id) IN ("+sets[k]+")")
+		}
+		add(side+"_id", "dangling", isPair+" AND accurateCastOrNull("+side+"_id, 'Int64') IS NOT NULL AND NOT multiIf("+
+			strings.Join(arms, ", ")+", false)")
+	}
+	return checks, nil
 }
 
 var reasons = map[string]error{
@@ -285,44 +349,42 @@ func firstLine(s string) string {
 	return s
 }
 
-// endpointMissing returns a condition true when the side endpoint of a row exists neither
-// among the live nodes the load leaves alone nor among the nodes the load writes.
-func (s *stage) endpointMissing(ctx context.Context, rel *ontology.Relationship, side string) (string, error) {
+// endpoints returns, for each node kind the rows of raw name in a pair of rel, a query of the
+// id of every node of that kind an edge may end at: the live nodes the load writes, and the
+// live nodes of the graph the load does not delete. Both sides of every row are checked
+// against these sets. It returns none when no row names a pair of rel.
+func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw string) (map[string]string, error) {
+	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT DISTINCT ifNull(source_kind, ''), ifNull(target_kind, '') FROM " + raw})
+	if err != nil {
+		return nil, fmt.Errorf("load: endpoint kinds: %w", err)
+	}
 	kinds := map[string]bool{}
-	for _, p := range rel.Pairs {
-		if side == "source" {
-			kinds[p.From] = true
-		} else {
-			kinds[p.To] = true
+	for _, r := range res.Rows {
+		from, _ := r[0].(string)
+		to, _ := r[1].(string)
+		for _, p := range rel.Pairs {
+			if p.From == from && p.To == to {
+				kinds[from], kinds[to] = true, true
+			}
 		}
 	}
-	id := "toInt64OrZero(" + side + "_id)"
-	var arms []string
-	for _, k := range sortedKeys(kinds) {
+	sets := map[string]string{}
+	for k := range kinds {
 		ent, ok := s.ont.Entity(k)
 		if !ok {
-			return "", fmt.Errorf("load: relationship %s names unknown entity %s", rel.Name, k)
+			return nil, fmt.Errorf("load: relationship %s names unknown entity %s", rel.Name, k)
 		}
-		live := id + " IN (SELECT id FROM " + ent.Table + " FINAL WHERE _deleted = false)"
-		exists := live
+		live := "SELECT id FROM " + ent.Table + " FINAL WHERE _deleted = false"
 		if s.deltas[ent.Table] {
 			keys := s.prefix + "k_" + ent.Table
-			exists = "(" + id + " IN (SELECT id FROM " + keys + " WHERE _deleted = false) OR (" + live +
-				" AND " + id + " NOT IN (SELECT id FROM " + keys + " WHERE _deleted = true)))"
+			live = "SELECT id FROM " + keys + " WHERE _deleted = false UNION ALL " + live + " AND id NOT IN (SELECT id FROM " + keys + " WHERE _deleted = true)"
 		}
-		arms = append(arms, "ifNull("+side+"_kind, '') = "+quote(k)+" AND NOT "+exists)
+		sets[k] = live
 	}
-	return "((" + strings.Join(arms, ") OR (") + "))", nil
+	return sets, nil
 }
 
-func sortedKeys(m map[string]bool) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // typedExpr turns raw column c into the graph column's type.
 func (s *stage) typedExpr(c column, present bool) string {
@@ -348,50 +410,81 @@ func (s *stage) typedExpr(c column, present bool) string {
 	return "ifNull(CAST(nullIf(" + v + ", '') AS Nullable(" + bt + ")), defaultValueOfTypeName(" + quote(bt) + "))"
 }
 
-const castSettings = " SETTINGS cast_string_to_date_time_mode = 'best_effort'"
+const castSettings = " SETTINGS cast_string_to_date_time_mode = 'best_effort', max_insert_threads = 2"
 
-func (s *stage) entityDelta(ctx context.Context, i int, t *target, cols []column, present map[string]bool, raw, bad string) error {
+// holdsKeys reports whether a graph table holds a row (live or not) with a key the load's
+// key table k_<table> holds. An empty table is a metadata read and is remembered in
+// s.empty; otherwise the primary key index finds the parts and granules that may hold the
+// keys, so keys new to a large graph (another project, another namespace) cost little.
+// Without such a row the load's rows need no comparing with the graph.
+func (s *stage) holdsKeys(ctx context.Context, table, key string) (bool, error) {
+	n, err := s.count(ctx, "SELECT count() FROM "+table)
+	if err != nil {
+		return false, fmt.Errorf("load: count %s: %w", table, err)
+	}
+	if n == 0 {
+		s.empty[table] = true
+		return false, nil
+	}
+	n, err = s.count(ctx, "SELECT count() FROM (SELECT 1 FROM "+table+" WHERE ("+key+") IN (SELECT "+key+" FROM "+s.prefix+"k_"+table+") LIMIT 1)")
+	if err != nil {
+		return false, fmt.Errorf("load: compare keys with %s: %w", table, err)
+	}
+	return n > 0, nil
+}
+
+// entityDelta writes the keys of the valid rows to k_<table> and the rows that change the
+// graph to d_<table>, each straight from the raw rows, cast on the way.
+func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, present map[string]bool, valid string) error {
 	table := t.entity.Table
 	key := entityKey(t.entity)
 	if err := s.delta(ctx, table, key); err != nil {
 		return err
 	}
-	typed := s.prefix + "typed" + strconv.Itoa(i)
-	var names, exprs, data []string
+	var names, exprs, keyNames, keyExprs, data []string
 	for _, c := range cols {
+		e := s.typedExpr(c, present[c.name]) + " AS " + ident(c.name)
 		names = append(names, ident(c.name))
-		exprs = append(exprs, s.typedExpr(c, present[c.name])+" AS "+ident(c.name))
-		if c.name != "id" && c.name != "traversal_path" && c.name != "_version" && c.name != "_deleted" {
+		exprs = append(exprs, e)
+		switch c.name {
+		case "id", "traversal_path", "_deleted":
+			keyNames = append(keyNames, ident(c.name))
+			keyExprs = append(keyExprs, e)
+		case "_version":
+		default:
 			data = append(data, ident(c.name))
 		}
 	}
-	if err := s.exec(ctx, "stage "+t.src.Path, "CREATE TABLE "+typed+" AS "+table+" ENGINE = MergeTree ORDER BY tuple() PRIMARY KEY tuple()"); err != nil {
+	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" ("+strings.Join(keyNames, ", ")+") SELECT "+strings.Join(keyExprs, ", ")+" FROM "+valid+castSettings); err != nil {
 		return err
 	}
 	list := strings.Join(names, ", ")
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+typed+" ("+list+") SELECT "+strings.Join(exprs, ", ")+
-		" FROM "+raw+" WHERE _row NOT IN (SELECT _row FROM "+bad+")"+castSettings); err != nil {
-		return err
-	}
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+key+", _deleted FROM "+typed); err != nil {
-		return err
-	}
-	hash := "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
-	live := "(SELECT " + key + ", " + hash + " FROM " + table + " FINAL WHERE _deleted = false)"
-	liveKeys := "(SELECT " + key + " FROM " + table + " FINAL WHERE _deleted = false)"
+	typed := "(SELECT " + strings.Join(exprs, ", ") + " FROM " + valid + ")"
 	// Unchanged rows and tombstones of absent rows would change nothing: leave them out, so
-	// that loading the same files again writes no row.
-	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+list+") SELECT "+list+" FROM "+typed+
-		" WHERE (_deleted = false AND ("+key+", "+hash+") NOT IN "+live+")"+
-		" OR (_deleted = true AND ("+key+") IN "+liveKeys+")")
+	// that loading the same files again writes no row. Into a table that holds none of the
+	// keys every live row goes.
+	where := "_deleted = false"
+	full, err := s.holdsKeys(ctx, table, key)
+	if err != nil {
+		return err
+	}
+	if full {
+		// Only the graph's rows with the load's keys are read (the primary key finds them), so
+		// loading a few rows into a large graph costs little.
+		mine := " AND (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + table + ")"
+		hash := "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
+		live := "(SELECT " + key + ", " + hash + " FROM " + table + " FINAL WHERE _deleted = false" + mine + ")"
+		liveKeys := "(SELECT " + key + " FROM " + table + " FINAL WHERE _deleted = false" + mine + ")"
+		where = "(_deleted = false AND (" + key + ", " + hash + ") NOT IN " + live + ") OR (_deleted = true AND (" + key + ") IN " + liveKeys + ")"
+	}
+	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+list+") SELECT "+list+" FROM "+typed+" WHERE "+where+castSettings)
 }
 
-func (s *stage) edgeDelta(ctx context.Context, i int, t *target, present map[string]bool, raw, bad string) error {
+func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]bool, valid string) error {
 	table := s.ont.EdgeTable
 	if err := s.delta(ctx, table, edgeKey); err != nil {
 		return err
 	}
-	typed := s.prefix + "typed" + strconv.Itoa(i)
 	var exprs []string
 	for _, c := range edgeColumns {
 		e := s.typedExpr(c, present[c.name])
@@ -400,20 +493,21 @@ func (s *stage) edgeDelta(ctx context.Context, i int, t *target, present map[str
 		}
 		exprs = append(exprs, e+" AS "+c.name)
 	}
-	if err := s.exec(ctx, "stage "+t.src.Path, "CREATE TABLE "+typed+" AS "+table+" ENGINE = MergeTree ORDER BY tuple() PRIMARY KEY tuple()"); err != nil {
+	typed := "(SELECT " + strings.Join(exprs, ", ") + " FROM " + valid + ")"
+	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted FROM "+typed+castSettings); err != nil {
 		return err
 	}
 	all := edgeKey + ", _version, _deleted"
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+typed+" ("+all+") SELECT "+strings.Join(exprs, ", ")+
-		" FROM "+raw+" WHERE _row NOT IN (SELECT _row FROM "+bad+")"+castSettings); err != nil {
+	where := "_deleted = false"
+	full, err := s.holdsKeys(ctx, table, edgeKey)
+	if err != nil {
 		return err
 	}
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted FROM "+typed); err != nil {
-		return err
+	if full {
+		live := "(SELECT " + edgeKey + " FROM " + table + " FINAL WHERE _deleted = false AND (" + edgeKey + ") IN (SELECT " + edgeKey + " FROM " + s.prefix + "k_" + table + "))"
+		where = "(_deleted = false AND (" + edgeKey + ") NOT IN " + live + ") OR (_deleted = true AND (" + edgeKey + ") IN " + live + ")"
 	}
-	live := "(SELECT " + edgeKey + " FROM " + table + " FINAL WHERE _deleted = false)"
-	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+all+") SELECT "+all+" FROM "+typed+
-		" WHERE (_deleted = false AND ("+edgeKey+") NOT IN "+live+") OR (_deleted = true AND ("+edgeKey+") IN "+live+")")
+	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+all+") SELECT "+all+" FROM "+typed+" WHERE "+where+castSettings)
 }
 
 // replace tombstones the live rows of the scope that the load does not hold, and returns
@@ -423,8 +517,22 @@ func (s *stage) replace(ctx context.Context, ts []*target) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	files := s.opts.Replace.Files != nil
+	tables := slices.Clone(s.order)
+	if files {
+		// Narrowed to files: the types with a file path are replaced even when the load
+		// holds none of their rows (every row of the files may be gone).
+		for _, ent := range s.ont.Entities {
+			if fileColumn(ent) != "" && !slices.Contains(tables, ent.Table) {
+				if err := s.delta(ctx, ent.Table, entityKey(ent)); err != nil {
+					return 0, err
+				}
+				tables = append(tables, ent.Table)
+			}
+		}
+	}
 	var scopeNodes []string
-	for _, table := range slices.Clone(s.order) {
+	for _, table := range tables {
 		ent := s.entityOfTable(table)
 		if ent == nil || !ent.Namespaced() {
 			continue
@@ -440,6 +548,9 @@ func (s *stage) replace(ctx context.Context, ts []*target) (int64, error) {
 			continue
 		}
 		where := "traversal_path = " + s.param("traversal_path") + " AND project_id = " + s.param("project_id") + " AND " + branchCol + " = " + s.param("branch")
+		if col := fileColumn(ent); files && col != "" {
+			where += " AND " + ident(col) + " IN (SELECT path FROM " + s.prefix + "files)"
+		}
 		keys := s.prefix + "k_" + table
 		scopeNodes = append(scopeNodes, "SELECT "+quote(ent.Name)+" AS kind, id FROM "+table+" FINAL WHERE _deleted = false AND "+where,
 			"SELECT "+quote(ent.Name)+" AS kind, id FROM "+keys)
@@ -450,22 +561,45 @@ func (s *stage) replace(ctx context.Context, ts []*target) (int64, error) {
 			return 0, err
 		}
 	}
+	if files && len(scopeNodes) > 0 {
+		if err := s.delta(ctx, s.ont.EdgeTable, edgeKey); err != nil {
+			return 0, err
+		}
+	}
 	if s.deltas[s.ont.EdgeTable] && len(scopeNodes) > 0 {
-		var rels []string
-		for _, t := range ts {
-			if t.rel != nil && !slices.Contains(rels, quote(t.rel.Name)) {
-				rels = append(rels, quote(t.rel.Name))
+		kinds := "true" // narrowed to files: every edge leaving their nodes
+		if !files {
+			var rels []string
+			for _, t := range ts {
+				if t.rel != nil && !slices.Contains(rels, quote(t.rel.Name)) {
+					rels = append(rels, quote(t.rel.Name))
+				}
 			}
+			kinds = "relationship_kind IN (" + strings.Join(rels, ", ") + ")"
 		}
 		table := s.ont.EdgeTable
 		if err := s.exec(ctx, "tombstone "+table, "INSERT INTO "+s.prefix+"d_"+table+" SELECT * REPLACE ("+s.param("v")+" AS _version, true AS _deleted) FROM (SELECT * FROM "+table+
-			" FINAL WHERE _deleted = false AND traversal_path = "+s.param("traversal_path")+" AND relationship_kind IN ("+strings.Join(rels, ", ")+
-			") AND (source_kind, source_id) IN ("+strings.Join(scopeNodes, " UNION ALL ")+")) WHERE ("+edgeKey+") NOT IN (SELECT "+edgeKey+" FROM "+s.prefix+"k_"+table+")"); err != nil {
+			" FINAL WHERE _deleted = false AND traversal_path = "+s.param("traversal_path")+" AND "+kinds+
+			" AND (source_kind, source_id) IN ("+strings.Join(scopeNodes, " UNION ALL ")+")) WHERE ("+edgeKey+") NOT IN (SELECT "+edgeKey+" FROM "+s.prefix+"k_"+table+")"); err != nil {
 			return 0, err
 		}
 	}
 	after, _, _, err := s.counts(ctx)
 	return after - before, err
+}
+
+// fileColumn is the column naming the file a node came from: path for File, file_path for
+// an entity that has it, "" otherwise.
+func fileColumn(ent *ontology.Entity) string {
+	if ent.Name == "File" {
+		if _, ok := ent.Property("path"); ok {
+			return "path"
+		}
+	}
+	if _, ok := ent.Property("file_path"); ok {
+		return "file_path"
+	}
+	return ""
 }
 
 func (s *stage) entityOfTable(table string) *ontology.Entity {
@@ -489,7 +623,9 @@ func (s *stage) finishEdges(ctx context.Context) error {
 	}
 	s.deltas[by] = true
 	s.order = append(s.order, by)
-	return s.exec(ctx, "stage edges", "INSERT INTO "+s.prefix+"d_"+by+" SELECT * FROM "+s.prefix+"d_"+s.ont.EdgeTable)
+	return s.exec(ctx, "stage edges", "INSERT INTO "+s.prefix+"d_"+by+" SELECT * FROM "+s.prefix+"d_"+s.ont.EdgeTable+
+		// The rows are those of the edge delta, already collapsed by key on insert.
+		" SETTINGS optimize_on_insert = 0, max_insert_threads = 2")
 }
 
 // counts returns the rows of every delta (the by-target copy of the edges not counted
@@ -533,8 +669,14 @@ func (s *stage) writeManifest(ctx context.Context) error {
 }
 
 // verify counts the distinct live keys the load holds and how many of them a FINAL read of
-// the graph now returns.
+// the graph now returns, in one query over every table the load wrote. Only the graph's rows
+// with the load's keys are read (the primary key finds them), and keys are compared by a
+// 64-bit hash (an order
+// of magnitude faster than comparing the columns): with a million keys the chance that two
+// share a hash is below one in ten million, and a shared hash could only change these two
+// counts by one, never what the load wrote.
 func (s *stage) verify(ctx context.Context) (live, found int64, err error) {
+	var parts []string
 	for _, table := range s.order {
 		if table == s.ont.EdgeTableByTarget {
 			continue
@@ -543,18 +685,30 @@ func (s *stage) verify(ctx context.Context) (live, found int64, err error) {
 		if ent := s.entityOfTable(table); ent != nil {
 			key = entityKey(ent)
 		}
-		keys := "(SELECT DISTINCT " + key + " FROM " + s.prefix + "k_" + table + " WHERE _deleted = false)"
-		n, err := count(ctx, s.e, "SELECT count() FROM "+keys)
-		if err != nil {
-			return 0, 0, fmt.Errorf("load: verify %s: %w", table, err)
+		keys := s.prefix + "k_" + table
+		loaded := "(SELECT cityHash64(" + key + ") AS h FROM " + keys + " WHERE _deleted = false)"
+		if s.empty[table] && s.opts.Replace == nil {
+			// The table had no rows before this load (and no other load runs): every live
+			// row a FINAL read finds now is one of the load's keys, so counting them is
+			// enough, and much cheaper than matching a million keys.
+			parts = append(parts, "SELECT uniqExact(h) AS l, (SELECT count() FROM "+table+" FINAL WHERE _deleted = false) AS q FROM "+loaded)
+			continue
 		}
-		m, err := count(ctx, s.e, "SELECT count() FROM "+keys+" WHERE ("+key+") IN (SELECT "+key+" FROM "+table+" FINAL WHERE _deleted = false)")
-		if err != nil {
-			return 0, 0, fmt.Errorf("load: verify %s: %w", table, err)
-		}
-		live += n
-		found += m
+		graph := "SELECT cityHash64(" + key + ") FROM " + table + " FINAL WHERE _deleted = false AND (" + key + ") IN (SELECT " + key + " FROM " + keys + ")"
+		parts = append(parts, "SELECT uniqExact(h) AS l, uniqExactIf(h, h IN ("+graph+")) AS q FROM "+loaded)
 	}
+	if len(parts) == 0 {
+		return 0, 0, nil
+	}
+	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT toInt64(sum(l)), toInt64(sum(q)) FROM (" + strings.Join(parts, " UNION ALL ") + ")"})
+	if err != nil {
+		return 0, 0, fmt.Errorf("load: verify: %w", err)
+	}
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 2 {
+		return 0, 0, fmt.Errorf("load: verify: unexpected result %v", res.Rows)
+	}
+	live, _ = res.Rows[0][0].(int64)
+	found, _ = res.Rows[0][1].(int64)
 	return live, found, nil
 }
 

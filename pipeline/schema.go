@@ -197,7 +197,14 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		}
 		b.WriteByte('\n')
 	}
+	if e.Namespaced() {
+		b.WriteString("traversal_path String filter — " + traversalPathNote + "\n")
+	}
 }
+
+// traversalPathNote describes the traversal_path column every namespaced entity has: the
+// compiler lets a query select it and filter it by prefix (compiler/catalog.go tpProp).
+const traversalPathNote = "Namespace path of the row, e.g. 1/22/333/; selectable (\"*\" includes it), filterable by prefix inside your scopes, not sortable."
 
 func firstSentence(s string) string {
 	s = oneLine(s)
@@ -240,7 +247,8 @@ func dslReference(o *ontology.Ontology, version string) string {
 	fmt.Fprintf(&b, `graphwire query DSL v%s (JSON; Orbit v12 compatible). One object:
 query_type: traversal | aggregation | path_finding | neighbors
 nodes: [1-5] {id: alias, entity: Entity, columns?: [prop,...] | "*", filters?: {prop: value | {op: value}}, node_ids?: [id,...≤500], id_range?: {start, end}}
-  filter ops: eq in gt gte lt lte contains starts_with ends_with is_null is_not_null (a bare value means eq; up to 10 filters, ANDed)
+  filter ops: eq in gt gte lt lte contains starts_with ends_with is_null is_not_null token_match all_tokens any_tokens (a bare value means eq; up to 10 filters, ANDed; token ops on text-indexed props, split on non-alphanumerics)
+  columns may name traversal_path on namespaced entities (not User, Runner): the node's group/project path
 relationships (traversal): [≤5] {type: TYPE | [TYPE,...] | "*", from: alias, to: alias, direction?: outgoing|incoming|both, hops?: [min,max] (1-3)}
 aggregation: aggregations: [{count|sum|avg|min|max|collect: "alias" or "alias.prop", as?: name}], group_by?: ["alias.prop" | {key, truncate?: minute|hour|day|week|month|quarter|year, as?}], aggregation_sort?: "[-]name"
 path_finding: path: {type: "shortest", from: alias, to: alias, max_depth: 1-3, rel_types?: [TYPE,...] | "*"}
@@ -343,6 +351,9 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 				continue
 			}
 			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description})
+		}
+		if e.Namespaced() {
+			se.Properties = append(se.Properties, schemaProperty{Name: "traversal_path", Type: "String", Filterable: true, Description: traversalPathNote})
 		}
 		d.Entities = append(d.Entities, se)
 	}

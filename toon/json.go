@@ -1,327 +1,150 @@
 package toon
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/jsonread"
 )
 
 // ParseJSON reads one JSON document into the value model, keeping key order:
 // objects become [Object], arrays []any, numbers json.Number in canonical
 // form (§2.3), plus string, bool and nil. Duplicate keys, invalid UTF-8 and
 // trailing data are errors; errors are [*SyntaxError] wrapping
-// [ErrInvalidJSON] (or [ErrDuplicateKey] for a repeated key).
+// [ErrInvalidJSON] (or [ErrDuplicateKey] for a repeated key). The JSON layer
+// is the shared strict reader (internal/jsonread); lone UTF-16 surrogate
+// escapes read as U+FFFD.
 func ParseJSON(data []byte) (any, error) {
 	p := jsonParser{data: data}
-	p.ws()
+	p.r = jsonread.New(data, jsonread.Options{Errorf: p.fault})
+	p.r.SkipSpace()
 	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
-	p.ws()
-	if p.pos != len(p.data) {
-		return nil, p.fail(ErrInvalidJSON, "unexpected data after the document")
+	if err := p.r.End(); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
 
+// jsonParser builds the value model on the shared reader.
 type jsonParser struct {
+	r    *jsonread.Reader
 	data []byte
-	pos  int
 }
 
-func (p *jsonParser) fail(sentinel error, msg string) error {
-	pos := min(p.pos, len(p.data))
-	line := 1 + bytes.Count(p.data[:pos], []byte{'\n'})
-	col := pos - bytes.LastIndexByte(p.data[:pos], '\n')
+func (p *jsonParser) fail(pos int, sentinel error, msg string) error {
+	line, col := jsonread.Position(p.data, pos)
 	return &SyntaxError{Line: line, Column: col, Err: sentinel, Msg: msg}
 }
 
-func (p *jsonParser) ws() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
+// fault words a reader fault as this package always has: positions are
+// byte columns, at the offending byte except where noted.
+func (p *jsonParser) fault(f jsonread.Fault) error {
+	switch f.Kind {
+	case jsonread.KindDuplicateKey:
+		return p.fail(f.Offset, ErrDuplicateKey, "duplicate key "+f.Detail) // at the key's quote
+	case jsonread.KindEnd:
+		switch f.Want {
+		case jsonread.WantKey:
+			return p.fail(f.At, ErrInvalidJSON, "want a string key")
+		case jsonread.WantColon:
+			return p.fail(f.At, ErrInvalidJSON, "want ':'")
 		}
+		return p.fail(f.At, ErrInvalidJSON, "unexpected end of input")
+	case jsonread.KindChar:
+		switch f.Want {
+		case jsonread.WantKey:
+			return p.fail(f.At, ErrInvalidJSON, "want a string key")
+		case jsonread.WantColon:
+			return p.fail(f.At, ErrInvalidJSON, "want ':'")
+		case jsonread.WantObjectNext:
+			return p.fail(f.At, ErrInvalidJSON, "want ',' or '}'")
+		case jsonread.WantArrayNext:
+			return p.fail(f.At, ErrInvalidJSON, "want ',' or ']'")
+		}
+	case jsonread.KindLiteral:
+		return p.fail(f.At, ErrInvalidJSON, "invalid literal")
+	case jsonread.KindUnterminated:
+		return p.fail(f.Start, ErrInvalidJSON, "unterminated string")
+	case jsonread.KindEscapeEnd:
+		return p.fail(f.At, ErrInvalidJSON, "unterminated escape") // at the backslash
+	case jsonread.KindControl:
+		return p.fail(f.At, ErrInvalidJSON, "control character in string")
+	case jsonread.KindUnicodeEscape:
+		return p.fail(f.At, ErrInvalidJSON, "invalid \\u escape") // after the "\u"
+	case jsonread.KindEscape:
+		return p.fail(f.Offset, ErrInvalidJSON, "invalid escape") // at the backslash
+	case jsonread.KindUTF8:
+		return p.fail(f.At, ErrInvalidJSON, "invalid UTF-8 in string")
 	}
+	return p.fail(f.Offset, ErrInvalidJSON, f.Detail)
 }
 
 func (p *jsonParser) value(depth int) (any, error) {
 	if depth > maxDepth {
-		return nil, p.fail(ErrInvalidJSON, "nesting too deep")
+		return nil, p.fail(p.r.Offset(), ErrInvalidJSON, "nesting too deep")
 	}
-	if p.pos >= len(p.data) {
-		return nil, p.fail(ErrInvalidJSON, "unexpected end of input")
+	c, ok := p.r.Peek()
+	if !ok {
+		return nil, p.r.Unexpected(jsonread.WantValue)
 	}
-	switch c := p.data[p.pos]; {
+	switch {
 	case c == '{':
-		return p.object(depth)
+		obj := Object{}
+		err := p.r.Object(func(key string, _ int) error {
+			v, err := p.value(depth + 1)
+			obj = append(obj, Member{key, v})
+			return err
+		})
+		return obj, err
 	case c == '[':
-		return p.array(depth)
+		arr := []any{}
+		err := p.r.Array(func(int) error {
+			v, err := p.value(depth + 1)
+			arr = append(arr, v)
+			return err
+		})
+		return arr, err
 	case c == '"':
-		return p.str()
+		return p.r.String()
 	case c == '-' || isDigit(c):
 		return p.number()
 	case c == 't':
-		return p.literal("true", true)
+		return true, p.r.Literal("true")
 	case c == 'f':
-		return p.literal("false", false)
+		return false, p.r.Literal("false")
 	case c == 'n':
-		return p.literal("null", nil)
-	default:
-		return nil, p.fail(ErrInvalidJSON, "unexpected character "+strconv.QuoteRune(rune(c)))
+		return nil, p.r.Literal("null")
 	}
+	return nil, p.r.Unexpected(jsonread.WantValue)
 }
 
-func (p *jsonParser) literal(word string, v any) (any, error) {
-	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
-		return nil, p.fail(ErrInvalidJSON, "invalid literal")
-	}
-	p.pos += len(word)
-	return v, nil
-}
-
-func (p *jsonParser) object(depth int) (any, error) {
-	p.pos++ // {
-	obj := Object{}
-	var seen map[string]struct{}
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return obj, nil
-	}
-	for {
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.fail(ErrInvalidJSON, "want a string key")
-		}
-		keyPos := p.pos
-		k, err := p.str()
-		if err != nil {
-			return nil, err
-		}
-		key := k.(string)
-		if len(obj) < 16 {
-			for i := range obj {
-				if obj[i].Key == key {
-					p.pos = keyPos
-					return nil, p.fail(ErrDuplicateKey, "duplicate key "+strconv.Quote(key))
-				}
-			}
-		} else {
-			if seen == nil {
-				seen = make(map[string]struct{}, 32)
-				for i := range obj {
-					seen[obj[i].Key] = struct{}{}
-				}
-			}
-			if _, dup := seen[key]; dup {
-				p.pos = keyPos
-				return nil, p.fail(ErrDuplicateKey, "duplicate key "+strconv.Quote(key))
-			}
-		}
-		if seen != nil {
-			seen[key] = struct{}{}
-		}
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail(ErrInvalidJSON, "want ':'")
-		}
-		p.pos++
-		p.ws()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		obj = append(obj, Member{key, v})
-		p.ws()
-		if p.pos >= len(p.data) {
-			return nil, p.fail(ErrInvalidJSON, "unexpected end of input")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			return obj, nil
-		default:
-			return nil, p.fail(ErrInvalidJSON, "want ',' or '}'")
-		}
-	}
-}
-
-func (p *jsonParser) array(depth int) (any, error) {
-	p.pos++ // [
-	arr := []any{}
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return arr, nil
-	}
-	for {
-		p.ws()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		arr = append(arr, v)
-		p.ws()
-		if p.pos >= len(p.data) {
-			return nil, p.fail(ErrInvalidJSON, "unexpected end of input")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			return arr, nil
-		default:
-			return nil, p.fail(ErrInvalidJSON, "want ',' or ']'")
-		}
-	}
-}
-
+// number reads a number and canonicalises it (§2.3). A malformed number is
+// reported at its start with the whole run of number characters, as read
+// by the grammar's greedy scan.
 func (p *jsonParser) number() (any, error) {
-	start := p.pos
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
-			p.pos++
-			continue
+	start := p.r.Offset()
+	lit, _, err := p.r.Number()
+	if end := start + len(lit); err != nil || end < len(p.data) && isNumberByte(p.data[end]) {
+		end = start
+		for end < len(p.data) && isNumberByte(p.data[end]) {
+			end++
 		}
-		break
+		return nil, p.fail(start, ErrInvalidJSON, "invalid number "+strconv.Quote(string(p.data[start:end])))
 	}
-	lit := string(p.data[start:p.pos])
-	s, err := CanonicalNumber(lit)
+	s, err := CanonicalNumber(string(lit))
 	if err != nil {
-		p.pos = start
-		return nil, p.fail(ErrInvalidJSON, "invalid number "+strconv.Quote(lit))
+		return nil, p.fail(start, ErrInvalidJSON, "invalid number "+strconv.Quote(string(lit)))
 	}
 	return json.Number(s), nil
 }
 
-func (p *jsonParser) str() (any, error) {
-	start := p.pos
-	p.pos++ // opening quote
-	// Fast path: no escapes.
-	i := p.pos
-	for i < len(p.data) {
-		c := p.data[i]
-		if c == '"' {
-			s := p.data[p.pos:i]
-			if !utf8.Valid(s) {
-				break
-			}
-			p.pos = i + 1
-			return string(s), nil
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-		i++
-	}
-	var buf []byte
-	for {
-		if p.pos >= len(p.data) {
-			p.pos = start
-			return nil, p.fail(ErrInvalidJSON, "unterminated string")
-		}
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			return string(buf), nil
-		case c < 0x20:
-			return nil, p.fail(ErrInvalidJSON, "control character in string")
-		case c == '\\':
-			if p.pos+1 >= len(p.data) {
-				return nil, p.fail(ErrInvalidJSON, "unterminated escape")
-			}
-			e := p.data[p.pos+1]
-			p.pos += 2
-			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return nil, p.fail(ErrInvalidJSON, "invalid \\u escape")
-				}
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
-						save := p.pos
-						p.pos += 2
-						var ok2 bool
-						r2, ok2 = p.hex4()
-						if !ok2 {
-							return nil, p.fail(ErrInvalidJSON, "invalid \\u escape")
-						}
-						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							buf = utf8.AppendRune(buf, d)
-							continue
-						}
-						p.pos = save
-					}
-					buf = utf8.AppendRune(buf, utf8.RuneError)
-					continue
-				}
-				buf = utf8.AppendRune(buf, r)
-			default:
-				p.pos -= 2
-				return nil, p.fail(ErrInvalidJSON, "invalid escape")
-			}
-		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			p.pos++
-		default:
-			r, size := utf8.DecodeRune(p.data[p.pos:])
-			if r == utf8.RuneError && size <= 1 {
-				return nil, p.fail(ErrInvalidJSON, "invalid UTF-8 in string")
-			}
-			buf = append(buf, p.data[p.pos:p.pos+size]...)
-			p.pos += size
-		}
-	}
-}
-
-func (p *jsonParser) hex4() (rune, bool) {
-	if p.pos+4 > len(p.data) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.data[p.pos : p.pos+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c-'a') + 10
-		case c >= 'A' && c <= 'F':
-			r |= rune(c-'A') + 10
-		default:
-			return 0, false
-		}
-	}
-	p.pos += 4
-	return r, true
+func isNumberByte(c byte) bool {
+	return isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }
 
 // AppendJSON appends the compact JSON text of v: objects in member order,

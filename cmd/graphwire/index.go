@@ -4,17 +4,22 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/codeindex"
+	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -27,6 +32,8 @@ type indexFlags struct {
 	branch    string
 	commit    string
 	keep      string
+	trace     bool
+	full      bool
 	dir       string
 	patterns  []string
 }
@@ -61,6 +68,8 @@ func newIndexCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.branch, "branch", "", "branch name (default: git's current branch, else main)")
 	fs.StringVar(&f.commit, "commit", "", "commit SHA (default: git's HEAD, if any)")
 	fs.StringVar(&f.keep, "keep", "", "also keep the JSON Lines files handed to the loader in this directory")
+	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load with its wall and CPU seconds")
+	fs.BoolVar(&f.full, "full", false, "load every file's rows and compare them all with the graph, not only the files whose rows changed since the last index")
 	return cmd
 }
 
@@ -98,11 +107,48 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	}
 	start := time.Now()
 	g, st, err := codeindex.Index(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
-		ProjectID: f.project, Branch: branch, Commit: commit})
+		ProjectID: f.project, Branch: branch, Commit: commit, Progress: indexProgress(terminal(stderr))})
 	if err != nil {
 		return err
 	}
 	indexed := time.Since(start)
+	eng, err := f.engine.openWritable(stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	scope := load.Scope{TraversalPath: f.namespace, ProjectID: f.project, Branch: branch}
+	digests := g.Digests()
+	var prev map[string]string
+	if !f.full {
+		if prev, err = readDigests(ctx, eng, scope); err != nil {
+			return err
+		}
+	}
+	// With the digests of the last index, only the files whose rows changed (and those that
+	// are gone) are loaded and replaced; without them, everything.
+	var changed []string
+	if prev != nil {
+		keep := map[string]bool{}
+		for owner, d := range digests {
+			if prev[owner] != d {
+				keep[owner] = true
+			}
+		}
+		for owner := range prev {
+			if _, ok := digests[owner]; !ok {
+				keep[owner] = true
+			}
+		}
+		changed = slices.Sorted(maps.Keys(keep))
+		scope.Files = []string{}
+		for _, o := range changed {
+			if o != codeindex.Global {
+				scope.Files = append(scope.Files, o)
+			}
+		}
+		g = g.Subset(keep)
+	}
 	dir := f.keep
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "graphwire-index-"); err != nil {
@@ -121,15 +167,27 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 		srcs = append(srcs, load.Source{Path: p})
 	}
 	written := time.Since(start) - indexed
-	eng, err := f.engine.openWritable(stderr)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
 	lstart := time.Now()
-	rep, err := load.Load(ctx, eng, ont, srcs, load.Options{Source: "index", Progress: terminal(stderr),
-		Replace: &load.Scope{TraversalPath: f.namespace, ProjectID: f.project, Branch: branch}})
-	if err != nil {
+	var rep load.Report
+	if len(srcs) > 0 || len(scope.Files) > 0 {
+		opts := load.Options{Source: "index", Progress: loadProgress(terminal(stderr)), Replace: &scope}
+		if f.trace {
+			opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+		if len(srcs) == 0 {
+			// Only deletions: load the branch alone, so the load has a file.
+			p := filepath.Join(dir, "Branch.jsonl")
+			full := &codeindex.Graph{TraversalPath: g.TraversalPath, Branch: g.Branch}
+			if err := writeFile(p, func(w io.Writer) error { return full.Encode("Branch", w) }); err != nil {
+				return err
+			}
+			srcs = append(srcs, load.Source{Path: p})
+		}
+		if rep, err = load.Load(ctx, eng, ont, srcs, opts); err != nil {
+			return err
+		}
+	}
+	if err := writeDigests(ctx, eng, scope, digests, prev, rep.Version); err != nil {
 		return err
 	}
 	loaded := time.Since(lstart)
@@ -139,10 +197,103 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files, %d definitions, %d imports, %d edges\n",
 		f.dir, branch, short(commit), f.engine.describe(), f.namespace, f.project, st.Packages, st.Files, st.Definitions, st.Imports, st.Edges)
-	fmt.Fprintf(stderr, "time %s (type-check and extract %s, write %s, load %s); %.0f files/s, %.0f edges/s\n",
+	fmt.Fprintf(stderr, "time %s (type-check and extract %s, open, compare digests and write files %s, load %s); %.0f files/s, %.0f edges/s\n",
 		total.Round(time.Millisecond), indexed.Round(time.Millisecond), written.Round(time.Millisecond), loaded.Round(time.Millisecond),
 		float64(st.Files)/total.Seconds(), float64(st.Edges)/total.Seconds())
+	if prev != nil {
+		fmt.Fprintf(stderr, "files whose rows changed since the last index: %d of %d (the rest neither loaded nor compared)\n", len(scope.Files), st.Files)
+	}
 	printLoadReport(stderr, f.engine.describe(), rep, loaded)
+	return nil
+}
+
+// indexProgress returns a codeindex.Options.Progress that prints to w when type-checking is
+// done, at most once a second while extracting, and when done; nil when w is nil (not a
+// terminal).
+func indexProgress(w io.Writer) func(codeindex.Progress) {
+	if w == nil {
+		return nil
+	}
+	var last time.Duration
+	return func(p codeindex.Progress) {
+		switch {
+		case p.Done:
+			fmt.Fprintf(w, "index: extracted %d files in %s\n", p.Files, p.Elapsed.Round(time.Millisecond))
+		case p.Files == 0:
+			fmt.Fprintf(w, "index: type-checked %d packages in %s; extracting %d files\n", p.Packages, p.Elapsed.Round(time.Millisecond), p.TotalFiles)
+		case p.Elapsed-last >= time.Second:
+			fmt.Fprintf(w, "index: %d of %d files extracted\n", p.Files, p.TotalFiles)
+		default:
+			return
+		}
+		last = p.Elapsed
+	}
+}
+
+// indexState is the table of the digests of each file's rows (codeindex.Graph.Digests) at
+// the last index of each project and branch; graphwire index reads it to skip the files
+// whose rows did not change.
+const indexState = "gw_index_files"
+
+func createIndexState(ctx context.Context, e load.Engine) error {
+	return e.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+indexState+" (traversal_path String, project_id Int64, branch String, owner String, digest String, version UInt64)"+
+		" ENGINE = ReplacingMergeTree(version) ORDER BY (traversal_path, project_id, branch, owner)")
+}
+
+// readDigests returns the digests of the last index of sc, nil when there was none.
+func readDigests(ctx context.Context, e load.Engine, sc load.Scope) (map[string]string, error) {
+	if err := createIndexState(ctx, e); err != nil {
+		return nil, fmt.Errorf("index state: %w", err)
+	}
+	rows, err := e.Run(ctx, &compiler.Query{
+		SQL: "SELECT owner, digest FROM " + indexState + " FINAL WHERE traversal_path = {p0:String} AND project_id = {p1:Int64} AND branch = {p2:String}",
+		Params: []compiler.Param{{Name: "p0", Type: "String", Value: sc.TraversalPath}, {Name: "p1", Type: "Int64", Value: sc.ProjectID},
+			{Name: "p2", Type: "String", Value: sc.Branch}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index state: %w", err)
+	}
+	res, err := executor.Collect(rows)
+	if err != nil {
+		return nil, fmt.Errorf("index state: %w", err)
+	}
+	if len(res.Rows) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, r := range res.Rows {
+		owner, _ := r[0].(string)
+		digest, _ := r[1].(string)
+		if digest != "" { // "" marks a file that is gone
+			out[owner] = digest
+		}
+	}
+	return out, nil
+}
+
+// writeDigests records the digests of this index, after its load: killed in between, the
+// next index finds the older digests and loads those files again, which changes nothing.
+func writeDigests(ctx context.Context, e load.Engine, sc load.Scope, digests, prev map[string]string, version uint64) error {
+	if err := createIndexState(ctx, e); err != nil {
+		return fmt.Errorf("index state: %w", err)
+	}
+	var rows [][]any
+	for _, owner := range slices.Sorted(maps.Keys(digests)) {
+		if prev == nil || prev[owner] != digests[owner] {
+			rows = append(rows, []any{sc.TraversalPath, sc.ProjectID, sc.Branch, owner, digests[owner], int64(version)})
+		}
+	}
+	for _, owner := range slices.Sorted(maps.Keys(prev)) {
+		if _, ok := digests[owner]; !ok {
+			rows = append(rows, []any{sc.TraversalPath, sc.ProjectID, sc.Branch, owner, "", int64(version)})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := e.Insert(ctx, indexState, []string{"traversal_path", "project_id", "branch", "owner", "digest", "version"}, rows); err != nil {
+		return fmt.Errorf("index state: %w", err)
+	}
 	return nil
 }
 

@@ -134,6 +134,49 @@ func TestIndexQueryReindex(t *testing.T) {
 	if r.code != exitOK || strings.TrimSpace(r.stdout) == "" || !strings.Contains(r.stdout, "0") {
 		t.Errorf("init definitions after re-index: %s%s", r.stdout, r.stderr)
 	}
+
+	// A change in one file that changes the rows of another: b.go declares a method on
+	// Child (a.go) and an interface Child now satisfies. The DEFINES and EXTENDS edges
+	// leave Child, a row of a.go, so a.go is loaded again too.
+	b := "package fix\n\nfunc helper() string { return \"x\" }\n\nfunc Other() { Use(nil) }\n"
+	if err := os.WriteFile(filepath.Join(src, "b.go"), []byte(b+"\ntype Namer interface{ Name() string }\n\nfunc (c Child) Name() string { return \"\" }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if r.code != exitOK || !strings.Contains(r.stderr, "files whose rows changed since the last index: 2 of") {
+		t.Fatalf("re-index with a method on Child: exit %d, want a.go and b.go loaded\n%s", r.code, r.stderr)
+	}
+	childEdges := "SELECT count() FROM gl_edge FINAL WHERE _deleted = false AND source_id IN " +
+		"(SELECT id FROM gl_definition FINAL WHERE _deleted = false AND fqn = 'example.com/fix.Child') AND target_id IN " +
+		"(SELECT id FROM gl_definition FINAL WHERE _deleted = false AND name IN ('Namer', 'Name'))"
+	count := func() string {
+		t.Helper()
+		r := runCLI("sql", "--embedded", data, childEdges)
+		if r.code != exitOK {
+			t.Fatalf("sql: exit %d\n%s", r.code, r.stderr)
+		}
+		return strings.Fields(r.stdout)[2] // under the header and its rule
+	}
+	if got := count(); got != "2" {
+		t.Errorf("edges Child → Namer (EXTENDS) and Child → Name (DEFINES) = %s, want 2", got)
+	}
+	// Taking them out again tombstones both edges, rows of a.go.
+	if err := os.WriteFile(filepath.Join(src, "b.go"), []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if r.code != exitOK {
+		t.Fatalf("re-index: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := count(); got != "0" {
+		t.Errorf("edges from Child to Namer and Name after removing them = %s, want 0", got)
+	}
+	// The graph the incremental re-indexes left is exactly the one a full index makes: a
+	// full one writes and tombstones nothing.
+	r = runCLI("index", "--full", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if got := written(t, r.stderr); r.code != exitOK || got[0] != "0" || got[2] != "0" {
+		t.Errorf("full re-index after incremental ones: exit %d, written, unchanged, tombstoned = %v, want nothing written or tombstoned\n%s", r.code, got, r.stderr)
+	}
 }
 
 func TestLoadCLIRefuses(t *testing.T) {

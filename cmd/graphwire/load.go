@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ type loadFlags struct {
 	typ         string
 	format      string
 	skipInvalid bool
+	trace       bool
 	files       []string
 }
 
@@ -51,6 +53,7 @@ func newLoadCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.typ, "type", "", "entity or relationship type of every FILE (default: from each file name)")
 	fs.StringVar(&f.format, "format", "", "format of every FILE: jsonl, csv or parquet (default: from each extension)")
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "load the valid rows and report each invalid one, instead of refusing the load")
+	fs.BoolVar(&f.trace, "trace", false, "print each engine statement of the load with its wall and CPU seconds")
 	completeWords(cmd, "format", "jsonl", "csv", "parquet")
 	return cmd
 }
@@ -74,7 +77,11 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 	}
 	defer eng.Close()
 	start := time.Now()
-	rep, err := load.Load(ctx, eng, ont, srcs, load.Options{SkipInvalid: f.skipInvalid, Progress: terminal(stderr)})
+	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: loadProgress(terminal(stderr))}
+	if f.trace {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	rep, err := load.Load(ctx, eng, ont, srcs, opts)
 	if err != nil {
 		return err
 	}
@@ -96,6 +103,21 @@ func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Du
 	fmt.Fprintf(w, "\ntime %s (stage and validate %s, commit %s, verify %s); %.0f rows/s; peak RSS %s\n",
 		elapsed.Round(time.Millisecond), rep.Staged.Round(time.Millisecond), rep.Committed.Round(time.Millisecond),
 		rep.Verified.Round(time.Millisecond), float64(rep.RowsIn)/max(elapsed.Seconds(), 1e-9), peakRSS())
+}
+
+// loadProgress returns a load.Options.Progress that prints a line per staged file to w, or
+// nil when w is nil (not a terminal).
+func loadProgress(w io.Writer) func(load.Progress) {
+	if w == nil {
+		return nil
+	}
+	return func(p load.Progress) {
+		if p.Files == 0 || p.Done {
+			return
+		}
+		fmt.Fprintf(w, "load: %d of %d files, %d rows, %.0f rows/s, %d%% of bytes, ETA %s\n",
+			p.Files, p.TotalFiles, p.Rows, p.RowsPerSecond(), p.Bytes*100/max(p.TotalBytes, 1), p.ETA().Round(time.Second))
+	}
 }
 
 // terminal returns w when it is a terminal, for progress lines, and nil otherwise.

@@ -13,9 +13,16 @@
 // domain (the reader returns the checked literal and whether it has a
 // fraction or exponent; the caller converts it), how a lone UTF-16
 // surrogate escape reads ([Options.RejectLoneSurrogates]), and the error
-// values ([Options.Errorf] maps a [Kind] and an offset to the caller's own
-// positioned error and sentinels). Nesting limits differ too, so callers
-// count depth themselves and report [KindTooDeep] through [Reader.Fail].
+// values ([Options.Errorf] maps a [Fault] to the caller's own positioned
+// error and sentinels). A Fault says what went wrong ([Kind]), what the
+// grammar allowed there ([Want]) and three offsets (the token's start,
+// the default position, and where reading stopped), so each caller keeps
+// the wording and positions its own tests promise. Nesting limits differ
+// too, so callers count depth themselves and report [KindTooDeep] through
+// [Reader.Fail].
+//
+// Inside a string the first fault in byte order is reported: a raw
+// control character, a bad escape, invalid UTF-8, or the end of input.
 //
 //	r := jsonread.New([]byte(`{"a":[1,2.5]}`), jsonread.Options{})
 //	err := r.Object(func(key string, keyPos int) error { // key "a"
@@ -55,7 +62,36 @@ const (
 	KindLoneSurrogate                 // a lone surrogate escape under RejectLoneSurrogates; offset is the backslash
 	KindUTF8                          // invalid UTF-8 inside a string
 	KindNumber                        // a '.' or exponent without digits; offset is the number's start
+	KindLiteral                       // a "true", "false" or "null" misspelt; offset is its first byte
+	KindEscapeEnd                     // the input ends right after a backslash; offset is the opening quote
 )
+
+// Want says what the grammar allowed where a [KindEnd], [KindChar],
+// [KindLiteral], [KindNumber] or [KindTrailing] fault was found.
+type Want uint8
+
+// What the grammar allowed at a fault.
+const (
+	WantNone          Want = iota
+	WantValue              // the start of a value
+	WantKey                // a quoted object key
+	WantColon              // ':' after a key
+	WantObjectNext         // ',' or '}' after a member
+	WantArrayNext          // ',' or ']' after an element
+	WantFractionDigit      // a digit after a number's '.'
+	WantExponentDigit      // a digit in a number's exponent
+	WantEnd                // nothing but whitespace after the document
+)
+
+// Fault describes one error for [Options.Errorf].
+type Fault struct {
+	Kind   Kind
+	Want   Want
+	Offset int    // the default position: see each [Kind]
+	Start  int    // where the token being read began (a string's opening quote, a number's first byte); Offset otherwise
+	At     int    // where reading stopped: the offending byte, or len(input) at the end
+	Detail string // the default explanation
+}
 
 // Error is the error the reader returns when [Options.Errorf] is nil.
 type Error struct {
@@ -75,10 +111,10 @@ type Options struct {
 	// RejectLoneSurrogates makes a \uD800–\uDFFF escape not followed by
 	// its pair a [KindLoneSurrogate] error instead of U+FFFD.
 	RejectLoneSurrogates bool
-	// Errorf builds the error for kind at byte offset off; detail is the
-	// default explanation. The reader's pointer ([Reader.Pointer]) is
-	// that of the value being read. Nil means *[Error].
-	Errorf func(kind Kind, off int, detail string) error
+	// Errorf builds the error for a fault. The reader's pointer
+	// ([Reader.Pointer]) is that of the value being read. Nil means
+	// *[Error] at [Fault.Offset] with [Fault.Detail].
+	Errorf func(f Fault) error
 }
 
 // Reader reads one JSON document from a byte slice.
@@ -111,12 +147,22 @@ func (r *Reader) Offset() int { return r.pos }
 
 // Fail returns the error for kind at byte offset off with the given detail,
 // built by [Options.Errorf]; callers use it for their own checks so that
-// every error has one shape.
+// every error has one shape. The fault's Start is off and its At the
+// current offset.
 func (r *Reader) Fail(kind Kind, off int, detail string) error {
+	return r.fault(Fault{Kind: kind, Offset: off, Start: off, At: r.pos, Detail: detail})
+}
+
+func (r *Reader) fault(f Fault) error {
 	if r.opts.Errorf != nil {
-		return r.opts.Errorf(kind, off, detail)
+		return r.opts.Errorf(f)
 	}
-	return &Error{Kind: kind, Offset: off, Pointer: r.Pointer(), Detail: detail}
+	return &Error{Kind: f.Kind, Offset: f.Offset, Pointer: r.Pointer(), Detail: f.Detail}
+}
+
+// stringFault is a fault inside the string that opened at start.
+func (r *Reader) stringFault(kind Kind, start, off int, detail string) error {
+	return r.fault(Fault{Kind: kind, Offset: off, Start: start, At: r.pos, Detail: detail})
 }
 
 // Position returns the 1-based line and byte column of offset off in data.
@@ -195,18 +241,20 @@ func (r *Reader) Peek() (c byte, ok bool) {
 func (r *Reader) End() error {
 	r.SkipSpace()
 	if r.pos != len(r.data) {
-		return r.Fail(KindTrailing, r.pos, "unexpected data after the document")
+		return r.fault(Fault{Kind: KindTrailing, Want: WantEnd, Offset: r.pos, Start: r.pos, At: r.pos, Detail: "unexpected data after the document"})
 	}
 	return nil
 }
 
 // Unexpected returns the error for the byte at the current offset: end of
-// input, or a character that cannot come next.
-func (r *Reader) Unexpected() error {
-	if r.pos >= len(r.data) {
-		return r.Fail(KindEnd, r.pos, "unexpected end of input")
+// input, or a character that cannot come next; want is what the grammar
+// allowed there.
+func (r *Reader) Unexpected(want Want) error {
+	f := Fault{Kind: KindEnd, Want: want, Offset: r.pos, Start: r.pos, At: r.pos, Detail: "unexpected end of input"}
+	if r.pos < len(r.data) {
+		f.Kind, f.Detail = KindChar, "unexpected character "+strconv.QuoteRune(rune(r.data[r.pos]))
 	}
-	return r.Fail(KindChar, r.pos, "unexpected character "+strconv.QuoteRune(rune(r.data[r.pos])))
+	return r.fault(f)
 }
 
 // WrongType reports a value of the wrong JSON type (detail says what was
@@ -215,7 +263,7 @@ func (r *Reader) WrongType(detail string) error {
 	if r.pos < len(r.data) && strings.IndexByte(`{["tfn-0123456789`, r.data[r.pos]) >= 0 {
 		return r.Fail(KindType, r.pos, detail)
 	}
-	return r.Unexpected()
+	return r.Unexpected(WantValue)
 }
 
 // Object reads an object, calling member for each key with the reader
@@ -238,7 +286,7 @@ func (r *Reader) Object(member func(key string, keyPos int) error) error {
 		r.SkipSpace()
 		keyPos := r.pos
 		if r.pos >= len(r.data) || r.data[r.pos] != '"' {
-			return r.Unexpected()
+			return r.Unexpected(WantKey)
 		}
 		key, err := r.String()
 		if err != nil {
@@ -246,13 +294,13 @@ func (r *Reader) Object(member func(key string, keyPos int) error) error {
 		}
 		if keys.add(key) {
 			r.PushKey(key)
-			e := r.Fail(KindDuplicateKey, keyPos, strconv.Quote(key))
+			e := r.fault(Fault{Kind: KindDuplicateKey, Offset: keyPos, Start: keyPos, At: r.pos, Detail: strconv.Quote(key)})
 			r.Pop()
 			return e
 		}
 		r.SkipSpace()
 		if r.pos >= len(r.data) || r.data[r.pos] != ':' {
-			return r.Unexpected()
+			return r.Unexpected(WantColon)
 		}
 		r.pos++
 		r.SkipSpace()
@@ -263,7 +311,7 @@ func (r *Reader) Object(member func(key string, keyPos int) error) error {
 		r.Pop()
 		r.SkipSpace()
 		if r.pos >= len(r.data) {
-			return r.Unexpected()
+			return r.Unexpected(WantObjectNext)
 		}
 		switch r.data[r.pos] {
 		case ',':
@@ -272,7 +320,7 @@ func (r *Reader) Object(member func(key string, keyPos int) error) error {
 			r.pos++
 			return nil
 		default:
-			return r.Unexpected()
+			return r.Unexpected(WantObjectNext)
 		}
 	}
 }
@@ -332,7 +380,7 @@ func (r *Reader) Array(elem func(i int) error) error {
 		r.Pop()
 		r.SkipSpace()
 		if r.pos >= len(r.data) {
-			return r.Unexpected()
+			return r.Unexpected(WantArrayNext)
 		}
 		switch r.data[r.pos] {
 		case ',':
@@ -341,19 +389,24 @@ func (r *Reader) Array(elem func(i int) error) error {
 			r.pos++
 			return nil
 		default:
-			return r.Unexpected()
+			return r.Unexpected(WantArrayNext)
 		}
 	}
 }
 
-// Literal consumes word ("true", "false" or "null") or reports
-// [Reader.Unexpected].
+// Literal consumes word ("true", "false" or "null") or reports a
+// [KindLiteral] fault at its first byte, which the caller has checked is
+// word's first byte.
 func (r *Reader) Literal(word string) error {
 	if bytes.HasPrefix(r.data[r.pos:], []byte(word)) {
 		r.pos += len(word)
 		return nil
 	}
-	return r.Unexpected()
+	if r.pos >= len(r.data) {
+		return r.Unexpected(WantValue)
+	}
+	return r.fault(Fault{Kind: KindLiteral, Want: WantValue, Offset: r.pos, Start: r.pos, At: r.pos,
+		Detail: "unexpected character " + strconv.QuoteRune(rune(r.data[r.pos]))})
 }
 
 // String reads a string at the current offset, which must hold '"'.
@@ -378,7 +431,7 @@ func (r *Reader) String() (string, error) {
 	r.pos = i
 	for {
 		if r.pos >= len(r.data) {
-			return "", r.Fail(KindUnterminated, start, "unterminated string")
+			return "", r.stringFault(KindUnterminated, start, start, "unterminated string")
 		}
 		c := r.data[r.pos]
 		switch {
@@ -386,10 +439,10 @@ func (r *Reader) String() (string, error) {
 			r.pos++
 			return string(b), nil
 		case c < 0x20:
-			return "", r.Fail(KindControl, r.pos, "control character in string")
+			return "", r.stringFault(KindControl, start, r.pos, "control character in string")
 		case c == '\\':
 			if r.pos+1 >= len(r.data) {
-				return "", r.Fail(KindUnterminated, start, "unterminated string")
+				return "", r.stringFault(KindEscapeEnd, start, start, "unterminated string")
 			}
 			esc := r.data[r.pos+1]
 			r.pos += 2
@@ -409,7 +462,7 @@ func (r *Reader) String() (string, error) {
 			case 'u':
 				u, ok := r.hex4()
 				if !ok {
-					return "", r.Fail(KindUnicodeEscape, r.pos-2, "invalid \\u escape")
+					return "", r.stringFault(KindUnicodeEscape, start, r.pos-2, "invalid \\u escape")
 				}
 				if utf16.IsSurrogate(u) {
 					first := r.pos - 6
@@ -418,7 +471,7 @@ func (r *Reader) String() (string, error) {
 						r.pos += 2
 						u2, ok := r.hex4()
 						if !ok {
-							return "", r.Fail(KindUnicodeEscape, save, "invalid \\u escape")
+							return "", r.stringFault(KindUnicodeEscape, start, save, "invalid \\u escape")
 						}
 						if d := utf16.DecodeRune(u, u2); d != utf8.RuneError {
 							b = utf8.AppendRune(b, d)
@@ -427,13 +480,13 @@ func (r *Reader) String() (string, error) {
 						r.pos = save
 					}
 					if r.opts.RejectLoneSurrogates {
-						return "", r.Fail(KindLoneSurrogate, first, "lone surrogate escape")
+						return "", r.stringFault(KindLoneSurrogate, start, first, "lone surrogate escape")
 					}
 					u = utf8.RuneError
 				}
 				b = utf8.AppendRune(b, u)
 			default:
-				return "", r.Fail(KindEscape, r.pos-2, "invalid escape \\"+string(rune(esc)))
+				return "", r.stringFault(KindEscape, start, r.pos-2, "invalid escape \\"+string(rune(esc)))
 			}
 		case c < utf8.RuneSelf:
 			b = append(b, c)
@@ -441,7 +494,7 @@ func (r *Reader) String() (string, error) {
 		default:
 			u, size := utf8.DecodeRune(r.data[r.pos:])
 			if u == utf8.RuneError && size == 1 {
-				return "", r.Fail(KindUTF8, r.pos, "invalid UTF-8")
+				return "", r.stringFault(KindUTF8, start, r.pos, "invalid UTF-8")
 			}
 			b = append(b, r.data[r.pos:r.pos+size]...)
 			r.pos += size
@@ -490,14 +543,14 @@ func (r *Reader) Number() (lit []byte, isFloat bool, err error) {
 		}
 	default:
 		r.pos = i
-		return nil, false, r.Unexpected()
+		return nil, false, r.Unexpected(WantValue)
 	}
 	if i < len(d) && d[i] == '.' {
 		isFloat = true
 		i++
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
 			r.pos = i
-			return nil, false, r.Fail(KindNumber, start, "digit expected after decimal point")
+			return nil, false, r.numberFault(start, WantFractionDigit, "digit expected after decimal point")
 		}
 		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
 			i++
@@ -510,7 +563,8 @@ func (r *Reader) Number() (lit []byte, isFloat bool, err error) {
 			i++
 		}
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return nil, false, r.Fail(KindNumber, start, "digit expected in exponent")
+			r.pos = i
+			return nil, false, r.numberFault(start, WantExponentDigit, "digit expected in exponent")
 		}
 		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
 			i++
@@ -518,4 +572,8 @@ func (r *Reader) Number() (lit []byte, isFloat bool, err error) {
 	}
 	r.pos = i
 	return d[start:i], isFloat, nil
+}
+
+func (r *Reader) numberFault(start int, want Want, detail string) error {
+	return r.fault(Fault{Kind: KindNumber, Want: want, Offset: start, Start: start, At: r.pos, Detail: detail})
 }

@@ -13,7 +13,7 @@ import (
 func walk(r *jsonread.Reader) (any, error) {
 	c, ok := r.Peek()
 	if !ok {
-		return nil, r.Unexpected()
+		return nil, r.Unexpected(jsonread.WantValue)
 	}
 	switch {
 	case c == '{':
@@ -121,14 +121,59 @@ func TestReadErrors(t *testing.T) {
 
 func TestErrorf(t *testing.T) {
 	sentinel := errors.New("mine")
-	var gotKind jsonread.Kind
-	var gotOff int
-	_, err := read(`{"a":1,"a":2}`, jsonread.Options{Errorf: func(k jsonread.Kind, off int, _ string) error {
-		gotKind, gotOff = k, off
+	var got jsonread.Fault
+	_, err := read(`{"a":1,"a":2}`, jsonread.Options{Errorf: func(f jsonread.Fault) error {
+		got = f
 		return sentinel
 	}})
-	if err != sentinel || gotKind != jsonread.KindDuplicateKey || gotOff != 7 {
-		t.Errorf("got %v, kind %d at %d; want the caller's error for a duplicate key at 7", err, gotKind, gotOff)
+	want := jsonread.Fault{Kind: jsonread.KindDuplicateKey, Offset: 7, Start: 7, At: 10, Detail: `"a"`}
+	if err != sentinel || got != want {
+		t.Errorf("got %v, fault %+v; want the caller's error for %+v", err, got, want)
+	}
+}
+
+// TestFaults checks what each fault tells a caller beyond the default
+// error: what the grammar wanted, the token's start and where reading
+// stopped, from which the callers build their own messages.
+func TestFaults(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want jsonread.Fault
+	}{
+		{"value at end", `[1,`, jsonread.Fault{Kind: jsonread.KindEnd, Want: jsonread.WantValue, Offset: 3, Start: 3, At: 3, Detail: "unexpected end of input"}},
+		{"key", `{1:2}`, jsonread.Fault{Kind: jsonread.KindChar, Want: jsonread.WantKey, Offset: 1, Start: 1, At: 1, Detail: "unexpected character '1'"}},
+		{"colon", `{"a" 1}`, jsonread.Fault{Kind: jsonread.KindChar, Want: jsonread.WantColon, Offset: 5, Start: 5, At: 5, Detail: "unexpected character '1'"}},
+		{"object next", `{"a":1`, jsonread.Fault{Kind: jsonread.KindEnd, Want: jsonread.WantObjectNext, Offset: 6, Start: 6, At: 6, Detail: "unexpected end of input"}},
+		{"array next", `[1 2]`, jsonread.Fault{Kind: jsonread.KindChar, Want: jsonread.WantArrayNext, Offset: 3, Start: 3, At: 3, Detail: "unexpected character '2'"}},
+		{"trailing", `1 2`, jsonread.Fault{Kind: jsonread.KindTrailing, Want: jsonread.WantEnd, Offset: 2, Start: 2, At: 2, Detail: "unexpected data after the document"}},
+		{"literal", `[nul]`, jsonread.Fault{Kind: jsonread.KindLiteral, Want: jsonread.WantValue, Offset: 1, Start: 1, At: 1, Detail: "unexpected character 'n'"}},
+		{"minus alone", `-x`, jsonread.Fault{Kind: jsonread.KindChar, Want: jsonread.WantValue, Offset: 1, Start: 1, At: 1, Detail: "unexpected character 'x'"}},
+		{"fraction", `[1.x]`, jsonread.Fault{Kind: jsonread.KindNumber, Want: jsonread.WantFractionDigit, Offset: 1, Start: 1, At: 3, Detail: "digit expected after decimal point"}},
+		{"exponent", `[1e+]`, jsonread.Fault{Kind: jsonread.KindNumber, Want: jsonread.WantExponentDigit, Offset: 1, Start: 1, At: 4, Detail: "digit expected in exponent"}},
+		{"unterminated", `["ab`, jsonread.Fault{Kind: jsonread.KindUnterminated, Offset: 1, Start: 1, At: 4, Detail: "unterminated string"}},
+		{"escape at end", `["ab\`, jsonread.Fault{Kind: jsonread.KindEscapeEnd, Offset: 1, Start: 1, At: 4, Detail: "unterminated string"}},
+		{"control", "[\"a\x01\"]", jsonread.Fault{Kind: jsonread.KindControl, Offset: 3, Start: 1, At: 3, Detail: "control character in string"}},
+		{"escape", `["a\q"]`, jsonread.Fault{Kind: jsonread.KindEscape, Offset: 3, Start: 1, At: 5, Detail: `invalid escape \q`}},
+		{"unicode escape", `["\u12"]`, jsonread.Fault{Kind: jsonread.KindUnicodeEscape, Offset: 2, Start: 1, At: 4, Detail: `invalid \u escape`}},
+		{"second unicode escape", `["\ud800\u12"]`, jsonread.Fault{Kind: jsonread.KindUnicodeEscape, Offset: 8, Start: 1, At: 10, Detail: `invalid \u escape`}},
+		{"utf-8", "[\"a\\n\xff\"]", jsonread.Fault{Kind: jsonread.KindUTF8, Offset: 5, Start: 1, At: 5, Detail: "invalid UTF-8"}},
+		{"first fault in a string wins", "[\"\\q\x01\"]", jsonread.Fault{Kind: jsonread.KindEscape, Offset: 2, Start: 1, At: 4, Detail: `invalid escape \q`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got jsonread.Fault
+			_, err := read(tt.in, jsonread.Options{Errorf: func(f jsonread.Fault) error {
+				got = f
+				return errors.New("fault")
+			}})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
