@@ -7,9 +7,13 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/graphwire/graphwire/codeindex"
+	"github.com/graphwire/graphwire/load"
 )
 
-// progressEnv names the environment variable that decides where long commands (seed, demo)
+// progressEnv names the environment variable that decides where long commands (seed, demo,
+// load, index)
 // draw progress bars: "1" always, "0" never, unset or empty only when stderr is a terminal.
 const progressEnv = "GRAPHWIRE_PROGRESS"
 
@@ -19,6 +23,7 @@ type progressUnit int
 const (
 	unitRows  progressUnit = iota // "1234/5000, 800 rows/s"
 	unitBytes                     // "1.2/5.0 MB, 3.1 MB/s"
+	unitFiles                     // "120/1614, 150 files/s"
 )
 
 // progress draws the progress of a long command on stderr: one bar per phase ("generate",
@@ -127,6 +132,8 @@ func (p *progress) options(phase string) []progressbar.Option {
 	switch p.unit {
 	case unitBytes:
 		opts = append(opts, progressbar.OptionShowBytes(true))
+	case unitFiles:
+		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"))
 	default:
 		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString("rows"))
 	}
@@ -143,4 +150,17 @@ func (p *progress) finish() {
 		_ = p.bar.Exit() // runs the completion function: the newline
 	}
 	p.bar = nil
+}
+
+// loadReport is a load.Options.Progress: one bar over the input bytes staged.
+func (p *progress) loadReport(lp load.Progress) {
+	p.report("load", lp.Bytes, lp.TotalBytes)
+}
+
+// indexReport is a codeindex.Options.Progress: one bar over the files extracted, after the
+// packages are type-checked (which has no total to show).
+func (p *progress) indexReport(ip codeindex.Progress) {
+	if ip.TotalFiles > 0 {
+		p.report("extract", int64(ip.Files), int64(ip.TotalFiles))
+	}
 }

@@ -207,3 +207,38 @@ func TestProgressBytes(t *testing.T) {
 		t.Errorf("drawings %q; want three, the second at 1.0/2.1 MB with a byte rate, then a newline", drawings)
 	}
 }
+
+// TestLoadAndIndexDrawOnlyWhenAsked: load and index print their summary and, unless progress
+// bars are asked for, nothing else (no carriage returns); with GRAPHWIRE_PROGRESS=1 they draw
+// a bar of the bytes loaded and of the files extracted.
+func TestLoadAndIndexDrawOnlyWhenAsked(t *testing.T) {
+	requireCHDB(t)
+	src := filepath.Join("..", "..", "codeindex", "testdata", "fixmod")
+	for _, tt := range []struct {
+		setting string
+		want    []string
+	}{
+		{"0", nil},
+		{"1", []string{"extract ", "files", "load    "}},
+	} {
+		t.Run("GRAPHWIRE_PROGRESS="+tt.setting, func(t *testing.T) {
+			t.Setenv(progressEnv, tt.setting)
+			data := t.TempDir()
+			r := runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", src)
+			if r.code != exitOK {
+				t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "rows queryable:") {
+				t.Errorf("index: no load report in\n%s", r.stderr)
+			}
+			if got := strings.Contains(r.stderr, "\r"); got != (tt.want != nil) {
+				t.Errorf("index: carriage returns %v, want %v\n%q", got, tt.want != nil, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("index: no %q in the progress drawn\n%q", w, r.stderr)
+				}
+			}
+		})
+	}
+}
