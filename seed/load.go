@@ -3,7 +3,6 @@ package seed
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/graphwire/graphwire/compiler"
@@ -65,11 +64,16 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 			return st, fmt.Errorf("seed: tombstone %s: %w", t.Name, err)
 		}
 	}
-	total := 0
+	var total, done int64
 	for _, t := range g.Tables {
-		total += len(t.Rows)
+		total += int64(len(t.Rows))
 	}
-	bar := newProgress(opts.Progress, total)
+	report := func() {
+		if opts.Progress != nil {
+			opts.Progress("load", done, total)
+		}
+	}
+	report()
 	version := int64(st.Version)
 	for _, t := range g.Tables {
 		vi := columnIndex(t.Columns, "_version")
@@ -79,14 +83,13 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 				r[vi] = version
 			}
 			if err := e.Insert(ctx, t.Name, t.Columns, batch); err != nil {
-				bar.finish()
 				return st, fmt.Errorf("seed: insert into %s: %w", t.Name, err)
 			}
 			st.Batches++
-			bar.add(t.Name, len(batch))
+			done += int64(len(batch))
+			report()
 		}
 	}
-	bar.finish()
 	// Leave every table merged into one part per partition. Batches and the tombstones land in
 	// parts of their own, and a read with FINAL merges overlapping parts at query time (1.5–2×
 	// the work on the edge tables at scale 10). The completion record is still written last.
@@ -140,40 +143,4 @@ func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, 
 		return v, nil
 	}
 	return 0, fmt.Errorf("seed: read versions: unexpected value %v", res.Rows[0][0])
-}
-
-// progress draws a one-line bar: "seed  45% [=========>           ] 12345/27000 rows (gl_job)".
-type progress struct {
-	w        io.Writer
-	total, n int
-	lastPct  int
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	return &progress{w: w, total: max(total, 1), lastPct: -1}
-}
-
-func (p *progress) add(table string, n int) {
-	p.n += n
-	if p.w == nil {
-		return
-	}
-	pct := p.n * 100 / p.total
-	if pct == p.lastPct && p.n < p.total {
-		return
-	}
-	p.lastPct = pct
-	const width = 30
-	fill := p.n * width / p.total
-	bar := strings.Repeat("=", fill)
-	if fill < width {
-		bar += ">" + strings.Repeat(" ", width-fill-1)
-	}
-	fmt.Fprintf(p.w, "\rseed %3d%% [%s] %d/%d rows (%s)\x1b[K", pct, bar, p.n, p.total, table)
-}
-
-func (p *progress) finish() {
-	if p.w != nil && p.n > 0 {
-		fmt.Fprintln(p.w)
-	}
 }

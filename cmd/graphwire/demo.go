@@ -105,7 +105,12 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	opts := seed.Options{Scale: scale, Seed: 42, Progress: stderr}
+	bar, err := newProgress(stderr, os.Getenv(progressEnv), unitRows)
+	if err != nil {
+		return &usageError{err}
+	}
+	defer bar.finish()
+	opts := seed.Options{Scale: scale, Seed: 42, Progress: bar.report}
 	g, err := seed.Generate(ont, opts)
 	if err != nil {
 		return err
@@ -114,6 +119,7 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 	if _, err := seed.Load(ctx, eng, ont, g, opts); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
+	bar.finish()
 	fmt.Fprintf(stderr, "demo: seeded scale %g into %s in %s\n", scale, dir, time.Since(start).Round(time.Millisecond))
 
 	secret := make([]byte, 32)

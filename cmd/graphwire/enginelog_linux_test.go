@@ -22,6 +22,8 @@ import (
 var (
 	engineLineRE = regexp.MustCompile(`<(Fatal|Critical|Error|Warning|Notice|Information|Debug|Trace)>|Logging \w+ to `)
 	ansiRE       = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+	// finishedBarRE matches the seed's load bar at 100%, as progress draws it.
+	finishedBarRE = regexp.MustCompile(`\rload +100% \|[^|]*\| \(\d+/\d+, \d+ rows/s\) \[\w+\]\r?\n`)
 )
 
 // TestSeedKeepsEngineLogOffTheTerminal runs `graphwire seed` in a subprocess whose standard
@@ -45,10 +47,12 @@ func TestSeedKeepsEngineLogOffTheTerminal(t *testing.T) {
 				args = append(args, "--engine-log", logFile)
 			}
 			var stdout bytes.Buffer
-			term := runOnTerminal(t, child(t, "run", args...), &stdout)
+			c := child(t, "run", args...)
+			c.Env = append(c.Env, progressEnv+"=") // draw because stderr is a terminal
+			term := runOnTerminal(t, c, &stdout)
 			plain := ansiRE.ReplaceAllString(term, "")
-			if !bytes.Contains([]byte(plain), []byte("rows (")) {
-				t.Fatalf("the terminal shows no seed progress, so the capture is broken:\n%q", term)
+			if !finishedBarRE.MatchString(plain) {
+				t.Fatalf("the terminal shows no finished load bar, so the capture is broken:\n%q", term)
 			}
 			if m := engineLineRE.FindString(plain); m != "" {
 				t.Errorf("engine log on the terminal (%q):\n%s", m, plain)

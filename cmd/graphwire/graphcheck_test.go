@@ -29,15 +29,17 @@ func TestMain(m *testing.M) {
 	case "run":
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	case "stall":
-		// Like "run", but after the third seed progress report (so after at least three
-		// inserted batches) say "stalled" on stdout and block until killed.
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, &stallWriter{w: os.Stderr, left: 3}))
+		// Like "run", but at the fourth drawing of the seed's load bar (one before the first
+		// batch, then one per batch that moves the percent, so after at least three inserted
+		// batches) say "stalled" on stdout and block until killed. The parent sets
+		// GRAPHWIRE_PROGRESS=1, so the bar is drawn although stderr is not a terminal.
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, &stallWriter{w: os.Stderr, left: 4}))
 	}
 	fmt.Fprintf(os.Stderr, "unknown %s\n", childEnv)
 	os.Exit(exitUsage)
 }
 
-// stallWriter passes writes to w; at the left-th seed progress report it stops the process.
+// stallWriter passes writes to w; at the left-th drawing of the load bar it stops the process.
 type stallWriter struct {
 	w    io.Writer
 	left int
@@ -45,7 +47,7 @@ type stallWriter struct {
 
 func (s *stallWriter) Write(p []byte) (int, error) {
 	n, err := s.w.Write(p)
-	if bytes.Contains(p, []byte(" rows (")) {
+	if bytes.HasPrefix(p, []byte("\rload ")) {
 		if s.left--; s.left == 0 {
 			fmt.Println("stalled")
 			io.Copy(io.Discard, os.Stdin) // the parent never writes or closes it
@@ -67,6 +69,7 @@ func child(t *testing.T, mode string, args ...string) *exec.Cmd {
 func seedAndKill(t *testing.T, dir string) {
 	t.Helper()
 	cmd := child(t, "stall", "seed", "--embedded", dir, "--scale", "0.1", "--batch-size", "200")
+	cmd.Env = append(cmd.Env, progressEnv+"=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

@@ -105,9 +105,16 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	if f.commit != "" {
 		commit = f.commit
 	}
+	bar, err := newProgress(stderr, os.Getenv(progressEnv), unitFiles)
+	if err != nil {
+		return &usageError{err}
+	}
+	defer bar.finish()
+	loadBar, _ := newProgress(stderr, os.Getenv(progressEnv), unitBytes) // the same setting, checked above
+	defer loadBar.finish()
 	start := time.Now()
 	g, st, err := codeindex.Index(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
-		ProjectID: f.project, Branch: branch, Commit: commit, Progress: indexProgress(terminal(stderr))})
+		ProjectID: f.project, Branch: branch, Commit: commit, Progress: bar.indexReport})
 	if err != nil {
 		return err
 	}
@@ -170,7 +177,8 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	lstart := time.Now()
 	var rep load.Report
 	if len(srcs) > 0 || len(scope.Files) > 0 {
-		opts := load.Options{Source: "index", Progress: loadProgress(terminal(stderr)), Replace: &scope}
+		bar.finish()
+		opts := load.Options{Source: "index", Progress: loadBar.loadReport, Replace: &scope}
 		if f.trace {
 			opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
@@ -192,6 +200,8 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	}
 	loaded := time.Since(lstart)
 	total := time.Since(start)
+	bar.finish()
+	loadBar.finish()
 	if st.TypeErrors > 0 {
 		fmt.Fprintf(stderr, "warning: %d packages have type errors; they are indexed as far as they type-check\n", st.TypeErrors)
 	}
@@ -205,29 +215,6 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	}
 	printLoadReport(stderr, f.engine.describe(), rep, loaded)
 	return nil
-}
-
-// indexProgress returns a codeindex.Options.Progress that prints to w when type-checking is
-// done, at most once a second while extracting, and when done; nil when w is nil (not a
-// terminal).
-func indexProgress(w io.Writer) func(codeindex.Progress) {
-	if w == nil {
-		return nil
-	}
-	var last time.Duration
-	return func(p codeindex.Progress) {
-		switch {
-		case p.Done:
-			fmt.Fprintf(w, "index: extracted %d files in %s\n", p.Files, p.Elapsed.Round(time.Millisecond))
-		case p.Files == 0:
-			fmt.Fprintf(w, "index: type-checked %d packages in %s; extracting %d files\n", p.Packages, p.Elapsed.Round(time.Millisecond), p.TotalFiles)
-		case p.Elapsed-last >= time.Second:
-			fmt.Fprintf(w, "index: %d of %d files extracted\n", p.Files, p.TotalFiles)
-		default:
-			return
-		}
-		last = p.Elapsed
-	}
 }
 
 // indexState is the table of the digests of each file's rows (codeindex.Graph.Digests) at

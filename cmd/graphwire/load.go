@@ -76,8 +76,13 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 		return err
 	}
 	defer eng.Close()
+	bar, err := newProgress(stderr, os.Getenv(progressEnv), unitBytes)
+	if err != nil {
+		return &usageError{err}
+	}
+	defer bar.finish()
 	start := time.Now()
-	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: loadProgress(terminal(stderr))}
+	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: bar.loadReport}
 	if f.trace {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -85,6 +90,7 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	bar.finish()
 	for _, is := range rep.Skipped {
 		fmt.Fprintf(stderr, "skipped: %s\n", oneLine(is))
 	}
@@ -105,37 +111,11 @@ func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Du
 		rep.Verified.Round(time.Millisecond), float64(rep.RowsIn)/max(elapsed.Seconds(), 1e-9), peakRSS())
 }
 
-// loadProgress returns a load.Options.Progress that prints a line per staged file to w, or
-// nil when w is nil (not a terminal).
-func loadProgress(w io.Writer) func(load.Progress) {
-	if w == nil {
-		return nil
-	}
-	return func(p load.Progress) {
-		if p.Files == 0 || p.Done {
-			return
-		}
-		fmt.Fprintf(w, "load: %d of %d files, %d rows, %.0f rows/s, %d%% of bytes, ETA %s\n",
-			p.Files, p.TotalFiles, p.Rows, p.RowsPerSecond(), p.Bytes*100/max(p.TotalBytes, 1), p.ETA().Round(time.Second))
-	}
-}
-
-// terminal returns w when it is a terminal, for progress lines, and nil otherwise.
-func terminal(w io.Writer) io.Writer {
-	if isTerminal(w) {
-		return w
-	}
-	return nil
-}
-
-// isTerminal reports whether stream (a reader or a writer) is a terminal.
+// isTerminal reports whether stream (a reader or a writer) is an *os.File open on a terminal
+// (not /dev/null, a pipe or a file).
 func isTerminal(stream any) bool {
 	f, ok := stream.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFile(f)
 }
 
 // peakRSS reads the process's peak resident set (VmHWM) on Linux, "unknown" elsewhere.

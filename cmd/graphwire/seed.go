@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,7 +28,9 @@ func newSeedCmd(s streams) *cobra.Command {
 		Use:   "seed [flags]",
 		Short: "create the schema and load a synthetic SDLC graph",
 		Long: "Create the schema and load a synthetic SDLC graph (users, groups, projects, merge requests,\n" +
-			"pipelines, …). The same --scale and --seed give the same graph.",
+			"pipelines, …). The same --scale and --seed give the same graph.\n\n" +
+			"On a terminal, progress bars for generating and loading go to stderr; elsewhere only the\n" +
+			"summary line. GRAPHWIRE_PROGRESS=1 draws the bars anyway, GRAPHWIRE_PROGRESS=0 never.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.scale <= 0 || f.batchSize <= 0 || f.seed == 0 {
@@ -36,7 +39,11 @@ func newSeedCmd(s streams) *cobra.Command {
 			if err := f.engine.check(); err != nil {
 				return &usageError{err}
 			}
-			return seedGraph(cmd.Context(), f, s.stderr)
+			bar, err := newProgress(s.stderr, os.Getenv(progressEnv), unitRows)
+			if err != nil {
+				return &usageError{err}
+			}
+			return seedGraph(cmd.Context(), f, bar, s.stderr)
 		},
 	}
 	fs := cmd.Flags()
@@ -47,7 +54,9 @@ func newSeedCmd(s streams) *cobra.Command {
 	return cmd
 }
 
-func seedGraph(ctx context.Context, f seedFlags, stderr io.Writer) error {
+// seedGraph generates and loads the graph, drawing both phases on bar, and ends with one
+// summary line on stderr.
+func seedGraph(ctx context.Context, f seedFlags, bar *progress, stderr io.Writer) error {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return err
@@ -57,7 +66,8 @@ func seedGraph(ctx context.Context, f seedFlags, stderr io.Writer) error {
 		return err
 	}
 	defer eng.Close()
-	opts := seed.Options{Scale: f.scale, Seed: f.seed, BatchSize: f.batchSize, Progress: stderr}
+	defer bar.finish()
+	opts := seed.Options{Scale: f.scale, Seed: f.seed, BatchSize: f.batchSize, Progress: bar.report}
 	start := time.Now()
 	g, err := seed.Generate(ont, opts)
 	if err != nil {
@@ -69,6 +79,7 @@ func seedGraph(ctx context.Context, f seedFlags, stderr io.Writer) error {
 		return err
 	}
 	elapsed := time.Since(start)
+	bar.finish()
 	rows := st.Nodes + st.Edges
 	fmt.Fprintf(stderr, "seeded %s: %d nodes, %d edges (scale %g, seed %d, version %d) in %s (generate %s); %.0f rows/s\n",
 		f.engine.describe(), st.Nodes, st.Edges, f.scale, f.seed, st.Version,
