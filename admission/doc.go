@@ -2,8 +2,8 @@
 // it bounds the requests running at once over all callers and per caller,
 // lets a request wait a short time for a slot, bounds how many may wait,
 // and refuses the rest with a [*BusyError] that says which bound was hit
-// and when to retry (shared/specs/query-engine.md §10.5–10.6: a request
-// waits up to 1 s for a slot, then RESOURCE_EXHAUSTED / SERVER_BUSY).
+// and when to retry (docs/service.md, "Admission control": by default a
+// request waits up to 1 s for a slot, then RESOURCE_EXHAUSTED / SERVER_BUSY).
 //
 // It sits below the service faces, so gRPC and MCP share one
 // [Controller] per process and a caller is limited across both.

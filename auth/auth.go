@@ -1,5 +1,5 @@
 // Package auth verifies and mints the HS256 JSON Web Tokens that carry a
-// caller's identity and scopes (shared/specs/query-engine.md §6.1).
+// caller's identity and scopes (docs/service.md, "Authentication").
 //
 // A token's claims:
 //

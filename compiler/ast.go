@@ -119,7 +119,7 @@ const (
 	scopeDenyAll
 )
 
-// scopePred is the authorization conjunct of a scan (specs/query-engine.md §6.3).
+// scopePred is the authorization conjunct of a scan (docs/compiler.md, "Security rules in SQL").
 type scopePred struct {
 	alias string
 	mode  int

@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// Caller is who runs a query: the verified JWT claims (specs/query-engine.md §6.1–6.2).
+// Caller is who runs a query: the verified JWT claims (docs/service.md, "Authentication";
+// docs/compiler.md, "API").
 // Admin lifts every scope predicate. A non-admin sees namespaced rows only under the path
 // prefixes of Scopes whose level reaches the entity's floor.
 type Caller struct {

@@ -6,7 +6,8 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 )
 
-// Property types of the ontology (specs/query-engine.md §4.3), without Nullable.
+// Property types of the ontology (docs/clickhouse.md, "Ontology rules"), without Nullable;
+// docs/dsl.md, "Filters", says how a filter value of each is written.
 const (
 	typInt64    = "Int64"
 	typFloat64  = "Float64"
@@ -62,7 +63,7 @@ type property struct {
 // column is always NULL, so naming it is refused rather than answered with nulls.
 func (p *property) unserved() bool { return p.virtual && !p.stored }
 
-// paramType is the ClickHouse type of a filter parameter on p (§2.5).
+// paramType is the ClickHouse type of a filter parameter on p (docs/dsl.md, "Filters").
 func (p *property) paramType() string {
 	switch p.typ {
 	case typLC:

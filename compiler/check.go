@@ -4,7 +4,7 @@ import (
 	"slices"
 )
 
-// allowedFunctions is the renderer's function allow-list (specs/query-engine.md §6.5 rule 6).
+// allowedFunctions is the renderer's function allow-list (docs/compiler.md, "Stages", check.go).
 var allowedFunctions = map[string]bool{
 	"startsWith": true, "endsWith": true, "substring": true, "positionCaseInsensitiveUTF8": true,
 	"toString": true, "any": true, "count": true, "sumOrNull": true, "avgOrNull": true,
@@ -16,7 +16,7 @@ var allowedFunctions = map[string]bool{
 
 func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg) }
 
-// check is stage 6 (specs/query-engine.md §6.5): it re-derives from the caller and the
+// check is stage 6 (docs/compiler.md, "Stages"): it re-derives from the caller and the
 // catalog what every table scan must carry and refuses a statement that lacks it. It trusts
 // nothing the earlier stages decided.
 func check(stmt *selectStmt, cat *catalog, c *Caller) error {

@@ -9,11 +9,11 @@ import (
 	"io"
 )
 
-// maxCursorBytes caps the "after" token (specs/query-engine.md §9.3).
+// maxCursorBytes caps the "after" token (docs/dsl.md, "Limits").
 const maxCursorBytes = 8192
 
 // queryHash binds cursors to a query: SHA-256 over a versioned canonical form of the request
-// without its cursor member, first 16 hex characters (specs/query-engine.md §9.2).
+// without its cursor member, first 16 hex characters (docs/compiler.md, "Stages").
 func queryHash(doc map[string]any) string {
 	c := make(map[string]any, len(doc))
 	for k, v := range doc {

@@ -9,7 +9,7 @@ import (
 	"github.com/graphwire/graphwire/internal/jsonread"
 )
 
-// Decode limits (specs/query-engine.md §2.13, §7.2).
+// Decode limits (docs/dsl.md, "Limits").
 const (
 	MaxQueryBytes = 131072
 	maxDepth      = 32
@@ -147,7 +147,8 @@ func (d *dslReader) value(depth int) (any, error) {
 	return json.Number(lit), nil
 }
 
-// canonical appends the canonical serialisation of v (specs/query-engine.md §9.2): keys
+// canonical appends the canonical serialisation of v that the query hash is taken over
+// (docs/compiler.md, "Stages"): keys
 // sorted by byte order, no whitespace, numbers in source text, minimal string escaping.
 func canonical(dst []byte, v any) []byte {
 	switch x := v.(type) {

@@ -1,5 +1,6 @@
-// Package compiler turns a graph query (the JSON DSL of specs/query-engine.md §2, compatible
-// with GitLab Orbit's v12) into one parameterized ClickHouse statement, scoped to the caller.
+// Package compiler turns a graph query (the JSON DSL of docs/dsl.md, compatible with GitLab
+// Orbit's v12) into one parameterized ClickHouse statement, scoped to the caller.
+// docs/compiler.md describes the stages, the security rules and the SQL shapes.
 //
 // A [Compiler] is built once per ontology with [New]; [Compiler.Compile] is pure (no I/O, no
 // clock) and safe for concurrent use. Its stages, one file each:

@@ -180,7 +180,8 @@ func (b *builder) exprBare(e expr) {
 		b.w(" ")
 		b.expr(x.r, precCmp+1)
 	case andExpr:
-		// An AllowAll scope (admin) is omitted from its conjunction (§6.3).
+		// An AllowAll scope (admin) is omitted from its conjunction (docs/compiler.md,
+		// "Security rules in SQL").
 		first := true
 		for _, c := range x {
 			if sp, ok := c.(*scopePred); ok && sp.mode == scopeAllowAll && len(x) > 1 {
@@ -248,7 +249,8 @@ var castTypes = map[string]string{
 	"Array(Nullable(String))": "Array(Nullable(String))",
 }
 
-// maxScopeOr is the largest path set rendered as an OR of startsWith (§6.3), which the
+// maxScopeOr is the largest path set rendered as an OR of startsWith (docs/compiler.md,
+// "Security rules in SQL"), which the
 // primary key on traversal_path can prune by.
 const maxScopeOr = 8
 
@@ -727,7 +729,7 @@ func (b *builder) selectCore(s *selectStmt, sep string) {
 	var pre andExpr
 	for _, c := range s.prewhere {
 		if sp, ok := c.(*scopePred); !ok || sp.mode != scopeAllowAll {
-			pre = append(pre, c) // an AllowAll scope (admin) is left out (§6.3)
+			pre = append(pre, c) // an AllowAll scope (admin) is left out (docs/compiler.md)
 		}
 	}
 	if len(pre) > 0 {

@@ -8,14 +8,14 @@ import (
 // Kind classifies a compiler failure for the edges (gRPC status, CLI exit message).
 type Kind string
 
-// Error kinds (specs/query-engine.md §13).
+// Error kinds (docs/dsl.md, "Errors"; docs/service.md, "Status codes", maps them to gRPC).
 const (
 	KindInvalidQuery     Kind = "invalid_query"
 	KindPermissionDenied Kind = "permission_denied"
 	KindInternal         Kind = "internal"
 )
 
-// Reason is a sentinel error naming one failure reason of specs/query-engine.md §13. Match
+// Reason is a sentinel error naming one failure reason of docs/dsl.md, "Errors". Match
 // it with errors.Is: errors.Is(err, compiler.ErrUnknownEntity).
 type Reason struct {
 	code string
@@ -115,7 +115,8 @@ func (e *Error) Kind() Kind {
 	return KindInternal
 }
 
-// maxOptions caps ValidOptions (specs/query-engine.md §3.3).
+// maxOptions caps ValidOptions: a longer list keeps its first 60 names and ends with "…", so
+// that an error message stays readable.
 const maxOptions = 60
 
 func newErr(path string, reason *Reason, msg string, options ...string) *Error {

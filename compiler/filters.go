@@ -10,7 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Filter operators (specs/query-engine.md §2.5).
+// Filter operators (docs/dsl.md, "Filters"; the token operators are in docs/compiler.md, "DSL
+// differences from Orbit").
 var operators = []string{"all_tokens", "any_tokens", "contains", "ends_with", "eq", "gt", "gte", "in", "is_not_null", "is_null", "lt", "lte", "starts_with", "token_match"}
 
 const (

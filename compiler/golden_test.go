@@ -41,7 +41,8 @@ func newCompiler(tb testing.TB) *compiler.Compiler {
 	return theCompiler
 }
 
-// specCaller is the caller of the worked examples (specs/query-engine.md §12).
+// specCaller is the caller of the golden cases that have no caller.json, the six worked
+// examples among them (docs/compiler.md, "Tests"): user 1, Developer (30) on "100/".
 var specCaller = &compiler.Caller{Subject: "1", Scopes: []compiler.Scope{{Path: "100/", Level: 30}}}
 
 // callerFile is the optional caller.json of a golden case.

@@ -7,7 +7,7 @@ import (
 )
 
 // Hydrate builds the second statement of a neighbors or path_finding query: the properties of
-// the nodes refs of the base page (specs/query-engine.md §8.7), one UNION ALL arm per kind,
+// the nodes refs of the base page (docs/compiler.md, "Stages"), one UNION ALL arm per kind,
 // each scoped for the same caller and verified by the security check. It returns nil when
 // refs is empty.
 func (c *Compiler) Hydrate(q *Query, refs []graphresponse.NodeRef) (*Query, error) {

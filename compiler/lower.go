@@ -114,7 +114,7 @@ func idsIn(c expr, ids []int64) expr {
 	return inValues(c, vals, typInt64)
 }
 
-// predExprs renders filter predicates on scan alias t (specs/query-engine.md §2.5).
+// predExprs renders filter predicates on scan alias t (docs/dsl.md, "Filters").
 func predExprs(t string, preds []*pred) []expr {
 	var out []expr
 	for _, p := range preds {
@@ -176,7 +176,9 @@ func readback(keys []sortKey) []selItem {
 	return out
 }
 
-// seek builds the keyset predicate after(0) of specs/query-engine.md §8.8.
+// seek builds the keyset predicate of a cursor page: a row passes when its sort keys come
+// strictly after the keys the cursor carries, in the query's total order (NULLs last, ids
+// breaking ties; docs/dsl.md, "Ordering, limits and pages").
 func (l *lowerer) seek(keys []sortKey) (expr, error) {
 	if len(l.after) != len(keys) {
 		return nil, newErr("/cursor/after", ErrInvalidCursor, "the cursor does not fit this query")
@@ -286,7 +288,9 @@ func planColumns(ps []*property) []graphresponse.PlanColumn {
 	return out
 }
 
-// settings resolves the per-query ClickHouse settings (specs/query-engine.md §10.2).
+// settingsFor returns the per-query ClickHouse settings: at most 30 s and 4 GiB per
+// statement, 15 s and 8 GiB for path_finding (docs/clickhouse.md, "chDB statements,
+// connections and limits", says how an executor applies them).
 //
 // Every statement turns off the engine's direct read from text indexes: with a scan's
 // sorting-key predicates in PREWHERE ahead of FINAL, that rewrite drops the PREWHERE columns
@@ -305,7 +309,7 @@ func settingsFor(queryType string) []Setting {
 // be live), yielding columns id and kind. With src set, each arm keeps only the (id, kind)
 // pairs the CTE src yields in its columns idCol and kindCol. Every node a walk passes through
 // is taken from such a set, so a walk never crosses a node the caller cannot read
-// (docs/compiler.md, "Walks"). kinds must not be empty.
+// (docs/compiler.md, "Security rules in SQL"). kinds must not be empty.
 func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *selectStmt {
 	var out *selectStmt
 	for _, e := range kinds {

@@ -6,7 +6,8 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 )
 
-// maxAnchorNodes caps the nodes each path endpoint resolves to (specs/query-engine.md §2.9).
+// maxAnchorNodes caps the nodes each path endpoint resolves to, the lowest ids (docs/dsl.md,
+// "path_finding").
 const maxAnchorNodes = 500
 
 func (l *lowerer) anchorScan(n *nodeSel) *selectStmt {

@@ -18,7 +18,9 @@ type hop struct {
 func nName(n *nodeSel) string { return "n" + strconv.Itoa(n.idx) }
 func hName(rs *relSel) string { return "h" + strconv.Itoa(rs.idx) }
 
-// pickRoot returns the most selective node (specs/query-engine.md §7.6).
+// pickRoot returns the node the join tree starts from, the most selective one: the first
+// node with node_ids, else the first with an id_range, else the first with filters, else the
+// first node. Every other scan is seeded from it, so starting narrow keeps them small.
 func pickRoot(nodes []*nodeSel) *nodeSel {
 	for _, test := range []func(*nodeSel) bool{
 		func(n *nodeSel) bool { return n.hasIDs },
@@ -101,7 +103,7 @@ func kindCol(idCol string) string { return strings.TrimSuffix(idCol, "_id") + "_
 func castStr(e expr) expr { return &castExpr{e: e, typ: "String"} }
 
 // hopCTEs lowers one hop to its CTEs: h<j> for a single hop, or the steps h<j>s<k> and the
-// arm union h<j> for a variable-length hop (specs/query-engine.md §8.2–8.3).
+// arm union h<j> for a variable-length hop (docs/compiler.md, "SQL shapes").
 //
 // It also returns the set the far node's CTE is seeded with: the far ends of the hop's edges,
 // or for a variable-length hop the ends of its steps of the far kind. The latter is a superset

@@ -5,7 +5,9 @@ import (
 	"strings"
 )
 
-// edgeFloor is the access level every edge scan requires (specs/query-engine.md §6.4 rule 2).
+// edgeFloor is the access level every edge scan requires (docs/compiler.md, "Security rules in
+// SQL"): 10 is the lowest level a scope can grant, so any scope that covers an edge's path
+// reaches it.
 const edgeFloor = 10
 
 // scopeFor computes the scope predicate of a scan of an entity or edge table at floor.
@@ -20,7 +22,7 @@ func scopeFor(s *scopeCache, alias string, floor int) *scopePred {
 	return &scopePred{alias: alias, mode: scopePaths, paths: paths}
 }
 
-// restrict is stage 4 (specs/query-engine.md §6.4, §7.5): it checks user traversal_path
+// restrict is stage 4 (docs/compiler.md, "Stages"): it checks user traversal_path
 // filters against the caller's scopes and enforces aggregation reachability.
 func restrict(r *request, c *Caller) error {
 	check := func(preds []*pred, floor int) error {

@@ -18,7 +18,7 @@ import (
 // major of config/QUERY_DSL_VERSION.
 const schemaID = "urn:graphwire:schema:graph_query:v12"
 
-// validator is the derived JSON Schema (specs/query-engine.md §3.2): the static file with
+// validator is the derived JSON Schema (docs/compiler.md, "Stages"): the static file with
 // the ontology's entity and relationship names injected. It is immutable and safe for
 // concurrent use.
 type validator struct {
@@ -84,7 +84,7 @@ func newValidator(static []byte, cat *catalog) (*validator, error) {
 }
 
 // validate checks the generic request against the schema and translates the first failure
-// (by JSON Pointer) into an [*Error] (specs/query-engine.md §3.3).
+// (by JSON Pointer) into an [*Error] (docs/dsl.md, "Errors").
 func (v *validator) validate(doc map[string]any, cat *catalog) error {
 	err := v.schema.Validate(any(doc))
 	if err == nil {

@@ -7,14 +7,14 @@ import (
 	"strings"
 )
 
-// Selectivity caps (specs/query-engine.md §2.13).
+// Selectivity caps (docs/dsl.md, "Nodes").
 const (
 	maxSelectiveSpan = 100000
 	maxAnchorSpan    = 500
 )
 
-// validate is stage 2, step 3: the semantic rules S1–S11 of specs/query-engine.md §2.12,
-// applied in order. It resolves entities, selections, relationship types, predicates and
+// validate is stage 2, step 3: the semantic rules S1–S11 listed in docs/compiler.md,
+// "Stages", applied in order. It resolves entities, selections, relationship types, predicates and
 // output names on r as it goes.
 func validate(r *request, cat *catalog) error {
 	byAlias := map[string]*nodeSel{}

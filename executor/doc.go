@@ -1,9 +1,10 @@
 // Package executor runs compiled queries on ClickHouse and streams typed rows back.
 //
 // It holds what both engines share: the [Executor] and [Loader] interfaces, the value model every
-// row uses, the canonical parameter text both engines bind (specs/query-engine.md §7.9) and the
-// mapping of ClickHouse exception codes to the error kinds [ErrInvalidQuery], [ErrTimeout],
-// [ErrResourceExhausted], [ErrUnavailable], [ErrCanceled] and [ErrInternal] (§10.5). The engines
+// row uses, the canonical parameter text both engines bind (docs/clickhouse.md, "Parameter
+// text") and the mapping of ClickHouse exception codes to the error kinds [ErrInvalidQuery],
+// [ErrTimeout], [ErrResourceExhausted], [ErrUnavailable], [ErrCanceled] and [ErrInternal]
+// (docs/clickhouse.md, "Error kinds"). The engines
 // live in executor/chdb (embedded ClickHouse through libchdb.so) and executor/clickhouse
 // (a ClickHouse server over the native protocol).
 //

@@ -48,7 +48,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is reports whether target is e's kind.
 func (e *Error) Is(target error) bool { return target == e.Kind }
 
-// KindForCode returns the error kind of a ClickHouse exception code (specs/query-engine.md §10.5).
+// KindForCode returns the error kind of a ClickHouse exception code (docs/clickhouse.md, "Error
+// kinds").
 func KindForCode(code int) error {
 	switch code {
 	case 159, 160, 209: // TIMEOUT_EXCEEDED, TOO_SLOW, SOCKET_TIMEOUT

@@ -15,7 +15,7 @@ import (
 // ErrParam is wrapped by errors about a parameter that cannot be turned into text.
 var ErrParam = errors.New("executor: bad parameter")
 
-// ParamText returns the canonical text of p (specs/query-engine.md §7.9): the form both engines
+// ParamText returns the canonical text of p (docs/clickhouse.md, "Parameter text"): the form both engines
 // bind to {name:Type}. ClickHouse reads a parameter value as escaped text, so strings have
 // backslash, TAB, LF, CR, NUL, BS and FF escaped; quotes need no escaping at the top level.
 // Array elements use ClickHouse's quoted form ('it\'s').

@@ -3,7 +3,11 @@
 // it: `gcf` (generic profile, lossless) and `gcf-graph` (graph profile,
 // topology with sessions, deltas and content roots).
 //
-// The normative description is specs/gcf.md in the shared workspace; the
+// It follows the published GCF specification v3.5.3. "spec §N" in this
+// package names a section of gcf.md, the specification the codec was
+// written against (kept with graphwire's shared specifications, outside
+// this module); docs/formats.md describes graphwire's behaviour for users:
+// text safety, what reads back, and where it departs from the format. The
 // upstream conformance suite (281 fixtures) is run by TestConformance.
 //
 // # Generic profile

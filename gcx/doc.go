@@ -1,6 +1,10 @@
 // Package gcx reads and writes GCX1, the tab-separated sectioned text
-// format of graphwire's "gcx" output, and maps GraphResponses onto it. The
-// normative specification is shared/specs/gcx.md.
+// format of graphwire's "gcx" output, and maps GraphResponses onto it. GCX1
+// is the published Gortex compact wire format; "spec §N" in this package
+// names a section of gcx.md, the specification the codec was written
+// against (kept with graphwire's shared specifications, outside this
+// module). docs/formats.md describes graphwire's behaviour for users: text
+// safety, what reads back, and where it departs from the format.
 //
 // # The format
 //

@@ -1,7 +1,10 @@
 // Package goon encodes GraphResponses as GOON (Graph Object Output Notation),
 // the line-oriented text format for language models that is byte-compatible
-// with GitLab Orbit's GOON 4.0.1 encoder. The normative description is
-// shared/specs/goon.md.
+// with GitLab Orbit's GOON 4.0.1 encoder. "spec §N" in this package names a
+// section of goon.md, the GOON format specification the codec was written
+// against (kept with graphwire's shared specifications, outside this
+// module); docs/formats.md describes graphwire's behaviour for users: text
+// safety, what reads back, and where it departs from the format.
 //
 // A document is a header block followed by nodes grouped by type, edges
 // grouped by relationship (or, for path finding, one line per path) and, for

@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// BuildPlan is the column contract between a compiled query and [Build]
-// (specs/query-engine.md §8.1, §11): which columns the base statement returns, how rows
-// become nodes, edges, paths or aggregation rows, and how pagination works. The compiler
+// BuildPlan is the column contract between a compiled query and [Build]: which columns the
+// base statement returns, how rows become nodes, edges, paths or aggregation rows, and how
+// pagination works (the result is described in docs/formats.md, "The raw JSON response"). The compiler
 // fills it in; it is plain data and safe to share between goroutines.
 type BuildPlan struct {
 	QueryType     string       // traversal, aggregation, path_finding or neighbors
@@ -177,7 +177,8 @@ func asInt(v any) (int64, bool) {
 
 func asString(v any) (string, bool) { s, ok := v.(string); return s, ok }
 
-// value converts one engine value to a response value (specs/query-engine.md §11.2).
+// value converts one engine value to a response value (docs/formats.md, "The raw JSON
+// response": NaN and ±Inf become null, times become UTC RFC 3339 strings).
 func value(v any) (Value, error) {
 	switch x := v.(type) {
 	case nil:
@@ -254,8 +255,8 @@ func hydratedValue(v any, typ string) (Value, error) {
 	return String(s), nil
 }
 
-// Build turns the rows of a compiled query into a [Response] following
-// specs/query-engine.md §11.3: first occurrence wins for nodes, edges are de-duplicated by
+// Build turns the rows of a compiled query into a [Response] following the rules of
+// docs/formats.md, "The raw JSON response": first occurrence wins for nodes, edges are de-duplicated by
 // identity (traversal, neighbors), paths are numbered in row order, and the probe row only
 // sets has_more. hydration holds the rows of the hydration statement for neighbors and
 // path_finding; nil leaves those nodes without properties. A neighbors row or path that
@@ -313,7 +314,8 @@ func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 }
 
 // EncodeCursor returns the pagination token {"h": hash, "k": keys} in base64url without
-// padding (specs/query-engine.md §9.3). A nil key is a NULL sort value.
+// padding (docs/dsl.md, "Ordering, limits and pages"; docs/compiler.md, "Stages"). A nil key
+// is a NULL sort value.
 func EncodeCursor(hash string, keys []*string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -1,6 +1,7 @@
 // Package graphresponse is the model every graphwire layer shares: one query
-// result (a GraphResponse), its raw JSON encoding, and its decoder. The
-// model and the JSON rules are specified in shared/specs/goon.md §2.
+// result (a GraphResponse), its raw JSON encoding, and its decoder.
+// docs/formats.md ("The raw JSON response") describes the model, the JSON
+// rules and what each query type fills in.
 //
 // A response holds nodes, edges and, for aggregations, columns, group
 // columns and rows, plus pagination:

@@ -14,7 +14,7 @@ const (
 	QueryNeighbors   = "neighbors"
 )
 
-// Response is one query result: the raw GraphResponse of specs/goon.md §2.
+// Response is one query result: the GraphResponse of docs/formats.md, "The raw JSON response".
 //
 // Optional sections use nil to mean absent and a non-nil (possibly empty)
 // slice to mean present: Rows == nil has no rows section at all, while

@@ -1,7 +1,8 @@
 // Package grpcsvc is the gRPC face of graphwire: graphwire.v1.QueryService
 // (proto/graphwire/v1), the standard health service and reflection, with
 // authentication, deadlines, admission control, logging and panic recovery
-// around every call (shared/specs/query-engine.md §10, §13).
+// around every call (docs/service.md; "Status codes" lists how errors become
+// gRPC statuses).
 //
 // A request runs through the shared pipeline (package pipeline: compile →
 // admission slot → executor.Respond → token budget → format), the same one

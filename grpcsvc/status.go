@@ -96,7 +96,7 @@ func withDetails(code codes.Code, msg, reason, pointer string) error {
 	return st.Err()
 }
 
-// busyStatus is RESOURCE_EXHAUSTED / SERVER_BUSY (spec §13) with the bound
+// busyStatus is RESOURCE_EXHAUSTED / SERVER_BUSY (docs/service.md, "Admission control") with the bound
 // that refused the request and a RetryInfo saying when to try again.
 func busyStatus(be *admission.BusyError) error {
 	retry := be.RetryAfter.Round(time.Millisecond)

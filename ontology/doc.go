@@ -1,10 +1,11 @@
-// Package ontology loads and validates the graph ontology (specs/query-engine.md §4) and derives
-// the storage DDL from it (§5, config/graph.sql).
+// Package ontology loads and validates the graph ontology and derives the storage DDL from it
+// (config/graph.sql); docs/clickhouse.md, "Ontology and DDL", describes both.
 //
 // The ontology is a directory of YAML files: ontology.yaml with global settings, one file per
 // entity under entities/ and one per relationship type under relationships/. Parsing is strict:
-// unknown keys, dangling relationship endpoints, duplicate names and every other rule of §4.5
-// fail [Load] with an [*Error] that names the file and line.
+// unknown keys, dangling relationship endpoints, duplicate names and every other rule listed
+// in docs/clickhouse.md, "Ontology rules", fail [Load] with an [*Error] that names the file
+// and line.
 //
 //	# entities/label.yaml
 //	entity: Label

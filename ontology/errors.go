@@ -15,7 +15,7 @@ var (
 	ErrDuplicate = errors.New("duplicate name")
 	// ErrDangling: a relationship pair, label or fk names something that does not exist.
 	ErrDangling = errors.New("dangling reference")
-	// ErrInvalid: any other rule of specs/query-engine.md §4.5.
+	// ErrInvalid: any other rule of docs/clickhouse.md, "Ontology rules".
 	ErrInvalid = errors.New("invalid ontology")
 )
 

@@ -1,11 +1,13 @@
 // Package seed generates a deterministic synthetic SDLC graph and loads it into ClickHouse
-// (specs/query-engine.md §14).
+// (docs/clickhouse.md, "Seed data and raw SQL").
 //
 // [Generate] builds every entity table of the ontology plus the edge table in memory: tenants
 // (acme, globex, initech, tenant-04, …) with nested subgroups, projects spread over groups by a
 // Zipf law, users who mostly belong to one tenant, merge requests, pipelines, jobs, work items,
-// vulnerabilities, notes, labels and milestones, with the skew of §14.3. Scale 1 is about
-// 12 000 nodes and 37 000 edges; counts grow linearly with the scale. The same scale and seed
+// vulnerabilities, notes, labels and milestones. Counts are skewed by Zipf laws, as in a real
+// instance: a few groups hold most projects, a few projects most merge requests, and a few
+// members of a tenant author most of them. Scale 1 is about 14 300 nodes and 46 100 edges
+// (`graphwire seed --scale 1`); counts grow linearly with the scale. The same scale and seed
 // give the same rows on every machine and Go release: the generator owns its random number
 // generator and never ranges over a map.
 //
@@ -21,7 +23,7 @@
 //
 //	g, _ := seed.Generate(ont, seed.Options{Scale: 1, Seed: 42})
 //	st, err := seed.Load(ctx, engine, ont, g, seed.Options{})
-//	// st.Nodes ≈ 12 000, st.Edges ≈ 37 000
+//	// st.Nodes ≈ 14 300, st.Edges ≈ 46 100
 //
 // Both tell [Options.Progress], when it is set, how far they have come: rows generated against
 // [ExpectedRows], then rows inserted against all rows. They draw nothing themselves; the CLI

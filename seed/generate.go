@@ -82,7 +82,7 @@ func (g *Graph) Table(name string) *Table {
 }
 
 // LargeID is the id of the extra row every entity gets: above 2^53, so it exercises string ids
-// and int64 handling downstream (specs/query-engine.md §14.4).
+// and int64 handling downstream (docs/clickhouse.md, "Seed data and raw SQL").
 const LargeID = 9007199254740993
 
 // Epoch is the fixed "now" of the generated graph; timestamps lie in the two years before it.
@@ -215,7 +215,8 @@ func (g *gen) node(entity string, id int64, path string) row {
 	return row{tb: tb, vals: vals}
 }
 
-// edge appends an edge row. path is the path of the namespaced endpoint (§5.3).
+// edge appends an edge row. path is the path of the namespaced endpoint (docs/loading.md,
+// "Paths and foreign keys").
 // An edge that exists already (a reviewer picked twice) is dropped: it has the same key.
 func (g *gen) edge(kind, from string, fromID int64, to string, toID int64, path string) {
 	k := edgeKey{kind, from, fromID, to, toID}
@@ -228,7 +229,7 @@ func (g *gen) edge(kind, from string, fromID int64, to string, toID int64, path 
 	g.edges.Rows = append(g.edges.Rows, []any{path, kind, from, fromID, to, toID, int64(1), false})
 }
 
-// Generate builds the synthetic SDLC graph of specs/query-engine.md §14 for the ontology.
+// Generate builds the synthetic SDLC graph the package documentation describes for the ontology.
 // It is deterministic: the same ontology and options give identical tables.
 func Generate(ont *ontology.Ontology, opts Options) (g *Graph, err error) {
 	opts = opts.withDefaults()
@@ -316,7 +317,8 @@ type workItem struct {
 	tenant int
 }
 
-// Special strings of §14.4, spread over titles and notes.
+// Special strings (quotes, backslashes, control characters, placeholder and SQL lookalikes;
+// docs/clickhouse.md, "Seed data and raw SQL"), spread over titles and notes.
 var hostile = []string{
 	"It's a quote: '",
 	`Say "hello"`,
@@ -355,7 +357,7 @@ func (g *gen) run() {
 	seed := g.opts.Seed
 	scaled := func(n float64) int { return max(1, int(math.Round(n*s))) }
 
-	// Groups: tenants and subgroups (§14.3); group ids are namespace ids.
+	// Groups: tenants and subgroups; group ids are namespace ids.
 	rg := stream(seed, "Group")
 	var groups []*group
 	var tenants []*group

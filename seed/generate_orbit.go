@@ -15,7 +15,7 @@ import (
 //
 // Counts are kept modest (about 2 500 extra nodes and 9 500 extra edges at scale 1) and grow
 // linearly with the scale. Where an fk names a column, the column and the edge agree both
-// ways (§5.5(4)).
+// ways (docs/loading.md, "Paths and foreign keys").
 
 // world indexes the rows [gen.run] produced, for the generators of the newer entities.
 type world struct {

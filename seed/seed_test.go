@@ -103,7 +103,8 @@ func TestShape(t *testing.T) {
 	}
 }
 
-// TestSpecialContent checks the rows end-to-end tests rely on (specs/goon.md §5.5).
+// TestSpecialContent checks the rows end-to-end tests rely on (docs/clickhouse.md, "Seed data
+// and raw SQL").
 func TestSpecialContent(t *testing.T) {
 	o := loadOntology(t)
 	g := generate(t, o, seed.Options{Scale: 0.2})
@@ -179,8 +180,9 @@ type edgeKey struct {
 	toID       int64
 }
 
-// TestForeignKeysMatchEdges checks the writer contract §5.5(4): where a pair has an fk, the
-// property and the edge agree both ways. It also checks edge paths (§5.3).
+// TestForeignKeysMatchEdges checks the rules of docs/loading.md, "Paths and foreign keys":
+// where a pair has an fk, the property and the edge agree both ways, and an edge carries the
+// path of its namespaced endpoint.
 func TestForeignKeysMatchEdges(t *testing.T) {
 	o := loadOntology(t)
 	g := generate(t, o, seed.Options{Scale: 0.5})

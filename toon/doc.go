@@ -1,6 +1,10 @@
 // Package toon is graphwire's TOON v4.0 codec (Token-Oriented Object
-// Notation, toon-spec 4.0; normative: shared/specs/toon.md) and the TOON
-// rendering of GraphResponses.
+// Notation, the published toon-spec 4.0) and the TOON rendering of
+// GraphResponses. "spec §N" in this package names a section of toon.md, the
+// specification the codec was written against (kept with graphwire's shared
+// specifications, outside this module); docs/formats.md describes
+// graphwire's behaviour for users: text safety, what reads back, and where
+// it departs from the format.
 //
 // # Value model
 //

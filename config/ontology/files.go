@@ -1,5 +1,6 @@
-// Package ontology embeds the ontology YAML files of this directory (specs/query-engine.md §4.1)
-// so that the binary needs no data files at run time. Load them with the ontology package:
+// Package ontology embeds the ontology YAML files of this directory (docs/clickhouse.md,
+// "Ontology rules", describes the layout) so that the binary needs no data files at run time.
+// Load them with the ontology package:
 //
 //	ont, err := ontology.Load(ontologyfiles.Files())
 //

@@ -1,6 +1,6 @@
 // Package chdb runs compiled queries on embedded ClickHouse: chDB's libchdb.so, loaded at run
 // time with dlopen through cgo, so a binary that never opens it needs neither the library nor a
-// link-time dependency (specs/query-engine.md §10.4). A build without cgo compiles to a stub
+// link-time dependency (docs/clickhouse.md, "Executors"). A build without cgo compiles to a stub
 // whose Open fails with [executor.ErrUnavailable].
 //
 // scripts/install-chdb.sh installs the pinned library ([LibraryVersion]) at

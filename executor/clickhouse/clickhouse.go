@@ -220,7 +220,8 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 	rs, err := e.conn.Query(qctx, q.SQL)
 	if err != nil && ctx.Err() == nil && retryable(err) {
 		// A pooled connection the server closed fails on first use; no row has been
-		// received yet, so one retry on a fresh connection is safe (spec §10.3).
+		// received yet, so one retry on a fresh connection is safe: a read-only statement
+		// that failed before its first row had no effect.
 		e.opts.Logger.Warn("clickhouse query retried", "error", err)
 		rs, err = e.conn.Query(qctx, q.SQL)
 	}

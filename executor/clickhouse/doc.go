@@ -1,5 +1,5 @@
 // Package clickhouse runs compiled queries on a ClickHouse server over the native protocol,
-// through clickhouse-go/v2 (specs/query-engine.md §10.3).
+// through clickhouse-go/v2 (docs/clickhouse.md, "Executors").
 //
 // Parameters are bound server-side: each {pN:Type} placeholder gets the canonical escaped text of
 // its value ([executor.ParamText]), which the driver sends in the query packet's parameter

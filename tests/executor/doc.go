@@ -1,5 +1,5 @@
 // Package executortest is the executor contract suite: one set of checks that every
-// [executor.Executor] implementation must pass (specs/query-engine.md §10, §15).
+// [executor.Executor] implementation must pass (docs/clickhouse.md, "Executors" and "Tests").
 //
 // [RunContract] covers the value model (Int64, UInt64, Float64, String, Bool, Nullable,
 // DateTime64, Date, Array, LowCardinality), server-side parameters of each type including
