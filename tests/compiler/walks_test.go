@@ -146,7 +146,7 @@ func (rd *readable) enumerate(s walkShape, fromIDs, toIDs func(int64) bool, fn f
 	}
 	adj := map[walkNode][]step{}
 	for _, e := range rd.edges {
-		if !slices.Contains(s.types, e.rel) {
+		if !slices.Contains(s.types, e.rel) || !declared(e) {
 			continue
 		}
 		src, tgt := walkNode{e.srcKind, e.src}, walkNode{e.tgtKind, e.tgt}
@@ -259,6 +259,9 @@ func gotWalks(s walkShape, r *graphresponse.Response) map[walkKey]bool {
 	out := map[walkKey]bool{}
 	for _, e := range r.Edges {
 		k := walkKey{e.FromID, e.ToID, e.Type, e.Depth.Value}
+		if !e.Depth.Valid {
+			k.depth = 1 // hops [1,1] is a plain single hop, whose edges carry no depth
+		}
 		if s.direction == "incoming" { // the response gives the stored direction, to -> from
 			k.from, k.to = e.ToID, e.FromID
 		}

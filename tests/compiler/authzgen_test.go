@@ -1,0 +1,224 @@
+package compilertest_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// propCases is the number of cases each randomized authorization property runs: def, or
+// GRAPHWIRE_PROP_CASES for a long adversarial run (for example 2000), or a few under -short.
+func propCases(t *testing.T, def int) int {
+	if s := os.Getenv("GRAPHWIRE_PROP_CASES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("GRAPHWIRE_PROP_CASES=%q: want a positive integer", s)
+		}
+		return n
+	}
+	if testing.Short() {
+		return max(1, def/3)
+	}
+	return def
+}
+
+// randomShape turns random integers into a walk shape over the whole ontology: a walk of
+// steps (1..3) edges through the relationship pairs, starting at any entity, written in a
+// random direction with a hop range around its length. Every entity, relationship and access
+// floor of the ontology can appear, the code-graph, security and CI entities among them.
+func randomShape(choices []int) (walkShape, bool) {
+	pick := func(i, n int) int { return choices[i%len(choices)] % n }
+	ont := env.ont
+	dir := []string{"outgoing", "incoming", "both"}[pick(0, 3)]
+	from := ont.Entities[pick(1, len(ont.Entities))].Name
+	steps := pick(2, 3) + 1
+	cur := from
+	var types []string
+	n := 0 // the walk's length
+	for i := range steps {
+		type move struct{ rel, next string }
+		var moves []move
+		for _, r := range ont.Relationships {
+			for _, p := range r.Pairs {
+				if dir != "incoming" && p.From == cur {
+					moves = append(moves, move{r.Name, p.To})
+				}
+				if dir != "outgoing" && p.To == cur {
+					moves = append(moves, move{r.Name, p.From})
+				}
+			}
+		}
+		if len(moves) == 0 {
+			break
+		}
+		m := moves[pick(3+i, len(moves))]
+		if !slices.Contains(types, m.rel) {
+			types = append(types, m.rel)
+		}
+		cur = m.next
+		n++
+	}
+	if len(types) == 0 {
+		return walkShape{}, false
+	}
+	slices.Sort(types)
+	// A hop range that contains the walk's length, between 1 and 3.
+	lo := pick(6, n) + 1
+	hi := n + pick(7, 4-n)
+	width := []int64{5, 40, 100000}[pick(8, 3)]
+	return walkShape{from: from, to: cur, types: types, direction: dir, min: lo, max: hi, width: width}, true
+}
+
+// neighborKey is one row of a neighbors answer: the stored edge and the neighbor's side.
+type neighborKey struct {
+	srcKind string
+	src     int64
+	tgtKind string
+	tgt     int64
+	rel     string
+}
+
+// neighbors lists what a neighbors query on kind with ids ids, direction dir and types
+// (nil: all) should answer for a caller who reads rd: every readable edge of those types at a
+// readable center whose other end is readable.
+func (rd *readable) neighbors(kind string, ids func(int64) bool, dir string, types []string) map[neighborKey]bool {
+	out := map[neighborKey]bool{}
+	for _, e := range rd.edges {
+		if (types != nil && !slices.Contains(types, e.rel)) || !declared(e) {
+			continue
+		}
+		k := neighborKey{e.srcKind, e.src, e.tgtKind, e.tgt, e.rel}
+		if dir != "incoming" && e.srcKind == kind && ids(e.src) && rd.nodes[kind][e.src] && rd.nodes[e.tgtKind][e.tgt] {
+			out[k] = true
+		}
+		if dir != "outgoing" && e.tgtKind == kind && ids(e.tgt) && rd.nodes[kind][e.tgt] && rd.nodes[e.srcKind][e.src] {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// declared reports whether the ontology declares e's (relationship, source, target) pair.
+// The seed writes some edges it does not (Stage -HAS_JOB-> Job); the compiler never returns
+// those, so the oracles leave them out too.
+func declared(e walkEdge) bool {
+	r, ok := env.ont.Relationship(e.rel)
+	if !ok {
+		return false
+	}
+	for _, p := range r.Pairs {
+		if p.From == e.srcKind && p.To == e.tgtKind {
+			return true
+		}
+	}
+	return false
+}
+
+func gotNeighbors(r *graphresponse.Response) map[neighborKey]bool {
+	out := map[neighborKey]bool{}
+	for _, e := range r.Edges {
+		out[neighborKey{e.From, e.FromID, e.To, e.ToID, e.Type}] = true
+	}
+	return out
+}
+
+// checkNeighbors runs a neighbors query on ids lo..lo+width-1 of kind for caller c and
+// compares its edges with those over c's readable nodes and edges.
+func checkNeighbors(t *testing.T, c *compiler.Caller, kind, dir string, types []string, lo, width int64) string {
+	rel := ""
+	if types != nil {
+		js, _ := jsonStrings(types)
+		rel = `,"rel_types":` + js
+	}
+	q := fmt.Sprintf(`{"query_type":"neighbors","nodes":[{"id":"c","entity":%q,"id_range":{"start":%d,"end":%d}}],"neighbors":{"direction":%q%s},"limit":1000}`,
+		kind, lo, lo+width-1, dir, rel)
+	got, err := tryRun(t, q, c)
+	if err != nil {
+		return q + ": " + err.Error()
+	}
+	if got.Pagination.HasMore {
+		return ""
+	}
+	want := readableFor(t, c).neighbors(kind, idRange(true, lo, width), dir, types)
+	if diff := cmp.Diff(want, gotNeighbors(got)); diff != "" {
+		return fmt.Sprintf("%s for admin=%v %+v: neighbors (-want +got):\n%s", q, c.Admin, c.Scopes, diff)
+	}
+	return ""
+}
+
+// TestAuthorizationOverTheOntology extends TestAuthorizationProperty to the whole ontology:
+// random variable-length walks (traversal and aggregation) through any chain of
+// relationships, and neighbors of any entity, must equal exactly what plain SQL over the
+// caller's readable nodes and edges gives, for random callers (several scopes at random
+// levels and paths, wide Reporter/Developer scopes, no scope at all, administrators).
+// GRAPHWIRE_PROP_CASES sets the number of cases, GRAPHWIRE_PROP_SEED the seed.
+func TestAuthorizationOverTheOntology(t *testing.T) {
+	w := loadWorld(t)
+	seed := int64(20261124)
+	if s := os.Getenv("GRAPHWIRE_PROP_SEED"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("GRAPHWIRE_PROP_SEED: %v", err)
+		}
+		seed = n
+	}
+	params := gopter.DefaultTestParametersWithSeed(seed)
+	params.MinSuccessfulTests = propCases(t, 20)
+	params.MaxShrinkCount = 20 // each shrink step runs queries; keep a failure's report quick
+	props := gopter.NewProperties(params)
+	genScope := gopter.CombineGens(gen.IntRange(0, len(w.paths)-1), gen.IntRange(0, len(levels)-1)).Map(func(v []any) scopeSpec {
+		return scopeSpec{w.paths[v[0].(int)], levels[v[1].(int)]}
+	})
+	top := topLevel(w)
+	genWideScope := gopter.CombineGens(gen.IntRange(0, len(top)-1), gen.OneConstOf(10, 20, 25, 30)).Map(func(v []any) scopeSpec {
+		return scopeSpec{top[v[0].(int)], v[1].(int)}
+	})
+	genCaller := gopter.CombineGens(gen.SliceOfN(3, gen.OneGenOf(genScope, genWideScope)), gen.IntRange(0, 9)).Map(func(v []any) *compiler.Caller {
+		switch v[1].(int) {
+		case 0:
+			return admin
+		case 1:
+			return callerWith()
+		}
+		return callerWith(v[0].([]scopeSpec)...)
+	})
+	props.Property("walks over any relationships pass only through readable nodes", prop.ForAll(
+		func(c *compiler.Caller, choices []int, lo int, rangeOnFrom bool) string {
+			s, ok := randomShape(choices)
+			if !ok {
+				return ""
+			}
+			return checkWalks(t, s, c, rangeOnFrom, int64(lo))
+		},
+		genCaller,
+		gen.SliceOfN(9, gen.IntRange(0, 1<<20)),
+		gen.IntRange(1, 200),
+		gen.Bool(),
+	))
+	props.Property("neighbors of any entity are the readable neighbours", prop.ForAll(
+		func(c *compiler.Caller, ei, dir, rel, lo int) string {
+			e := env.ont.Entities[ei%len(env.ont.Entities)]
+			var types []string
+			if rel%3 != 0 { // one random type, or all of them
+				types = []string{env.ont.Relationships[rel%len(env.ont.Relationships)].Name}
+			}
+			return checkNeighbors(t, c, e.Name, []string{"outgoing", "incoming", "both"}[dir%3], types, int64(lo), 30)
+		},
+		genCaller,
+		gen.IntRange(0, 1000),
+		gen.IntRange(0, 2),
+		gen.IntRange(0, 1000),
+		gen.IntRange(1, 200),
+	))
+	props.TestingRun(t)
+}
