@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -32,51 +34,71 @@ func propCases(t *testing.T, def int) int {
 	return def
 }
 
-// randomShape turns random integers into a walk shape over the whole ontology: a walk of
-// steps (1..3) edges through the relationship pairs, starting at any entity, written in a
-// random direction with a hop range around its length. Every entity, relationship and access
-// floor of the ontology can appear, the code-graph, security and CI entities among them.
-func randomShape(choices []int) (walkShape, bool) {
+// storedEdges lists the seeded graph's edges of declared pairs, sorted, once.
+var storedEdges = sync.OnceValue(func() []edgeID {
+	var out []edgeID
+	for k := range theWorld.edgePaths {
+		if declared(walkEdge{k.From, k.FromID, k.To, k.ToID, k.Type}) {
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(a, b edgeID) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	return out
+})
+
+// randomShape turns random integers into a walk shape over the whole ontology that the
+// seeded data can satisfy: it follows 1..3 stored edges from a random stored edge (forward,
+// backward or either way, which sets the direction), takes the relationship types used, a
+// hop range around the walk's length, and an id range on the start (or the end) node that
+// holds the walk's first (or last) node. Every entity, relationship and access floor with
+// data can appear, the code-graph, security and CI entities among them. It also returns the
+// low end of the id range.
+func randomShape(choices []int, rangeOnFrom bool) (walkShape, int64) {
 	pick := func(i, n int) int { return choices[i%len(choices)] % n }
-	ont := env.ont
+	edges := storedEdges()
 	dir := []string{"outgoing", "incoming", "both"}[pick(0, 3)]
-	from := ont.Entities[pick(1, len(ont.Entities))].Name
-	steps := pick(2, 3) + 1
-	cur := from
-	var types []string
-	n := 0 // the walk's length
-	for i := range steps {
-		type move struct{ rel, next string }
-		var moves []move
-		for _, r := range ont.Relationships {
-			for _, p := range r.Pairs {
-				if dir != "incoming" && p.From == cur {
-					moves = append(moves, move{r.Name, p.To})
-				}
-				if dir != "outgoing" && p.To == cur {
-					moves = append(moves, move{r.Name, p.From})
-				}
+	e := edges[pick(1, len(edges))]
+	type node struct {
+		kind string
+		id   int64
+	}
+	first, cur := node{e.From, e.FromID}, node{e.To, e.ToID}
+	if dir == "incoming" {
+		first, cur = cur, first
+	}
+	types := []string{e.Type}
+	n := 1
+	for i := 1; i < pick(2, 3)+1; i++ {
+		var next []edgeID
+		for _, x := range edges {
+			if (dir != "incoming" && x.From == cur.kind && x.FromID == cur.id) || (dir != "outgoing" && x.To == cur.kind && x.ToID == cur.id) {
+				next = append(next, x)
 			}
 		}
-		if len(moves) == 0 {
+		if len(next) == 0 {
 			break
 		}
-		m := moves[pick(3+i, len(moves))]
-		if !slices.Contains(types, m.rel) {
-			types = append(types, m.rel)
+		x := next[pick(3+i, len(next))]
+		if x.From == cur.kind && x.FromID == cur.id && dir != "incoming" {
+			cur = node{x.To, x.ToID}
+		} else {
+			cur = node{x.From, x.FromID}
 		}
-		cur = m.next
+		if !slices.Contains(types, x.Type) {
+			types = append(types, x.Type)
+		}
 		n++
 	}
-	if len(types) == 0 {
-		return walkShape{}, false
-	}
 	slices.Sort(types)
-	// A hop range that contains the walk's length, between 1 and 3.
 	lo := pick(6, n) + 1
 	hi := n + pick(7, 4-n)
-	width := []int64{5, 40, 100000}[pick(8, 3)]
-	return walkShape{from: from, to: cur, types: types, direction: dir, min: lo, max: hi, width: width}, true
+	width := []int64{1, 5, 40}[pick(8, 3)]
+	at := cur.id
+	if rangeOnFrom {
+		at = first.id
+	}
+	start := max(1, at-int64(pick(9, int(width))))
+	return walkShape{from: first.kind, to: cur.kind, types: types, direction: dir, min: lo, max: hi, width: width}, start
 }
 
 // neighborKey is one row of a neighbors answer: the stored edge and the neighbor's side.
@@ -156,6 +178,29 @@ func checkNeighbors(t *testing.T, c *compiler.Caller, kind, dir string, types []
 	return ""
 }
 
+// checkPathShape runs path finding along s (forward, up to s.max edges) from the ids
+// lo..lo+width-1 of s.from to the ids 1..400 of s.to for caller c, and compares its paths
+// with every simple walk over c's readable nodes and edges. Both ends stay under the 500
+// anchor nodes an end may stand for.
+func checkPathShape(t *testing.T, s walkShape, c *compiler.Caller, lo int64) string {
+	s.min = 1
+	types, _ := jsonStrings(s.types)
+	q := fmt.Sprintf(`{"query_type":"path_finding","nodes":[{"id":"a","entity":%q,"id_range":{"start":%d,"end":%d}},{"id":"b","entity":%q,"id_range":{"start":1,"end":400}}],"path":{"type":"shortest","from":"a","to":"b","max_depth":%d,"rel_types":%s},"limit":1000}`,
+		s.from, lo, lo+s.width-1, s.to, s.max, types)
+	got, err := tryRun(t, q, c)
+	if err != nil {
+		return q + ": " + err.Error()
+	}
+	if got.Pagination.HasMore {
+		return ""
+	}
+	want := readableFor(t, c).paths(s, idRange(true, lo, s.width), idRange(true, 1, 400))
+	if diff := cmp.Diff(want, gotPaths(got)); diff != "" {
+		return fmt.Sprintf("%s for admin=%v %+v: paths (-want +got):\n%s", q, c.Admin, c.Scopes, diff)
+	}
+	return ""
+}
+
 // TestAuthorizationOverTheOntology extends TestAuthorizationProperty to the whole ontology:
 // random variable-length walks (traversal and aggregation) through any chain of
 // relationships, and neighbors of any entity, must equal exactly what plain SQL over the
@@ -183,27 +228,37 @@ func TestAuthorizationOverTheOntology(t *testing.T) {
 	genWideScope := gopter.CombineGens(gen.IntRange(0, len(top)-1), gen.OneConstOf(10, 20, 25, 30)).Map(func(v []any) scopeSpec {
 		return scopeSpec{top[v[0].(int)], v[1].(int)}
 	})
-	genCaller := gopter.CombineGens(gen.SliceOfN(3, gen.OneGenOf(genScope, genWideScope)), gen.IntRange(0, 9)).Map(func(v []any) *compiler.Caller {
+	// Callers: an administrator, a token without scopes, three random scopes, or twenty
+	// (more than the compiler writes as an OR of startsWith, so its grouped-by-length form
+	// of the scope predicate runs too).
+	genCaller := gopter.CombineGens(gen.SliceOfN(20, gen.OneGenOf(genScope, genWideScope)), gen.IntRange(0, 9)).Map(func(v []any) *compiler.Caller {
+		scopes := v[0].([]scopeSpec)
 		switch v[1].(int) {
 		case 0:
 			return admin
 		case 1:
 			return callerWith()
+		case 2, 3, 4:
+			return callerWith(scopes...)
 		}
-		return callerWith(v[0].([]scopeSpec)...)
+		return callerWith(scopes[:3]...)
 	})
 	props.Property("walks over any relationships pass only through readable nodes", prop.ForAll(
-		func(c *compiler.Caller, choices []int, lo int, rangeOnFrom bool) string {
-			s, ok := randomShape(choices)
-			if !ok {
-				return ""
-			}
-			return checkWalks(t, s, c, rangeOnFrom, int64(lo))
+		func(c *compiler.Caller, choices []int, rangeOnFrom bool) string {
+			s, lo := randomShape(choices, rangeOnFrom)
+			return checkWalks(t, s, c, rangeOnFrom, lo)
 		},
 		genCaller,
-		gen.SliceOfN(9, gen.IntRange(0, 1<<20)),
-		gen.IntRange(1, 200),
+		gen.SliceOfN(10, gen.IntRange(0, 1<<20)),
 		gen.Bool(),
+	))
+	props.Property("paths over any relationships pass only through readable nodes", prop.ForAll(
+		func(c *compiler.Caller, choices []int) string {
+			s, lo := randomShape(append([]int{0}, choices[1:]...), true) // path finding follows edges forward
+			return checkPathShape(t, s, c, lo)
+		},
+		genCaller,
+		gen.SliceOfN(10, gen.IntRange(0, 1<<20)),
 	))
 	props.Property("neighbors of any entity are the readable neighbours", prop.ForAll(
 		func(c *compiler.Caller, ei, dir, rel, lo int) string {

@@ -1,6 +1,7 @@
 package compilertest_test
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -282,6 +283,21 @@ func gotCounts(r *graphresponse.Response) map[string]int64 {
 	return out
 }
 
+// unordered forgets the orientation of the walks of a plain single hop in both directions
+// between nodes of one entity:
+// its response gives each edge as stored, once, whichever end the walk started from.
+func unordered(s walkShape, ws map[walkKey]bool) map[walkKey]bool {
+	if s.max != 1 || s.direction != "both" || s.from != s.to {
+		return ws
+	}
+	out := map[walkKey]bool{}
+	for k := range ws {
+		k.from, k.to = min(k.from, k.to), max(k.from, k.to)
+		out[k] = true
+	}
+	return out
+}
+
 func wantCounts(ws map[walkKey]bool) map[string]int64 {
 	out := map[string]int64{}
 	for k := range ws {
@@ -310,7 +326,7 @@ func checkWalks(t *testing.T, s walkShape, c *compiler.Caller, rangeOnFrom bool,
 		return q + ": " + err.Error()
 	}
 	if !got.Pagination.HasMore {
-		if diff := cmp.Diff(want, gotWalks(s, got)); diff != "" {
+		if diff := cmp.Diff(unordered(s, want), unordered(s, gotWalks(s, got))); diff != "" {
 			return fmt.Sprintf("%s for %+v: walks (-want +got):\n%s", q, c.Scopes, diff)
 		}
 	}
@@ -319,6 +335,9 @@ func checkWalks(t *testing.T, s walkShape, c *compiler.Caller, rangeOnFrom bool,
 	}
 	q = s.query("aggregation", rangeOnFrom, lo)
 	got, err = tryRun(t, q, c)
+	if w := loadWorld(t); errors.Is(err, compiler.ErrGlobalNodeUnscoped) && !c.Admin && w.floors[s.from] == 0 && w.floors[s.to] == 0 {
+		return "" // a non-admin aggregates global nodes only through namespaced ones
+	}
 	if err != nil {
 		return q + ": " + err.Error()
 	}
