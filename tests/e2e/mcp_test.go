@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -18,6 +21,8 @@ import (
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/config"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/pipeline"
@@ -266,5 +271,77 @@ func TestCursorReplayAcrossCallers(t *testing.T) {
 		if !own[n.ID] {
 			t.Errorf("the scoped token replaying the admin's keyset cursor received merge request %d", n.ID)
 		}
+	}
+}
+
+// heldFormatter formats like json, but first reports on entered and waits until open is
+// closed: a stand-in for the CPU an answer's formatting costs.
+type heldFormatter struct {
+	formatter.Formatter
+	entered chan struct{}
+	open    chan struct{}
+}
+
+func (h heldFormatter) Name() string { return "held" }
+
+func (h heldFormatter) Format(w io.Writer, r *graphresponse.Response) error {
+	h.entered <- struct{}{}
+	<-h.open
+	return h.Formatter.Format(w, r)
+}
+
+// TestFormattingHoldsTheSlot: a unary answer keeps its caller's admission slot until it is
+// formatted (auto, budgets and gcf-graph format an answer several times over). While one
+// answer of a user is being formatted, that user's next query is refused with the caller
+// limit and another user's runs; before, the slot was given back as soon as the statements
+// returned, so one user could keep any number of answers in formatting at once.
+func TestFormattingHoldsTheSlot(t *testing.T) {
+	held := heldFormatter{Formatter: formatter.NewJSON(config.RawVersion()), entered: make(chan struct{}, 1), open: make(chan struct{})}
+	reg, err := formatter.New(append(formatter.Default().Formatters(), held)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := admission.New(admission.Options{MaxConcurrent: 2, MaxPerCaller: 1, MaxQueued: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := pipeline.New(engine(t), pipeline.Options{Compiler: env.comp, Ontology: env.ont, Registry: reg, Admission: ctl,
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := &auth.Claims{UserID: 31, Scopes: []auth.Scope{{Path: "1/", Level: 30}}}
+	q := []byte(queries["search"])
+	done := make(chan error, 1)
+	go func() {
+		_, err := pipe.Run(t.Context(), pipeline.Request{Query: q, Claims: user, Format: "held"})
+		done <- err
+	}()
+	<-held.entered // the first answer is being formatted
+	if st := ctl.Stats(); st.Running != 1 {
+		t.Errorf("admission while an answer is formatted: %+v, want its slot held", st)
+	}
+	_, err = pipe.Run(t.Context(), pipeline.Request{Query: q, Claims: user, Format: "json"})
+	var busy *admission.BusyError
+	if !errors.As(err, &busy) || busy.Limit != admission.LimitCaller {
+		t.Errorf("the same user's next query while its answer is formatted: %v, want the caller limit", err)
+	}
+	if _, err := pipe.Run(t.Context(), pipeline.Request{Query: q, Claims: &auth.Claims{UserID: 32, Admin: true}, Format: "json"}); err != nil {
+		t.Errorf("another user: %v", err)
+	}
+	close(held.open)
+	if err := <-done; err != nil {
+		t.Errorf("held answer: %v", err)
+	}
+	if st := ctl.Stats(); st != (admission.Stats{}) {
+		t.Errorf("slots left: %+v", st)
+	}
+	// A streamed answer gives its slot back before it is written.
+	var buf bytes.Buffer
+	if _, err := pipe.Stream(t.Context(), pipeline.Request{Query: q, Claims: user, Format: "json"}, &buf); err != nil || buf.Len() == 0 {
+		t.Errorf("stream: %v, %d bytes", err, buf.Len())
+	}
+	if st := ctl.Stats(); st != (admission.Stats{}) {
+		t.Errorf("slots left after a stream: %+v", st)
 	}
 }
