@@ -30,6 +30,14 @@ type Options struct {
 	DefaultTimeout time.Duration
 	// SessionTimeout closes idle HTTP sessions; 0 means 30 min.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the live HTTP sessions over all callers, and
+	// MaxSessionsPerCaller those of one caller (a user, the token's sub, as
+	// in admission); 0 means [DefaultMaxSessions] and
+	// [DefaultMaxSessionsPerCaller]. A request that would open one more is
+	// refused with 429 Too Many Requests until a session is deleted or
+	// times out.
+	MaxSessions          int
+	MaxSessionsPerCaller int
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
 }
@@ -57,6 +65,15 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = 30 * time.Minute
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerCaller == 0 {
+		opts.MaxSessionsPerCaller = DefaultMaxSessionsPerCaller
+	}
+	if opts.MaxSessions < 0 || opts.MaxSessionsPerCaller < 0 || opts.MaxSessionsPerCaller > opts.MaxSessions {
+		return nil, errors.New("mcpsvc: session bounds must be positive, the per-caller one at most the total")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -115,7 +132,9 @@ func (s *Server) Connect(ctx context.Context, claims *auth.Claims, t mcp.Transpo
 // HTTPHandler serves streamable HTTP. Every request needs a valid bearer
 // JWT: without one the answer is 401 with a WWW-Authenticate header, before
 // the MCP layer sees the request. A session is bound to the authorization
-// context (the claims' fingerprint) that opened it.
+// context (the claims' fingerprint) that opened it. Live sessions are
+// bounded per caller and in all (Options.MaxSessions,
+// MaxSessionsPerCaller): beyond them, opening one more answers 429.
 func (s *Server) HTTPHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: s.opts.SessionTimeout})
@@ -131,11 +150,16 @@ func (s *Server) HTTPHandler() http.Handler {
 		// authorization context on it.
 		return &sdkauth.TokenInfo{UserID: c.Fingerprint(), Extra: map[string]any{"claims": c}}, nil
 	}
-	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	limit := newSessionLimit(s.mcp, s.opts.MaxSessions, s.opts.MaxSessionsPerCaller, sessionRetryAfter)
+	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(limit.wrap(h))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		inner.ServeHTTP(&challenge{ResponseWriter: w}, r)
 	})
 }
+
+// sessionRetryAfter is the Retry-After of a refused session: about how long a client
+// needs to close one of its idle sessions.
+const sessionRetryAfter = 10 * time.Second
 
 // challenge adds the WWW-Authenticate header to a 401 (RFC 6750 §3).
 type challenge struct{ http.ResponseWriter }

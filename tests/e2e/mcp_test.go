@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,8 +31,9 @@ import (
 )
 
 // faces serves one pipeline over exec, with admission controller ctl, as serve does: gRPC
-// and MCP streamable HTTP on loopback ports. It returns the gRPC client and the MCP URL.
-func faces(t *testing.T, exec grpcsvc.Executor, ctl *admission.Controller) (pb.QueryServiceClient, string) {
+// and MCP streamable HTTP (its options changed by mutate) on loopback ports. It returns the
+// gRPC client and the MCP URL.
+func faces(t *testing.T, exec grpcsvc.Executor, ctl *admission.Controller, mutate ...func(*mcpsvc.Options)) (pb.QueryServiceClient, string) {
 	t.Helper()
 	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}})
 	if err != nil {
@@ -59,7 +61,11 @@ func faces(t *testing.T, exec grpcsvc.Executor, ctl *admission.Controller) (pb.Q
 	}
 	t.Cleanup(func() { conn.Close() })
 
-	m, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v})
+	mo := mcpsvc.Options{Pipeline: pipe, Verifier: v}
+	for _, f := range mutate {
+		f(&mo)
+	}
+	m, err := mcpsvc.New(mo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,5 +349,70 @@ func TestFormattingHoldsTheSlot(t *testing.T) {
 	}
 	if st := ctl.Stats(); st != (admission.Stats{}) {
 		t.Errorf("slots left after a stream: %+v", st)
+	}
+}
+
+// mcpPost sends one raw streamable-HTTP request as c and returns the status, the session id
+// header and the Retry-After header of the answer.
+func mcpPost(t *testing.T, method, url string, c auth.Claims, session string) (int, string, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token(t, c))
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), resp.Header.Get("Retry-After")
+}
+
+// TestMCPSessionsBounded: opening an MCP session runs no query, so admission never sees it,
+// yet each live session holds memory and a goroutine until it is deleted or idle for 30
+// minutes. One caller opening sessions in a loop (about 6 KiB and a goroutine each, a few
+// thousand a second on loopback) grew the server without bound. Live sessions are now
+// bounded per caller and in all: beyond a bound, opening one answers 429 with Retry-After,
+// and deleting a session makes room again.
+func TestMCPSessionsBounded(t *testing.T) {
+	_, url := faces(t, engine(t), nil, func(o *mcpsvc.Options) { o.MaxSessions, o.MaxSessionsPerCaller = 5, 3 })
+	a := auth.Claims{UserID: 41, Scopes: []auth.Scope{{Path: "987654321/", Level: 10}}}
+	b := auth.Claims{UserID: 42, Scopes: []auth.Scope{{Path: "987654321/", Level: 10}}}
+	var mine []string
+	for i := range 3 {
+		code, id, _ := mcpPost(t, http.MethodPost, url, a, "")
+		if code != http.StatusOK || id == "" {
+			t.Fatalf("session %d of caller a: %d %q", i, code, id)
+		}
+		mine = append(mine, id)
+	}
+	if code, id, retry := mcpPost(t, http.MethodPost, url, a, ""); code != http.StatusTooManyRequests || id != "" || retry == "" {
+		t.Errorf("caller a's fourth session: %d, id %q, Retry-After %q; want 429 with Retry-After", code, id, retry)
+	}
+	// Requests on an open session are not session openings.
+	if code, _, _ := mcpPost(t, http.MethodPost, url, a, mine[0]); code == http.StatusTooManyRequests {
+		t.Error("a request on caller a's open session was refused as a new session")
+	}
+	for i := range 2 {
+		if code, id, _ := mcpPost(t, http.MethodPost, url, b, ""); code != http.StatusOK || id == "" {
+			t.Fatalf("session %d of caller b: %d %q", i, code, id)
+		}
+	}
+	if code, _, _ := mcpPost(t, http.MethodPost, url, b, ""); code != http.StatusTooManyRequests {
+		t.Errorf("a sixth session on the server: %d, want 429", code)
+	}
+	if code, _, _ := mcpPost(t, http.MethodDelete, url, a, mine[1]); code >= 300 {
+		t.Fatalf("delete caller a's session: %d", code)
+	}
+	if code, id, _ := mcpPost(t, http.MethodPost, url, a, ""); code != http.StatusOK || id == "" {
+		t.Errorf("caller a after deleting a session: %d %q, want a new session", code, id)
 	}
 }
