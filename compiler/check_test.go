@@ -2,7 +2,10 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
@@ -347,4 +350,75 @@ func TestCheckRejectsMutationsEverywhere(t *testing.T) {
 		}
 	}
 	t.Logf("%d statements, %d mutants rejected", statements, mutants)
+}
+
+// scanStart matches the start of one table scan in emitted SQL.
+var scanStart = regexp.MustCompile(`FROM (gl_[a-z_]+) AS t FINAL\b`)
+
+// scopeText matches the SQL forms of a scope predicate on the scan alias t: startsWith on
+// traversal_path, the grouped substring lookup, or false for a caller with no eligible path.
+var scopeText = regexp.MustCompile(`startsWith\(t\.traversal_path, \{p\d+:String\}\)|substring\(t\.traversal_path, 1, \d+\) IN \{p\d+:Array\(String\)\}|(PREWHERE|AND) false\b`)
+
+// TestEmittedScansCarryTheScope checks the emitted text, after the emitter has turned CTEs
+// read more than once into scalar arrays, merged lookups and dropped unused columns: it
+// holds exactly the scans of the checked tree, and every scan of a namespaced table, in
+// every scalar sub-query and UNION arm and in the hydration statement, filters by the
+// caller's scope (or by false) and by _deleted before the next scan begins.
+func TestEmittedScansCarryTheScope(t *testing.T) {
+	c := newTestCompiler(t)
+	callers := append(slices.Clone(checkCallers),
+		&Caller{Scopes: []Scope{{Path: "1/", Level: 20}, {Path: "1/4/", Level: 25}, {Path: "3/", Level: 10}}})
+	for i := range 12 { // more paths than the OR form takes
+		callers[len(callers)-1].Scopes = append(callers[len(callers)-1].Scopes, Scope{Path: fmt.Sprintf("%d/%d/", 10+i, 100+i), Level: 30})
+	}
+	for _, q := range slices.Concat(checkQueries, broadCheckQueries) {
+		for ci, caller := range callers {
+			stmt, plan, err := c.lower([]byte(q), caller)
+			if err != nil {
+				t.Fatalf("lower %s: %v", q, err)
+			}
+			compiled, err := c.finish(stmt, caller, plan.Build.QueryType, plan)
+			if err != nil {
+				t.Fatalf("compile %s: %v", q, err)
+			}
+			texts := map[string]int{compiled.SQL: len(scans(stmt))}
+			if plan.NeedsHydration() {
+				var refs []graphresponse.NodeRef
+				for _, k := range plan.Build.Hydration {
+					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1})
+				}
+				hs, err := c.hydration(plan, refs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hq, err := c.Hydrate(compiled, refs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[hq.SQL] = len(scans(hs))
+			}
+			for sql, want := range texts {
+				starts := scanStart.FindAllStringSubmatchIndex(sql, -1)
+				if len(starts) != want || strings.Count(sql, " FINAL") != want {
+					t.Errorf("caller %d, %.80s: %d scans in the SQL text, %d in the checked tree:\n%s", ci, q, len(starts), want, sql)
+				}
+				for i, m := range starts {
+					end := len(sql)
+					if i+1 < len(starts) {
+						end = starts[i+1][0]
+					}
+					table, scan := sql[m[2]:m[3]], sql[m[0]:end]
+					if !strings.Contains(scan, "t._deleted = false") {
+						t.Errorf("caller %d, %.80s: scan of %s without _deleted = false: %q", ci, q, table, scan)
+					}
+					if e := c.cat.tables[table]; e != nil && e.global {
+						continue
+					}
+					if !scopeText.MatchString(scan) {
+						t.Errorf("caller %d, %.80s: scan of %s without the caller's scope: %q", ci, q, table, scan)
+					}
+				}
+			}
+		}
+	}
 }
