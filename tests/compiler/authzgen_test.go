@@ -46,6 +46,23 @@ var storedEdges = sync.OnceValue(func() []edgeID {
 	return out
 })
 
+// undeclaredTypes lists the relationship types of which the seeded graph stores edges whose
+// (source kind, target kind) pair the ontology does not declare (the seed writes Stage
+// -HAS_JOB-> Job; HAS_JOB declares only Pipeline -> Job). Variable-length walks and paths
+// step over stored edges by the kinds the declared pairs allow at each step, so along
+// other declared pairs they can use such an edge, while neighbors and single hops match
+// declared pairs only: no oracle short of the compiler's own step rules is exact for them,
+// so the random walk and path shapes leave these types out.
+var undeclaredTypes = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for k := range theWorld.edgePaths {
+		if !declared(walkEdge{k.From, k.FromID, k.To, k.ToID, k.Type}) {
+			out[k.Type] = true
+		}
+	}
+	return out
+})
+
 // randomShape turns random integers into a walk shape over the whole ontology that the
 // seeded data can satisfy: it follows 1..3 stored edges from a random stored edge (forward,
 // backward or either way, which sets the direction), takes the relationship types used, a
@@ -55,7 +72,12 @@ var storedEdges = sync.OnceValue(func() []edgeID {
 // low end of the id range.
 func randomShape(choices []int, rangeOnFrom bool) (walkShape, int64) {
 	pick := func(i, n int) int { return choices[i%len(choices)] % n }
-	edges := storedEdges()
+	var edges []edgeID
+	for _, e := range storedEdges() {
+		if !undeclaredTypes()[e.Type] {
+			edges = append(edges, e)
+		}
+	}
 	dir := []string{"outgoing", "incoming", "both"}[pick(0, 3)]
 	e := edges[pick(1, len(edges))]
 	type node struct {
