@@ -2,10 +2,14 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -49,63 +53,67 @@ func scans(stmt *selectStmt) []*selectStmt {
 	return out
 }
 
+func scopedBy(s *selectStmt) *scopePred {
+	for _, w := range slices.Concat(s.prewhere, s.where) {
+		if sp, ok := w.(*scopePred); ok {
+			return sp
+		}
+	}
+	return nil
+}
+
+// checkMutations weaken one scan of a compiled statement each; the security check must
+// refuse every mutant.
+var checkMutations = []struct {
+	name   string
+	mutate func(s *selectStmt) bool // false: not applicable to this scan
+}{
+	{"drop scope", func(s *selectStmt) bool {
+		for _, list := range []*[]expr{&s.prewhere, &s.where} {
+			for i, w := range *list {
+				if _, ok := w.(*scopePred); ok {
+					*list = append((*list)[:i:i], (*list)[i+1:]...)
+					return true
+				}
+			}
+		}
+		return false
+	}},
+	{"allow all", func(s *selectStmt) bool {
+		if sp := scopedBy(s); sp != nil {
+			sp.mode, sp.paths = scopeAllowAll, nil
+			return true
+		}
+		return false
+	}},
+	{"foreign path", func(s *selectStmt) bool {
+		if sp := scopedBy(s); sp != nil {
+			sp.mode, sp.paths = scopePaths, []string{"999/"}
+			return true
+		}
+		return false
+	}},
+	{"drop FINAL", func(s *selectStmt) bool { s.from.(*tableRef).final = false; return true }},
+	{"drop _deleted", func(s *selectStmt) bool { s.where = s.where[1:]; return true }},
+	// PREWHERE runs before FINAL: _deleted there would drop a tombstone and bring back
+	// the version it deletes.
+	{"_deleted before FINAL", func(s *selectStmt) bool {
+		s.prewhere, s.where = append(s.prewhere, s.where[0]), s.where[1:]
+		return true
+	}},
+	// A filter on a column outside the sorting key before FINAL matches old versions.
+	{"non-key filter before FINAL", func(s *selectStmt) bool {
+		s.prewhere = append(s.prewhere, eq(col("t", "_version"), litInt(1)))
+		return true
+	}},
+	{"unknown table", func(s *selectStmt) bool { s.from.(*tableRef).table = "system_users"; return true }},
+}
+
 // TestCheckRejectsMutations compiles real queries, then weakens one scan at a time (drop the
 // scope predicate, widen it to AllowAll, change its paths, drop FINAL, drop _deleted = false,
 // read an unknown table) and requires the security check to refuse every mutant.
 func TestCheckRejectsMutations(t *testing.T) {
 	c := newTestCompiler(t)
-	scoped := func(s *selectStmt) *scopePred {
-		for _, w := range slices.Concat(s.prewhere, s.where) {
-			if sp, ok := w.(*scopePred); ok {
-				return sp
-			}
-		}
-		return nil
-	}
-	mutations := []struct {
-		name   string
-		mutate func(s *selectStmt) bool // false: not applicable to this scan
-	}{
-		{"drop scope", func(s *selectStmt) bool {
-			for _, list := range []*[]expr{&s.prewhere, &s.where} {
-				for i, w := range *list {
-					if _, ok := w.(*scopePred); ok {
-						*list = append((*list)[:i:i], (*list)[i+1:]...)
-						return true
-					}
-				}
-			}
-			return false
-		}},
-		{"allow all", func(s *selectStmt) bool {
-			if sp := scoped(s); sp != nil {
-				sp.mode, sp.paths = scopeAllowAll, nil
-				return true
-			}
-			return false
-		}},
-		{"foreign path", func(s *selectStmt) bool {
-			if sp := scoped(s); sp != nil {
-				sp.mode, sp.paths = scopePaths, []string{"999/"}
-				return true
-			}
-			return false
-		}},
-		{"drop FINAL", func(s *selectStmt) bool { s.from.(*tableRef).final = false; return true }},
-		{"drop _deleted", func(s *selectStmt) bool { s.where = s.where[1:]; return true }},
-		// PREWHERE runs before FINAL: _deleted there would drop a tombstone and bring back
-		// the version it deletes.
-		{"_deleted before FINAL", func(s *selectStmt) bool {
-			s.prewhere, s.where = append(s.prewhere, s.where[0]), s.where[1:]
-			return true
-		}},
-		// A filter on a column outside the sorting key before FINAL matches old versions.
-		{"non-key filter before FINAL", func(s *selectStmt) bool {
-			s.prewhere = append(s.prewhere, eq(col("t", "_version"), litInt(1)))
-			return true
-		}},
-		{"unknown table", func(s *selectStmt) bool { s.from.(*tableRef).table = "system_users"; return true }},
-	}
 	mutants := 0
 	for _, q := range checkQueries {
 		for ci, caller := range checkCallers {
@@ -117,7 +125,7 @@ func TestCheckRejectsMutations(t *testing.T) {
 				t.Fatalf("unmutated %s fails the check: %v", q, err)
 			}
 			n := len(scans(stmt))
-			for _, m := range mutations {
+			for _, m := range checkMutations {
 				for i := range n {
 					fresh, _, _ := c.lower([]byte(q), caller)
 					target := scans(fresh)[i]
@@ -255,6 +263,160 @@ func TestPrewherePlacement(t *testing.T) {
 				}
 				if !found {
 					t.Errorf("caller %d, scan %d (%s) of %.60s: the scope predicate is not before FINAL", ci, i, tr.table, q)
+				}
+			}
+		}
+	}
+}
+
+// broadCheckQueries reach the statement shapes the speed rewrite introduced: walks with
+// readable sets of intermediates (every hop range, both directions, aggregation walks),
+// neighbors in both directions with a joined center, path finding over many types, cursors,
+// global-entity searches and the code-graph, security and CI entities.
+var broadCheckQueries = []string{
+	`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100}},{"id":"p","entity":"Project"}],"relationships":[{"type":["FIXES","IN_PROJECT"],"from":"mr","to":"p","hops":[1,3],"direction":"both"}]}`,
+	`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100}},{"id":"p","entity":"Project"}],"relationships":[{"type":["HAS_HEAD_PIPELINE","HAS_JOB","IN_PROJECT"],"from":"mr","to":"p","hops":[2,3]}],"group_by":["p"],"aggregations":[{"count":"mr"}]}`,
+	`{"query_type":"traversal","nodes":[{"id":"w","entity":"WorkItem","node_ids":[1,2]},{"id":"o","entity":"WorkItem"}],"relationships":[{"type":["CONTAINS","RELATED_TO"],"from":"w","to":"o","hops":[1,3],"direction":"incoming"}],"cursor":{"page_size":5}}`,
+	`{"query_type":"neighbors","nodes":[{"id":"p","entity":"Project","node_ids":[1,2,3]}],"neighbors":{"direction":"both"},"order_by":"-p.name"}`,
+	`{"query_type":"neighbors","nodes":[{"id":"j","entity":"Job","id_range":{"start":1,"end":50}}],"neighbors":{"direction":"incoming","rel_types":["HAS_JOB","RAN_BY"]}}`,
+	`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"v","entity":"Vulnerability","id_range":{"start":1,"end":100}}],"path":{"type":"shortest","from":"u","to":"v","max_depth":3,"rel_types":"*"}}`,
+	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":{"token_match":"alice"}}},{"id":"r","entity":"Runner"}],"relationships":[{"type":"*","from":"u","to":"r","hops":[1,2],"direction":"both"}]}`,
+	`{"query_type":"traversal","nodes":[{"id":"f","entity":"File","id_range":{"start":1,"end":100}},{"id":"d","entity":"Definition"},{"id":"x","entity":"Definition"}],"relationships":[{"type":"DEFINES","from":"f","to":"d"},{"type":"CALLS","from":"d","to":"x","hops":[1,2]}]}`,
+	`{"query_type":"aggregation","nodes":[{"id":"o","entity":"VulnerabilityOccurrence","id_range":{"start":1,"end":1000}},{"id":"s","entity":"VulnerabilityScanner"}],"relationships":[{"type":"DETECTED_BY","from":"o","to":"s"}],"group_by":["s"],"aggregations":[{"count":"o"}]}`,
+}
+
+// TestCheckRejectsMutationsEverywhere applies checkMutations to every scan of every
+// statement — the base statements of broadCheckQueries and checkQueries and the hydration
+// statements of their neighbors and path_finding queries — for scoped callers, a caller
+// with no scope at all and an administrator, each through the catalog view the compiler
+// gives that caller.
+func TestCheckRejectsMutationsEverywhere(t *testing.T) {
+	c := newTestCompiler(t)
+	callers := append(slices.Clone(checkCallers),
+		&Caller{Scopes: []Scope{{Path: "1/", Level: 20}, {Path: "1/4/", Level: 25}, {Path: "3/", Level: 10}}},
+		&Caller{Admin: true})
+	mutants, statements := 0, 0
+	for _, q := range slices.Concat(checkQueries, broadCheckQueries) {
+		for ci, caller := range callers {
+			cat := c.catalogFor(caller)
+			builds := []func() (*selectStmt, error){func() (*selectStmt, error) {
+				stmt, _, err := c.lower([]byte(q), caller)
+				return stmt, err
+			}}
+			_, plan, err := c.lower([]byte(q), caller)
+			if err != nil {
+				t.Fatalf("lower %s: %v", q, err)
+			}
+			if plan.NeedsHydration() {
+				var refs []graphresponse.NodeRef
+				for _, k := range plan.Build.Hydration {
+					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1}, graphresponse.NodeRef{Kind: k.Entity, ID: 2})
+				}
+				builds = append(builds, func() (*selectStmt, error) {
+					_, plan, err := c.lower([]byte(q), caller)
+					if err != nil {
+						return nil, err
+					}
+					return c.hydration(plan, refs)
+				})
+			}
+			for bi, build := range builds {
+				stmt, err := build()
+				if err != nil {
+					t.Fatalf("build %d of %s: %v", bi, q, err)
+				}
+				statements++
+				if err := check(stmt, cat, caller); err != nil {
+					t.Fatalf("caller %d: unmutated statement %d of %s fails the check: %v", ci, bi, q, err)
+				}
+				for _, m := range checkMutations {
+					if caller.Admin && (m.name == "allow all" || m.name == "foreign path") {
+						continue // an administrator's scans are unrestricted by design
+					}
+					for i := range scans(stmt) {
+						fresh, _ := build()
+						target := scans(fresh)[i]
+						table := target.from.(*tableRef).table
+						if !m.mutate(target) {
+							continue
+						}
+						mutants++
+						if err := check(fresh, cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
+							t.Errorf("caller %d, statement %d, scan %d (%s) of %.80s: mutation %q passed the check", ci, bi, i, table, q, m.name)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d statements, %d mutants rejected", statements, mutants)
+}
+
+// scanStart matches the start of one table scan in emitted SQL.
+var scanStart = regexp.MustCompile(`FROM (gl_[a-z_]+) AS t FINAL\b`)
+
+// scopeText matches the SQL forms of a scope predicate on the scan alias t: startsWith on
+// traversal_path, the grouped substring lookup, or false for a caller with no eligible path.
+var scopeText = regexp.MustCompile(`startsWith\(t\.traversal_path, \{p\d+:String\}\)|substring\(t\.traversal_path, 1, \d+\) IN \{p\d+:Array\(String\)\}|(PREWHERE|AND) false\b`)
+
+// TestEmittedScansCarryTheScope checks the emitted text, after the emitter has turned CTEs
+// read more than once into scalar arrays, merged lookups and dropped unused columns: it
+// holds exactly the scans of the checked tree, and every scan of a namespaced table, in
+// every scalar sub-query and UNION arm and in the hydration statement, filters by the
+// caller's scope (or by false) and by _deleted before the next scan begins.
+func TestEmittedScansCarryTheScope(t *testing.T) {
+	c := newTestCompiler(t)
+	callers := append(slices.Clone(checkCallers),
+		&Caller{Scopes: []Scope{{Path: "1/", Level: 20}, {Path: "1/4/", Level: 25}, {Path: "3/", Level: 10}}})
+	for i := range 12 { // more paths than the OR form takes
+		callers[len(callers)-1].Scopes = append(callers[len(callers)-1].Scopes, Scope{Path: fmt.Sprintf("%d/%d/", 10+i, 100+i), Level: 30})
+	}
+	for _, q := range slices.Concat(checkQueries, broadCheckQueries) {
+		for ci, caller := range callers {
+			stmt, plan, err := c.lower([]byte(q), caller)
+			if err != nil {
+				t.Fatalf("lower %s: %v", q, err)
+			}
+			compiled, err := c.finish(stmt, caller, plan.Build.QueryType, plan)
+			if err != nil {
+				t.Fatalf("compile %s: %v", q, err)
+			}
+			texts := map[string]int{compiled.SQL: len(scans(stmt))}
+			if plan.NeedsHydration() {
+				var refs []graphresponse.NodeRef
+				for _, k := range plan.Build.Hydration {
+					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1})
+				}
+				hs, err := c.hydration(plan, refs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hq, err := c.Hydrate(compiled, refs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[hq.SQL] = len(scans(hs))
+			}
+			for sql, want := range texts {
+				starts := scanStart.FindAllStringSubmatchIndex(sql, -1)
+				if len(starts) != want || strings.Count(sql, " FINAL") != want {
+					t.Errorf("caller %d, %.80s: %d scans in the SQL text, %d in the checked tree:\n%s", ci, q, len(starts), want, sql)
+				}
+				for i, m := range starts {
+					end := len(sql)
+					if i+1 < len(starts) {
+						end = starts[i+1][0]
+					}
+					table, scan := sql[m[2]:m[3]], sql[m[0]:end]
+					if !strings.Contains(scan, "t._deleted = false") {
+						t.Errorf("caller %d, %.80s: scan of %s without _deleted = false: %q", ci, q, table, scan)
+					}
+					if e := c.cat.tables[table]; e != nil && e.global {
+						continue
+					}
+					if !scopeText.MatchString(scan) {
+						t.Errorf("caller %d, %.80s: scan of %s without the caller's scope: %q", ci, q, table, scan)
+					}
 				}
 			}
 		}

@@ -33,7 +33,20 @@ func seedQueries(tb testing.TB) []string {
 	for _, tt := range errorCases {
 		out = append(out, tt.query)
 	}
-	return out
+	return append(out, wordSearchSeeds...)
+}
+
+// wordSearchSeeds use the word-search operators on every kind of node selector (search,
+// traversal, relationship endpoints, neighbors and path centers), so the fuzzer and the
+// injection markers reach the values of token_match, all_tokens and any_tokens.
+var wordSearchSeeds = []string{
+	`{"query_type":"traversal","nodes":[{"id":"n","entity":"Note","filters":{"note":{"token_match":"deadlock"}}}]}`,
+	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"description":{"all_tokens":"graph query engine"},"name":{"any_tokens":"core api"}}}]}`,
+	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":{"token_match":"alice"}}},{"id":"mr","entity":"MergeRequest"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"}]}`,
+	`{"query_type":"aggregation","nodes":[{"id":"g","entity":"Group","filters":{"name":{"any_tokens":"platform, infra"}}},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"group_by":["g"],"aggregations":[{"count":"p"}]}`,
+	`{"query_type":"neighbors","nodes":[{"id":"d","entity":"Directory","filters":{"name":{"all_tokens":"internal auth"}}}],"neighbors":{"direction":"both"}}`,
+	`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","filters":{"name":{"all_tokens":"Ada Lovelace"}}},{"id":"p","entity":"Project","filters":{"name":{"token_match":"graphwire"}}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":2,"rel_types":["AUTHORED","IN_PROJECT"]}}`,
+	`{"query_type":"traversal","nodes":[{"id":"f","entity":"MergeRequestDiffFile","filters":{"new_path":{"any_tokens":"compiler/check.go"},"old_path":{"all_tokens":"ünïcode 名前 path"}}}]}`,
 }
 
 var fuzzCallers = []*compiler.Caller{
@@ -202,4 +215,17 @@ func replaceValues(v any, marker string, n *int) any {
 		return marker + strconv.Itoa(*n)
 	}
 	return v
+}
+
+// TestWordSearchSeedsCompile keeps wordSearchSeeds useful: each compiles for a scoped caller
+// and an administrator, so the fuzzer starts from valid word searches.
+func TestWordSearchSeedsCompile(t *testing.T) {
+	c := newCompiler(t)
+	for i, q := range wordSearchSeeds {
+		for _, caller := range []*compiler.Caller{specCaller, {Admin: true}} {
+			if _, err := c.Compile([]byte(q), caller); err != nil {
+				t.Errorf("seed %d, admin %v: %v", i, caller.Admin, err)
+			}
+		}
+	}
 }

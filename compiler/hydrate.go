@@ -17,14 +17,24 @@ func (c *Compiler) Hydrate(q *Query, refs []graphresponse.NodeRef) (*Query, erro
 	if len(refs) == 0 {
 		return nil, nil
 	}
+	stmt, err := c.hydration(q.Plan, refs)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+}
+
+// hydration builds the statement tree of [Compiler.Hydrate] before the security check; refs
+// must not be empty.
+func (c *Compiler) hydration(plan *Plan, refs []graphresponse.NodeRef) (*selectStmt, error) {
 	byKind := map[string][]int64{}
 	for _, r := range refs {
 		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
 	}
-	cat := c.catalogFor(q.Plan.caller)
-	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller)}
+	cat := c.catalogFor(plan.caller)
+	l := &lowerer{cat: cat, caller: plan.caller, scopes: newScopeCache(plan.caller)}
 	var stmt *selectStmt
-	for _, pk := range q.Plan.Build.Hydration {
+	for _, pk := range plan.Build.Hydration {
 		ids, ok := byKind[pk.Entity]
 		if !ok {
 			continue
@@ -54,9 +64,5 @@ func (c *Compiler) Hydrate(q *Query, refs []graphresponse.NodeRef) (*Query, erro
 	if len(byKind) > 0 || stmt == nil {
 		return nil, newErr("", ErrCompilerBug, "hydration of a kind the plan does not know")
 	}
-	hq, err := c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
-	if err != nil {
-		return nil, err
-	}
-	return hq, nil
+	return stmt, nil
 }

@@ -34,6 +34,14 @@ type Options struct {
 	// Metrics counts and times every tool call (face "mcp"); nil records
 	// nothing.
 	Metrics *telemetry.Metrics
+	// MaxSessions bounds the live HTTP sessions over all callers, and
+	// MaxSessionsPerCaller those of one caller (a user, the token's sub, as
+	// in admission); 0 means [DefaultMaxSessions] and
+	// [DefaultMaxSessionsPerCaller]. A request that would open one more is
+	// refused with 429 Too Many Requests until a session is deleted or
+	// times out.
+	MaxSessions          int
+	MaxSessionsPerCaller int
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
 }
@@ -61,6 +69,15 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = 30 * time.Minute
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerCaller == 0 {
+		opts.MaxSessionsPerCaller = DefaultMaxSessionsPerCaller
+	}
+	if opts.MaxSessions < 0 || opts.MaxSessionsPerCaller < 0 || opts.MaxSessionsPerCaller > opts.MaxSessions {
+		return nil, errors.New("mcpsvc: session bounds must be positive, the per-caller one at most the total")
 	}
 	log := opts.Logger
 	if log == nil {
@@ -121,7 +138,9 @@ func (s *Server) Connect(ctx context.Context, claims *auth.Claims, t mcp.Transpo
 // the MCP layer sees the request. Every response has an X-Request-Id
 // header ([RequestIDHeader]), which tool results repeat in
 // _meta.request_id. A session is bound to the authorization
-// context (the claims' fingerprint) that opened it.
+// context (the claims' fingerprint) that opened it. Live sessions are
+// bounded per caller and in all (Options.MaxSessions,
+// MaxSessionsPerCaller): beyond them, opening one more answers 429.
 func (s *Server) HTTPHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: s.opts.SessionTimeout})
@@ -137,7 +156,8 @@ func (s *Server) HTTPHandler() http.Handler {
 		// authorization context on it.
 		return &sdkauth.TokenInfo{UserID: c.Fingerprint(), Extra: map[string]any{"claims": c}}, nil
 	}
-	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	limit := newSessionLimit(s.mcp, s.opts.MaxSessions, s.opts.MaxSessionsPerCaller, sessionRetryAfter)
+	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(limit.wrap(h))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Every response, a refusal too, names its request; a tool call
 		// carried by this request takes the same id from the header.
@@ -154,6 +174,10 @@ func (s *Server) HTTPHandler() http.Handler {
 // incoming id is kept (telemetry.RequestID), and every response carries
 // the request's id.
 const RequestIDHeader = "X-Request-Id"
+
+// sessionRetryAfter is the Retry-After of a refused session: about how long a client
+// needs to close one of its idle sessions.
+const sessionRetryAfter = 10 * time.Second
 
 // challenge adds the WWW-Authenticate header to a 401 (RFC 6750 §3).
 type challenge struct{ http.ResponseWriter }

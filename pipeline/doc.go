@@ -9,6 +9,10 @@
 // plus the descriptions agents read before they query (the compact graph
 // schema, the DSL reference with the ontology's enums).
 //
+// [Pipeline.Run] holds the caller's admission slot until the answer is
+// formatted, since auto, budgets and gcf-graph format an answer several
+// times; [Pipeline.Stream] gives it back once the statements have returned.
+//
 //	p, _ := pipeline.New(engine, pipeline.Options{Compiler: c, Ontology: o})
 //	a, err := p.Run(ctx, pipeline.Request{Query: dsl, Claims: claims, Format: "auto", MaxTokens: 2000})
 //	// a.Text, a.Format ("goon"), a.Tokens (≤ 2000), a.HasMore, a.NextCursor

@@ -195,12 +195,19 @@ func CallerOf(c *auth.Claims) *compiler.Caller {
 	return &compiler.Caller{Subject: strconv.FormatInt(c.UserID, 10), Admin: c.Admin, Scopes: scopes}
 }
 
-// Run answers one request.
+// Run answers one request. The caller's admission slot is held until the
+// answer is formatted: auto, a token budget and gcf-graph format an answer
+// several times over and count its tokens, which costs far more CPU than
+// the statement itself, so that work counts against the caller's limit
+// too. Otherwise one caller could keep any number of answers in formatting
+// at once, each having passed admission for its brief engine part, and
+// take the machine's CPU from everyone else.
 func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
-	x, err := p.execute(ctx, req)
+	x, release, err := p.execute(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	if x.f == nil {
 		if x.f, x.a.Considered, err = p.pickAuto(x.resp); err != nil {
 			return nil, err
@@ -236,7 +243,10 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		a.Text = nil
 		return a, nil
 	}
-	x, err := p.execute(ctx, req)
+	x, release, err := p.execute(ctx, req)
+	// A streamed answer is formatted once, as fast as the client reads it:
+	// holding the slot while writing would let a slow reader pin it.
+	release()
 	if err != nil {
 		return nil, err
 	}
@@ -268,13 +278,16 @@ type executed struct {
 }
 
 // execute authorizes, compiles and runs a request under an admission
-// slot of the caller, held until the engine work has ended.
-func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, error) {
+// slot of the caller. It returns the function that gives the slot back,
+// which the caller calls once its work on the answer has ended; on an error
+// the slot is already given back and the function does nothing.
+func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(), error) {
+	none := func() {}
 	if req.Claims == nil {
-		return nil, ErrUnauthenticated
+		return nil, none, ErrUnauthenticated
 	}
 	if req.MaxTokens < 0 {
-		return nil, &RequestError{Field: "max_tokens", Reason: "INVALID_ARGUMENT", Message: "max_tokens must not be negative"}
+		return nil, none, &RequestError{Field: "max_tokens", Reason: "INVALID_ARGUMENT", Message: "max_tokens must not be negative"}
 	}
 	name := req.Format
 	if name == "" {
@@ -284,16 +297,16 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, error) 
 	if name != Auto {
 		var err error
 		if x.f, err = p.reg.Lookup(name); err != nil {
-			return nil, err
+			return nil, none, err
 		}
 	}
 	doc, page, err := p.paged(req)
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	q, err := p.opts.Compiler.Compile(doc, CallerOf(req.Claims))
 	if err != nil {
-		return nil, err
+		return nil, none, err
 	}
 	queryType := q.Plan.Build.QueryType
 	if c := telemetry.CallFrom(ctx); c != nil {
@@ -306,24 +319,24 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, error) 
 		if be := (*admission.BusyError)(nil); errors.As(err, &be) {
 			p.opts.Metrics.Rejected(string(be.Limit))
 		}
-		return nil, err
+		return nil, none, err
 	}
 	start := time.Now()
 	resp, ex, err := executor.Respond(ctx, p.exec, p.opts.Compiler, q)
-	release()
 	p.opts.Metrics.Engine(queryType, time.Since(start))
 	if err != nil {
+		release()
 		// Log the class of the failure only: engine messages can quote
 		// parameter values, which never go to the log.
 		p.log.WarnContext(ctx, "query_failed", "query_type", queryType, "kind", errorKind(err))
-		return nil, err
+		return nil, none, err
 	}
 	if page != nil {
 		page.finish(resp)
 	}
 	x.q, x.resp, x.page = q, resp, page
 	x.a = &Answer{QueryType: resp.QueryType, EngineRows: ex.Rows, Debug: q.Plan.Debug(), Executed: ex}
-	return x, nil
+	return x, release, nil
 }
 
 // pageRows is the number of result rows of the engine's page (without the

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -114,6 +115,40 @@ func TestSchemaTexts(t *testing.T) {
 	var re *pipeline.RequestError
 	if _, err := p.Schema([]string{"Usr"}); !errors.As(err, &re) || re.Reason != "UNKNOWN_ENTITY" || !strings.Contains(re.Message, `"User"`) {
 		t.Errorf("unknown entity: %v", err)
+	}
+	// The JSON schema marks the admin-only properties as the compact one does, so an agent
+	// that reads only the JSON does not name them and get ADMIN_ONLY_PROPERTY.
+	var doc struct {
+		Entities []struct {
+			Name       string `json:"name"`
+			Properties []struct {
+				Name      string `json:"name"`
+				AdminOnly bool   `json:"admin_only"`
+			} `json:"properties"`
+		} `json:"entities"`
+	}
+	if err := json.Unmarshal([]byte(p.SchemaJSON()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for _, e := range doc.Entities {
+		oe, _ := o.Entity(e.Name)
+		for _, sp := range e.Properties {
+			op, _ := oe.Property(sp.Name)
+			if sp.AdminOnly != op.AdminOnly {
+				t.Errorf("JSON schema %s.%s: admin_only %v, ontology %v", e.Name, sp.Name, sp.AdminOnly, op.AdminOnly)
+			}
+			if sp.AdminOnly {
+				marked++
+			}
+		}
+	}
+	want := 0
+	for _, e := range o.Entities {
+		want += len(e.AdminOnlyProperties())
+	}
+	if marked != want || marked == 0 {
+		t.Errorf("JSON schema marks %d admin-only properties, the ontology has %d", marked, want)
 	}
 	if !strings.Contains(p.DSLSchema(), `"EntityType":{"enum":["Branch"`) || !strings.Contains(p.DSL(false), "MEMBER_OF") {
 		t.Error("the DSL texts lack the ontology's names")

@@ -323,6 +323,10 @@ type schemaProperty struct {
 	Default     bool     `json:"default"`
 	Enum        []string `json:"enum,omitempty"`
 	Description string   `json:"description,omitempty"`
+	// AdminOnly marks what only administrators may read, filter, sort or
+	// aggregate on: anyone else naming it gets ADMIN_ONLY_PROPERTY, as the
+	// compact schema's "admin-only" flag says.
+	AdminOnly bool `json:"admin_only,omitempty"`
 }
 
 type schemaRelationship struct {
@@ -350,7 +354,7 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 			if p.Name == "" {
 				continue
 			}
-			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description})
+			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description, p.AdminOnly})
 		}
 		if e.Namespaced() {
 			se.Properties = append(se.Properties, schemaProperty{Name: "traversal_path", Type: "String", Filterable: true, Description: traversalPathNote})

@@ -167,10 +167,7 @@ func TestAuthorizationProperty(t *testing.T) {
 		seed = n
 	}
 	params := gopter.DefaultTestParametersWithSeed(seed)
-	params.MinSuccessfulTests = 25
-	if testing.Short() {
-		params.MinSuccessfulTests = 8
-	}
+	params.MinSuccessfulTests = propCases(t, 25)
 	props := gopter.NewProperties(params)
 	genScope := gopter.CombineGens(gen.IntRange(0, len(w.paths)-1), gen.IntRange(0, len(levels)-1)).Map(func(v []any) scopeSpec {
 		return scopeSpec{w.paths[v[0].(int)], levels[v[1].(int)]}

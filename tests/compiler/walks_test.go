@@ -1,6 +1,7 @@
 package compilertest_test
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -146,7 +147,7 @@ func (rd *readable) enumerate(s walkShape, fromIDs, toIDs func(int64) bool, fn f
 	}
 	adj := map[walkNode][]step{}
 	for _, e := range rd.edges {
-		if !slices.Contains(s.types, e.rel) {
+		if !slices.Contains(s.types, e.rel) || !declared(e) {
 			continue
 		}
 		src, tgt := walkNode{e.srcKind, e.src}, walkNode{e.tgtKind, e.tgt}
@@ -259,6 +260,9 @@ func gotWalks(s walkShape, r *graphresponse.Response) map[walkKey]bool {
 	out := map[walkKey]bool{}
 	for _, e := range r.Edges {
 		k := walkKey{e.FromID, e.ToID, e.Type, e.Depth.Value}
+		if !e.Depth.Valid {
+			k.depth = 1 // hops [1,1] is a plain single hop, whose edges carry no depth
+		}
 		if s.direction == "incoming" { // the response gives the stored direction, to -> from
 			k.from, k.to = e.ToID, e.FromID
 		}
@@ -275,6 +279,21 @@ func gotCounts(r *graphresponse.Response) map[string]int64 {
 		id, _ := a.Get("id")
 		c, _ := row.Get("count_b")
 		out[id.Str()] = c.Int()
+	}
+	return out
+}
+
+// unordered forgets the orientation of the walks of a plain single hop in both directions
+// between nodes of one entity:
+// its response gives each edge as stored, once, whichever end the walk started from.
+func unordered(s walkShape, ws map[walkKey]bool) map[walkKey]bool {
+	if s.max != 1 || s.direction != "both" || s.from != s.to {
+		return ws
+	}
+	out := map[walkKey]bool{}
+	for k := range ws {
+		k.from, k.to = min(k.from, k.to), max(k.from, k.to)
+		out[k] = true
 	}
 	return out
 }
@@ -307,7 +326,7 @@ func checkWalks(t *testing.T, s walkShape, c *compiler.Caller, rangeOnFrom bool,
 		return q + ": " + err.Error()
 	}
 	if !got.Pagination.HasMore {
-		if diff := cmp.Diff(want, gotWalks(s, got)); diff != "" {
+		if diff := cmp.Diff(unordered(s, want), unordered(s, gotWalks(s, got))); diff != "" {
 			return fmt.Sprintf("%s for %+v: walks (-want +got):\n%s", q, c.Scopes, diff)
 		}
 	}
@@ -316,6 +335,9 @@ func checkWalks(t *testing.T, s walkShape, c *compiler.Caller, rangeOnFrom bool,
 	}
 	q = s.query("aggregation", rangeOnFrom, lo)
 	got, err = tryRun(t, q, c)
+	if w := loadWorld(t); errors.Is(err, compiler.ErrGlobalNodeUnscoped) && !c.Admin && w.floors[s.from] == 0 && w.floors[s.to] == 0 {
+		return "" // a non-admin aggregates global nodes only through namespaced ones
+	}
 	if err != nil {
 		return q + ": " + err.Error()
 	}
