@@ -16,6 +16,9 @@
 // column names and types). BenchmarkReferenceSQL runs the pairs interleaved and reports the
 // median times, their ratio and the rows and bytes the engine read; make bench-sql runs it on
 // the scale-10 graph and writes the table of docs/sql-bench.md.
+// BenchmarkSQLVariants runs candidate statements for one case (SQLBENCH_CASE, SQLBENCH_VARIANTS)
+// next to its compiled and reference statements, to measure a SQL shape before the compiler
+// emits it (docs/sql-bench.md, "Trying a variant").
 //
 // The suites need libchdb.so (scripts/install-chdb.sh, or GRAPHWIRE_CHDB_LIB). Without it they
 // skip locally and fail when CI=true.

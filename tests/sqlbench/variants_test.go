@@ -1,0 +1,128 @@
+package sqlbench_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphwire/graphwire/compiler"
+)
+
+// BenchmarkSQLVariants compares candidate statements for one case with its compiled statement
+// and its reference, interleaved in one process on the same graph, before a SQL shape change is
+// written into the compiler:
+//
+//	SQLBENCH_CASE=neighbors/admin SQLBENCH_VARIANTS=/tmp/a.sql,/tmp/b.sql \
+//	GRAPHWIRE_SEED_SCALE=10 go test -run '^$' -bench BenchmarkSQLVariants -benchtime 21x ./tests/sqlbench
+//
+// A variant binds its {name:Type} placeholders from the question's values, the caller's scope
+// values (as the reference files do) and the compiled statement's own parameters (p0, p1, …),
+// so the output of `graphwire query --explain` (without its SETTINGS line and parameter
+// comments) runs as it is and can be edited from there. Every variant must return the
+// compiled statement's rows (checked in the untimed warm-up round). Each reports its median
+// process CPU time and its ratio to the compiled statement's (v<i>-cpu-ratio, in the order
+// given; "reference" is the case's testdata file).
+func BenchmarkSQLVariants(b *testing.B) {
+	name := os.Getenv("SQLBENCH_CASE")
+	if name == "" {
+		b.Skip("set SQLBENCH_CASE (question/caller) and SQLBENCH_VARIANTS (comma-separated SQL files)")
+	}
+	var c *benchCase
+	for _, x := range cases() {
+		if x.name == name {
+			c = &x
+		}
+	}
+	if c == nil {
+		b.Fatalf("SQLBENCH_CASE=%s: no such case", name)
+	}
+	p, err := prepare(*c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	values := maps.Clone(c.q.params)
+	maps.Copy(values, scopeParams(c.caller.caller))
+	for _, q := range p.compiled.Params {
+		values[q.Name] = q.Value
+	}
+	names := []string{"compiled", "reference"}
+	stmts := []*compiler.Query{p.compiled, p.reference}
+	for _, f := range strings.Split(os.Getenv("SQLBENCH_VARIANTS"), ",") {
+		if f == "" {
+			continue
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		params, err := bindAll(string(text), values)
+		if err != nil {
+			b.Fatalf("%s: %v", f, err)
+		}
+		names = append(names, filepath.Base(f))
+		stmts = append(stmts, &compiler.Query{SQL: string(text), Params: params, Settings: p.compiled.Settings})
+	}
+	e := engine(b)
+	ctx := context.Background()
+	want, err := execute(ctx, e, p.compiled)
+	if err != nil {
+		b.Fatalf("compiled statement: %v", err)
+	}
+	for i, q := range stmts[1:] {
+		got, err := execute(ctx, e, q)
+		if err != nil {
+			b.Fatalf("%s: %v", names[i+1], err)
+		}
+		if got.digest != want.digest {
+			b.Fatalf("%s differs from the compiled statement: %s", names[i+1], difference(want, got))
+		}
+	}
+	cpu := make([][]time.Duration, len(stmts))
+	for b.Loop() {
+		for i, q := range stmts {
+			o, err := execute(ctx, e, q)
+			if err != nil {
+				b.Fatalf("%s: %v", names[i], err)
+			}
+			cpu[i] = append(cpu[i], o.cpu)
+		}
+	}
+	base := median(cpu[0])
+	for i := range stmts {
+		m := median(cpu[i])
+		b.Logf("%-24s CPU %7.2f ms  %.3f× compiled", names[i], float64(m.Microseconds())/1000, float64(m)/float64(base))
+		if i >= 2 {
+			b.ReportMetric(float64(m)/float64(base), fmt.Sprintf("v%d-cpu-ratio", i-1))
+		}
+	}
+	b.ReportMetric(float64(median(cpu[1]))/float64(base), "reference-cpu-ratio")
+}
+
+// bindAll returns the parameters of sql's {name:Type} placeholders, in order of first use, with
+// their values from values; unlike bind it accepts values no placeholder uses, since a variant
+// reads only some of the compiled statement's parameters.
+func bindAll(sql string, values map[string]any) ([]compiler.Param, error) {
+	var params []compiler.Param
+	types := map[string]string{}
+	for _, m := range placeholderRE.FindAllStringSubmatch(sql, -1) {
+		name, typ := m[1], m[2]
+		if prev, ok := types[name]; ok {
+			if prev != typ {
+				return nil, fmt.Errorf("placeholder %s used as %s and as %s", name, prev, typ)
+			}
+			continue
+		}
+		v, ok := values[name]
+		if !ok {
+			return nil, fmt.Errorf("placeholder {%s:%s} has no value", name, typ)
+		}
+		types[name] = typ
+		params = append(params, compiler.Param{Name: name, Type: typ, Value: v})
+	}
+	return params, nil
+}
