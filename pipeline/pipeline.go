@@ -43,6 +43,17 @@ type Options struct {
 	// and 256.
 	GraphSnapshots int
 	GraphSessions  int
+	// GraphSnapshotBytes bounds the memory of the remembered graphs (an
+	// estimate from their nodes, edges and strings); 0 means 64 MiB.
+	GraphSnapshotBytes int
+	// GraphSnapshotsPerCaller and GraphSnapshotBytesPerCaller bound the
+	// remembered graphs of one caller (user id, across tokens and
+	// sessions), so one caller cannot push out everyone else's delta
+	// bases; 0 means an eighth of GraphSnapshots and of
+	// GraphSnapshotBytes (at least 1 and 1 byte). Values above the totals
+	// are the totals.
+	GraphSnapshotsPerCaller     int
+	GraphSnapshotBytesPerCaller int
 	// GraphSnapshotTTL is how long a remembered graph may serve as a delta
 	// base; 0 means 15 min.
 	GraphSnapshotTTL time.Duration
@@ -87,6 +98,17 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 	if opts.GraphSnapshots == 0 {
 		opts.GraphSnapshots = 1024
 	}
+	if opts.GraphSnapshotBytes == 0 {
+		opts.GraphSnapshotBytes = 64 << 20
+	}
+	if opts.GraphSnapshotsPerCaller == 0 {
+		opts.GraphSnapshotsPerCaller = max(1, opts.GraphSnapshots/8)
+	}
+	if opts.GraphSnapshotBytesPerCaller == 0 {
+		opts.GraphSnapshotBytesPerCaller = max(1, opts.GraphSnapshotBytes/8)
+	}
+	opts.GraphSnapshotsPerCaller = min(opts.GraphSnapshotsPerCaller, opts.GraphSnapshots)
+	opts.GraphSnapshotBytesPerCaller = min(opts.GraphSnapshotBytesPerCaller, opts.GraphSnapshotBytes)
 	if opts.GraphSessions == 0 {
 		opts.GraphSessions = 256
 	}
@@ -110,7 +132,8 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 		return nil, err
 	}
 	return &Pipeline{exec: exec, opts: opts, reg: opts.Registry, tokens: tc,
-		graphs: newSnapshots(opts.GraphSnapshots, opts.GraphSnapshotTTL), session: newSessions(opts.GraphSessions),
+		graphs: newSnapshots(snapshotLimits{max: opts.GraphSnapshots, maxBytes: opts.GraphSnapshotBytes,
+			perCaller: opts.GraphSnapshotsPerCaller, perCallerBytes: opts.GraphSnapshotBytesPerCaller}, opts.GraphSnapshotTTL), session: newSessions(opts.GraphSessions),
 		log: log, schema: st}, nil
 }
 
@@ -213,7 +236,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 			return nil, err
 		}
 	}
-	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req)}
+	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req), caller: strconv.FormatInt(req.Claims.UserID, 10)}
 	start := time.Now()
 	if err := p.fit(r, x.q, x.a.Executed, x.resp, x.page, x.a); err != nil {
 		return nil, err

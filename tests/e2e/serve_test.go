@@ -77,7 +77,7 @@ func (b withBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // mcpSession connects the MCP SDK client to url with token over tr.
-func mcpSession(t *testing.T, url, token string, tr http.RoundTripper) *mcp.ClientSession {
+func mcpSessionTLS(t *testing.T, url, token string, tr http.RoundTripper) *mcp.ClientSession {
 	t.Helper()
 	ct := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: withBearer{token, tr}},
 		DisableStandaloneSSE: true, MaxRetries: -1}
@@ -142,7 +142,7 @@ func TestServeTLSMetrics(t *testing.T) {
 	tr := &http.Transport{TLSClientConfig: p.clientTLS(t, "", "")}
 	t.Cleanup(tr.CloseIdleConnections)
 	url := "https://" + s.mcp + "/mcp"
-	ms := mcpSession(t, url, current, tr)
+	ms := mcpSessionTLS(t, url, current, tr)
 	res, err := ms.CallTool(t.Context(), &mcp.CallToolParams{Name: "query_graph", Arguments: map[string]any{"query": queries["traversal"], "format": "goon"}})
 	if err != nil || res.IsError {
 		t.Fatalf("query_graph over HTTPS: %v %+v", err, res)
@@ -327,7 +327,7 @@ func TestServeConfigLayersAndLogs(t *testing.T) {
 	if _, _, err := executeQuery(t, conn, good, "", "no-such-query"); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("empty query: %v", err)
 	}
-	ms := mcpSession(t, "http://"+s.mcp+"/mcp", good, http.DefaultTransport)
+	ms := mcpSessionTLS(t, "http://"+s.mcp+"/mcp", good, http.DefaultTransport)
 	if _, err := ms.CallTool(t.Context(), &mcp.CallToolParams{Name: "query_graph", Arguments: map[string]any{"query": queries["search"]}}); err != nil {
 		t.Fatal(err)
 	}
