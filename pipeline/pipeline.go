@@ -249,11 +249,16 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 	return a, nil
 }
 
-// Stream writes the answer to w as the formatter produces it, so a face
-// holds no more than its own buffer of formatted text. A request that
-// needs the whole text first (a token budget, auto, a gcf-graph session
-// or pack_root) is answered by [Pipeline.Run] and then written. The
-// returned Answer has no Text and, for a streamed answer, no Tokens.
+// Stream writes the answer to w. A request that needs the whole text
+// counted (a token budget, auto, a gcf-graph session or pack_root) is
+// answered by [Pipeline.Run] and then written. Any other is formatted once,
+// without counting its tokens, into memory while the caller's admission
+// slot is held, and written after the slot is given back: formatting is
+// CPU that counts against the caller's limit, as in Run, so a flood of
+// streams from one caller formats no more answers at once than its slots,
+// while a slow reader holds only its own stream and never a slot. The text
+// is the unary answer's, so memory is bounded as for Run. The returned
+// Answer has no Text and, for an answer formatted here, no Tokens.
 func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answer, error) {
 	if req.MaxTokens > 0 || req.Format == Auto || req.Session != "" || req.PackRoot != "" {
 		a, err := p.Run(ctx, req)
@@ -267,26 +272,27 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return a, nil
 	}
 	x, release, err := p.execute(ctx, req)
-	// A streamed answer is formatted once, as fast as the client reads it:
-	// holding the slot while writing would let a slow reader pin it.
-	release()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	cw := &countingWriter{w: w}
-	altered, err := formatter.FormatCount(x.f, cw, x.resp)
+	var text bytes.Buffer
+	altered, err := formatter.FormatCount(x.f, &text, x.resp)
+	release()
 	if err != nil {
 		return nil, err
 	}
 	a := x.a
 	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered, pageRows(x.q, a.Executed)
-	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, cw.n)
+	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
 		a.HasMore = pg.HasMore
 		if pg.NextCursor != nil {
 			a.NextCursor = *pg.NextCursor
 		}
+	}
+	if _, err := w.Write(text.Bytes()); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -449,16 +455,4 @@ func errorKind(err error) string {
 		return "invalid_query"
 	}
 	return "internal"
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += n
-	return n, err
 }
