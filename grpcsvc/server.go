@@ -45,8 +45,13 @@ type Options struct {
 	// StreamChunkBytes is the size of ExecuteQueryStream chunks; 0 means 32 KiB.
 	StreamChunkBytes int
 	// GraphSnapshots bounds the gcf-graph graphs remembered across calls for
-	// unchanged/delta answers; 0 means 1024.
-	GraphSnapshots int
+	// unchanged/delta answers; 0 means 1024. GraphSnapshotBytes bounds
+	// their memory, and the PerCaller fields one user's share of both; see
+	// [pipeline.Options] for their defaults.
+	GraphSnapshots              int
+	GraphSnapshotBytes          int
+	GraphSnapshotsPerCaller     int
+	GraphSnapshotBytesPerCaller int
 	// GraphSnapshotTTL is how long a remembered graph may serve as a delta
 	// base; 0 means 15 min.
 	GraphSnapshotTTL time.Duration
@@ -126,7 +131,9 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 		pipe, err = pipeline.New(exec, pipeline.Options{
 			Compiler: opts.Compiler, Ontology: opts.Ontology, Registry: reg, Admission: opts.Admission,
 			GraphSnapshots: opts.GraphSnapshots, GraphSnapshotTTL: opts.GraphSnapshotTTL,
-			DSLSchema: opts.DSLSchema, DSLVersion: opts.DSLVersion, Metrics: opts.Metrics, Logger: log,
+			GraphSnapshotBytes: opts.GraphSnapshotBytes, GraphSnapshotsPerCaller: opts.GraphSnapshotsPerCaller,
+			GraphSnapshotBytesPerCaller: opts.GraphSnapshotBytesPerCaller, Metrics: opts.Metrics, Logger: log,
+			DSLSchema: opts.DSLSchema, DSLVersion: opts.DSLVersion,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("grpcsvc: %w", err)

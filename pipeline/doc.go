@@ -11,7 +11,8 @@
 //
 // [Pipeline.Run] holds the caller's admission slot until the answer is
 // formatted, since auto, budgets and gcf-graph format an answer several
-// times; [Pipeline.Stream] gives it back once the statements have returned.
+// times; [Pipeline.Stream] formats under the slot too, then gives it back
+// before writing, so a slow reader never holds one.
 //
 //	p, _ := pipeline.New(engine, pipeline.Options{Compiler: c, Ontology: o})
 //	a, err := p.Run(ctx, pipeline.Request{Query: dsl, Claims: claims, Format: "auto", MaxTokens: 2000})

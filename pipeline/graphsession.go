@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/graphwire/graphwire/gcf"
 )
@@ -19,62 +20,140 @@ import (
 // flag and the scope set with its levels, so a graph is only ever a base
 // for an answer to a caller with the very same authorization: an admin
 // token and a scoped token of the same user never share snapshots, and a
-// token whose scopes changed starts afresh. A snapshot lives until it is
-// older than the TTL or is the least recently used of more than the
-// configured number; both bounds come from [Options]. It is safe for
-// concurrent use.
+// token whose scopes changed starts afresh.
+//
+// The store is bounded in count and in bytes (an estimate of the graph's
+// memory, see graphBytes), in all and per caller (the user id, across all
+// of that user's tokens and sessions). A new snapshot first pushes out the
+// least recently used snapshots of its own caller while the caller is over
+// its share, and only then the least recently used of all while the store
+// is over its total, so a caller storing graph after graph can hold no
+// more than its share and cannot push everyone else's delta bases out. A
+// graph larger than a caller's byte share is not remembered at all (its
+// caller gets full answers). A snapshot older than the TTL is not served
+// and is dropped when looked up. It is safe for concurrent use.
 type snapshots struct {
-	mu    sync.Mutex
-	max   int
-	ttl   time.Duration
-	now   func() time.Time
-	order *list.List // of snapshotKey, most recent first
-	items map[snapshotKey]*snapshotEntry
+	mu      sync.Mutex
+	lim     snapshotLimits
+	ttl     time.Duration
+	now     func() time.Time
+	order   *list.List // of *snapshotEntry, most recently used first
+	items   map[snapshotKey]*snapshotEntry
+	callers map[string]*callerSnapshots
+	bytes   int
+}
+
+// snapshotLimits are the bounds of a [snapshots] store: count and bytes
+// in all, and per caller.
+type snapshotLimits struct {
+	max, maxBytes             int
+	perCaller, perCallerBytes int
 }
 
 type snapshotKey struct{ authz, root string }
 
-type snapshotEntry struct {
-	graph  *gcf.Graph
-	stored time.Time
-	elem   *list.Element
+// callerSnapshots is what one caller holds: its snapshots, most recently
+// used first, and their bytes.
+type callerSnapshots struct {
+	order *list.List // of *snapshotEntry
+	bytes int
 }
 
-func newSnapshots(max int, ttl time.Duration) *snapshots {
-	return &snapshots{max: max, ttl: ttl, now: time.Now, order: list.New(), items: map[snapshotKey]*snapshotEntry{}}
+type snapshotEntry struct {
+	key    snapshotKey
+	caller string
+	graph  *gcf.Graph
+	size   int
+	stored time.Time
+	elem   *list.Element // in snapshots.order
+	own    *list.Element // in the caller's order
+}
+
+func newSnapshots(lim snapshotLimits, ttl time.Duration) *snapshots {
+	return &snapshots{lim: lim, ttl: ttl, now: time.Now, order: list.New(),
+		items: map[snapshotKey]*snapshotEntry{}, callers: map[string]*callerSnapshots{}}
 }
 
 func (s *snapshots) get(authz, root string) *gcf.Graph {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k := snapshotKey{authz, root}
-	e, ok := s.items[k]
+	e, ok := s.items[snapshotKey{authz, root}]
 	if !ok {
 		return nil
 	}
 	if s.now().Sub(e.stored) > s.ttl {
-		s.order.Remove(e.elem)
-		delete(s.items, k)
+		s.remove(e)
 		return nil
 	}
-	s.order.MoveToFront(e.elem)
+	s.touch(e)
 	return e.graph
 }
 
-func (s *snapshots) put(authz string, g *gcf.Graph) {
+// put remembers g, sent to caller under the authorization key authz.
+func (s *snapshots) put(caller, authz string, g *gcf.Graph) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := snapshotKey{authz, g.PackRoot}
 	if e, ok := s.items[k]; ok {
 		e.stored = s.now()
-		s.order.MoveToFront(e.elem)
+		s.touch(e)
 		return
 	}
-	s.items[k] = &snapshotEntry{graph: g, stored: s.now(), elem: s.order.PushFront(k)}
-	for s.order.Len() > s.max {
-		old := s.order.Remove(s.order.Back()).(snapshotKey)
-		delete(s.items, old)
+	size := graphBytes(g)
+	if size > s.lim.perCallerBytes {
+		return
 	}
+	c := s.callers[caller]
+	if c == nil {
+		c = &callerSnapshots{order: list.New()}
+		s.callers[caller] = c
+	}
+	e := &snapshotEntry{key: k, caller: caller, graph: g, size: size, stored: s.now()}
+	e.elem, e.own = s.order.PushFront(e), c.order.PushFront(e)
+	s.items[k] = e
+	s.bytes += size
+	c.bytes += size
+	for c.order.Len() > s.lim.perCaller || c.bytes > s.lim.perCallerBytes {
+		s.remove(c.order.Back().Value.(*snapshotEntry))
+	}
+	for s.order.Len() > s.lim.max || s.bytes > s.lim.maxBytes {
+		s.remove(s.order.Back().Value.(*snapshotEntry))
+	}
+}
+
+func (s *snapshots) touch(e *snapshotEntry) {
+	s.order.MoveToFront(e.elem)
+	s.callers[e.caller].order.MoveToFront(e.own)
+}
+
+func (s *snapshots) remove(e *snapshotEntry) {
+	c := s.callers[e.caller]
+	s.order.Remove(e.elem)
+	c.order.Remove(e.own)
+	delete(s.items, e.key)
+	s.bytes -= e.size
+	c.bytes -= e.size
+	if c.order.Len() == 0 {
+		delete(s.callers, e.caller)
+	}
+}
+
+// graphBytes estimates the memory g holds: its structs and the bytes of
+// its strings (shared strings are counted once per use, so the estimate
+// errs high).
+func graphBytes(g *gcf.Graph) int {
+	n := int(unsafe.Sizeof(*g)) + len(g.Tool) + len(g.PackRoot)
+	for _, f := range g.Extra {
+		n += int(unsafe.Sizeof(f)) + len(f.Key) + len(f.Value)
+	}
+	for _, sy := range g.Symbols {
+		n += int(unsafe.Sizeof(sy)) + len(sy.Kind) + len(sy.Name) + len(sy.Provenance) + len(sy.Group)
+	}
+	n += len(g.Refs) * int(unsafe.Sizeof(gcf.Ref{}))
+	for _, ed := range g.Edges {
+		n += int(unsafe.Sizeof(ed)) + len(ed.Source) + len(ed.Target) + len(ed.SourceKind) + len(ed.TargetKind) + len(ed.Type) + len(ed.Status)
+	}
+	return n
 }
 
 // sessions holds the gcf-graph reference sessions (spec gcf.md §2.9) of

@@ -43,6 +43,17 @@ type Options struct {
 	// and 256.
 	GraphSnapshots int
 	GraphSessions  int
+	// GraphSnapshotBytes bounds the memory of the remembered graphs (an
+	// estimate from their nodes, edges and strings); 0 means 64 MiB.
+	GraphSnapshotBytes int
+	// GraphSnapshotsPerCaller and GraphSnapshotBytesPerCaller bound the
+	// remembered graphs of one caller (user id, across tokens and
+	// sessions), so one caller cannot push out everyone else's delta
+	// bases; 0 means an eighth of GraphSnapshots and of
+	// GraphSnapshotBytes (at least 1 and 1 byte). Values above the totals
+	// are the totals.
+	GraphSnapshotsPerCaller     int
+	GraphSnapshotBytesPerCaller int
 	// GraphSnapshotTTL is how long a remembered graph may serve as a delta
 	// base; 0 means 15 min.
 	GraphSnapshotTTL time.Duration
@@ -87,6 +98,17 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 	if opts.GraphSnapshots == 0 {
 		opts.GraphSnapshots = 1024
 	}
+	if opts.GraphSnapshotBytes == 0 {
+		opts.GraphSnapshotBytes = 64 << 20
+	}
+	if opts.GraphSnapshotsPerCaller == 0 {
+		opts.GraphSnapshotsPerCaller = max(1, opts.GraphSnapshots/8)
+	}
+	if opts.GraphSnapshotBytesPerCaller == 0 {
+		opts.GraphSnapshotBytesPerCaller = max(1, opts.GraphSnapshotBytes/8)
+	}
+	opts.GraphSnapshotsPerCaller = min(opts.GraphSnapshotsPerCaller, opts.GraphSnapshots)
+	opts.GraphSnapshotBytesPerCaller = min(opts.GraphSnapshotBytesPerCaller, opts.GraphSnapshotBytes)
 	if opts.GraphSessions == 0 {
 		opts.GraphSessions = 256
 	}
@@ -110,7 +132,8 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 		return nil, err
 	}
 	return &Pipeline{exec: exec, opts: opts, reg: opts.Registry, tokens: tc,
-		graphs: newSnapshots(opts.GraphSnapshots, opts.GraphSnapshotTTL), session: newSessions(opts.GraphSessions),
+		graphs: newSnapshots(snapshotLimits{max: opts.GraphSnapshots, maxBytes: opts.GraphSnapshotBytes,
+			perCaller: opts.GraphSnapshotsPerCaller, perCallerBytes: opts.GraphSnapshotBytesPerCaller}, opts.GraphSnapshotTTL), session: newSessions(opts.GraphSessions),
 		log: log, schema: st}, nil
 }
 
@@ -213,7 +236,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 			return nil, err
 		}
 	}
-	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req)}
+	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req), caller: strconv.FormatInt(req.Claims.UserID, 10)}
 	start := time.Now()
 	if err := p.fit(r, x.q, x.a.Executed, x.resp, x.page, x.a); err != nil {
 		return nil, err
@@ -226,11 +249,16 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 	return a, nil
 }
 
-// Stream writes the answer to w as the formatter produces it, so a face
-// holds no more than its own buffer of formatted text. A request that
-// needs the whole text first (a token budget, auto, a gcf-graph session
-// or pack_root) is answered by [Pipeline.Run] and then written. The
-// returned Answer has no Text and, for a streamed answer, no Tokens.
+// Stream writes the answer to w. A request that needs the whole text
+// counted (a token budget, auto, a gcf-graph session or pack_root) is
+// answered by [Pipeline.Run] and then written. Any other is formatted once,
+// without counting its tokens, into memory while the caller's admission
+// slot is held, and written after the slot is given back: formatting is
+// CPU that counts against the caller's limit, as in Run, so a flood of
+// streams from one caller formats no more answers at once than its slots,
+// while a slow reader holds only its own stream and never a slot. The text
+// is the unary answer's, so memory is bounded as for Run. The returned
+// Answer has no Text and, for an answer formatted here, no Tokens.
 func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answer, error) {
 	if req.MaxTokens > 0 || req.Format == Auto || req.Session != "" || req.PackRoot != "" {
 		a, err := p.Run(ctx, req)
@@ -244,26 +272,27 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return a, nil
 	}
 	x, release, err := p.execute(ctx, req)
-	// A streamed answer is formatted once, as fast as the client reads it:
-	// holding the slot while writing would let a slow reader pin it.
-	release()
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	cw := &countingWriter{w: w}
-	altered, err := formatter.FormatCount(x.f, cw, x.resp)
+	var text bytes.Buffer
+	altered, err := formatter.FormatCount(x.f, &text, x.resp)
+	release()
 	if err != nil {
 		return nil, err
 	}
 	a := x.a
 	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered, pageRows(x.q, a.Executed)
-	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, cw.n)
+	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
 		a.HasMore = pg.HasMore
 		if pg.NextCursor != nil {
 			a.NextCursor = *pg.NextCursor
 		}
+	}
+	if _, err := w.Write(text.Bytes()); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -426,16 +455,4 @@ func errorKind(err error) string {
 		return "invalid_query"
 	}
 	return "internal"
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += n
-	return n, err
 }

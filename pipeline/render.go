@@ -13,10 +13,11 @@ import (
 
 // render formats answers of one request.
 type render struct {
-	p     *Pipeline
-	f     formatter.Formatter
-	req   Request
-	authz string // the key of the caller's gcf-graph state
+	p      *Pipeline
+	f      formatter.Formatter
+	req    Request
+	authz  string // the key of the caller's gcf-graph state
+	caller string // the user id, whose share of the snapshot store it uses
 }
 
 // rendered is one formatted answer with its token count.
@@ -33,7 +34,7 @@ type rendered struct {
 func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error) {
 	var o rendered
 	if r.f.Name() == formatter.GCFGraph {
-		b, root, outcome, err := r.p.respondGraph(r.authz, r.req.Session != "", resp, r.req.PackRoot, commit)
+		b, root, outcome, err := r.p.respondGraph(r.caller, r.authz, r.req.Session != "", resp, r.req.PackRoot, commit)
 		if err != nil {
 			return o, fmt.Errorf("%w: %w", formatter.ErrUnrepresentable, err)
 		}
@@ -109,14 +110,15 @@ func (p *Pipeline) authzKey(req Request) string {
 	return "session:" + req.Session + "\n" + fp
 }
 
-// respondGraph renders resp as gcf-graph for a caller, identified by
-// authz, that may hold an earlier graph under clientRoot: unchanged when
-// it holds this one, a delta when the base is remembered for the same
-// authz and the delta is worth it, the full graph otherwise — with
+// respondGraph renders resp as gcf-graph for a caller (the user id, whose
+// share of the snapshot store a new snapshot uses), with gcf-graph state
+// keyed by authz, that may hold an earlier graph under clientRoot:
+// unchanged when it holds this one, a delta when the base is remembered
+// for the same authz and the delta is worth it, the full graph otherwise — with
 // reference lines for nodes already sent when withSession is set. When
 // commit is set, the graph sent is remembered for the next call and the
 // session records the nodes sent.
-func (p *Pipeline) respondGraph(authz string, withSession bool, resp *graphresponse.Response, clientRoot string, commit bool) ([]byte, string, string, error) {
+func (p *Pipeline) respondGraph(caller, authz string, withSession bool, resp *graphresponse.Response, clientRoot string, commit bool) ([]byte, string, string, error) {
 	cur, err := gcf.ToGraph(resp, gcf.GraphOptions{})
 	if err != nil {
 		return nil, "", "", err
@@ -138,7 +140,7 @@ func (p *Pipeline) respondGraph(authz string, withSession bool, resp *graphrespo
 		return nil, "", "", err
 	}
 	if commit {
-		p.graphs.put(authz, cur)
+		p.graphs.put(caller, authz, cur)
 	}
 	return out.Bytes(), cur.PackRoot, outcome.String(), nil
 }

@@ -163,7 +163,7 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		b.WriteString(": ")
 		b.WriteString(oneLine(e.Description))
 	}
-	b.WriteString("\nproperty type flags [enum] [— description] (filter: usable in filters; default: returned without columns)\n")
+	b.WriteString("\nproperty type flags [enum] [— description] (filter: usable in filters; default: returned without columns; unsupported: never served, leave it out)\n")
 	b.WriteString("id Int64 default — select with node_ids or id_range\n")
 	for _, p := range e.Properties {
 		if p.Name == "" || p.Name == "id" {
@@ -184,6 +184,9 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		if p.AdminOnly {
 			b.WriteString(" admin-only")
 		}
+		if unsupported(p) {
+			b.WriteString(" unsupported")
+		}
 		if p.LongText {
 			b.WriteString(" long-text")
 		}
@@ -201,6 +204,12 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		b.WriteString("traversal_path String filter — " + traversalPathNote + "\n")
 	}
 }
+
+// unsupported reports whether graphwire never serves p: a virtual property
+// whose value Orbit fetches from the repository service and graphwire does
+// not store (MergeRequest.diff, MergeRequestDiff.patch). The compiler
+// refuses to select it (UNSUPPORTED_FEATURE), so the schemas say so.
+func unsupported(p ontology.Property) bool { return p.Virtual && !p.Stored }
 
 // traversalPathNote describes the traversal_path column every namespaced entity has: the
 // compiler lets a query select it and filter it by prefix (compiler/catalog.go tpProp).
@@ -327,6 +336,10 @@ type schemaProperty struct {
 	// aggregate on: anyone else naming it gets ADMIN_ONLY_PROPERTY, as the
 	// compact schema's "admin-only" flag says.
 	AdminOnly bool `json:"admin_only,omitempty"`
+	// Unsupported marks a property graphwire never serves (virtual, its
+	// value fetched by Orbit from the repository service): naming it gets
+	// UNSUPPORTED_FEATURE, as the compact schema's "unsupported" flag says.
+	Unsupported bool `json:"unsupported,omitempty"`
 }
 
 type schemaRelationship struct {
@@ -354,7 +367,7 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 			if p.Name == "" {
 				continue
 			}
-			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description, p.AdminOnly})
+			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description, p.AdminOnly, unsupported(p)})
 		}
 		if e.Namespaced() {
 			se.Properties = append(se.Properties, schemaProperty{Name: "traversal_path", Type: "String", Filterable: true, Description: traversalPathNote})

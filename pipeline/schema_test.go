@@ -2,8 +2,12 @@ package pipeline_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/graphwire/graphwire/compiler"
 )
 
 // TestSchemaListsTraversalPath: get_graph_schema lists traversal_path as a column of every
@@ -40,5 +44,66 @@ func TestSchemaListsTraversalPath(t *testing.T) {
 		if got := strings.Contains(text, "\ntraversal_path String"); got != (e.Scope == "namespaced") {
 			t.Errorf("text: %s (%s) lists traversal_path = %v", e.Name, e.Scope, got)
 		}
+	}
+}
+
+// TestSchemaMarksUnsupportedProperties: exactly the properties the compiler
+// refuses to select for an administrator with UNSUPPORTED_FEATURE (virtual
+// ones graphwire does not hold, such as MergeRequest.diff) are marked
+// "unsupported" in the JSON schema and flagged in the expanded text, so an
+// agent reading either does not ask for them.
+func TestSchemaMarksUnsupportedProperties(t *testing.T) {
+	p := newPipeline(t)
+	c, err := compiler.New(p.Ontology(), compiler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entities []struct {
+			Name       string `json:"name"`
+			Properties []struct {
+				Name        string `json:"name"`
+				Unsupported bool   `json:"unsupported"`
+			} `json:"properties"`
+		} `json:"entities"`
+	}
+	if err := json.Unmarshal([]byte(p.SchemaJSON()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	admin := &compiler.Caller{Subject: "1", Admin: true}
+	refused := 0
+	for _, e := range doc.Entities {
+		text, err := p.Schema([]string{e.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range e.Properties {
+			q := fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"n","entity":%q,"columns":[%q],"node_ids":[1]}]}`, e.Name, pr.Name)
+			_, err := c.Compile([]byte(q), admin)
+			isRefused := errors.Is(err, compiler.ErrUnsupportedFeature)
+			if err != nil && !isRefused {
+				t.Errorf("%s.%s: %v", e.Name, pr.Name, err)
+				continue
+			}
+			if isRefused {
+				refused++
+			}
+			if pr.Unsupported != isRefused {
+				t.Errorf("%s.%s: JSON unsupported = %v, compiler refuses it = %v", e.Name, pr.Name, pr.Unsupported, isRefused)
+			}
+			var line string
+			for l := range strings.SplitSeq(text, "\n") {
+				if strings.HasPrefix(l, pr.Name+" ") {
+					line = l
+					break
+				}
+			}
+			if flagged := strings.Contains(strings.SplitN(line, " — ", 2)[0], " unsupported"); flagged != isRefused {
+				t.Errorf("%s.%s: text line %q flags unsupported = %v, compiler refuses it = %v", e.Name, pr.Name, line, flagged, isRefused)
+			}
+		}
+	}
+	if refused == 0 {
+		t.Error("the compiler refuses no property; the test checks nothing")
 	}
 }

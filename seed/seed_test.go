@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -246,5 +247,35 @@ func TestForeignKeysMatchEdges(t *testing.T) {
 		if got := rows[ent][id]["traversal_path"]; got != path {
 			t.Fatalf("edge %+v has path %q, its namespaced endpoint %s %d has %q", k, path, ent, id, got)
 		}
+	}
+}
+
+// TestEdgesAreDeclaredPairs checks that every seeded edge's (relationship, source kind,
+// target kind) is a pair the ontology declares: the compiler matches single hops and
+// neighbors against declared pairs only, so an undeclared stored edge is data no query
+// shape reaches consistently.
+func TestEdgesAreDeclaredPairs(t *testing.T) {
+	o := loadOntology(t)
+	g := generate(t, o, seed.Options{Scale: 1})
+	type pair struct{ kind, from, to string }
+	declared := map[pair]bool{}
+	for _, rel := range o.Relationships {
+		for _, p := range rel.Pairs {
+			declared[pair{rel.Name, p.From, p.To}] = true
+		}
+	}
+	undeclared := map[pair]int{}
+	for _, r := range g.Table(o.EdgeTable).Rows {
+		if p := (pair{r[1].(string), r[2].(string), r[4].(string)}); !declared[p] {
+			undeclared[p]++
+		}
+	}
+	var msgs []string
+	for p, n := range undeclared {
+		msgs = append(msgs, fmt.Sprintf("%d seeded %s edges from %s to %s, a pair the ontology does not declare", n, p.kind, p.from, p.to))
+	}
+	slices.Sort(msgs)
+	for _, m := range msgs {
+		t.Error(m)
 	}
 }

@@ -444,3 +444,53 @@ func TestAdmissionFlood(t *testing.T) {
 		t.Errorf("slots left after the flood: %+v", s)
 	}
 }
+
+// TestGraphSnapshotsShareOfOneCaller: one caller asking for graph after
+// distinct graph cannot push another caller's delta base out of the
+// snapshot store; it keeps only its share (an eighth of the 16 here).
+// Before, the store was one LRU for everyone and the flood evicted it.
+func TestGraphSnapshotsShareOfOneCaller(t *testing.T) {
+	const total = 16
+	c := server(t, engine(t), func(o *grpcsvc.Options) { o.GraphSnapshots = total })
+	graph := func(ctx context.Context, q, root string) string {
+		t.Helper()
+		resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM,
+			LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.GetFormattedText()
+	}
+	// The victim's users with their groups: one more user is a delta worth
+	// sending against the six.
+	members := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = strconv.Itoa(i + 1)
+		}
+		return `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + strings.Join(s, ",") +
+			`]},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}]}`
+	}
+	victim := bearer(t, auth.Claims{UserID: 5101, Admin: true})
+	flooder := bearer(t, auth.Claims{UserID: 5102, Admin: true})
+	// A delta needs the remembered base ("unchanged" does not: the
+	// client's root names the very graph), so the victim asks for one
+	// more user after the flood.
+	m := packRoot.FindStringSubmatch(graph(victim, members(6), ""))
+	if m == nil {
+		t.Fatal("no pack_root in the victim's answer")
+	}
+	roots := map[string]bool{}
+	for i := range 2 * total {
+		q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,` + strconv.Itoa(10+i) + `]}]}`
+		if r := packRoot.FindStringSubmatch(graph(flooder, q, "")); r != nil {
+			roots[r[1]] = true
+		}
+	}
+	if len(roots) != 2*total {
+		t.Fatalf("the flood gave %d distinct graphs, want %d", len(roots), 2*total)
+	}
+	if doc := decodeGCF(t, graph(victim, members(7), m[1])); doc.Delta == nil {
+		t.Errorf("after another caller's flood, the victim got the full graph, want a delta against its held base (the base was evicted)")
+	}
+}
