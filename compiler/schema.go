@@ -116,32 +116,7 @@ func (v *validator) validate(doc map[string]any, cat *catalog) error {
 // filtersWithKey returns the pointer of the first "filters" object, depth tokens below the
 // root in document order, that has key; the schema uses propertyNames only on filters.
 func filtersWithKey(doc map[string]any, key string, depth int) string {
-	var find func(v any, toks []any) (string, bool)
-	find = func(v any, toks []any) (string, bool) {
-		if len(toks) > depth {
-			return "", false
-		}
-		switch x := v.(type) {
-		case map[string]any:
-			if _, ok := x[key]; ok && len(toks) == depth && len(toks) > 0 && toks[len(toks)-1] == "filters" {
-				return ptr(toks...), true
-			}
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				if p, ok := find(x[k], append(slices.Clip(toks), k)); ok {
-					return p, true
-				}
-			}
-		case []any:
-			for i, e := range x {
-				if p, ok := find(e, append(slices.Clip(toks), i)); ok {
-					return p, true
-				}
-			}
-		}
-		return "", false
-	}
-	p, _ := find(doc, nil)
-	return p
+	return objectWithKey(doc, key, depth, func(toks []any) bool { return len(toks) > 0 && toks[len(toks)-1] == "filters" })
 }
 
 // parentPtr is the pointer of the object or array that holds the value at p.
@@ -287,6 +262,12 @@ func asArray(v any) []any {
 // root in document order, that has key: an object under /nodes/i/filters or
 // /relationships/i/filters.
 func opObjectWithKey(doc map[string]any, key string, depth int) string {
+	return objectWithKey(doc, key, depth, func(toks []any) bool { return toks[2] == "filters" })
+}
+
+// objectWithKey returns the pointer of the first object exactly depth tokens below the root,
+// in document order (object keys sorted), that has key and whose path tokens satisfy at.
+func objectWithKey(doc map[string]any, key string, depth int, at func(toks []any) bool) string {
 	var find func(v any, toks []any) (string, bool)
 	find = func(v any, toks []any) (string, bool) {
 		if len(toks) > depth {
@@ -294,7 +275,7 @@ func opObjectWithKey(doc map[string]any, key string, depth int) string {
 		}
 		switch x := v.(type) {
 		case map[string]any:
-			if _, ok := x[key]; ok && len(toks) == depth && toks[2] == "filters" {
+			if _, ok := x[key]; ok && len(toks) == depth && at(toks) {
 				return ptr(toks...), true
 			}
 			for _, k := range slices.Sorted(maps.Keys(x)) {
