@@ -1,6 +1,7 @@
 package gcf
 
 import (
+	"hash/maphash"
 	"strconv"
 	"strings"
 )
@@ -64,7 +65,15 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 	}
 	g.Symbols = make([]Symbol, 0, nSyms)
 	g.Edges = make([]Edge, 0, nEdges)
-	ids := newIdentSet(nSyms)
+	// names finds a name declared twice: an open-addressing table of
+	// symbol indexes hashed by name. A repeated name may still be a new
+	// identity (another kind), but the strict decoder sorts that out.
+	size := 8
+	for size < 2*nSyms {
+		size *= 2
+	}
+	names := make([]int32, size) // symbol index+1, 0 = empty
+	seed := maphash.MakeSeed()
 	const (
 		secNone = iota
 		secGroup
@@ -118,28 +127,34 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 			if n >= lim.MaxElements {
 				return nil, false
 			}
-			idTok, rest, _ := cutByte(ln, ' ')
-			if len(idTok) < 2 || idTok[0] != '@' || len(idTok) > 10 || !isCanonicalInt(idTok[1:], n) {
+			var fa [5]string
+			_, nf := splitSpaces(ln, fa[:])
+			idTok, kind, name, score, prov := fa[0], fa[1], fa[2], fa[3], fa[4]
+			if nf != 5 || len(idTok) < 2 || idTok[0] != '@' || len(idTok) > 10 || !isCanonicalInt(idTok[1:], n) ||
+				kind == "" || name == "" || prov == "" || !isScoreToken(score) {
 				return nil, false
 			}
-			kind, rest, _ := cutByte(rest, ' ')
-			name, rest, _ := cutByte(rest, ' ')
-			score, prov, _ := cutByte(rest, ' ')
-			if kind == "" || name == "" || prov == "" || strings.IndexByte(prov, ' ') >= 0 || !isScoreToken(score) {
-				return nil, false
+			if 2*(n+1) > len(names) {
+				return nil, false // more symbols than the header said
 			}
-			if !ids.add(KindAbbrev(kind), name) {
-				return nil, false
+			mask := uint64(len(names) - 1)
+			i := maphash.String(seed, name) & mask
+			for ; names[i] != 0; i = (i + 1) & mask {
+				if g.Symbols[names[i]-1].Name == name {
+					return nil, false
+				}
 			}
+			names[i] = int32(n) + 1
 			g.Symbols = append(g.Symbols, Symbol{ID: n, Kind: KindExpand(kind), Name: name, Score: parseScore(score), Provenance: prov, Distance: distance, Group: group})
 		case secEdges:
 			// "@target<@source type[ status]".
 			if len(g.Edges) >= lim.MaxElements {
 				return nil, false
 			}
-			ends, rest, _ := cutByte(ln, ' ')
-			typ, status, _ := cutByte(rest, ' ')
-			if typ == "" || strings.IndexByte(status, ' ') >= 0 || status == "" && strings.HasSuffix(rest, " ") {
+			var fa [3]string
+			_, nf := splitSpaces(ln, fa[:])
+			ends, typ, status := fa[0], fa[1], fa[2]
+			if nf < 2 || nf > 3 || typ == "" || nf == 3 && status == "" {
 				return nil, false
 			}
 			t, s, ok := cutByte(ends, '<')

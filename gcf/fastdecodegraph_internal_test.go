@@ -168,3 +168,29 @@ func FuzzFastDecodeGraph(f *testing.F) {
 		checkFastDecodeGraph(t, src)
 	})
 }
+
+// TestSplitSpaces compares splitSpaces with strings.Split on seeded strings
+// rich in spaces and in the bytes next to a space in value ('!', 0x1F,
+// 0xA0), whose word-at-a-time test must not confuse them with it.
+func TestSplitSpaces(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 2))
+	alphabet := []byte{' ', ' ', '!', 0x1F, 0xA0, 'a', '@', '<', 0xFF}
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(b)
+		want := strings.Split(s, " ")
+		for _, size := range []int{1, 3, 5, 64} {
+			dst := make([]string, size)
+			got, n := splitSpaces(s, dst)
+			if n != len(want) {
+				t.Fatalf("splitSpaces(%q) has %d fields, want %d", s, n, len(want))
+			}
+			if diff := cmp.Diff(want[:min(n, size)], got); diff != "" {
+				t.Fatalf("splitSpaces(%q, %d) (-want +got):\n%s", s, size, diff)
+			}
+		}
+	}
+}
