@@ -127,14 +127,16 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 			if n >= lim.MaxElements {
 				return nil, false
 			}
-			var fa [5]string
-			_, nf := splitSpaces(ln, fa[:])
-			idTok, kind, name, score, prov := fa[0], fa[1], fa[2], fa[3], fa[4]
-			if nf != 5 || len(idTok) < 2 || idTok[0] != '@' || len(idTok) > 10 || !isCanonicalInt(idTok[1:], n) ||
+			var c [4]int
+			if spaceCuts(ln, c[:]) != 5 {
+				return nil, false
+			}
+			idTok, kind, name, score, prov := ln[:c[0]], ln[c[0]+1:c[1]], ln[c[1]+1:c[2]], ln[c[2]+1:c[3]], ln[c[3]+1:]
+			if len(idTok) < 2 || idTok[0] != '@' || len(idTok) > 10 || !isCanonicalInt(idTok[1:], n) ||
 				kind == "" || name == "" || prov == "" || !isScoreToken(score) {
 				return nil, false
 			}
-			if 2*(n+1) > len(names) {
+			if n == cap(g.Symbols) {
 				return nil, false // more symbols than the header said
 			}
 			mask := uint64(len(names) - 1)
@@ -145,16 +147,27 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 				}
 			}
 			names[i] = int32(n) + 1
-			g.Symbols = append(g.Symbols, Symbol{ID: n, Kind: KindExpand(kind), Name: name, Score: parseScore(score), Provenance: prov, Distance: distance, Group: group})
+			// Field by field: appending a composite literal copies it with
+			// a bulk write barrier, which costs more while the collector runs.
+			g.Symbols = g.Symbols[:n+1]
+			sym := &g.Symbols[n]
+			sym.ID, sym.Kind, sym.Name, sym.Score = n, KindExpand(kind), name, parseScore(score)
+			sym.Provenance, sym.Distance, sym.Group = prov, distance, group
 		case secEdges:
 			// "@target<@source type[ status]".
 			if len(g.Edges) >= lim.MaxElements {
 				return nil, false
 			}
-			var fa [3]string
-			_, nf := splitSpaces(ln, fa[:])
-			ends, typ, status := fa[0], fa[1], fa[2]
-			if nf < 2 || nf > 3 || typ == "" || nf == 3 && status == "" {
+			var c [2]int
+			nf := spaceCuts(ln, c[:])
+			if nf < 2 || nf > 3 {
+				return nil, false
+			}
+			ends, typ, status := ln[:c[0]], ln[c[0]+1:], ""
+			if nf == 3 {
+				typ, status = ln[c[0]+1:c[1]], ln[c[1]+1:]
+			}
+			if typ == "" || nf == 3 && status == "" {
 				return nil, false
 			}
 			t, s, ok := cutByte(ends, '<')
@@ -164,8 +177,14 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 				return nil, false
 			}
 			src, tgt := &g.Symbols[sid], &g.Symbols[tid]
-			g.Edges = append(g.Edges, Edge{Type: typ, Status: status, Source: src.Name, SourceKind: src.Kind, SourceID: sid,
-				Target: tgt.Name, TargetKind: tgt.Kind, TargetID: tid})
+			k := len(g.Edges)
+			if k == cap(g.Edges) {
+				return nil, false // more edges than the header said
+			}
+			g.Edges = g.Edges[:k+1]
+			e := &g.Edges[k]
+			e.Type, e.Status, e.Source, e.SourceKind, e.SourceID = typ, status, src.Name, src.Kind, sid
+			e.Target, e.TargetKind, e.TargetID = tgt.Name, tgt.Kind, tid
 		default:
 			return nil, false
 		}
