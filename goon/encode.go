@@ -51,6 +51,9 @@ func (e *Encoder) Altered() int { return e.altered }
 // or cursor), which GOON writes verbatim (§3.1), with every code point of
 // the text-safety set, line breaks included, written as its marker.
 func (e *Encoder) ident(b []byte, s string) []byte {
+	if scan(s)&plainIdent != 0 {
+		return append(b, s...) // printable ASCII: nothing to mark
+	}
 	b, changed := textsafe.AppendMarked(b, s, nil)
 	if changed {
 		e.altered++
@@ -705,15 +708,19 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 		return b, 0, false
 	}
 	orig := 0
-	if lim := limit(key); len(s) > lim { // cheap pre-check: runes ≤ bytes
-		if n := utf8.RuneCountInString(s); n > lim {
-			orig = n
-			cut := 0
-			for i := 0; i < lim-3; i++ {
-				_, size := utf8.DecodeRuneInString(s[cut:])
-				cut += size
+	// Every limit is at least 200 and runes ≤ bytes, so shorter strings
+	// skip the key lookup.
+	if len(s) > 200 {
+		if lim := limit(key); len(s) > lim {
+			if n := utf8.RuneCountInString(s); n > lim {
+				orig = n
+				cut := 0
+				for i := 0; i < lim-3; i++ {
+					_, size := utf8.DecodeRuneInString(s[cut:])
+					cut += size
+				}
+				s = s[:cut] + "..."
 			}
-			s = s[:cut] + "..."
 		}
 	}
 	if isClickHouseDateTime(s) {
@@ -721,11 +728,49 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 		b = append(b, 'T')
 		return append(b, s[11:]...), orig, false
 	}
-	if isBare(s) {
+	// One pass classifies s for both decisions below; the bare test and
+	// appendQuoted remain the definitions (TestScanMatchesDefinitions).
+	switch c := scan(s); {
+	case c&bare != 0 && s != "true" && s != "false" && s != "null":
 		return append(b, s...), orig, false
+	case c&plainQuoted != 0:
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"'), orig, false
 	}
 	b, changed := appendQuoted(b, s)
 	return b, orig, changed
+}
+
+// Byte classes of [scan]: a string has a class when every byte has it.
+const (
+	bare        = 1 << iota // ASCII letter, digit or _ - : . / @ + (isBare)
+	plainQuoted             // printable ASCII but " and \: appendQuoted copies it
+	plainIdent              // printable ASCII: textsafe.AppendMarked copies it
+)
+
+// byteClass holds the classes of each byte value; it is never written
+// after initialisation.
+var byteClass = func() (t [256]uint8) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = plainIdent | plainQuoted
+		if c == '"' || c == '\\' {
+			t[c] = plainIdent
+		}
+		if isBare(string(rune(c))) {
+			t[c] |= bare
+		}
+	}
+	return t
+}()
+
+// scan returns the classes every byte of s has.
+func scan(s string) uint8 {
+	m := uint8(bare | plainQuoted | plainIdent)
+	for i := 0; i < len(s); i++ {
+		m &= byteClass[s[i]]
+	}
+	return m
 }
 
 // isBare reports whether s prints without quotes: not a JSON keyword and
