@@ -31,6 +31,9 @@ type Encoder struct {
 	nodes []nodeRef
 	props []propRef
 	edges []edgeRef
+	keys  []edgeKey
+	perm  []int32
+	names []string
 	list  []*graphresponse.Edge
 	path  []*graphresponse.Edge
 
@@ -484,6 +487,9 @@ func sameEdge(a, b *graphresponse.Edge) bool {
 // sortedEdges returns the input edges sorted and deduplicated (§3.4 steps
 // 1–2), in the encoder's scratch slice.
 func (e *Encoder) sortedEdges(r *graphresponse.Response) []*graphresponse.Edge {
+	if out, ok := e.sortedEdgesByKey(r); ok {
+		return out
+	}
 	refs := e.edges[:0]
 	for i := range r.Edges {
 		refs = append(refs, edgeRef{&r.Edges[i], i})
@@ -506,6 +512,137 @@ func (e *Encoder) sortedEdges(r *graphresponse.Response) []*graphresponse.Edge {
 	e.edges = refs[:0]
 	e.list = out
 	return out
+}
+
+// maxEdgeNames bounds the distinct type names [Encoder.sortedEdgesByKey]
+// ranks; more take the comparison sort.
+const maxEdgeNames = 128
+
+// edgeKey is an edge's sort key for §3.4 when no edge has a path_id or
+// step: the type, from and to names replaced by their ranks among the
+// document's distinct names, so comparisons are integer compares that
+// never touch the edge or its strings. The order is edgeCompare's, then
+// the input position.
+type edgeKey struct {
+	typeFrom uint64 // type rank << 32 | from rank
+	fromID   int64
+	to       uint64 // to rank
+	toID     int64
+	hasDepth bool // absent depths sort first
+	depth    int64
+	pos      int
+	e        *graphresponse.Edge
+}
+
+func compareEdgeKeys(a, b *edgeKey) int {
+	if a.typeFrom != b.typeFrom {
+		return cmp.Compare(a.typeFrom, b.typeFrom)
+	}
+	if a.fromID != b.fromID {
+		return cmp.Compare(a.fromID, b.fromID)
+	}
+	if a.to != b.to {
+		return cmp.Compare(a.to, b.to)
+	}
+	if a.toID != b.toID {
+		return cmp.Compare(a.toID, b.toID)
+	}
+	if a.hasDepth != b.hasDepth {
+		return cmp.Compare(b2i(a.hasDepth), b2i(b.hasDepth))
+	}
+	if a.depth != b.depth {
+		return cmp.Compare(a.depth, b.depth)
+	}
+	return cmp.Compare(a.pos, b.pos)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sortedEdgesByKey is sortedEdges for documents whose edges have no
+// path_id or step and use at most maxEdgeNames distinct names; ok is false
+// for any other document.
+func (e *Encoder) sortedEdgesByKey(r *graphresponse.Response) ([]*graphresponse.Edge, bool) {
+	// Intern the names in an open-addressing table hashed on the length
+	// and three bytes; the full compare settles collisions.
+	var slots [2 * maxEdgeNames]uint8 // name index + 1, 0 = empty
+	names := e.names[:0]
+	defer func() { clear(names); e.names = names[:0] }()
+	intern := func(s string) (int, bool) {
+		h := uint(len(s)) * 0x9E3779B1
+		if len(s) > 0 {
+			h ^= uint(s[0]) | uint(s[len(s)-1])<<8 | uint(s[len(s)/2])<<16
+			h *= 0x9E3779B1
+		}
+		for i := h >> 7 % uint(len(slots)); ; i = (i + 1) % uint(len(slots)) {
+			k := int(slots[i]) - 1
+			if k < 0 {
+				if len(names) == maxEdgeNames {
+					return 0, false
+				}
+				names = append(names, s)
+				slots[i] = uint8(len(names))
+				return len(names) - 1, true
+			}
+			if names[k] == s {
+				return k, true
+			}
+		}
+	}
+	keys := e.keys[:0]
+	defer func() { clear(keys); e.keys = keys[:0] }()
+	for i := range r.Edges {
+		ed := &r.Edges[i]
+		if ed.PathID.Valid || ed.Step.Valid {
+			return nil, false
+		}
+		t, ok1 := intern(ed.Type)
+		f, ok2 := intern(ed.From)
+		to, ok3 := intern(ed.To)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, false
+		}
+		k := edgeKey{typeFrom: uint64(t)<<32 | uint64(f), fromID: ed.FromID, to: uint64(to), toID: ed.ToID, pos: i, e: ed}
+		if ed.Depth.Valid {
+			k.hasDepth, k.depth = true, ed.Depth.Value
+		}
+		keys = append(keys, k)
+	}
+	// Replace name indexes by ranks in byte order.
+	var order, rank [maxEdgeNames]uint64
+	for i := range names {
+		order[i] = uint64(i)
+	}
+	slices.SortFunc(order[:len(names)], func(a, b uint64) int { return strings.Compare(names[a], names[b]) })
+	for r, i := range order[:len(names)] {
+		rank[i] = uint64(r)
+	}
+	for i := range keys {
+		k := &keys[i]
+		k.typeFrom = rank[k.typeFrom>>32]<<32 | rank[k.typeFrom&0xFFFFFFFF]
+		k.to = rank[k.to]
+	}
+	// Sort positions, not the keys: a swap moves four bytes, not a key.
+	perm := e.perm[:0]
+	for i := range keys {
+		perm = append(perm, int32(i))
+	}
+	slices.SortFunc(perm, func(a, b int32) int { return compareEdgeKeys(&keys[a], &keys[b]) })
+	out := e.list[:0]
+	for _, i := range perm {
+		k := &keys[i]
+		if len(out) > 0 && sameEdge(out[len(out)-1], k.e) {
+			continue
+		}
+		out = append(out, k.e)
+	}
+	e.perm = perm[:0]
+	e.list = out
+	return out, true
 }
 
 // edgeRef is an edge with its input position.

@@ -1,9 +1,13 @@
 package goon
 
 import (
+	"io"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/textsafe"
 )
 
@@ -45,5 +49,54 @@ func TestScanMatchesDefinitions(t *testing.T) {
 	}
 	if plain < len(inputs)/100 {
 		t.Fatalf("only %d of %d inputs are plainQuoted", plain, len(inputs))
+	}
+}
+
+// TestSortedEdgesByKey checks the rank-key edge sort against its
+// definition, a stable sort by edgeCompare then deduplication, on seeded
+// edge lists: names equal in content but not in storage, names that share
+// prefixes, present and absent depths, repeated edges, and (for the
+// fallback) path ids or more distinct names than the key sort ranks.
+func TestSortedEdgesByKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 4))
+	for round := range 400 {
+		nNames := 1 + r.IntN(12)
+		if round%50 == 0 {
+			nNames = maxEdgeNames + 20
+		}
+		names := make([]string, nNames)
+		for i := range names {
+			names[i] = []string{"", "A", "AB", "ABC", "B", "IN_PROJECT", "IN_PROJECTS", "IN_GROUP"}[i%8] + strings.Repeat("x", i/8)
+		}
+		resp := &graphresponse.Response{}
+		for range r.IntN(300) {
+			// strings.Clone gives equal names separate storage.
+			name := func() string { return strings.Clone(names[r.IntN(len(names))]) }
+			ed := graphresponse.Edge{Type: name(), From: name(), FromID: int64(r.IntN(5) - 2), To: name(), ToID: int64(r.IntN(5) - 2)}
+			if r.IntN(3) == 0 {
+				ed.Depth = graphresponse.OptInt{Valid: true, Value: int64(r.IntN(3) - 1)}
+			}
+			if round%7 == 0 && r.IntN(10) == 0 {
+				ed.PathID = graphresponse.OptInt{Valid: true, Value: 1}
+			}
+			resp.Edges = append(resp.Edges, ed)
+		}
+		var want []*graphresponse.Edge
+		refs := make([]*graphresponse.Edge, len(resp.Edges))
+		for i := range resp.Edges {
+			refs[i] = &resp.Edges[i]
+		}
+		slices.SortStableFunc(refs, edgeCompare)
+		for _, ed := range refs {
+			if len(want) > 0 && sameEdge(want[len(want)-1], ed) {
+				continue
+			}
+			want = append(want, ed)
+		}
+		e := NewEncoder(io.Discard, Options{})
+		got := slices.Clone(e.sortedEdges(resp))
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: sortedEdges differs from its definition", round)
+		}
 	}
 }
