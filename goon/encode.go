@@ -518,6 +518,10 @@ func (e *Encoder) sortedEdges(r *graphresponse.Response) []*graphresponse.Edge {
 // ranks; more take the comparison sort.
 const maxEdgeNames = 128
 
+// minKeyedEdges is the fewest edges [Encoder.sortedEdgesByKey] sorts; for
+// fewer, building the keys costs more than comparing edges.
+const minKeyedEdges = 24
+
 // edgeKey is an edge's sort key for §3.4 when no edge has a path_id or
 // step: the type, from and to names replaced by their ranks among the
 // document's distinct names, so comparisons are integer compares that
@@ -567,6 +571,9 @@ func b2i(b bool) int {
 // path_id or step and use at most maxEdgeNames distinct names; ok is false
 // for any other document.
 func (e *Encoder) sortedEdgesByKey(r *graphresponse.Response) ([]*graphresponse.Edge, bool) {
+	if len(r.Edges) < minKeyedEdges {
+		return nil, false
+	}
 	// Intern the names in an open-addressing table hashed on the length
 	// and three bytes; the full compare settles collisions.
 	var slots [2 * maxEdgeNames]uint8 // name index + 1, 0 = empty
@@ -844,39 +851,62 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	if s == "" {
 		return b, 0, false
 	}
-	orig := 0
 	// Every limit is at least 200 and runes ≤ bytes, so shorter strings
 	// skip the key lookup.
 	if len(s) > 200 {
 		if lim := limit(key); len(s) > lim {
 			if n := utf8.RuneCountInString(s); n > lim {
-				orig = n
-				cut := 0
-				for i := 0; i < lim-3; i++ {
-					_, size := utf8.DecodeRuneInString(s[cut:])
-					cut += size
-				}
-				s = s[:cut] + "..."
+				return appendTruncated(b, s, lim, n)
 			}
 		}
 	}
 	if isClickHouseDateTime(s) {
 		b = append(b, s[:10]...)
 		b = append(b, 'T')
-		return append(b, s[11:]...), orig, false
+		return append(b, s[11:]...), 0, false
 	}
 	// One pass classifies s for both decisions below; the bare test and
 	// appendQuoted remain the definitions (TestScanMatchesDefinitions).
 	switch c := scan(s); {
 	case c&bare != 0 && s != "true" && s != "false" && s != "null":
-		return append(b, s...), orig, false
+		return append(b, s...), 0, false
 	case c&plainQuoted != 0:
 		b = append(b, '"')
 		b = append(b, s...)
-		return append(b, '"'), orig, false
+		return append(b, '"'), 0, false
 	}
 	b, changed := appendQuoted(b, s)
-	return b, orig, changed
+	return b, 0, changed
+}
+
+// appendTruncated writes s, of n > lim code points, cut to lim-3 code
+// points and followed by "...", as appendString writes that string. The
+// result is never a ClickHouse datetime (its fraction would end in dots)
+// nor a keyword, and the dots are bare and copied inside quotes, so the cut
+// text decides bare or quoted and the dots are written after it, without
+// building the truncated string.
+func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
+	cut := 0
+	for range lim - 3 {
+		if s[cut] < utf8.RuneSelf {
+			cut++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+	}
+	t := s[:cut]
+	switch c := scan(t); {
+	case c&bare != 0:
+		b = append(b, t...)
+		return append(b, "..."...), n, false
+	case c&plainQuoted != 0:
+		b = append(b, '"')
+		b = append(b, t...)
+		return append(b, `..."`...), n, false
+	}
+	b, changed := appendQuoted(b, t)
+	return append(b[:len(b)-1], `..."`...), n, changed
 }
 
 // Byte classes of [scan]: a string has a class when every byte has it.
@@ -901,10 +931,36 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-// scan returns the classes every byte of s has.
+// scan returns the classes every byte of s has. Once s is known not to
+// be bare, only the quoting classes are left to settle, and those it
+// checks eight bytes at a time, going byte by byte only through a word
+// that holds a byte outside them.
 func scan(s string) uint8 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	// hasZero reports whether some byte of x is zero (exact as a yes/no).
+	hasZero := func(x uint64) bool { return (x-ones)&^x&highs != 0 }
 	m := uint8(bare | plainQuoted | plainIdent)
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i < len(s) && m&bare != 0; i++ {
+		m &= byteClass[s[i]]
+	}
+	for ; i+8 <= len(s) && m != 0; i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// A byte below 0x20 (x-0x20 borrows into a clear high bit), at or
+		// above 0x7F, or a quote or backslash sends the word to the table.
+		if (x-0x20*ones)&^x&highs != 0 || (x+0x01*ones)&highs != 0 || x&highs != 0 ||
+			hasZero(x^'"'*ones) || hasZero(x^'\\'*ones) {
+			for _, c := range []byte(w) {
+				m &= byteClass[c]
+			}
+		}
+	}
+	for ; i < len(s); i++ {
 		m &= byteClass[s[i]]
 	}
 	return m

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/textsafe"
@@ -24,7 +25,7 @@ func TestScanMatchesDefinitions(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 3))
 	alphabet := []byte("az09_-:./@+ \"\\\x00\x1f\x7f\x80\xc2\xe2\xff!~")
 	for range 20000 {
-		b := make([]byte, r.IntN(12))
+		b := make([]byte, r.IntN(40))
 		for i := range b {
 			b[i] = alphabet[r.IntN(len(alphabet))]
 		}
@@ -97,6 +98,67 @@ func TestSortedEdgesByKey(t *testing.T) {
 		got := slices.Clone(e.sortedEdges(resp))
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d: sortedEdges differs from its definition", round)
+		}
+	}
+}
+
+// appendStringDefinition is appendString written as §3.7 reads, the way it
+// was before the single-pass classes: truncate by building the string,
+// then the datetime, bare and quoted decisions in turn.
+func appendStringDefinition(b []byte, key, s string) ([]byte, int, bool) {
+	if s == "" {
+		return b, 0, false
+	}
+	orig := 0
+	if lim := limit(key); utf8.RuneCountInString(s) > lim {
+		orig = utf8.RuneCountInString(s)
+		cut := 0
+		for range lim - 3 {
+			_, size := utf8.DecodeRuneInString(s[cut:])
+			cut += size
+		}
+		s = s[:cut] + "..."
+	}
+	if isClickHouseDateTime(s) {
+		b = append(b, s[:10]...)
+		b = append(b, 'T')
+		return append(b, s[11:]...), orig, false
+	}
+	if isBare(s) {
+		return append(b, s...), orig, false
+	}
+	b, changed := appendQuoted(b, s)
+	return b, orig, changed
+}
+
+// TestAppendStringMatchesDefinition compares appendString with
+// appendStringDefinition on seeded strings around the truncation limits,
+// made of bare, quoted, escaped, multi-byte, marked and invalid bytes, and
+// on datetimes and keywords.
+func TestAppendStringMatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 5))
+	pieces := []string{"a", "Z", "9", "_", ".", " ", "\"", "\\", "\n", "\x01", "\x7f", "é", "\u2028", "⟦", "\xff", "\xe2\x80", "日本"}
+	inputs := []string{"true", "null", "2024-01-02 03:04:05", "2024-01-02 03:04:05.123", "2024-02-30 03:04:05"}
+	for range 3000 {
+		var sb strings.Builder
+		n := []int{r.IntN(30), 190 + r.IntN(30), 990 + r.IntN(30)}[r.IntN(3)]
+		uniform := r.IntN(3) == 0 // long runs of one class reach the word loop
+		p := pieces[r.IntN(len(pieces))]
+		for range n {
+			if !uniform {
+				p = pieces[r.IntN(len(pieces))]
+			}
+			sb.WriteString(p)
+		}
+		inputs = append(inputs, sb.String())
+	}
+	for _, s := range inputs {
+		for _, key := range []string{"name", "state"} {
+			got, gotLen, gotChanged := appendString([]byte("x="), key, s)
+			want, wantLen, wantChanged := appendStringDefinition([]byte("x="), key, s)
+			if string(got) != string(want) || gotLen != wantLen || gotChanged != wantChanged {
+				t.Fatalf("appendString(%q, %q) = %q, %d, %v; want %q, %d, %v", key, s, got, gotLen, gotChanged, want, wantLen, wantChanged)
+			}
 		}
 	}
 }
