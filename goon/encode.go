@@ -28,14 +28,19 @@ type Encoder struct {
 	err  error
 
 	// Scratch space reused across documents.
-	nodes []nodeRef
-	props []propRef
-	edges []edgeRef
-	keys  []edgeKey
-	perm  []int32
-	names []string
-	list  []*graphresponse.Edge
-	path  []*graphresponse.Edge
+	nodes   []nodeRef
+	props   []propRef              // property order of the last node with the keys of ordered
+	ordered []graphresponse.Member // that node's properties (the caller's; dropped after Encode)
+	edges   []edgeRef
+	keys    []edgeKey
+	perm    []int32
+	names   []string
+	list    []*graphresponse.Edge
+	path    []*graphresponse.Edge
+	// liftNodes scratch.
+	lifted   []graphresponse.Node
+	nodeCols []string
+	liftSeen map[nodeKey]struct{}
 
 	altered   int  // see Altered
 	versionOK bool // opts.Version is a semantic version, checked once
@@ -98,7 +103,7 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 		return ErrVersion
 	}
 	e.buf = e.buf[:0]
-	lifted := liftNodes(r)
+	lifted := e.liftNodes(r)
 	e.header(r, len(lifted))
 	e.nodeSection(r, lifted)
 	if r.QueryType == graphresponse.QueryPathFinding {
@@ -109,6 +114,11 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 	if r.Rows != nil {
 		e.rowSection(r)
 	}
+	// Keep no caller strings past the call; the next document starts anew.
+	e.ordered, e.props = nil, e.props[:0]
+	clear(e.lifted)
+	clear(e.nodeCols)
+	e.lifted, e.nodeCols = e.lifted[:0], e.nodeCols[:0]
 	e.flush()
 	return e.err
 }
@@ -213,26 +223,27 @@ func (e *Encoder) groupDescriptor(b []byte, g graphresponse.GroupColumn) []byte 
 
 // liftNodes returns the node buckets of an aggregation's node-kind group
 // columns, deduplicated on (type, parsed id), first occurrence winning
-// (§3.5).
-func liftNodes(r *graphresponse.Response) []graphresponse.Node {
+// (§3.5). The result lives in the encoder's scratch space until
+// [Encoder.Encode] returns.
+func (e *Encoder) liftNodes(r *graphresponse.Response) []graphresponse.Node {
 	if r.QueryType != graphresponse.QueryAggregation || r.Rows == nil || r.GroupColumns == nil {
 		return nil
 	}
-	var nodeCols []string
+	nodeCols := e.nodeCols[:0]
 	for _, g := range r.GroupColumns {
 		if g.Kind == graphresponse.GroupKindNode {
 			nodeCols = append(nodeCols, g.Name)
 		}
 	}
+	e.nodeCols = nodeCols
 	if len(nodeCols) == 0 {
 		return nil
 	}
-	type key struct {
-		typ string
-		id  int64
-	}
-	var out []graphresponse.Node
-	seen := make(map[key]struct{})
+	// Duplicates are found by a scan of the nodes so far while they are
+	// few, then through a map.
+	const scanUpTo = 32
+	out := e.lifted[:0]
+	seen := e.liftSeen
 	for _, row := range r.Rows {
 		for _, name := range nodeCols {
 			cell, ok := row.Get(name)
@@ -248,16 +259,39 @@ func liftNodes(r *graphresponse.Response) []graphresponse.Node {
 			if err != nil {
 				continue
 			}
-			k := key{t.Str(), id}
-			if _, dup := seen[k]; dup {
-				continue
+			k := nodeKey{t.Str(), id}
+			if len(out) < scanUpTo {
+				if slices.ContainsFunc(out, func(n graphresponse.Node) bool { return n.ID == k.id && n.Type == k.typ }) {
+					continue
+				}
+			} else {
+				if seen == nil {
+					seen = make(map[nodeKey]struct{})
+				}
+				if len(seen) == 0 {
+					for _, n := range out {
+						seen[nodeKey{n.Type, n.ID}] = struct{}{}
+					}
+				}
+				if _, dup := seen[k]; dup {
+					continue
+				}
+				seen[k] = struct{}{}
 			}
-			seen[k] = struct{}{}
 			props, _ := cell.Get("properties")
 			out = append(out, graphresponse.Node{Type: k.typ, ID: id, Props: props.Members()})
 		}
 	}
+	clear(seen)
+	e.liftSeen = seen
+	e.lifted = out
 	return out
+}
+
+// nodeKey is a node identity for [Encoder.liftNodes].
+type nodeKey struct {
+	typ string
+	id  int64
 }
 
 func (e *Encoder) nodeSection(r *graphresponse.Response, lifted []graphresponse.Node) {
@@ -370,7 +404,20 @@ func tier(key string) int {
 // are one integer compare; equal prefixes fall back to the full key.
 type propRef struct {
 	order uint64
-	m     *graphresponse.Member
+	i     int // index in the node's properties
+}
+
+// sameKeys reports whether a and b have the same keys in the same order.
+func sameKeys(a, b []graphresponse.Member) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			return false
+		}
+	}
+	return true
 }
 
 func propOrder(key string) uint64 {
@@ -381,30 +428,37 @@ func propOrder(key string) uint64 {
 	return o
 }
 
-func (a propRef) less(b propRef) bool {
+func (a propRef) less(b propRef, props []graphresponse.Member) bool {
 	if a.order != b.order {
 		return a.order < b.order
 	}
-	return a.m.Key < b.m.Key
+	return props[a.i].Key < props[b.i].Key
 }
 
 func (e *Encoder) nodeLine(n *graphresponse.Node) {
 	b := strconv.AppendInt(e.buf, n.ID, 10)
-	// Order by tier, then key. Properties are few, so an insertion sort over
-	// precomputed tiers beats a generic sort that recomputes them.
-	props := e.props[:0]
-	for i := range n.Props {
-		ref := propRef{propOrder(n.Props[i].Key), &n.Props[i]}
-		j := len(props)
-		props = append(props, ref)
-		for j > 0 && ref.less(props[j-1]) {
-			props[j] = props[j-1]
-			j--
+	// Order by tier, then key. The order depends only on the key sequence,
+	// which most nodes share with the node before them, so it is kept as a
+	// permutation and recomputed only when the keys change.
+	if !sameKeys(n.Props, e.ordered) {
+		e.ordered = n.Props
+		// Properties are few, so an insertion sort over precomputed tiers
+		// beats a generic sort that recomputes them.
+		props := e.props[:0]
+		for i := range n.Props {
+			ref := propRef{propOrder(n.Props[i].Key), i}
+			j := len(props)
+			props = append(props, ref)
+			for j > 0 && ref.less(props[j-1], n.Props) {
+				props[j] = props[j-1]
+				j--
+			}
+			props[j] = ref
 		}
-		props[j] = ref
+		e.props = props
 	}
-	for _, ref := range props {
-		m := ref.m
+	for _, ref := range e.props {
+		m := &n.Props[ref.i]
 		mark, altered := len(b), e.altered
 		b = append(b, ' ')
 		b = e.ident(b, m.Key)
@@ -425,8 +479,6 @@ func (e *Encoder) nodeLine(n *graphresponse.Node) {
 			b = strconv.AppendInt(b, int64(origLen), 10)
 		}
 	}
-	clear(props)
-	e.props = props[:0]
 	e.buf = append(b, '\n')
 }
 

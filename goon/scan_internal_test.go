@@ -4,6 +4,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -159,6 +160,50 @@ func TestAppendStringMatchesDefinition(t *testing.T) {
 			if string(got) != string(want) || gotLen != wantLen || gotChanged != wantChanged {
 				t.Fatalf("appendString(%q, %q) = %q, %d, %v; want %q, %d, %v", key, s, got, gotLen, gotChanged, want, wantLen, wantChanged)
 			}
+		}
+	}
+}
+
+// TestLiftNodesFirstOccurrence checks liftNodes against its definition,
+// the first occurrence of each (type, id) in row and column order, on
+// enough distinct nodes to pass from the scan to the map, twice with one
+// encoder (the scratch space is reused).
+func TestLiftNodesFirstOccurrence(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 6))
+	resp := &graphresponse.Response{QueryType: graphresponse.QueryAggregation,
+		GroupColumns: []graphresponse.GroupColumn{{Name: "a", Kind: graphresponse.GroupKindNode}, {Name: "p", Kind: graphresponse.GroupKindProperty}, {Name: "b", Kind: graphresponse.GroupKindNode}}}
+	type key struct {
+		typ string
+		id  int64
+	}
+	var want []key
+	seen := map[key]bool{}
+	for i := range 300 {
+		row := graphresponse.Row{{Key: "p", Value: graphresponse.String("x")}}
+		for _, col := range []string{"a", "b"} {
+			k := key{[]string{"User", "Project"}[r.IntN(2)], int64(r.IntN(80))}
+			row = append(row, graphresponse.Member{Key: col, Value: graphresponse.Object(
+				graphresponse.Member{Key: "type", Value: graphresponse.String(k.typ)},
+				graphresponse.Member{Key: "id", Value: graphresponse.String(strconv.FormatInt(k.id, 10))},
+				graphresponse.Member{Key: "properties", Value: graphresponse.Object(graphresponse.Member{Key: "n", Value: graphresponse.String(strconv.Itoa(i))})})})
+			if !seen[k] {
+				seen[k] = true
+				want = append(want, k)
+			}
+		}
+		resp.Rows = append(resp.Rows, row)
+	}
+	e := NewEncoder(io.Discard, Options{Version: "1.0.0"})
+	for round := range 2 {
+		var got []key
+		for _, n := range e.liftNodes(resp) {
+			got = append(got, key{n.Type, n.ID})
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: liftNodes gives %d nodes %v, want %d %v", round, len(got), got, len(want), want)
+		}
+		if err := e.Encode(resp); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
