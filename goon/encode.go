@@ -59,14 +59,26 @@ func (e *Encoder) Altered() int { return e.altered }
 // or cursor), which GOON writes verbatim (§3.1), with every code point of
 // the text-safety set, line breaks included, written as its marker.
 func (e *Encoder) ident(b []byte, s string) []byte {
-	if scan(s)&plainIdent != 0 {
-		return append(b, s...) // printable ASCII: nothing to mark
+	if printableASCII(s) {
+		return append(b, s...) // nothing to mark
 	}
 	b, changed := textsafe.AppendMarked(b, s, nil)
 	if changed {
 		e.altered++
 	}
 	return b
+}
+
+// printableASCII reports whether s is made of bytes 0x20–0x7E only, which
+// textsafe.AppendMarked copies unchanged. Identifiers are short, so this is
+// a plain loop the compiler inlines.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // count adds one to the altered count when changed is true and returns b.
@@ -691,13 +703,17 @@ func (e *Encoder) sortedEdgesByKey(r *graphresponse.Response) ([]*graphresponse.
 		perm = append(perm, int32(i))
 	}
 	slices.SortFunc(perm, func(a, b int32) int { return compareEdgeKeys(&keys[a], &keys[b]) })
+	// Equal ranks are equal names, and no edge here has a path id or
+	// step, so sameEdge compares only the first four key fields.
 	out := e.list[:0]
+	var last *edgeKey
 	for _, i := range perm {
 		k := &keys[i]
-		if len(out) > 0 && sameEdge(out[len(out)-1], k.e) {
+		if last != nil && k.typeFrom == last.typeFrom && k.fromID == last.fromID && k.to == last.to && k.toID == last.toID {
 			continue
 		}
 		out = append(out, k.e)
+		last = k
 	}
 	e.perm = perm[:0]
 	e.list = out
