@@ -33,7 +33,6 @@ type Encoder struct {
 	ordered []graphresponse.Member // that node's properties (the caller's; dropped after Encode)
 	edges   []edgeRef
 	keys    []edgeKey
-	perm    []int32
 	names   []string
 	list    []*graphresponse.Edge
 	path    []*graphresponse.Edge
@@ -588,47 +587,32 @@ const minKeyedEdges = 24
 
 // edgeKey is an edge's sort key for §3.4 when no edge has a path_id or
 // step: the type, from and to names replaced by their ranks among the
-// document's distinct names, so comparisons are integer compares that
-// never touch the edge or its strings. The order is edgeCompare's, then
-// the input position.
+// document's distinct names (below maxEdgeNames, so seven bits) and packed
+// with the ids (below maxKeyedID, so 50 bits), so that comparing two keys
+// is comparing three integers and the position, never touching an edge or
+// its strings. The order is edgeCompare's, then the input position.
 type edgeKey struct {
-	typeFrom uint64 // type rank << 32 | from rank
-	fromID   int64
-	to       uint64 // to rank
-	toID     int64
-	hasDepth bool // absent depths sort first
-	depth    int64
-	pos      int
-	e        *graphresponse.Edge
+	typeFromID uint64 // type rank << 57 | from rank << 50 | from id
+	toIDDepth  uint64 // to rank << 57 | to id << 1 | 1 when depth is present
+	depth      uint64 // depth with its sign bit flipped (unsigned order), 0 when absent
+	pos        int
 }
 
+// maxKeyedID bounds the ids an [edgeKey] holds; an edge with another id
+// takes the comparison sort.
+const maxKeyedID = 1 << 50
+
 func compareEdgeKeys(a, b *edgeKey) int {
-	if a.typeFrom != b.typeFrom {
-		return cmp.Compare(a.typeFrom, b.typeFrom)
+	if a.typeFromID != b.typeFromID {
+		return cmp.Compare(a.typeFromID, b.typeFromID)
 	}
-	if a.fromID != b.fromID {
-		return cmp.Compare(a.fromID, b.fromID)
-	}
-	if a.to != b.to {
-		return cmp.Compare(a.to, b.to)
-	}
-	if a.toID != b.toID {
-		return cmp.Compare(a.toID, b.toID)
-	}
-	if a.hasDepth != b.hasDepth {
-		return cmp.Compare(b2i(a.hasDepth), b2i(b.hasDepth))
+	if a.toIDDepth != b.toIDDepth {
+		return cmp.Compare(a.toIDDepth, b.toIDDepth)
 	}
 	if a.depth != b.depth {
 		return cmp.Compare(a.depth, b.depth)
 	}
 	return cmp.Compare(a.pos, b.pos)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // sortedEdgesByKey is sortedEdges for documents whose edges have no
@@ -665,10 +649,10 @@ func (e *Encoder) sortedEdgesByKey(r *graphresponse.Response) ([]*graphresponse.
 		}
 	}
 	keys := e.keys[:0]
-	defer func() { clear(keys); e.keys = keys[:0] }()
+	defer func() { e.keys = keys[:0] }()
 	for i := range r.Edges {
 		ed := &r.Edges[i]
-		if ed.PathID.Valid || ed.Step.Valid {
+		if ed.PathID.Valid || ed.Step.Valid || uint64(ed.FromID) >= maxKeyedID || uint64(ed.ToID) >= maxKeyedID {
 			return nil, false
 		}
 		t, ok1 := intern(ed.Type)
@@ -677,9 +661,11 @@ func (e *Encoder) sortedEdgesByKey(r *graphresponse.Response) ([]*graphresponse.
 		if !ok1 || !ok2 || !ok3 {
 			return nil, false
 		}
-		k := edgeKey{typeFrom: uint64(t)<<32 | uint64(f), fromID: ed.FromID, to: uint64(to), toID: ed.ToID, pos: i, e: ed}
+		// Name indexes for now; ranks replace them below.
+		k := edgeKey{typeFromID: uint64(t)<<57 | uint64(f)<<50 | uint64(ed.FromID), toIDDepth: uint64(to)<<57 | uint64(ed.ToID)<<1, pos: i}
 		if ed.Depth.Valid {
-			k.hasDepth, k.depth = true, ed.Depth.Value
+			k.toIDDepth |= 1
+			k.depth = uint64(ed.Depth.Value) ^ 1<<63
 		}
 		keys = append(keys, k)
 	}
@@ -692,30 +678,26 @@ func (e *Encoder) sortedEdgesByKey(r *graphresponse.Response) ([]*graphresponse.
 	for r, i := range order[:len(names)] {
 		rank[i] = uint64(r)
 	}
+	const idBits = 1<<50 - 1
 	for i := range keys {
 		k := &keys[i]
-		k.typeFrom = rank[k.typeFrom>>32]<<32 | rank[k.typeFrom&0xFFFFFFFF]
-		k.to = rank[k.to]
+		k.typeFromID = rank[k.typeFromID>>57]<<57 | rank[k.typeFromID>>50&0x7F]<<50 | k.typeFromID&idBits
+		k.toIDDepth = rank[k.toIDDepth>>57]<<57 | k.toIDDepth&(1<<57-1)
 	}
-	// Sort positions, not the keys: a swap moves four bytes, not a key.
-	perm := e.perm[:0]
-	for i := range keys {
-		perm = append(perm, int32(i))
-	}
-	slices.SortFunc(perm, func(a, b int32) int { return compareEdgeKeys(&keys[a], &keys[b]) })
+	slices.SortFunc(keys, func(a, b edgeKey) int { return compareEdgeKeys(&a, &b) })
 	// Equal ranks are equal names, and no edge here has a path id or
-	// step, so sameEdge compares only the first four key fields.
+	// step, so sameEdge compares the type, from, from id, to and to id:
+	// the key without the depth.
 	out := e.list[:0]
 	var last *edgeKey
-	for _, i := range perm {
+	for i := range keys {
 		k := &keys[i]
-		if last != nil && k.typeFrom == last.typeFrom && k.fromID == last.fromID && k.to == last.to && k.toID == last.toID {
+		if last != nil && k.typeFromID == last.typeFromID && k.toIDDepth>>1 == last.toIDDepth>>1 {
 			continue
 		}
-		out = append(out, k.e)
+		out = append(out, &r.Edges[k.pos])
 		last = k
 	}
-	e.perm = perm[:0]
 	e.list = out
 	return out, true
 }

@@ -2,6 +2,7 @@ package goon
 
 import (
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -58,7 +59,8 @@ func TestScanMatchesDefinitions(t *testing.T) {
 // definition, a stable sort by edgeCompare then deduplication, on seeded
 // edge lists: names equal in content but not in storage, names that share
 // prefixes, present and absent depths, repeated edges, and (for the
-// fallback) path ids or more distinct names than the key sort ranks.
+// fallback) path ids, ids the key cannot hold, or more distinct names than
+// the key sort ranks.
 func TestSortedEdgesByKey(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 4))
 	for round := range 400 {
@@ -74,9 +76,18 @@ func TestSortedEdgesByKey(t *testing.T) {
 		for range r.IntN(300) {
 			// strings.Clone gives equal names separate storage.
 			name := func() string { return strings.Clone(names[r.IntN(len(names))]) }
-			ed := graphresponse.Edge{Type: name(), From: name(), FromID: int64(r.IntN(5) - 2), To: name(), ToID: int64(r.IntN(5) - 2)}
+			id := func() int64 {
+				switch {
+				case round%11 == 0 && r.IntN(20) == 0:
+					return []int64{-1, maxKeyedID, math.MaxInt64, math.MinInt64}[r.IntN(4)] // fallback
+				case r.IntN(2) == 0:
+					return maxKeyedID - 1 - int64(r.IntN(3))
+				}
+				return int64(r.IntN(5))
+			}
+			ed := graphresponse.Edge{Type: name(), From: name(), FromID: id(), To: name(), ToID: id()}
 			if r.IntN(3) == 0 {
-				ed.Depth = graphresponse.OptInt{Valid: true, Value: int64(r.IntN(3) - 1)}
+				ed.Depth = graphresponse.OptInt{Valid: true, Value: []int64{-1, 0, 1, math.MinInt64, math.MaxInt64}[r.IntN(5)]}
 			}
 			if round%7 == 0 && r.IntN(10) == 0 {
 				ed.PathID = graphresponse.OptInt{Valid: true, Value: 1}
