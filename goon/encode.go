@@ -905,7 +905,7 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	// skip the key lookup.
 	if len(s) > 200 {
 		if lim := limit(key); len(s) > lim {
-			if n := utf8.RuneCountInString(s); n > lim {
+			if n := runeCount(s); n > lim {
 				return appendTruncated(b, s, lim, n)
 			}
 		}
@@ -929,6 +929,52 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	return b, 0, changed
 }
 
+// asciiWord reports whether the eight bytes of w are all ASCII.
+func asciiWord(w string) bool {
+	return (uint64(w[0])|uint64(w[1])<<8|uint64(w[2])<<16|uint64(w[3])<<24|
+		uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 == 0
+}
+
+// runeCount is utf8.RuneCountInString (an invalid byte counts as one code
+// point), eight ASCII bytes at a time.
+func runeCount(s string) int {
+	n, i := 0, 0
+	for i < len(s) {
+		if i+8 <= len(s) && asciiWord(s[i:i+8]) {
+			n, i = n+8, i+8
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		n++
+	}
+	return n
+}
+
+// runeOffset returns the byte offset in s after its first n code points
+// (counted as runeCount does); s has at least n.
+func runeOffset(s string, n int) int {
+	i := 0
+	for n > 0 {
+		if n >= 8 && i+8 <= len(s) && asciiWord(s[i:i+8]) {
+			n, i = n-8, i+8
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		n--
+	}
+	return i
+}
+
 // appendTruncated writes s, of n > lim code points, cut to lim-3 code
 // points and followed by "...", as appendString writes that string. The
 // result is never a ClickHouse datetime (its fraction would end in dots)
@@ -936,16 +982,7 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 // text decides bare or quoted and the dots are written after it, without
 // building the truncated string.
 func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
-	cut := 0
-	for range lim - 3 {
-		if s[cut] < utf8.RuneSelf {
-			cut++
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[cut:])
-		cut += size
-	}
-	t := s[:cut]
+	t := s[:runeOffset(s, lim-3)]
 	switch c := scan(t); {
 	case c&bare != 0:
 		b = append(b, t...)

@@ -218,3 +218,30 @@ func TestLiftNodesFirstOccurrence(t *testing.T) {
 		}
 	}
 }
+
+// TestRuneCount compares runeCount and runeOffset with the utf8 package
+// on seeded strings of ASCII runs, multi-byte and invalid bytes.
+func TestRuneCount(t *testing.T) {
+	r := rand.New(rand.NewPCG(18, 7))
+	pieces := []string{"abcdefgh", "a", "é", "日", "\xff", "\xe2\x80", "\U0001F600", "12345678901"}
+	for range 5000 {
+		var sb strings.Builder
+		for range r.IntN(40) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		n := utf8.RuneCountInString(s)
+		if got := runeCount(s); got != n {
+			t.Fatalf("runeCount(%q) = %d, want %d", s, got, n)
+		}
+		k := r.IntN(n + 1)
+		want := 0
+		for range k {
+			_, size := utf8.DecodeRuneInString(s[want:])
+			want += size
+		}
+		if got := runeOffset(s, k); got != want {
+			t.Fatalf("runeOffset(%q, %d) = %d, want %d", s, k, got, want)
+		}
+	}
+}
