@@ -236,7 +236,40 @@ func (d *Decoder) DecodeDocument() (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.decodeDocument(data)
+}
+
+// decodeDocument decodes a whole payload: the common graph layout through
+// [fastDecodeGraph], anything else, and every error, through the strict
+// decoder [Decoder.decodeBytes], with the same result.
+func (d *Decoder) decodeDocument(data string) (*Document, error) {
+	if doc, ok := tryFastDecodeGraph(data, d.lim); ok {
+		d.warnings, d.header = nil, ""
+		d.warnUnknown(&doc.Header)
+		return doc, nil
+	}
 	return d.decodeBytes(data)
+}
+
+// tryFastDecodeGraph runs [fastDecodeGraph], turning a panic (a bug) into a
+// fallback to the strict decoder, which has its own recovery.
+func tryFastDecodeGraph(data string, lim Limits) (doc *Document, ok bool) {
+	defer func() {
+		if recover() != nil {
+			doc, ok = nil, false
+		}
+	}()
+	return fastDecodeGraph(data, lim)
+}
+
+// warnUnknown records a warning for each header key the profile does not
+// define.
+func (d *Decoder) warnUnknown(h *Header) {
+	for _, f := range h.Fields {
+		if !isKnown(h.Profile, f.Key) {
+			d.warnings = append(d.warnings, "unknown header key "+f.Key)
+		}
+	}
 }
 
 func (d *Decoder) decodeBytes(data string) (doc *Document, err error) {
@@ -257,11 +290,7 @@ func (d *Decoder) decodeBytes(data string) (doc *Document, err error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range h.Fields {
-		if !isKnown(h.Profile, f.Key) {
-			d.warnings = append(d.warnings, "unknown header key "+f.Key)
-		}
-	}
+	d.warnUnknown(&h)
 	doc = &Document{Header: h}
 	delta, _ := h.Get("delta")
 	if h.Profile == "graph" {

@@ -2,6 +2,7 @@ package gcf
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -489,22 +490,65 @@ func decodeGraphDelta(h *Header, lines []line, lim Limits) (*GraphDelta, error) 
 // the backing array of dst without allocating. It returns the fields that
 // fit and n, the number of fields s has (which may exceed len(dst)).
 func splitSpaces(s string, dst []string) ([]string, int) {
-	// Fields are short, so a byte loop beats IndexByte's call overhead.
-	n, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' {
-			if n < len(dst) {
-				dst[n] = s[start:i]
+	var cuts [8]int
+	n := spaceCuts(s, cuts[:min(len(dst), len(cuts))])
+	start := 0
+	for k := range min(n, len(dst), len(cuts)) {
+		end := len(s)
+		if k < n-1 {
+			end = cuts[k]
+		}
+		dst[k] = s[start:end]
+		start = end + 1
+	}
+	for k := len(cuts); k < min(n, len(dst)); k++ { // fields beyond cuts
+		end := strings.IndexByte(s[start:], ' ')
+		if end < 0 {
+			end = len(s) - start
+		}
+		dst[k] = s[start : start+end]
+		start += end + 1
+	}
+	return dst[:min(n, len(dst))], n
+}
+
+// spaceCuts stores the offsets of the first len(cuts) spaces of s in cuts
+// and returns the number of fields s has, one more than its spaces. It
+// writes only integers, so callers keep fields in locals the collector's
+// write barrier never sees.
+func spaceCuts(s string, cuts []int) int {
+	const (
+		ones   = 0x0101010101010101
+		lows   = 0x7F7F7F7F7F7F7F7F
+		spaces = ' ' * ones
+	)
+	n := 0
+	// Eight bytes at a time: a byte of x is zero exactly where s has a
+	// space, and z gets the high bit of each such byte (computed without
+	// carries between bytes, so it has no false positives).
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := (uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56) ^ spaces
+		z := ^((x&lows + lows) | x | lows)
+		for z != 0 {
+			if n < len(cuts) {
+				cuts[n] = i + bits.TrailingZeros64(z)>>3
 			}
 			n++
-			start = i + 1
+			z &= z - 1
 		}
 	}
-	if n < len(dst) {
-		dst[n] = s[start:]
+	for ; i < len(s); i++ {
+		if s[i] == ' ' {
+			if n < len(cuts) {
+				cuts[n] = i
+			}
+			n++
+		}
 	}
-	n++
-	return dst[:min(n, len(dst))], n
+	return n + 1
 }
 
 // idIndex maps the symbol ids of one payload to symbol indexes (-1 for a

@@ -383,7 +383,7 @@ func (d *Decoder) decodeResponse(data string) (*graphresponse.Response, error) {
 		d.header = data[:strings.IndexByte(data, '\n')]
 		return r, nil
 	}
-	doc, err := d.decodeBytes(data)
+	doc, err := d.decodeDocument(data)
 	if err != nil {
 		return nil, err
 	}

@@ -28,11 +28,18 @@ type Encoder struct {
 	err  error
 
 	// Scratch space reused across documents.
-	nodes []nodeRef
-	props []propRef
-	edges []edgeRef
-	list  []*graphresponse.Edge
-	path  []*graphresponse.Edge
+	nodes   []nodeRef
+	props   []propRef              // property order of the last node with the keys of ordered
+	ordered []graphresponse.Member // that node's properties (the caller's; dropped after Encode)
+	edges   []edgeRef
+	keys    []edgeKey
+	names   []string
+	list    []*graphresponse.Edge
+	path    []*graphresponse.Edge
+	// liftNodes scratch.
+	lifted   []graphresponse.Node
+	nodeCols []string
+	liftSeen map[nodeKey]struct{}
 
 	altered   int  // see Altered
 	versionOK bool // opts.Version is a semantic version, checked once
@@ -51,11 +58,26 @@ func (e *Encoder) Altered() int { return e.altered }
 // or cursor), which GOON writes verbatim (§3.1), with every code point of
 // the text-safety set, line breaks included, written as its marker.
 func (e *Encoder) ident(b []byte, s string) []byte {
+	if printableASCII(s) {
+		return append(b, s...) // nothing to mark
+	}
 	b, changed := textsafe.AppendMarked(b, s, nil)
 	if changed {
 		e.altered++
 	}
 	return b
+}
+
+// printableASCII reports whether s is made of bytes 0x20–0x7E only, which
+// textsafe.AppendMarked copies unchanged. Identifiers are short, so this is
+// a plain loop the compiler inlines.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // count adds one to the altered count when changed is true and returns b.
@@ -92,7 +114,7 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 		return ErrVersion
 	}
 	e.buf = e.buf[:0]
-	lifted := liftNodes(r)
+	lifted := e.liftNodes(r)
 	e.header(r, len(lifted))
 	e.nodeSection(r, lifted)
 	if r.QueryType == graphresponse.QueryPathFinding {
@@ -103,6 +125,11 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 	if r.Rows != nil {
 		e.rowSection(r)
 	}
+	// Keep no caller strings past the call; the next document starts anew.
+	e.ordered, e.props = nil, e.props[:0]
+	clear(e.lifted)
+	clear(e.nodeCols)
+	e.lifted, e.nodeCols = e.lifted[:0], e.nodeCols[:0]
 	e.flush()
 	return e.err
 }
@@ -207,26 +234,27 @@ func (e *Encoder) groupDescriptor(b []byte, g graphresponse.GroupColumn) []byte 
 
 // liftNodes returns the node buckets of an aggregation's node-kind group
 // columns, deduplicated on (type, parsed id), first occurrence winning
-// (§3.5).
-func liftNodes(r *graphresponse.Response) []graphresponse.Node {
+// (§3.5). The result lives in the encoder's scratch space until
+// [Encoder.Encode] returns.
+func (e *Encoder) liftNodes(r *graphresponse.Response) []graphresponse.Node {
 	if r.QueryType != graphresponse.QueryAggregation || r.Rows == nil || r.GroupColumns == nil {
 		return nil
 	}
-	var nodeCols []string
+	nodeCols := e.nodeCols[:0]
 	for _, g := range r.GroupColumns {
 		if g.Kind == graphresponse.GroupKindNode {
 			nodeCols = append(nodeCols, g.Name)
 		}
 	}
+	e.nodeCols = nodeCols
 	if len(nodeCols) == 0 {
 		return nil
 	}
-	type key struct {
-		typ string
-		id  int64
-	}
-	var out []graphresponse.Node
-	seen := make(map[key]struct{})
+	// Duplicates are found by a scan of the nodes so far while they are
+	// few, then through a map.
+	const scanUpTo = 32
+	out := e.lifted[:0]
+	seen := e.liftSeen
 	for _, row := range r.Rows {
 		for _, name := range nodeCols {
 			cell, ok := row.Get(name)
@@ -242,16 +270,39 @@ func liftNodes(r *graphresponse.Response) []graphresponse.Node {
 			if err != nil {
 				continue
 			}
-			k := key{t.Str(), id}
-			if _, dup := seen[k]; dup {
-				continue
+			k := nodeKey{t.Str(), id}
+			if len(out) < scanUpTo {
+				if slices.ContainsFunc(out, func(n graphresponse.Node) bool { return n.ID == k.id && n.Type == k.typ }) {
+					continue
+				}
+			} else {
+				if seen == nil {
+					seen = make(map[nodeKey]struct{})
+				}
+				if len(seen) == 0 {
+					for _, n := range out {
+						seen[nodeKey{n.Type, n.ID}] = struct{}{}
+					}
+				}
+				if _, dup := seen[k]; dup {
+					continue
+				}
+				seen[k] = struct{}{}
 			}
-			seen[k] = struct{}{}
 			props, _ := cell.Get("properties")
 			out = append(out, graphresponse.Node{Type: k.typ, ID: id, Props: props.Members()})
 		}
 	}
+	clear(seen)
+	e.liftSeen = seen
+	e.lifted = out
 	return out
+}
+
+// nodeKey is a node identity for [Encoder.liftNodes].
+type nodeKey struct {
+	typ string
+	id  int64
 }
 
 func (e *Encoder) nodeSection(r *graphresponse.Response, lifted []graphresponse.Node) {
@@ -364,7 +415,20 @@ func tier(key string) int {
 // are one integer compare; equal prefixes fall back to the full key.
 type propRef struct {
 	order uint64
-	m     *graphresponse.Member
+	i     int // index in the node's properties
+}
+
+// sameKeys reports whether a and b have the same keys in the same order.
+func sameKeys(a, b []graphresponse.Member) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key {
+			return false
+		}
+	}
+	return true
 }
 
 func propOrder(key string) uint64 {
@@ -375,30 +439,37 @@ func propOrder(key string) uint64 {
 	return o
 }
 
-func (a propRef) less(b propRef) bool {
+func (a propRef) less(b propRef, props []graphresponse.Member) bool {
 	if a.order != b.order {
 		return a.order < b.order
 	}
-	return a.m.Key < b.m.Key
+	return props[a.i].Key < props[b.i].Key
 }
 
 func (e *Encoder) nodeLine(n *graphresponse.Node) {
 	b := strconv.AppendInt(e.buf, n.ID, 10)
-	// Order by tier, then key. Properties are few, so an insertion sort over
-	// precomputed tiers beats a generic sort that recomputes them.
-	props := e.props[:0]
-	for i := range n.Props {
-		ref := propRef{propOrder(n.Props[i].Key), &n.Props[i]}
-		j := len(props)
-		props = append(props, ref)
-		for j > 0 && ref.less(props[j-1]) {
-			props[j] = props[j-1]
-			j--
+	// Order by tier, then key. The order depends only on the key sequence,
+	// which most nodes share with the node before them, so it is kept as a
+	// permutation and recomputed only when the keys change.
+	if !sameKeys(n.Props, e.ordered) {
+		e.ordered = n.Props
+		// Properties are few, so an insertion sort over precomputed tiers
+		// beats a generic sort that recomputes them.
+		props := e.props[:0]
+		for i := range n.Props {
+			ref := propRef{propOrder(n.Props[i].Key), i}
+			j := len(props)
+			props = append(props, ref)
+			for j > 0 && ref.less(props[j-1], n.Props) {
+				props[j] = props[j-1]
+				j--
+			}
+			props[j] = ref
 		}
-		props[j] = ref
+		e.props = props
 	}
-	for _, ref := range props {
-		m := ref.m
+	for _, ref := range e.props {
+		m := &n.Props[ref.i]
 		mark, altered := len(b), e.altered
 		b = append(b, ' ')
 		b = e.ident(b, m.Key)
@@ -419,8 +490,6 @@ func (e *Encoder) nodeLine(n *graphresponse.Node) {
 			b = strconv.AppendInt(b, int64(origLen), 10)
 		}
 	}
-	clear(props)
-	e.props = props[:0]
 	e.buf = append(b, '\n')
 }
 
@@ -481,6 +550,9 @@ func sameEdge(a, b *graphresponse.Edge) bool {
 // sortedEdges returns the input edges sorted and deduplicated (§3.4 steps
 // 1–2), in the encoder's scratch slice.
 func (e *Encoder) sortedEdges(r *graphresponse.Response) []*graphresponse.Edge {
+	if out, ok := e.sortedEdgesByKey(r); ok {
+		return out
+	}
 	refs := e.edges[:0]
 	for i := range r.Edges {
 		refs = append(refs, edgeRef{&r.Edges[i], i})
@@ -503,6 +575,131 @@ func (e *Encoder) sortedEdges(r *graphresponse.Response) []*graphresponse.Edge {
 	e.edges = refs[:0]
 	e.list = out
 	return out
+}
+
+// maxEdgeNames bounds the distinct type names [Encoder.sortedEdgesByKey]
+// ranks; more take the comparison sort.
+const maxEdgeNames = 128
+
+// minKeyedEdges is the fewest edges [Encoder.sortedEdgesByKey] sorts; for
+// fewer, building the keys costs more than comparing edges.
+const minKeyedEdges = 24
+
+// edgeKey is an edge's sort key for §3.4 when no edge has a path_id or
+// step: the type, from and to names replaced by their ranks among the
+// document's distinct names (below maxEdgeNames, so seven bits) and packed
+// with the ids (below maxKeyedID, so 50 bits), so that comparing two keys
+// is comparing three integers and the position, never touching an edge or
+// its strings. The order is edgeCompare's, then the input position.
+type edgeKey struct {
+	typeFromID uint64 // type rank << 57 | from rank << 50 | from id
+	toIDDepth  uint64 // to rank << 57 | to id << 1 | 1 when depth is present
+	depth      uint64 // depth with its sign bit flipped (unsigned order), 0 when absent
+	pos        int
+}
+
+// maxKeyedID bounds the ids an [edgeKey] holds; an edge with another id
+// takes the comparison sort.
+const maxKeyedID = 1 << 50
+
+func compareEdgeKeys(a, b *edgeKey) int {
+	if a.typeFromID != b.typeFromID {
+		return cmp.Compare(a.typeFromID, b.typeFromID)
+	}
+	if a.toIDDepth != b.toIDDepth {
+		return cmp.Compare(a.toIDDepth, b.toIDDepth)
+	}
+	if a.depth != b.depth {
+		return cmp.Compare(a.depth, b.depth)
+	}
+	return cmp.Compare(a.pos, b.pos)
+}
+
+// sortedEdgesByKey is sortedEdges for documents whose edges have no
+// path_id or step and use at most maxEdgeNames distinct names; ok is false
+// for any other document.
+func (e *Encoder) sortedEdgesByKey(r *graphresponse.Response) ([]*graphresponse.Edge, bool) {
+	if len(r.Edges) < minKeyedEdges {
+		return nil, false
+	}
+	// Intern the names in an open-addressing table hashed on the length
+	// and three bytes; the full compare settles collisions.
+	var slots [2 * maxEdgeNames]uint8 // name index + 1, 0 = empty
+	names := e.names[:0]
+	defer func() { clear(names); e.names = names[:0] }()
+	intern := func(s string) (int, bool) {
+		h := uint(len(s)) * 0x9E3779B1
+		if len(s) > 0 {
+			h ^= uint(s[0]) | uint(s[len(s)-1])<<8 | uint(s[len(s)/2])<<16
+			h *= 0x9E3779B1
+		}
+		for i := h >> 7 % uint(len(slots)); ; i = (i + 1) % uint(len(slots)) {
+			k := int(slots[i]) - 1
+			if k < 0 {
+				if len(names) == maxEdgeNames {
+					return 0, false
+				}
+				names = append(names, s)
+				slots[i] = uint8(len(names))
+				return len(names) - 1, true
+			}
+			if names[k] == s {
+				return k, true
+			}
+		}
+	}
+	keys := e.keys[:0]
+	defer func() { e.keys = keys[:0] }()
+	for i := range r.Edges {
+		ed := &r.Edges[i]
+		if ed.PathID.Valid || ed.Step.Valid || uint64(ed.FromID) >= maxKeyedID || uint64(ed.ToID) >= maxKeyedID {
+			return nil, false
+		}
+		t, ok1 := intern(ed.Type)
+		f, ok2 := intern(ed.From)
+		to, ok3 := intern(ed.To)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, false
+		}
+		// Name indexes for now; ranks replace them below.
+		k := edgeKey{typeFromID: uint64(t)<<57 | uint64(f)<<50 | uint64(ed.FromID), toIDDepth: uint64(to)<<57 | uint64(ed.ToID)<<1, pos: i}
+		if ed.Depth.Valid {
+			k.toIDDepth |= 1
+			k.depth = uint64(ed.Depth.Value) ^ 1<<63
+		}
+		keys = append(keys, k)
+	}
+	// Replace name indexes by ranks in byte order.
+	var order, rank [maxEdgeNames]uint64
+	for i := range names {
+		order[i] = uint64(i)
+	}
+	slices.SortFunc(order[:len(names)], func(a, b uint64) int { return strings.Compare(names[a], names[b]) })
+	for r, i := range order[:len(names)] {
+		rank[i] = uint64(r)
+	}
+	const idBits = 1<<50 - 1
+	for i := range keys {
+		k := &keys[i]
+		k.typeFromID = rank[k.typeFromID>>57]<<57 | rank[k.typeFromID>>50&0x7F]<<50 | k.typeFromID&idBits
+		k.toIDDepth = rank[k.toIDDepth>>57]<<57 | k.toIDDepth&(1<<57-1)
+	}
+	slices.SortFunc(keys, func(a, b edgeKey) int { return compareEdgeKeys(&a, &b) })
+	// Equal ranks are equal names, and no edge here has a path id or
+	// step, so sameEdge compares the type, from, from id, to and to id:
+	// the key without the depth.
+	out := e.list[:0]
+	var last *edgeKey
+	for i := range keys {
+		k := &keys[i]
+		if last != nil && k.typeFromID == last.typeFromID && k.toIDDepth>>1 == last.toIDDepth>>1 {
+			continue
+		}
+		out = append(out, &r.Edges[k.pos])
+		last = k
+	}
+	e.list = out
+	return out, true
 }
 
 // edgeRef is an edge with its input position.
@@ -704,28 +901,156 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	if s == "" {
 		return b, 0, false
 	}
-	orig := 0
-	if lim := limit(key); len(s) > lim { // cheap pre-check: runes ≤ bytes
-		if n := utf8.RuneCountInString(s); n > lim {
-			orig = n
-			cut := 0
-			for i := 0; i < lim-3; i++ {
-				_, size := utf8.DecodeRuneInString(s[cut:])
-				cut += size
+	// Every limit is at least 200 and runes ≤ bytes, so shorter strings
+	// skip the key lookup.
+	if len(s) > 200 {
+		if lim := limit(key); len(s) > lim {
+			if n := runeCount(s); n > lim {
+				return appendTruncated(b, s, lim, n)
 			}
-			s = s[:cut] + "..."
 		}
 	}
 	if isClickHouseDateTime(s) {
 		b = append(b, s[:10]...)
 		b = append(b, 'T')
-		return append(b, s[11:]...), orig, false
+		return append(b, s[11:]...), 0, false
 	}
-	if isBare(s) {
-		return append(b, s...), orig, false
+	// One pass classifies s for both decisions below; the bare test and
+	// appendQuoted remain the definitions (TestScanMatchesDefinitions).
+	switch c := scan(s); {
+	case c&bare != 0 && s != "true" && s != "false" && s != "null":
+		return append(b, s...), 0, false
+	case c&plainQuoted != 0:
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"'), 0, false
 	}
 	b, changed := appendQuoted(b, s)
-	return b, orig, changed
+	return b, 0, changed
+}
+
+// asciiWord reports whether the eight bytes of w are all ASCII.
+func asciiWord(w string) bool {
+	return (uint64(w[0])|uint64(w[1])<<8|uint64(w[2])<<16|uint64(w[3])<<24|
+		uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 == 0
+}
+
+// runeCount is utf8.RuneCountInString (an invalid byte counts as one code
+// point), eight ASCII bytes at a time.
+func runeCount(s string) int {
+	n, i := 0, 0
+	for i < len(s) {
+		if i+8 <= len(s) && asciiWord(s[i:i+8]) {
+			n, i = n+8, i+8
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		n++
+	}
+	return n
+}
+
+// runeOffset returns the byte offset in s after its first n code points
+// (counted as runeCount does); s has at least n.
+func runeOffset(s string, n int) int {
+	i := 0
+	for n > 0 {
+		if n >= 8 && i+8 <= len(s) && asciiWord(s[i:i+8]) {
+			n, i = n-8, i+8
+			continue
+		}
+		if s[i] < utf8.RuneSelf {
+			i++
+		} else {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		n--
+	}
+	return i
+}
+
+// appendTruncated writes s, of n > lim code points, cut to lim-3 code
+// points and followed by "...", as appendString writes that string. The
+// result is never a ClickHouse datetime (its fraction would end in dots)
+// nor a keyword, and the dots are bare and copied inside quotes, so the cut
+// text decides bare or quoted and the dots are written after it, without
+// building the truncated string.
+func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
+	t := s[:runeOffset(s, lim-3)]
+	switch c := scan(t); {
+	case c&bare != 0:
+		b = append(b, t...)
+		return append(b, "..."...), n, false
+	case c&plainQuoted != 0:
+		b = append(b, '"')
+		b = append(b, t...)
+		return append(b, `..."`...), n, false
+	}
+	b, changed := appendQuoted(b, t)
+	return append(b[:len(b)-1], `..."`...), n, changed
+}
+
+// Byte classes of [scan]: a string has a class when every byte has it.
+const (
+	bare        = 1 << iota // ASCII letter, digit or _ - : . / @ + (isBare)
+	plainQuoted             // printable ASCII but " and \: appendQuoted copies it
+	plainIdent              // printable ASCII: textsafe.AppendMarked copies it
+)
+
+// byteClass holds the classes of each byte value; it is never written
+// after initialisation.
+var byteClass = func() (t [256]uint8) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = plainIdent | plainQuoted
+		if c == '"' || c == '\\' {
+			t[c] = plainIdent
+		}
+		if isBare(string(rune(c))) {
+			t[c] |= bare
+		}
+	}
+	return t
+}()
+
+// scan returns the classes every byte of s has. Once s is known not to
+// be bare, only the quoting classes are left to settle, and those it
+// checks eight bytes at a time, going byte by byte only through a word
+// that holds a byte outside them.
+func scan(s string) uint8 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	// hasZero reports whether some byte of x is zero (exact as a yes/no).
+	hasZero := func(x uint64) bool { return (x-ones)&^x&highs != 0 }
+	m := uint8(bare | plainQuoted | plainIdent)
+	i := 0
+	for ; i < len(s) && m&bare != 0; i++ {
+		m &= byteClass[s[i]]
+	}
+	for ; i+8 <= len(s) && m != 0; i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		// A byte below 0x20 (x-0x20 borrows into a clear high bit), at or
+		// above 0x7F, or a quote or backslash sends the word to the table.
+		if (x-0x20*ones)&^x&highs != 0 || (x+0x01*ones)&highs != 0 || x&highs != 0 ||
+			hasZero(x^'"'*ones) || hasZero(x^'\\'*ones) {
+			for _, c := range []byte(w) {
+				m &= byteClass[c]
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		m &= byteClass[s[i]]
+	}
+	return m
 }
 
 // isBare reports whether s prints without quotes: not a JSON keyword and
