@@ -215,3 +215,23 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingQueryFileIsNotFound: a query file that does not exist is "not found" (exit 6) with
+// the file named, not a usage error, for query and for export --query alike.
+func TestMissingQueryFileIsNotFound(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nofile.json")
+	for _, args := range [][]string{
+		{"query", "--embedded", t.TempDir(), "--admin", "@" + missing},
+		{"export", "--embedded", t.TempDir(), "--admin", "--query", "@" + missing, t.TempDir()},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			r := runCLI(args...)
+			if r.code != exitNotFound {
+				t.Errorf("exit %d, want %d\n%s", r.code, exitNotFound, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "nofile.json") || strings.Contains(r.stderr, "--help") {
+				t.Errorf("stderr %q: want the file named and no usage hint", r.stderr)
+			}
+		})
+	}
+}

@@ -45,6 +45,17 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
+// argError classifies an error met while reading a command's arguments: a file that cannot be
+// read keeps its own class (a missing one is "not found", exit 6), anything else is a usage
+// error.
+func argError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &usageError{err}
+}
+
 func usageErrorf(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }

@@ -74,7 +74,7 @@ func newExportCmd(s streams) *cobra.Command {
 				}
 				b, err := readQueryArg(query, s.stdin)
 				if err != nil {
-					return &usageError{err}
+					return argError(err)
 				}
 				f.query = b
 			} else if f.admin || len(f.scopes) > 0 {

@@ -77,7 +77,7 @@ func newQueryCmd(s streams) *cobra.Command {
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.finish(args, s.stdin); err != nil {
-				return &usageError{err}
+				return argError(err)
 			}
 			return runQuery(cmd.Context(), f, s.stdout, s.stderr)
 		},
