@@ -235,3 +235,16 @@ func TestMissingQueryFileIsNotFound(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadMissingFileCreatesNothing: a load of a file that does not exist exits 6 naming the
+// file and leaves the data directory uncreated.
+func TestLoadMissingFileCreatesNothing(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	r := runCLI("load", "--embedded", data, filepath.Join(t.TempDir(), "Project.jsonl"))
+	if r.code != exitNotFound || !strings.Contains(r.stderr, "Project.jsonl") {
+		t.Errorf("exit %d, want %d naming the file\n%s", r.code, exitNotFound, r.stderr)
+	}
+	if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("data directory: %v, want it not created", err)
+	}
+}

@@ -69,6 +69,11 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 	}
 	var srcs []load.Source
 	for _, p := range f.files {
+		// A file that cannot be read fails the load before the engine opens, so a mistyped
+		// path never creates an empty data directory.
+		if _, err := os.Stat(p); err != nil {
+			return err
+		}
 		srcs = append(srcs, load.Source{Path: p, Type: f.typ, Format: format})
 	}
 	eng, err := f.engine.openWritable(stderr)
