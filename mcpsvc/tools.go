@@ -21,7 +21,7 @@ import (
 // Orbit's tools where Orbit has them.
 const (
 	queryGraphInput = `{"type":"object","additionalProperties":false,"required":["query"],"properties":{
-"query":{"type":["object","string"],"description":"The graph query in the DSL (see get_query_dsl), as a JSON object or a JSON string."},
+"query":{"anyOf":[{"type":"object"},{"type":"string"}],"description":"The graph query in the DSL (see get_query_dsl), as a JSON object or a JSON string."},
 "format":{"type":"string","enum":["goon","gcf","gcf-graph","gcx","toon","json","auto"],"default":"goon","description":"Answer format; auto picks the lossless format with the fewest tokens."},
 "cursor":{"type":"string","description":"next_cursor of an earlier answer to the same query: continue after its last row."},
 "pack_root":{"type":"string","description":"gcf-graph: the pack_root you hold, for an unchanged or delta answer."},

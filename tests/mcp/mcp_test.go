@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
@@ -33,6 +34,17 @@ func TestToolsResourcesPrompt(t *testing.T) {
 	slices.Sort(names)
 	if want := []string{"get_graph_schema", "get_query_dsl", "query_graph"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
+	}
+	// Some clients read only a single JSON type per property: a choice is an anyOf, never a
+	// type array (the Inspector's --strict flags a type array as not portable).
+	for _, tl := range tools.Tools {
+		b, err := json.Marshal(tl.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"type":[`) {
+			t.Errorf("tool %s: input schema has a type array: %s", tl.Name, b)
+		}
 	}
 	res, err := s.ListResources(t.Context(), nil)
 	if err != nil || len(res.Resources) != 2 {
