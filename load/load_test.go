@@ -491,6 +491,30 @@ func TestSchemaOnce(t *testing.T) {
 	}
 }
 
+// TestStagingPerFile: once a file is staged, its raw rows are no longer held; a load keeps
+// one file's raw rows at a time.
+func TestStagingPerFile(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	var staged int
+	opts := load.Options{Checkpoint: func(step string) {
+		if !strings.HasPrefix(step, "staged ") {
+			return
+		}
+		staged++
+		got := query(t, e, "SELECT name FROM system.tables WHERE database = currentDatabase() AND match(name, '^gw_stage_[0-9a-f]+_(raw|bad)[0-9]+$')")
+		if len(got) != 0 {
+			t.Errorf("at %q: raw staging tables %v, want none", step, got)
+		}
+	}}
+	if _, err := load.Load(t.Context(), e, o, fixture(t), opts); err != nil {
+		t.Fatal(err)
+	}
+	if staged != len(fixture(t)) {
+		t.Errorf("%d files staged, want %d", staged, len(fixture(t)))
+	}
+}
+
 // checkProgress checks the calls of Options.Progress of a load of srcs that read rows rows:
 // one before the first file, one after each file, one when done.
 func checkProgress(t *testing.T, calls []load.Progress, srcs []load.Source, rows int64) {
