@@ -139,10 +139,8 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	}
 	// Nodes before edges: edge endpoints are checked against the nodes of the load.
 	slices.SortStableFunc(ts, func(a, b *target) int { return cmp.Compare(btoi(a.entity == nil), btoi(b.entity == nil)) })
-	for _, stmt := range ont.DDLStatements() {
-		if err := e.Exec(ctx, stmt); err != nil {
-			return rep, fmt.Errorf("load: create schema: %w", err)
-		}
+	if err := createSchema(ctx, e, ont); err != nil {
+		return rep, err
 	}
 	if err := Recover(ctx, e, ont, opts); err != nil {
 		return rep, err
@@ -256,13 +254,74 @@ func btoi(b bool) int {
 // stagePrefix + token + "_".
 const stagePrefix = "gw_stage_"
 
-// maxVersion returns the greatest _version in any graph table, 0 when they are empty.
-func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, error) {
-	var parts []string
+// schemaTables names every table and view [ontology.Ontology.DDLStatements] creates.
+func schemaTables(ont *ontology.Ontology) []string {
+	var names []string
 	for _, ent := range ont.Entities {
-		parts = append(parts, "SELECT max(_version) AS v FROM "+ent.Table)
+		names = append(names, ent.Table)
 	}
-	parts = append(parts, "SELECT max(_version) AS v FROM "+ont.EdgeTable)
+	return append(names, ont.EdgeTable, ont.EdgeTableByTarget, ont.EdgeTableByTarget+"_mv", ontology.LoadStateTable)
+}
+
+// tables returns those of names that exist in the current database and, when rows is set,
+// hold rows (or do not tell how many: an engine without a row count).
+func tables(ctx context.Context, e Engine, names []string, rows bool) (map[string]bool, error) {
+	sql := "SELECT name FROM system.tables WHERE database = currentDatabase() AND has({p0:Array(String)}, name)"
+	if rows {
+		sql += " AND (total_rows IS NULL OR total_rows > 0)"
+	}
+	res, err := collect(ctx, e, &compiler.Query{SQL: sql, Params: []compiler.Param{{Name: "p0", Type: "Array(String)", Value: names}}})
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, r := range res.Rows {
+		n, _ := r[0].(string)
+		found[n] = true
+	}
+	return found, nil
+}
+
+// createSchema creates the graph tables, the view and the load record table when any of them
+// is missing. Every load after the first finds them all and runs no CREATE statement.
+func createSchema(ctx context.Context, e Engine, ont *ontology.Ontology) error {
+	names := schemaTables(ont)
+	found, err := tables(ctx, e, names, false)
+	if err != nil {
+		return fmt.Errorf("load: create schema: %w", err)
+	}
+	if len(found) == len(names) {
+		return nil
+	}
+	for _, stmt := range ont.DDLStatements() {
+		if err := e.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("load: create schema: %w", err)
+		}
+	}
+	return nil
+}
+
+// maxVersion returns the greatest _version in any graph table, 0 when they are empty. Only
+// the tables that hold rows are read: into a new graph, that is none.
+func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, error) {
+	var names []string
+	for _, ent := range ont.Entities {
+		names = append(names, ent.Table)
+	}
+	names = append(names, ont.EdgeTable)
+	full, err := tables(ctx, e, names, true)
+	if err != nil {
+		return 0, fmt.Errorf("load: read versions: %w", err)
+	}
+	var parts []string
+	for _, n := range names {
+		if full[n] {
+			parts = append(parts, "SELECT max(_version) AS v FROM "+n)
+		}
+	}
+	if len(parts) == 0 {
+		return 0, nil
+	}
 	res, err := collect(ctx, e, &compiler.Query{SQL: "SELECT max(v) FROM (" + strings.Join(parts, " UNION ALL ") + ")"})
 	if err != nil {
 		return 0, fmt.Errorf("load: read versions: %w", err)

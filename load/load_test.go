@@ -441,6 +441,80 @@ func TestTrace(t *testing.T) {
 	}
 }
 
+// TestSchemaOnce: a load creates the schema when a table of it is missing and runs no CREATE
+// statement when every table exists; its version is one above the highest in the graph,
+// whichever table holds it.
+func TestSchemaOnce(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	run := func(srcs []load.Source) (rep load.Report, creates int) {
+		t.Helper()
+		var buf bytes.Buffer
+		log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		rep, err := load.Load(t.Context(), e, o, srcs, load.Options{Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(buf.String()) {
+			var rec struct{ Msg, SQL string }
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("log line %q: %v", line, err)
+			}
+			if rec.Msg == "load_statement" && strings.HasPrefix(rec.SQL, "CREATE") && strings.Contains(rec.SQL, " IF NOT EXISTS ") {
+				creates++
+			}
+		}
+		return rep, creates
+	}
+	first, n := run(fixture(t))
+	if want := len(o.DDLStatements()); n != want {
+		t.Errorf("first load: %d CREATE … IF NOT EXISTS statements, want %d", n, want)
+	}
+	dir := t.TempDir()
+	// The highest version of the graph is now in the edge table only.
+	edge := write(t, dir, "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 301, "target_kind": "Definition", "target_id": 300, "_version": 100}`+"\n")
+	if _, n := run([]load.Source{{Path: edge}}); n != 0 {
+		t.Errorf("load into a database with every table: %d CREATE statements, want none", n)
+	}
+	milestone := write(t, dir, "Milestone.jsonl", `{"id": 7, "traversal_path": "1/10/", "title": "next", "state": "active"}`+"\n")
+	if rep, _ := run([]load.Source{{Path: milestone}}); rep.Version != 101 {
+		t.Errorf("version after an edge of version 100 = %d (first load %d), want 101", rep.Version, first.Version)
+	}
+	if err := e.Exec(t.Context(), "DROP TABLE gl_label SYNC"); err != nil {
+		t.Fatal(err)
+	}
+	if _, n := run([]load.Source{{Path: milestone}}); n != len(o.DDLStatements()) {
+		t.Errorf("load into a database without gl_label: %d CREATE statements, want %d", n, len(o.DDLStatements()))
+	}
+	if got := query(t, e, "SELECT count() FROM system.tables WHERE database = currentDatabase() AND name = 'gl_label'"); got[0][0] != int64(1) {
+		t.Errorf("gl_label after the load: %v tables, want 1", got[0][0])
+	}
+}
+
+// TestStagingPerFile: once a file is staged, its raw rows are no longer held; a load keeps
+// one file's raw rows at a time.
+func TestStagingPerFile(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	var staged int
+	opts := load.Options{Checkpoint: func(step string) {
+		if !strings.HasPrefix(step, "staged ") {
+			return
+		}
+		staged++
+		got := query(t, e, "SELECT name FROM system.tables WHERE database = currentDatabase() AND match(name, '^gw_stage_[0-9a-f]+_(raw|bad)[0-9]+$')")
+		if len(got) != 0 {
+			t.Errorf("at %q: raw staging tables %v, want none", step, got)
+		}
+	}}
+	if _, err := load.Load(t.Context(), e, o, fixture(t), opts); err != nil {
+		t.Fatal(err)
+	}
+	if staged != len(fixture(t)) {
+		t.Errorf("%d files staged, want %d", staged, len(fixture(t)))
+	}
+}
+
 // checkProgress checks the calls of Options.Progress of a load of srcs that read rows rows:
 // one before the first file, one after each file, one when done.
 func checkProgress(t *testing.T, calls []load.Progress, srcs []load.Source, rows int64) {

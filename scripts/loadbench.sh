@@ -46,6 +46,11 @@ bench() { # bench FORMAT RUN FILE...
   local dir="$tmp/data-$format-$run"
   local trace=()
   [[ "${TRACE:-}" == 1 ]] && trace=(--trace)
+  # Write out what earlier steps left in memory (the input files, the previous run's deleted
+  # data directory) first: on a file system without a journal, such as this machine's, every
+  # file created while freed inodes are still unwritten costs a scan over them (ext4's
+  # recently_deleted, 10% of a run's CPU in perf), a cost of the previous run, not of this one.
+  sync
   /usr/bin/time -v -o "$tmp/time" "$tmp/graphwire" load --embedded "$dir" "${trace[@]}" "$@" 2>"$tmp/note"
   local wall rss user sys
   wall="$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$tmp/time")"
