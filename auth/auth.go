@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -104,28 +105,44 @@ type Options struct {
 	Now      func() time.Time
 }
 
-// Verifier checks tokens. It is safe for concurrent use.
+// Verifier checks tokens. It is safe for concurrent use, also with
+// [Verifier.SetKeys].
 type Verifier struct {
-	opts Options
+	opts Options // Keys and KeyIDs are unused: see keys
+	keys atomic.Pointer[keySet]
+}
+
+// keySet is the HMAC keys a verifier accepts and their kid names.
+type keySet struct {
+	keys [][]byte
+	ids  []string
+}
+
+// newKeySet validates and copies keys and their ids.
+func newKeySet(keys [][]byte, ids []string) (*keySet, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("auth: no HMAC key")
+	}
+	ks := &keySet{keys: make([][]byte, len(keys)), ids: slices.Clone(ids)}
+	for i, k := range keys {
+		if len(k) < MinKeyBytes {
+			return nil, fmt.Errorf("auth: HMAC key %d is %d bytes, want at least %d", i, len(k), MinKeyBytes)
+		}
+		ks.keys[i] = bytes.Clone(k)
+	}
+	if len(ids) > len(keys) {
+		return nil, fmt.Errorf("auth: %d key ids for %d keys", len(ids), len(keys))
+	}
+	return ks, nil
 }
 
 // NewVerifier validates opts and returns a verifier. Keys are copied.
 func NewVerifier(opts Options) (*Verifier, error) {
-	if len(opts.Keys) == 0 {
-		return nil, errors.New("auth: no HMAC key")
+	ks, err := newKeySet(opts.Keys, opts.KeyIDs)
+	if err != nil {
+		return nil, err
 	}
-	keys := make([][]byte, len(opts.Keys))
-	for i, k := range opts.Keys {
-		if len(k) < MinKeyBytes {
-			return nil, fmt.Errorf("auth: HMAC key %d is %d bytes, want at least %d", i, len(k), MinKeyBytes)
-		}
-		keys[i] = bytes.Clone(k)
-	}
-	opts.Keys = keys
-	if len(opts.KeyIDs) > len(keys) {
-		return nil, fmt.Errorf("auth: %d key ids for %d keys", len(opts.KeyIDs), len(keys))
-	}
-	opts.KeyIDs = slices.Clone(opts.KeyIDs)
+	opts.Keys, opts.KeyIDs = nil, nil
 	if opts.Audience == "" {
 		opts.Audience = "graphwire"
 	}
@@ -135,7 +152,23 @@ func NewVerifier(opts Options) (*Verifier, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Verifier{opts: opts}, nil
+	v := &Verifier{opts: opts}
+	v.keys.Store(ks)
+	return v, nil
+}
+
+// SetKeys replaces the keys (and their kid names) that tokens are checked
+// against, as [Options.Keys] and [Options.KeyIDs] set them: a key rotation
+// without a restart. Keys that fail validation leave the current ones in
+// place. Tokens being verified meanwhile see the old set or the new one,
+// never a mix.
+func (v *Verifier) SetKeys(keys [][]byte, ids []string) error {
+	ks, err := newKeySet(keys, ids)
+	if err != nil {
+		return err
+	}
+	v.keys.Store(ks)
+	return nil
 }
 
 // Verify checks token and returns its claims. Every failure wraps
@@ -151,9 +184,10 @@ func (v *Verifier) Verify(token string) (*Claims, error) {
 	if err != nil {
 		return nil, invalid(err)
 	}
-	keys := v.opts.Keys
+	ks := v.keys.Load()
+	keys := ks.keys
 	if kid != "" {
-		i := slices.Index(v.opts.KeyIDs, kid)
+		i := slices.Index(ks.ids, kid)
 		if i < 0 {
 			return nil, fmt.Errorf("%w: unknown key id", ErrInvalidToken)
 		}

@@ -322,3 +322,44 @@ func TestFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestSetKeys: a verifier's keys can be replaced while it serves; the new set
+// decides at once, and a set that fails validation leaves the old one.
+func TestSetKeys(t *testing.T) {
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{key}, Issuer: "gitlab", Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := func(k []byte, kid string) string {
+		t.Helper()
+		tok, err := auth.Mint(k, auth.Claims{UserID: 1}, auth.MintOptions{Issuer: "gitlab", Now: now.Add(-time.Minute), KeyID: kid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	old, next := mint(key, ""), mint(nextKey, "k2")
+	if _, err := v.Verify(next); err == nil {
+		t.Fatal("a token of a key not yet set verified")
+	}
+	if err := v.SetKeys([][]byte{nextKey}, []string{"k2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Verify(next); err != nil {
+		t.Errorf("new key: %v", err)
+	}
+	if _, err := v.Verify(old); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("removed key: %v, want ErrInvalidToken", err)
+	}
+	for _, bad := range []struct {
+		keys [][]byte
+		ids  []string
+	}{{nil, nil}, {[][]byte{[]byte("short")}, nil}, {[][]byte{nextKey}, []string{"a", "b"}}} {
+		if err := v.SetKeys(bad.keys, bad.ids); err == nil {
+			t.Errorf("SetKeys(%d keys, %v) accepted", len(bad.keys), bad.ids)
+		}
+	}
+	if _, err := v.Verify(next); err != nil {
+		t.Errorf("after refused key sets: %v, want the last good keys still", err)
+	}
+}

@@ -119,6 +119,8 @@ type service struct {
 	metrics *telemetry.Metrics
 	// grpcOpts are extra options of the gRPC server.
 	grpcOpts []grpc.ServerOption
+	// verifier checks every face's bearer tokens; SIGHUP replaces its keys.
+	verifier *auth.Verifier
 }
 
 // newPipeline loads the ontology and builds the shared request pipeline
@@ -196,7 +198,7 @@ func newServiceWith(eng engine, o serviceOptions) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &service{pipe: pipe, server: srv, mcp: mc, engine: eng, metrics: m, grpcOpts: o.GRPC}, nil
+	return &service{pipe: pipe, server: srv, mcp: mc, engine: eng, metrics: m, grpcOpts: o.GRPC, verifier: v}, nil
 }
 
 // runServe is the running half of graphwire serve. It prints its own errors and returns the
@@ -248,7 +250,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 	defer signal.Stop(hup)
 	hctx, stopHup := context.WithCancel(ctx)
 	defer stopHup()
-	go reloadOnHangup(hctx, hup, certs, logger)
+	go reloadOnHangup(hctx, hup, c.JWTSecretFile, svc.verifier, certs, logger)
 	adm := svc.server.Admission().Options()
 	logger.Info("listening", "addr", ls.grpc.Addr().String(), "engine", ef.describe(), "tls", certs != nil, "mtls", c.TLSClientCA != "",
 		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
@@ -318,27 +320,45 @@ func listen(c serveconfig.Config, certs *serveconfig.CertLoader, logger *slog.Lo
 	return ls, nil
 }
 
-// reloadOnHangup reloads the TLS material on every signal from hup until
-// ctx ends. Without TLS a SIGHUP is logged and otherwise ignored, rather
-// than ending the process as it would by default.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, certs *serveconfig.CertLoader, logger *slog.Logger) {
+// reloadOnHangup reloads, on every signal from hup until ctx ends, the JWT
+// key file into v (a rotation without a restart) and the TLS material when
+// there is some. A file that fails to read or validate is logged and the
+// last good keys or certificates stay in force.
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, keyFile string, v *auth.Verifier, certs *serveconfig.CertLoader, logger *slog.Logger) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
 		}
-		switch {
-		case certs == nil:
-			logger.Info("sighup_ignored", "reason", "no TLS material to reload")
-		default:
-			if err := certs.Reload(); err != nil {
-				logger.Error("tls_reload_failed", "err", err)
-				continue
-			}
-			logger.Info("tls_reloaded")
+		if err := reloadKeys(keyFile, v); err != nil {
+			logger.Error("jwt_keys_reload_failed", "err", err)
+		} else {
+			logger.Info("jwt_keys_reloaded")
 		}
+		if certs == nil {
+			continue
+		}
+		if err := certs.Reload(); err != nil {
+			logger.Error("tls_reload_failed", "err", err)
+			continue
+		}
+		logger.Info("tls_reloaded")
 	}
+}
+
+// reloadKeys reads the JWT key file and gives its keys to v.
+func reloadKeys(file string, v *auth.Verifier) error {
+	keys, err := serveconfig.ReadKeys(file)
+	if err != nil {
+		return err
+	}
+	var secrets [][]byte
+	var ids []string
+	for _, k := range keys {
+		secrets, ids = append(secrets, k.Secret), append(ids, k.ID)
+	}
+	return v.SetKeys(secrets, ids)
 }
 
 // metricsHandler serves m at /metrics and, with pprof, net/http/pprof at

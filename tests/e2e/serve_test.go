@@ -485,3 +485,57 @@ func TestGrpcurlAndHealthProbe(t *testing.T) {
 		})
 	}
 }
+
+// TestServeReloadsJWTKeys rotates serve's JWT keys without a restart: after the key file is
+// rewritten and the process gets SIGHUP, a token of the new key is accepted and one of the
+// removed key refused; a key file that fails to read leaves the last good keys in force.
+func TestServeReloadsJWTKeys(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "jwt-keys")
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("k1 " + string(oldSecret) + "\n")
+	s := startServe(t, nil, "--jwt-secret-file", file)
+	conn := grpcConn(t, s.grpc, insecure.NewCredentials())
+	before := mint(t, oldSecret, "k1", admin)
+	after := mint(t, secret, "k2", admin)
+	accepted := func(tok string) bool {
+		t.Helper()
+		_, _, err := executeQuery(t, conn, tok, "", "search")
+		if err != nil && status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("query: %v", err)
+		}
+		return err == nil
+	}
+	if !accepted(before) || accepted(after) {
+		t.Fatal("before the rotation: want the k1 token accepted and the k2 token refused")
+	}
+
+	write("k2 " + string(secret) + "\n")
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(t, "jwt_keys_reloaded")
+	if !accepted(after) {
+		t.Error("after the rotation: the k2 token is refused")
+	}
+	if accepted(before) {
+		t.Error("after the rotation: the removed k1 key still verifies")
+	}
+
+	write("k3 short\n")
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(t, "jwt_keys_reload_failed")
+	if !accepted(after) {
+		t.Error("after a failed reload: the k2 token is refused, want the last good keys in force")
+	}
+	if strings.Contains(s.output(), string(secret)) || strings.Contains(s.output(), string(oldSecret)) {
+		t.Error("a key reached the log")
+	}
+}
