@@ -132,6 +132,16 @@ func TestKeyRotation(t *testing.T) {
 // TestKeyIDs: a token's kid selects the key of that name alone; a kid no
 // key has, or one naming another key than the signer, is refused; a token
 // without a kid is tried with every key.
+// mintKeyed signs a token of user 1 from gitlab with k, naming the key kid unless it is "".
+func mintKeyed(t *testing.T, k []byte, kid string) string {
+	t.Helper()
+	tok, err := auth.Mint(k, auth.Claims{UserID: 1}, auth.MintOptions{Issuer: "gitlab", Now: now.Add(-time.Minute), KeyID: kid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func TestKeyIDs(t *testing.T) {
 	oldKey := []byte("old-0123456789abcdef0123456789abcd")
 	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{key, nextKey, oldKey}, KeyIDs: []string{"k1", "k2"},
@@ -139,14 +149,7 @@ func TestKeyIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mint := func(k []byte, kid string) string {
-		t.Helper()
-		tok, err := auth.Mint(k, auth.Claims{UserID: 1}, auth.MintOptions{Issuer: "gitlab", Now: now.Add(-time.Minute), KeyID: kid})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
+	mint := func(k []byte, kid string) string { return mintKeyed(t, k, kid) }
 	tests := []struct {
 		name  string
 		token string
@@ -330,14 +333,7 @@ func TestSetKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mint := func(k []byte, kid string) string {
-		t.Helper()
-		tok, err := auth.Mint(k, auth.Claims{UserID: 1}, auth.MintOptions{Issuer: "gitlab", Now: now.Add(-time.Minute), KeyID: kid})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tok
-	}
+	mint := func(k []byte, kid string) string { return mintKeyed(t, k, kid) }
 	old, next := mint(key, ""), mint(nextKey, "k2")
 	if _, err := v.Verify(next); err == nil {
 		t.Fatal("a token of a key not yet set verified")
