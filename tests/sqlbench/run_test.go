@@ -16,6 +16,7 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/internal/cputime"
 )
 
 // pair is the two statements of one case, ready to run.
@@ -95,12 +96,14 @@ type outcome struct {
 	digest  string   // hex SHA-256 over the column header and the sorted rows
 	stats   executor.Stats
 	wall    time.Duration // Run to the last row decoded
-	cpu     time.Duration // process CPU time over the same span
+	cpu     time.Duration // process CPU time over the same span (0 where it cannot be read)
 }
 
-// execute runs q and reads every row.
+// execute runs q and reads every row. The engine runs in the process and the statements run
+// one at a time, so the process CPU time around a statement is the CPU it took.
 func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outcome, error) {
-	start, cpu0 := time.Now(), processCPU()
+	start := time.Now()
+	cpu0, _ := cputime.Process()
 	rows, err := e.Run(ctx, q)
 	if err != nil {
 		return nil, err
@@ -109,7 +112,9 @@ func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outc
 	if err != nil {
 		return nil, err
 	}
-	o := &outcome{columns: res.Columns, stats: res.Stats, wall: time.Since(start), cpu: processCPU() - cpu0}
+	wall := time.Since(start)
+	cpu1, _ := cputime.Process()
+	o := &outcome{columns: res.Columns, stats: res.Stats, wall: wall, cpu: cpu1 - cpu0}
 	o.rows = make([]string, len(res.Rows))
 	for i, r := range res.Rows {
 		o.rows[i] = canonicalRow(r)
