@@ -147,19 +147,33 @@ func TestParseErrorPosition(t *testing.T) {
 	c := newCompiler(t)
 	tests := []struct {
 		name, query, want string
+		path              string
 	}{
-		{"end of input", `{"query_type":`, `malformed JSON at line 1, column 15: unexpected end of input, expected a value`},
-		{"missing comma on line 2", "{\"query_type\":\"traversal\",\n  \"nodes\":[{\"id\":\"mr\" \"entity\":\"MergeRequest\"}]}", `malformed JSON at line 2, column 23: unexpected '"', expected ',' or '}'`},
-		{"trailing comma in array", `{"nodes":[1,]}`, `malformed JSON at line 1, column 13: unexpected ']', expected a value`},
-		{"columns count characters", "{\"title\":\"héllo\" x}", `malformed JSON at line 1, column 18: unexpected 'x', expected ',' or '}'`},
-		{"unquoted key", `{query_type:1}`, `malformed JSON at line 1, column 2: unexpected 'q', expected a quoted key`},
-		{"bad escape", `{"a":"\q"}`, `malformed JSON at line 1, column 8: unexpected 'q', expected one of " \ / b f n r t u after \`},
-		{"bad literal", `{"a":tru}`, `malformed JSON at line 1, column 6: unexpected 't', expected a value`},
+		{"end of input", `{"query_type":`, `malformed JSON at line 1, column 15: unexpected end of input, expected a value`, ""},
+		{"missing comma on line 2", "{\"query_type\":\"traversal\",\n  \"nodes\":[{\"id\":\"mr\" \"entity\":\"MergeRequest\"}]}", `malformed JSON at line 2, column 23: unexpected '"', expected ',' or '}'`, ""},
+		{"trailing comma in array", `{"nodes":[1,]}`, `malformed JSON at line 1, column 13: unexpected ']', expected a value`, ""},
+		{"columns count characters", "{\"title\":\"héllo\" x}", `malformed JSON at line 1, column 18: unexpected 'x', expected ',' or '}'`, ""},
+		{"unquoted key", `{query_type:1}`, `malformed JSON at line 1, column 2: unexpected 'q', expected a quoted key`, ""},
+		{"bad escape", `{"a":"\q"}`, `malformed JSON at line 1, column 8: unexpected 'q', expected one of " \ / b f n r t u after \`, ""},
+		{"bad literal", `{"a":tru}`, `malformed JSON at line 1, column 6: unexpected 't', expected a value`, ""},
+		{"raw control character", "{\"a\":\"\x01\"}", `malformed JSON at line 1, column 7: unexpected '\x01', expected an escape such as \n or \u001f, not a raw control character`, ""},
+		{"backslash at the end", `{"a":"\`, `malformed JSON at line 1, column 8: unexpected end of input, expected an escape character`, ""},
+		{"short unicode escape", `{"a":"\u12x4"}`, `malformed JSON at line 1, column 9: unexpected '1', expected four hex digits after \u`, ""},
+		{"unterminated string", `{"a":"abc`, `malformed JSON at line 1, column 10: unexpected end of input, expected '"' to end the string`, ""},
+		{"missing colon", `{"a" 2}`, `malformed JSON at line 1, column 6: unexpected '2', expected ':' after the key`, ""},
+		{"missing comma in array", `{"a":[1 2]}`, `malformed JSON at line 1, column 9: unexpected '2', expected ',' or ']'`, ""},
+		{"no fraction digit", `{"a":1.x}`, `malformed JSON at line 1, column 8: unexpected 'x', expected a digit after '.'`, ""},
+		{"no exponent digit", `{"a":1e+}`, `malformed JSON at line 1, column 9: unexpected '}', expected a digit in the exponent`, ""},
+		{"duplicate key", `{"x/y~z":{"k":1,"k":2}}`, `duplicate key "k"`, "/x~1y~0z/k"},
+		{"too deep", `{"a":` + strings.Repeat("[", 32) + strings.Repeat("]", 32) + `}`, `nesting deeper than 32 levels`, "/a" + strings.Repeat("/0", 31)},
+		{"trailing data", `{"a":1} x`, `unexpected data after the query object`, ""},
+		{"invalid UTF-8", "{\"a\":\"\xff\"}", `the query is not valid UTF-8`, ""},
+		{"not an object", `[]`, `the query must be a JSON object`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := c.Compile([]byte(tt.query), specCaller)
-			want := &compiler.Error{Err: compiler.ErrParse, Message: tt.want}
+			want := &compiler.Error{Path: tt.path, Err: compiler.ErrParse, Message: tt.want}
 			var ce *compiler.Error
 			if !errors.As(err, &ce) || ce.Path != want.Path || ce.Err != want.Err || ce.Message != want.Message {
 				t.Errorf("error = %#v, want %#v", err, want)

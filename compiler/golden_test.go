@@ -54,7 +54,7 @@ type callerFile struct {
 	} `json:"scopes"`
 }
 
-func parseCaller(t *testing.T, data []byte) *compiler.Caller {
+func parseCaller(t testing.TB, data []byte) *compiler.Caller {
 	if data == nil {
 		return specCaller
 	}

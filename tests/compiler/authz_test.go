@@ -2,9 +2,7 @@ package compilertest_test
 
 import (
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -158,24 +156,8 @@ var queryTemplates = []func(w *world, a, b int) string{
 // nodes and edges the caller may read, computed from plain SQL (walks_test.go).
 func TestAuthorizationProperty(t *testing.T) {
 	w := loadWorld(t)
-	seed := int64(20261121)
-	if s := os.Getenv("GRAPHWIRE_PROP_SEED"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("GRAPHWIRE_PROP_SEED: %v", err)
-		}
-		seed = n
-	}
-	params := gopter.DefaultTestParametersWithSeed(seed)
-	params.MinSuccessfulTests = propCases(t, 25)
-	props := gopter.NewProperties(params)
-	genScope := gopter.CombineGens(gen.IntRange(0, len(w.paths)-1), gen.IntRange(0, len(levels)-1)).Map(func(v []any) scopeSpec {
-		return scopeSpec{w.paths[v[0].(int)], levels[v[1].(int)]}
-	})
-	top := topLevel(w)
-	genWideScope := gopter.CombineGens(gen.IntRange(0, len(top)-1), gen.OneConstOf(10, 20, 25)).Map(func(v []any) scopeSpec {
-		return scopeSpec{top[v[0].(int)], v[1].(int)}
-	})
+	props := gopter.NewProperties(propParameters(t, 20261121, 25))
+	genScope, genWideScope := scopeGens(w, 10, 20, 25)
 	props.Property("results stay inside the caller's scopes", prop.ForAll(
 		func(scopes []scopeSpec, tmpl, a, b int) string {
 			q := queryTemplates[tmpl](w, a, b)
@@ -217,7 +199,7 @@ func TestAuthorizationProperty(t *testing.T) {
 			}
 			return ""
 		},
-		gen.SliceOfN(3, genScope).Map(func(s []scopeSpec) []scopeSpec { return s }),
+		gen.SliceOfN(3, genScope),
 		gen.IntRange(0, len(queryTemplates)-1),
 		gen.IntRange(0, 1000),
 		gen.IntRange(0, 1000),
@@ -261,7 +243,8 @@ func TestAuthorizationProperty(t *testing.T) {
 	))
 	props.Property("paths pass only through readable nodes", prop.ForAll(
 		func(scopes []scopeSpec, u, lo int) string {
-			return checkPaths(t, callerWith(scopes...), int64(u), int64(lo))
+			s := walkShape{"User", "Project", []string{"MEMBER_OF", "CONTAINS"}, "outgoing", 1, 3, 40}
+			return checkPaths(t, s, callerWith(scopes...), idsEnd(int64(u)), rangeEnd(int64(lo), s.width))
 		},
 		gen.SliceOfN(3, genScope),
 		gen.IntRange(1, 40),

@@ -18,20 +18,46 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 )
 
-// propCases is the number of cases each randomized authorization property runs: def, or
-// GRAPHWIRE_PROP_CASES for a long adversarial run (for example 2000), or a few under -short.
-func propCases(t *testing.T, def int) int {
+// propParameters are the gopter parameters of a randomized authorization property: the
+// seed is seed, or GRAPHWIRE_PROP_SEED to replay a run; the number of cases is cases, or
+// GRAPHWIRE_PROP_CASES for a long adversarial run (for example 2000), or a third under -short.
+func propParameters(t *testing.T, seed int64, cases int) *gopter.TestParameters {
+	if s := os.Getenv("GRAPHWIRE_PROP_SEED"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("GRAPHWIRE_PROP_SEED: %v", err)
+		}
+		seed = n
+	}
 	if s := os.Getenv("GRAPHWIRE_PROP_CASES"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			t.Fatalf("GRAPHWIRE_PROP_CASES=%q: want a positive integer", s)
 		}
-		return n
+		cases = n
+	} else if testing.Short() {
+		cases = max(1, cases/3)
 	}
-	if testing.Short() {
-		return max(1, def/3)
+	params := gopter.DefaultTestParametersWithSeed(seed)
+	params.MinSuccessfulTests = cases
+	return params
+}
+
+// scopeGens generates the scopes of random callers: scope is any group or project path of w
+// at any level; wide is a top-level group at one of wideLevels.
+func scopeGens(w *world, wideLevels ...int) (scope, wide gopter.Gen) {
+	scope = gopter.CombineGens(gen.IntRange(0, len(w.paths)-1), gen.IntRange(0, len(levels)-1)).Map(func(v []any) scopeSpec {
+		return scopeSpec{w.paths[v[0].(int)], levels[v[1].(int)]}
+	})
+	top := topLevel(w)
+	levelGen := make([]any, len(wideLevels))
+	for i, l := range wideLevels {
+		levelGen[i] = l
 	}
-	return def
+	wide = gopter.CombineGens(gen.IntRange(0, len(top)-1), gen.OneConstOf(levelGen...)).Map(func(v []any) scopeSpec {
+		return scopeSpec{top[v[0].(int)], v[1].(int)}
+	})
+	return scope, wide
 }
 
 // storedEdges lists the seeded graph's edges of declared pairs, sorted, once.
@@ -101,30 +127,20 @@ func randomShape(choices []int, rangeOnFrom bool) (walkShape, int64) {
 	return walkShape{from: first.kind, to: cur.kind, types: types, direction: dir, min: lo, max: hi, width: width}, start
 }
 
-// neighborKey is one row of a neighbors answer: the stored edge and the neighbor's side.
-type neighborKey struct {
-	srcKind string
-	src     int64
-	tgtKind string
-	tgt     int64
-	rel     string
-}
-
 // neighbors lists what a neighbors query on kind with ids ids, direction dir and types
 // (nil: all) should answer for a caller who reads rd: every readable edge of those types at a
 // readable center whose other end is readable.
-func (rd *readable) neighbors(kind string, ids func(int64) bool, dir string, types []string) map[neighborKey]bool {
-	out := map[neighborKey]bool{}
+func (rd *readable) neighbors(kind string, ids func(int64) bool, dir string, types []string) map[walkEdge]bool {
+	out := map[walkEdge]bool{}
 	for _, e := range rd.edges {
 		if (types != nil && !slices.Contains(types, e.rel)) || !declared(e) {
 			continue
 		}
-		k := neighborKey{e.srcKind, e.src, e.tgtKind, e.tgt, e.rel}
 		if dir != "incoming" && e.srcKind == kind && ids(e.src) && rd.nodes[kind][e.src] && rd.nodes[e.tgtKind][e.tgt] {
-			out[k] = true
+			out[e] = true
 		}
 		if dir != "outgoing" && e.tgtKind == kind && ids(e.tgt) && rd.nodes[kind][e.tgt] && rd.nodes[e.srcKind][e.src] {
-			out[k] = true
+			out[e] = true
 		}
 	}
 	return out
@@ -146,10 +162,11 @@ func declared(e walkEdge) bool {
 	return false
 }
 
-func gotNeighbors(r *graphresponse.Response) map[neighborKey]bool {
-	out := map[neighborKey]bool{}
+// gotNeighbors reads the edges of a neighbors answer, each as stored.
+func gotNeighbors(r *graphresponse.Response) map[walkEdge]bool {
+	out := map[walkEdge]bool{}
 	for _, e := range r.Edges {
-		out[neighborKey{e.From, e.FromID, e.To, e.ToID, e.Type}] = true
+		out[walkEdge{e.From, e.FromID, e.To, e.ToID, e.Type}] = true
 	}
 	return out
 }
@@ -159,8 +176,7 @@ func gotNeighbors(r *graphresponse.Response) map[neighborKey]bool {
 func checkNeighbors(t *testing.T, c *compiler.Caller, kind, dir string, types []string, lo, width int64) string {
 	rel := ""
 	if types != nil {
-		js, _ := jsonStrings(types)
-		rel = `,"rel_types":` + js
+		rel = `,"rel_types":` + jsonStrings(types)
 	}
 	q := fmt.Sprintf(`{"query_type":"neighbors","nodes":[{"id":"c","entity":%q,"id_range":{"start":%d,"end":%d}}],"neighbors":{"direction":%q%s},"limit":1000}`,
 		kind, lo, lo+width-1, dir, rel)
@@ -179,26 +195,11 @@ func checkNeighbors(t *testing.T, c *compiler.Caller, kind, dir string, types []
 }
 
 // checkPathShape runs path finding along s (forward, up to s.max edges) from the ids
-// lo..lo+width-1 of s.from to the ids 1..400 of s.to for caller c, and compares its paths
-// with every simple walk over c's readable nodes and edges. Both ends stay under the 500
-// anchor nodes an end may stand for.
+// lo..lo+width-1 of s.from to the ids 1..400 of s.to for caller c (checkPaths). Both ends
+// stay under the 500 anchor nodes an end may stand for.
 func checkPathShape(t *testing.T, s walkShape, c *compiler.Caller, lo int64) string {
 	s.min = 1
-	types, _ := jsonStrings(s.types)
-	q := fmt.Sprintf(`{"query_type":"path_finding","nodes":[{"id":"a","entity":%q,"id_range":{"start":%d,"end":%d}},{"id":"b","entity":%q,"id_range":{"start":1,"end":400}}],"path":{"type":"shortest","from":"a","to":"b","max_depth":%d,"rel_types":%s},"limit":1000}`,
-		s.from, lo, lo+s.width-1, s.to, s.max, types)
-	got, err := tryRun(t, q, c)
-	if err != nil {
-		return q + ": " + err.Error()
-	}
-	if got.Pagination.HasMore {
-		return ""
-	}
-	want := readableFor(t, c).paths(s, idRange(true, lo, s.width), idRange(true, 1, 400))
-	if diff := cmp.Diff(want, gotPaths(got)); diff != "" {
-		return fmt.Sprintf("%s for admin=%v %+v: paths (-want +got):\n%s", q, c.Admin, c.Scopes, diff)
-	}
-	return ""
+	return checkPaths(t, s, c, rangeEnd(lo, s.width), rangeEnd(1, 400))
 }
 
 // TestAuthorizationOverTheOntology extends TestAuthorizationProperty to the whole ontology:
@@ -209,25 +210,10 @@ func checkPathShape(t *testing.T, s walkShape, c *compiler.Caller, lo int64) str
 // GRAPHWIRE_PROP_CASES sets the number of cases, GRAPHWIRE_PROP_SEED the seed.
 func TestAuthorizationOverTheOntology(t *testing.T) {
 	w := loadWorld(t)
-	seed := int64(20261124)
-	if s := os.Getenv("GRAPHWIRE_PROP_SEED"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("GRAPHWIRE_PROP_SEED: %v", err)
-		}
-		seed = n
-	}
-	params := gopter.DefaultTestParametersWithSeed(seed)
-	params.MinSuccessfulTests = propCases(t, 20)
+	params := propParameters(t, 20261124, 20)
 	params.MaxShrinkCount = 20 // each shrink step runs queries; keep a failure's report quick
 	props := gopter.NewProperties(params)
-	genScope := gopter.CombineGens(gen.IntRange(0, len(w.paths)-1), gen.IntRange(0, len(levels)-1)).Map(func(v []any) scopeSpec {
-		return scopeSpec{w.paths[v[0].(int)], levels[v[1].(int)]}
-	})
-	top := topLevel(w)
-	genWideScope := gopter.CombineGens(gen.IntRange(0, len(top)-1), gen.OneConstOf(10, 20, 25, 30)).Map(func(v []any) scopeSpec {
-		return scopeSpec{top[v[0].(int)], v[1].(int)}
-	})
+	genScope, genWideScope := scopeGens(w, 10, 20, 25, 30)
 	// Callers: an administrator, a token without scopes, three random scopes, or twenty
 	// (more than the compiler writes as an OR of startsWith, so its grouped-by-length form
 	// of the scope predicate runs too).

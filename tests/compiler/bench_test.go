@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/graphwire/graphwire/compiler"
-
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
 )
@@ -47,7 +47,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				base, err := collect(ctx, e, q)
+				base, err := executor.CollectRows(ctx, e, q)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -66,7 +66,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 					hydCompile = time.Since(h0)
 					hyd = &graphresponse.Rows{}
 					if hq != nil {
-						h, err := collect(ctx, e, hq)
+						h, err := executor.CollectRows(ctx, e, hq)
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -17,7 +17,8 @@ import (
 	"github.com/graphwire/graphwire/seed"
 )
 
-// defaultSeedScale is the size of the shared test graph (≈2 000 nodes). Benchmarks on the
+// defaultSeedScale is the size of the shared test graph (about 2 800 nodes and 8 900 edges
+// from seed.Generate at seed 42). Benchmarks on the
 // scale-10 graph set GRAPHWIRE_SEED_SCALE=10.
 const defaultSeedScale = 0.2
 
@@ -117,23 +118,6 @@ func engine(t testing.TB) *chdb.Executor {
 
 var admin = &compiler.Caller{Subject: "1", Admin: true}
 
-// collect runs one statement and returns its rows.
-func collect(ctx context.Context, e executor.Executor, q *compiler.Query) (graphresponse.Rows, error) {
-	rows, err := e.Run(ctx, q)
-	if err != nil {
-		return graphresponse.Rows{}, err
-	}
-	res, err := executor.Collect(rows)
-	if err != nil {
-		return graphresponse.Rows{}, err
-	}
-	out := graphresponse.Rows{Values: res.Rows}
-	for _, c := range res.Columns {
-		out.Columns = append(out.Columns, c.Name)
-	}
-	return out, nil
-}
-
 // run compiles, executes (with hydration) and builds one query.
 func run(t testing.TB, query string, caller *compiler.Caller) *graphresponse.Response {
 	t.Helper()
@@ -144,43 +128,25 @@ func run(t testing.TB, query string, caller *compiler.Caller) *graphresponse.Res
 	return resp
 }
 
+// tryRun is run through the service's own path (executor.Respond), returning the error; an
+// engine error names the statement that failed.
 func tryRun(t testing.TB, query string, caller *compiler.Caller) (*graphresponse.Response, error) {
 	e := engine(t)
-	ctx := context.Background()
 	q, err := env.compiler.Compile([]byte(query), caller)
 	if err != nil {
 		return nil, err
 	}
-	base, err := collect(ctx, e, q)
+	resp, ex, err := executor.Respond(context.Background(), e, env.compiler, q)
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", q.SQL, err)
+		return nil, fmt.Errorf("%w\n%s", err, ex.Statements[len(ex.Statements)-1].Query.SQL)
 	}
-	var hyd *graphresponse.Rows
-	if q.Plan.NeedsHydration() {
-		refs, err := q.Plan.Build.NodeRefs(base)
-		if err != nil {
-			return nil, err
-		}
-		hq, err := env.compiler.Hydrate(q, refs)
-		if err != nil {
-			return nil, err
-		}
-		hyd = &graphresponse.Rows{}
-		if hq != nil {
-			h, err := collect(ctx, e, hq)
-			if err != nil {
-				return nil, fmt.Errorf("run hydration %s: %w", hq.SQL, err)
-			}
-			hyd = &h
-		}
-	}
-	return graphresponse.Build(q.Plan.Build, base, hyd)
+	return resp, nil
 }
 
 // plain runs hand-written SQL (the independent oracle) and returns its rows.
 func plain(t testing.TB, sql string) [][]any {
 	t.Helper()
-	rows, err := collect(context.Background(), engine(t), &compiler.Query{SQL: sql})
+	rows, err := executor.CollectRows(context.Background(), engine(t), &compiler.Query{SQL: sql})
 	if err != nil {
 		t.Fatalf("plain SQL %s: %v", sql, err)
 	}

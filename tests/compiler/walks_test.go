@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,21 +104,21 @@ func (s walkShape) query(queryType string, rangeOnFrom bool, lo int64) string {
 	if !rangeOnFrom {
 		fromRange, toRange = "", rng
 	}
-	types, _ := jsonStrings(s.types)
 	q := fmt.Sprintf(`{"query_type":%q,"nodes":[{"id":"a","entity":%q%s},{"id":"b","entity":%q%s}],"relationships":[{"type":%s,"from":"a","to":"b","direction":%q,"hops":[%d,%d]}],"limit":1000`,
-		queryType, s.from, fromRange, s.to, toRange, types, s.direction, s.min, s.max)
+		queryType, s.from, fromRange, s.to, toRange, jsonStrings(s.types), s.direction, s.min, s.max)
 	if queryType == "aggregation" {
 		q += `,"group_by":["a"],"aggregations":[{"count":"b"}]`
 	}
 	return q + "}"
 }
 
-func jsonStrings(ss []string) (string, error) {
+// jsonStrings writes names (ontology names, plain ASCII) as a JSON array.
+func jsonStrings(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", s)
+		q[i] = strconv.Quote(s)
 	}
-	return "[" + strings.Join(q, ",") + "]", nil
+	return "[" + strings.Join(q, ",") + "]"
 }
 
 // walkKey is one row of a variable-length hop: the from and to endpoints, the type of the
@@ -235,12 +236,29 @@ func gotPaths(r *graphresponse.Response) []string {
 	return out
 }
 
-// checkPaths runs a path_finding query from user u to the projects lo..lo+39 for caller c
-// and compares its paths with those over c's readable nodes and edges.
-func checkPaths(t *testing.T, c *compiler.Caller, u, lo int64) string {
-	s := walkShape{"User", "Project", []string{"MEMBER_OF", "CONTAINS"}, "outgoing", 1, 3, 40}
-	q := fmt.Sprintf(`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[%d]},{"id":"p","entity":"Project","id_range":{"start":%d,"end":%d}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":1000}`,
-		u, lo, lo+s.width-1)
+// pathEnd is one end of a path_finding query: its id selector in the DSL and the ids it admits.
+type pathEnd struct {
+	sel string
+	ids func(int64) bool
+}
+
+// idsEnd is the end node_ids [id].
+func idsEnd(id int64) pathEnd {
+	return pathEnd{fmt.Sprintf(`"node_ids":[%d]`, id), func(x int64) bool { return x == id }}
+}
+
+// rangeEnd is the end id_range lo..lo+width-1.
+func rangeEnd(lo, width int64) pathEnd {
+	return pathEnd{fmt.Sprintf(`"id_range":{"start":%d,"end":%d}`, lo, lo+width-1), idRange(true, lo, width)}
+}
+
+// checkPaths runs shortest path finding along s (forward, up to s.max edges, over s.types)
+// between the ends from (of s.from) and to (of s.to) for caller c and compares its paths with
+// every simple walk over c's readable nodes and edges. It returns "" when they agree or when
+// the page is truncated, and a description of the difference otherwise.
+func checkPaths(t *testing.T, s walkShape, c *compiler.Caller, from, to pathEnd) string {
+	q := fmt.Sprintf(`{"query_type":"path_finding","nodes":[{"id":"a","entity":%q,%s},{"id":"b","entity":%q,%s}],"path":{"type":"shortest","from":"a","to":"b","max_depth":%d,"rel_types":%s},"limit":1000}`,
+		s.from, from.sel, s.to, to.sel, s.max, jsonStrings(s.types))
 	got, err := tryRun(t, q, c)
 	if err != nil {
 		return q + ": " + err.Error()
@@ -248,9 +266,9 @@ func checkPaths(t *testing.T, c *compiler.Caller, u, lo int64) string {
 	if got.Pagination.HasMore {
 		return ""
 	}
-	want := readableFor(t, c).paths(s, func(id int64) bool { return id == u }, idRange(true, lo, s.width))
+	want := readableFor(t, c).paths(s, from.ids, to.ids)
 	if diff := cmp.Diff(want, gotPaths(got)); diff != "" {
-		return fmt.Sprintf("%s for %+v: paths (-want +got):\n%s", q, c.Scopes, diff)
+		return fmt.Sprintf("%s for admin=%v %+v: paths (-want +got):\n%s", q, c.Admin, c.Scopes, diff)
 	}
 	return ""
 }

@@ -94,57 +94,18 @@ func engine(t testing.TB) *chdb.Executor {
 	return env.engine
 }
 
-func collect(ctx context.Context, e executor.Executor, q *compiler.Query) (graphresponse.Rows, error) {
-	rows, err := e.Run(ctx, q)
-	if err != nil {
-		return graphresponse.Rows{}, err
-	}
-	res, err := executor.Collect(rows)
-	if err != nil {
-		return graphresponse.Rows{}, err
-	}
-	out := graphresponse.Rows{Values: res.Rows}
-	for _, c := range res.Columns {
-		out.Columns = append(out.Columns, c.Name)
-	}
-	return out, nil
-}
-
-// run compiles, executes (with hydration) and builds one query.
+// run compiles, executes (with hydration) and builds one query through the service's own
+// path, executor.Respond.
 func run(t testing.TB, query string, caller *compiler.Caller) *graphresponse.Response {
 	t.Helper()
 	e := engine(t)
-	ctx := t.Context()
 	q, err := env.compiler.Compile([]byte(query), caller)
 	if err != nil {
 		t.Fatalf("compile %s: %v", query, err)
 	}
-	base, err := collect(ctx, e, q)
+	resp, ex, err := executor.Respond(t.Context(), e, env.compiler, q)
 	if err != nil {
-		t.Fatalf("run %s: %v", q.SQL, err)
-	}
-	var hyd *graphresponse.Rows
-	if q.Plan.NeedsHydration() {
-		refs, err := q.Plan.Build.NodeRefs(base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hq, err := env.compiler.Hydrate(q, refs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hyd = &graphresponse.Rows{}
-		if hq != nil {
-			h, err := collect(ctx, e, hq)
-			if err != nil {
-				t.Fatalf("run hydration %s: %v", hq.SQL, err)
-			}
-			hyd = &h
-		}
-	}
-	resp, err := graphresponse.Build(q.Plan.Build, base, hyd)
-	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("run %s: %v", ex.Statements[len(ex.Statements)-1].Query.SQL, err)
 	}
 	return resp
 }
@@ -152,7 +113,7 @@ func run(t testing.TB, query string, caller *compiler.Caller) *graphresponse.Res
 // plain runs hand-written SQL, the independent oracle, and returns its rows.
 func plain(t testing.TB, sql string) [][]any {
 	t.Helper()
-	rows, err := collect(t.Context(), engine(t), &compiler.Query{SQL: sql})
+	rows, err := executor.CollectRows(t.Context(), engine(t), &compiler.Query{SQL: sql})
 	if err != nil {
 		t.Fatalf("plain SQL %s: %v", sql, err)
 	}

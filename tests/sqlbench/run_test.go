@@ -16,6 +16,7 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/internal/cputime"
 )
 
 // pair is the two statements of one case, ready to run.
@@ -35,9 +36,7 @@ func prepare(c benchCase) (pair, error) {
 	if err != nil {
 		return pair{}, err
 	}
-	values := maps.Clone(c.q.params)
-	maps.Copy(values, scopeParams(c.caller.caller))
-	params, err := bind(string(text), values)
+	params, err := bind(string(text), c.values())
 	if err != nil {
 		return pair{}, fmt.Errorf("%s: %w", c.file, err)
 	}
@@ -45,14 +44,49 @@ func prepare(c benchCase) (pair, error) {
 	return pair{compiled: comp, reference: ref}, nil
 }
 
+// values is what a hand-written statement of the case may bind: the question's values and
+// the caller's scope values.
+func (c benchCase) values() map[string]any {
+	values := maps.Clone(c.q.params)
+	maps.Copy(values, scopeParams(c.caller.caller))
+	return values
+}
+
 var placeholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*):([^{}]+)\}`)
 
-// bind returns the parameters of sql's {name:Type} placeholders, in order of first use, with
-// their values from values. A placeholder without a value, a name used with two types and a
-// value no placeholder uses are errors, so a file and its case cannot drift apart silently.
-// The scope values are the exception: a statement uses the floors it reads (scope20_1, …),
-// but then every prefix of that floor, lest it drop one of the caller's scopes.
+// bind is bindAll that also refuses a value no placeholder uses, so a file and its case cannot
+// drift apart silently. The scope values are the exception: a statement uses the floors it
+// reads (scope20_1, …), but then every prefix of that floor, lest it drop one of the caller's
+// scopes.
 func bind(sql string, values map[string]any) ([]compiler.Param, error) {
+	params, err := bindAll(sql, values)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	usedFloor := map[string]bool{}
+	for _, p := range params {
+		used[p.Name] = true
+		if floor, _, ok := strings.Cut(p.Name, "_"); ok && strings.HasPrefix(floor, "scope") {
+			usedFloor[floor] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if used[name] {
+			continue
+		}
+		if floor, _, _ := strings.Cut(name, "_"); strings.HasPrefix(name, "scope") && !usedFloor[floor] {
+			continue
+		}
+		return nil, fmt.Errorf("value %s has no placeholder", name)
+	}
+	return params, nil
+}
+
+// bindAll returns the parameters of sql's {name:Type} placeholders, in order of first use, with
+// their values from values. A placeholder without a value and a name used with two types are
+// errors; values no placeholder uses are not (see bind).
+func bindAll(sql string, values map[string]any) ([]compiler.Param, error) {
 	var params []compiler.Param
 	types := map[string]string{}
 	for _, m := range placeholderRE.FindAllStringSubmatch(sql, -1) {
@@ -70,21 +104,6 @@ func bind(sql string, values map[string]any) ([]compiler.Param, error) {
 		types[name] = typ
 		params = append(params, compiler.Param{Name: name, Type: typ, Value: v})
 	}
-	usedFloor := map[string]bool{}
-	for name := range types {
-		if floor, _, ok := strings.Cut(name, "_"); ok && strings.HasPrefix(floor, "scope") {
-			usedFloor[floor] = true
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(values)) {
-		if _, ok := types[name]; ok {
-			continue
-		}
-		if floor, _, _ := strings.Cut(name, "_"); strings.HasPrefix(name, "scope") && !usedFloor[floor] {
-			continue
-		}
-		return nil, fmt.Errorf("value %s has no placeholder", name)
-	}
 	return params, nil
 }
 
@@ -95,12 +114,14 @@ type outcome struct {
 	digest  string   // hex SHA-256 over the column header and the sorted rows
 	stats   executor.Stats
 	wall    time.Duration // Run to the last row decoded
-	cpu     time.Duration // process CPU time over the same span
+	cpu     time.Duration // process CPU time over the same span (0 where it cannot be read)
 }
 
-// execute runs q and reads every row.
+// execute runs q and reads every row. The engine runs in the process and the statements run
+// one at a time, so the process CPU time around a statement is the CPU it took.
 func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outcome, error) {
-	start, cpu0 := time.Now(), processCPU()
+	start := time.Now()
+	cpu0, _ := cputime.Process()
 	rows, err := e.Run(ctx, q)
 	if err != nil {
 		return nil, err
@@ -109,7 +130,9 @@ func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outc
 	if err != nil {
 		return nil, err
 	}
-	o := &outcome{columns: res.Columns, stats: res.Stats, wall: time.Since(start), cpu: processCPU() - cpu0}
+	wall := time.Since(start)
+	cpu1, _ := cputime.Process()
+	o := &outcome{columns: res.Columns, stats: res.Stats, wall: wall, cpu: cpu1 - cpu0}
 	o.rows = make([]string, len(res.Rows))
 	for i, r := range res.Rows {
 		o.rows[i] = canonicalRow(r)

@@ -3,7 +3,6 @@ package sqlbench_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,8 +44,7 @@ func BenchmarkSQLVariants(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	values := maps.Clone(c.q.params)
-	maps.Copy(values, scopeParams(c.caller.caller))
+	values := c.values()
 	for _, q := range p.compiled.Params {
 		values[q.Name] = q.Value
 	}
@@ -101,28 +99,4 @@ func BenchmarkSQLVariants(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(median(cpu[1]))/float64(base), "reference-cpu-ratio")
-}
-
-// bindAll returns the parameters of sql's {name:Type} placeholders, in order of first use, with
-// their values from values; unlike bind it accepts values no placeholder uses, since a variant
-// reads only some of the compiled statement's parameters.
-func bindAll(sql string, values map[string]any) ([]compiler.Param, error) {
-	var params []compiler.Param
-	types := map[string]string{}
-	for _, m := range placeholderRE.FindAllStringSubmatch(sql, -1) {
-		name, typ := m[1], m[2]
-		if prev, ok := types[name]; ok {
-			if prev != typ {
-				return nil, fmt.Errorf("placeholder %s used as %s and as %s", name, prev, typ)
-			}
-			continue
-		}
-		v, ok := values[name]
-		if !ok {
-			return nil, fmt.Errorf("placeholder {%s:%s} has no value", name, typ)
-		}
-		types[name] = typ
-		params = append(params, compiler.Param{Name: name, Type: typ, Value: v})
-	}
-	return params, nil
 }
