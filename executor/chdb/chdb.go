@@ -29,10 +29,10 @@ import (
 // at a time; Exec and Insert run on a separate writable connection, one at a time. A third
 // kind, the control connection, only cancels statements (KILL QUERY).
 type Executor struct {
-	lib      *lib
-	opts     Options
-	connArgs []string
-	logArgs  []string // see Options.logArgs; on every connection
+	lib        *lib
+	opts       Options
+	connArgs   []string // of a query connection
+	writerArgs []string // of the writable connection
 
 	pool   chan *conn // idle query connections
 	opened int        // query connections created; all of them return to pool
@@ -94,7 +94,6 @@ func Open(opts Options) (*Executor, error) {
 		types:        map[string]map[string]*chType{},
 		closed:       make(chan struct{}),
 		markerPrefix: "graphwire-" + hex.EncodeToString(salt[:]) + "-",
-		logArgs:      logArgs,
 	}
 	e.connArgs = append([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}, logArgs...)
 	if opts.MaxThreads > 0 {
@@ -106,11 +105,11 @@ func Open(opts Options) (*Executor, error) {
 
 	// The first connection of a process boots the engine and is the only one whose
 	// server-level arguments count.
-	writerArgs := append([]string{"graphwire", "--path=" + opts.Path}, logArgs...)
+	e.writerArgs = append([]string{"graphwire", "--path=" + opts.Path}, logArgs...)
 	if opts.MemoryBudget > 0 {
-		writerArgs = append(writerArgs, fmt.Sprintf("--max_server_memory_usage=%d", opts.MemoryBudget))
+		e.writerArgs = append(e.writerArgs, fmt.Sprintf("--max_server_memory_usage=%d", opts.MemoryBudget))
 	}
-	if e.writer, err = l.connectQuiet(writerArgs); err != nil {
+	if e.writer, err = l.connectQuiet(e.writerArgs); err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS " + opts.Database, "USE " + opts.Database} {
@@ -127,7 +126,7 @@ func Open(opts Options) (*Executor, error) {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for range opts.PoolSize {
-		c, err := e.newQueryConn()
+		c, err := e.dial(e.connArgs)
 		if err != nil {
 			e.closeAll()
 			return nil, err
@@ -165,9 +164,10 @@ func (e *Executor) checkBudget() {
 	}
 }
 
-func (e *Executor) newQueryConn() (*conn, error) {
+// dial opens a connection with args and makes the executor's database its current one.
+func (e *Executor) dial(args []string) (*conn, error) {
 	const op = "open chdb connection"
-	c, err := e.lib.connect(e.connArgs)
+	c, err := e.lib.connect(args)
 	if err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
@@ -185,7 +185,7 @@ func (e *Executor) newQueryConn() (*conn, error) {
 func (e *Executor) release(c *conn, clean bool) {
 	if !clean {
 		c.close()
-		fresh, err := e.newQueryConn()
+		fresh, err := e.dial(e.connArgs)
 		if err != nil {
 			e.opts.Logger.Error("chdb reconnect", "error", err)
 			// Keep the pool size: a broken slot fails its next query instead of hanging.
@@ -215,18 +215,11 @@ func (e *Executor) kill(marker string) {
 // later writes report the executor as closed.
 func (e *Executor) replaceWriter() {
 	e.writer.close()
-	e.writer = nil
-	c, err := e.lib.connect(append([]string{"graphwire", "--path=" + e.opts.Path}, e.logArgs...))
+	c, err := e.dial(e.writerArgs)
 	if err != nil {
 		e.opts.Logger.Error("chdb reconnect", "error", err)
-		return
 	}
-	if r := c.query("USE "+e.opts.Database, outputFormat, nil, nil); r.errText != "" {
-		e.opts.Logger.Error("chdb reconnect", "error", r.errText)
-		c.close()
-		return
-	}
-	e.writer = c
+	e.writer = c // nil on failure
 }
 
 // engineError sorts a chDB error text ("Code: 62. DB::Exception: …") into a kind.
