@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -338,7 +337,7 @@ type rows struct {
 	// stopWatch stops the context watch that kills the statement.
 	stopWatch func() bool
 
-	dec   decoder // the current chunk; only its undecoded tail is kept across fetches
+	dec   decoder // the current chunk, and the columns of the first
 	cur   []any
 	err   error
 	stats executor.Stats
@@ -412,15 +411,9 @@ func (r *rows) fetch() bool {
 		r.finish(true)
 		return false
 	}
-	cols := r.dec.cols
 	r.dec.buf, r.dec.off = res.data, 0
-	if err := r.dec.header(); err != nil {
+	if err := r.dec.header(); err != nil { // the first chunk's columns; later ones must repeat them
 		r.err = executor.New("read rows", executor.ErrInternal, fmt.Errorf("decode result: %w", err))
-		r.finish(false)
-		return false
-	}
-	if cols != nil && !slices.Equal(cols, r.dec.cols) {
-		r.err = executor.New("read rows", executor.ErrInternal, fmt.Errorf("decode result: chunk columns %v, want %v", r.dec.cols, cols))
 		r.finish(false)
 		return false
 	}
