@@ -1,10 +1,10 @@
 package codeindex
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"hash"
 )
 
 // Global is the owner of the rows no single file derives: the branch, the commit, the
@@ -40,22 +40,25 @@ type nodeKey struct {
 // renamed). The digests are of the rows, computed after the whole index, never of the
 // source text alone.
 func (g *Graph) Digests() map[string]string {
-	parts := map[string]*bytes.Buffer{}
-	add := func(owner string, v any) {
-		b, ok := parts[owner]
-		if !ok {
-			b = &bytes.Buffer{}
-			parts[owner] = b
-		}
-		enc := json.NewEncoder(b)
-		enc.SetEscapeHTML(false)
-		enc.Encode(v) // plain structs of strings and numbers: cannot fail
+	// Each owner's rows go, as JSON lines, through one encoder straight into its hash.
+	type part struct {
+		h   hash.Hash
+		enc *json.Encoder
 	}
-	g.each(func(owner string, v any) { add(owner, v) })
+	parts := map[string]part{}
+	g.each(func(owner string, v any) {
+		p, ok := parts[owner]
+		if !ok {
+			p.h = sha256.New()
+			p.enc = json.NewEncoder(p.h)
+			p.enc.SetEscapeHTML(false)
+			parts[owner] = p
+		}
+		p.enc.Encode(v) // plain structs of strings and numbers into a hash: cannot fail
+	})
 	out := make(map[string]string, len(parts))
-	for owner, b := range parts {
-		sum := sha256.Sum256(b.Bytes())
-		out[owner] = hex.EncodeToString(sum[:])
+	for owner, p := range parts {
+		out[owner] = hex.EncodeToString(p.h.Sum(nil))
 	}
 	return out
 }

@@ -3,8 +3,6 @@ package load
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,27 +30,20 @@ type ExportOptions struct {
 // reads back to the same graph, and a second Export of that graph writes the same bytes.
 // Rows are ordered by their key. Each file is written by the engine's own format writer.
 func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, opts ExportOptions) ([]FileReport, error) {
-	if opts.Format == "" {
-		opts.Format = JSONL
+	want := map[string]bool{}
+	for _, t := range opts.Types {
+		if !exportable(ont, strings.ToLower(t)) {
+			return nil, fmt.Errorf("load: export: %w %q", ErrUnknownType, t)
+		}
+		want[strings.ToLower(t)] = true
 	}
-	if opts.Format.engineFormat() == "" {
-		return nil, fmt.Errorf("load: export: %w %q", ErrFormat, opts.Format)
-	}
-	abs, err := exportDir(dir)
+	abs, prefix, err := exportStart(dir, &opts)
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]bool{}
-	for _, t := range opts.Types {
-		want[strings.ToLower(t)] = true
-	}
-	tok := make([]byte, 6)
-	if _, err := rand.Read(tok); err != nil {
-		return nil, fmt.Errorf("load: export: %w", err)
-	}
 	// The path filter is a value: it reaches the statements through a one-row table,
 	// because Exec binds no parameters.
-	params := stagePrefix + hex.EncodeToString(tok) + "_params"
+	params := prefix + "params"
 	if err := e.Exec(ctx, "CREATE TABLE "+params+" (prefix String) ENGINE = MergeTree ORDER BY tuple()"); err != nil {
 		return nil, fmt.Errorf("load: export: %w", err)
 	}
@@ -86,14 +77,7 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if len(want) > 0 && !want[strings.ToLower(ent.Name)] {
 			continue
 		}
-		var cols []string
-		for _, c := range entityColumns(ent) {
-			if c.name != "_deleted" {
-				cols = append(cols, ident(c.name))
-			}
-		}
-		from := "(SELECT * FROM " + ent.Table + " FINAL WHERE _deleted = false)"
-		if err := write(ent.Name, strings.Join(cols, ", "), from, entityKey(ent), !ent.Namespaced()); err != nil {
+		if err := write(ent.Name, exportColumns(ent, true), liveRows(ent.Table, ""), entityKey(ent), !ent.Namespaced()); err != nil {
 			return out, err
 		}
 	}
@@ -101,18 +85,65 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if len(want) > 0 && !want[strings.ToLower(rel.Name)] {
 			continue
 		}
-		from := "(SELECT * FROM " + ont.EdgeTable + " FINAL WHERE _deleted = false AND relationship_kind = " + quote(rel.Name) + ")"
-		cols := "traversal_path, source_kind, source_id, target_kind, target_id, _version"
-		if err := write(rel.Name, cols, from, edgeKey, false); err != nil {
+		if err := write(rel.Name, edgeExportColumns, liveEdges(ont, rel, ""), edgeKey, false); err != nil {
 			return out, err
 		}
 	}
-	for t := range want {
-		if !exportable(ont, t) {
-			return out, fmt.Errorf("load: export: %w %q", ErrUnknownType, t)
-		}
-	}
 	return out, nil
+}
+
+// exportStart applies the defaults of opts, checks its format, makes dir and returns its
+// absolute path with a fresh prefix for the export's staging tables.
+func exportStart(dir string, opts *ExportOptions) (abs, prefix string, err error) {
+	if opts.Format == "" {
+		opts.Format = JSONL
+	}
+	if opts.Format.engineFormat() == "" {
+		return "", "", fmt.Errorf("load: export: %w %q", ErrFormat, opts.Format)
+	}
+	if abs, err = exportDir(dir); err != nil {
+		return "", "", err
+	}
+	if prefix, err = newStagePrefix(); err != nil {
+		return "", "", fmt.Errorf("load: export: %w", err)
+	}
+	return abs, prefix, nil
+}
+
+// edgeExportColumns are the columns of an exported relationship file.
+const edgeExportColumns = "traversal_path, source_kind, source_id, target_kind, target_id, _version"
+
+// exportColumns lists the columns of an exported file of ent: every column Load reads but
+// _deleted, without the admin_only properties unless admin.
+func exportColumns(ent *ontology.Entity, admin bool) string {
+	var cols []string
+	for _, c := range entityColumns(ent) {
+		if c.name == "_deleted" {
+			continue
+		}
+		if p, isProp := ent.Property(c.name); isProp && !p.Visible(admin) {
+			continue
+		}
+		cols = append(cols, ident(c.name))
+	}
+	return strings.Join(cols, ", ")
+}
+
+// liveRows is a subquery of the live rows of table that meet cond (SQL; empty for all).
+func liveRows(table, cond string) string {
+	if cond != "" {
+		cond = " AND " + cond
+	}
+	return "(SELECT * FROM " + table + " FINAL WHERE _deleted = false" + cond + ")"
+}
+
+// liveEdges is a subquery of the live edges of rel that meet cond (SQL; empty for all).
+func liveEdges(ont *ontology.Ontology, rel *ontology.Relationship, cond string) string {
+	where := "relationship_kind = " + quote(rel.Name)
+	if cond != "" {
+		where += " AND " + cond
+	}
+	return liveRows(ont.EdgeTable, where)
 }
 
 // exportDir makes dir and returns its absolute path.
@@ -158,13 +189,7 @@ func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *g
 	if caller == nil {
 		return nil, fmt.Errorf("load: export: a caller is required")
 	}
-	if opts.Format == "" {
-		opts.Format = JSONL
-	}
-	if opts.Format.engineFormat() == "" {
-		return nil, fmt.Errorf("load: export: %w %q", ErrFormat, opts.Format)
-	}
-	abs, err := exportDir(dir)
+	abs, prefix, err := exportStart(dir, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -198,12 +223,7 @@ func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *g
 			}
 		}
 	}
-	tok := make([]byte, 6)
-	if _, err := rand.Read(tok); err != nil {
-		return nil, fmt.Errorf("load: export: %w", err)
-	}
 	// Values reach the statements through staging tables, because Exec binds no parameters.
-	prefix := stagePrefix + hex.EncodeToString(tok) + "_"
 	defer dropPrefix(context.WithoutCancel(ctx), e, prefix)
 	nodes, ends, scopes := prefix+"nodes", prefix+"edges", prefix+"scopes"
 	for _, ddl := range []string{
@@ -216,12 +236,12 @@ func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *g
 		}
 	}
 	var nodeRows, edgeRows, scopeRows [][]any
-	for _, kind := range sortedKeys(boolKeys(ids)) {
+	for _, kind := range sortedKeys(ids) {
 		for _, id := range ids[kind] {
 			nodeRows = append(nodeRows, []any{kind, id})
 		}
 	}
-	for _, kind := range sortedKeys(boolKeys(edges)) {
+	for _, kind := range sortedKeys(edges) {
 		for _, x := range edges[kind] {
 			edgeRows = append(edgeRows, []any{kind, x.from, x.fromID, x.to, x.toID})
 		}
@@ -257,26 +277,12 @@ func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *g
 		if len(ids[ent.Name]) == 0 {
 			continue
 		}
-		visible := map[string]bool{}
-		for _, p := range ent.VisibleProperties(caller.Admin) {
-			visible[p.Name] = true
-		}
-		var cols []string
-		for _, c := range entityColumns(ent) {
-			if c.name == "_deleted" {
-				continue
-			}
-			if _, isProp := ent.Property(c.name); isProp && !visible[c.name] {
-				continue
-			}
-			cols = append(cols, ident(c.name))
-		}
 		where := "id IN (SELECT id FROM " + nodes + " WHERE kind = " + quote(ent.Name) + ")"
 		if ent.Namespaced() {
 			where += " AND " + readable(ent.MinAccessLevel)
 		}
-		from := "(SELECT * FROM " + ent.Table + " FINAL WHERE _deleted = false AND " + where + ")"
-		fr, err := writeFile(ctx, e, abs, ent.Name, opts.Format, "SELECT "+strings.Join(cols, ", ")+" FROM "+from+" ORDER BY "+entityKey(ent))
+		from := liveRows(ent.Table, where)
+		fr, err := writeFile(ctx, e, abs, ent.Name, opts.Format, "SELECT "+exportColumns(ent, caller.Admin)+" FROM "+from+" ORDER BY "+entityKey(ent))
 		if err != nil {
 			return out, err
 		}
@@ -289,10 +295,9 @@ func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *g
 		if len(edges[rel.Name]) == 0 {
 			continue
 		}
-		from := "(SELECT * FROM " + ont.EdgeTable + " FINAL WHERE _deleted = false AND relationship_kind = " + quote(rel.Name) +
-			" AND (source_kind, source_id, target_kind, target_id) IN (SELECT source_kind, source_id, target_kind, target_id FROM " + ends +
-			" WHERE kind = " + quote(rel.Name) + ") AND " + readable(0) + ")"
-		fr, err := writeFile(ctx, e, abs, rel.Name, opts.Format, "SELECT traversal_path, source_kind, source_id, target_kind, target_id, _version FROM "+from+" ORDER BY "+edgeKey)
+		from := liveEdges(ont, rel, "(source_kind, source_id, target_kind, target_id) IN (SELECT source_kind, source_id, target_kind, target_id FROM "+ends+
+			" WHERE kind = "+quote(rel.Name)+") AND "+readable(0))
+		fr, err := writeFile(ctx, e, abs, rel.Name, opts.Format, "SELECT "+edgeExportColumns+" FROM "+from+" ORDER BY "+edgeKey)
 		if err != nil {
 			return out, err
 		}
@@ -303,14 +308,6 @@ func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *g
 	}
 	slices.SortFunc(out, func(a, b FileReport) int { return cmp.Compare(a.Path, b.Path) })
 	return out, nil
-}
-
-func boolKeys[V any](m map[string]V) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }
 
 func exportable(ont *ontology.Ontology, lower string) bool {

@@ -145,11 +145,11 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if err := Recover(ctx, e, ont, opts); err != nil {
 		return rep, err
 	}
-	tok := make([]byte, 6)
-	if _, err := rand.Read(tok); err != nil {
+	prefix, err := newStagePrefix()
+	if err != nil {
 		return rep, fmt.Errorf("load: %w", err)
 	}
-	st := &stage{e: e, ont: ont, opts: opts, prefix: stagePrefix + hex.EncodeToString(tok) + "_", deltas: map[string]bool{}, empty: map[string]bool{}}
+	st := &stage{e: e, ont: ont, opts: opts, prefix: prefix, deltas: map[string]bool{}, empty: map[string]bool{}}
 	committed := false
 	defer func() {
 		if !committed {
@@ -253,6 +253,15 @@ func btoi(b bool) int {
 // stagePrefix starts the name of every staging table; a load's tables share
 // stagePrefix + token + "_".
 const stagePrefix = "gw_stage_"
+
+// newStagePrefix returns the prefix of a new load's or export's staging tables.
+func newStagePrefix() (string, error) {
+	tok := make([]byte, 6)
+	if _, err := rand.Read(tok); err != nil {
+		return "", err
+	}
+	return stagePrefix + hex.EncodeToString(tok) + "_", nil
+}
 
 // schemaTables names every table and view [ontology.Ontology.DDLStatements] creates.
 func schemaTables(ont *ontology.Ontology) []string {

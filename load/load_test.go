@@ -545,3 +545,25 @@ func checkProgress(t *testing.T, calls []load.Progress, srcs []load.Source, rows
 }
 
 func ontLoad() (*ontology.Ontology, error) { return ontology.Load(ontologyfiles.Files()) }
+
+// TestExportUnknownType: a type the ontology does not have is refused before any file is
+// written, so a typo in a list of types does not leave a partial export behind.
+func TestExportUnknownType(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "graph")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files, err := load.Export(t.Context(), e, o, dir, load.ExportOptions{Types: []string{"File", "Nope"}})
+	if !errors.Is(err, load.ErrUnknownType) || !strings.Contains(err.Error(), `"Nope"`) {
+		t.Fatalf("Export(File, Nope) = %v, want %v naming Nope", err, load.ErrUnknownType)
+	}
+	written, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 0 || len(written) != 0 {
+		t.Errorf("Export wrote %v (reported %+v), want nothing", written, files)
+	}
+}

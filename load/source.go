@@ -35,7 +35,7 @@ func (f Format) engineFormat() string {
 	return ""
 }
 
-// hasLines reports whether rows of f sit on lines, and the line of row 0.
+// firstLine is the line of row 0 in a file of f; 0 when its rows do not sit on lines.
 func (f Format) firstLine() int64 {
 	switch f {
 	case JSONL:
@@ -160,10 +160,9 @@ func snake(s string) string {
 // quote writes s as a ClickHouse string literal. Only file paths the operator names (checked
 // for control characters by resolve) and ontology names pass through it: [executor.Loader.Exec]
 // binds no parameters, and the file table function takes its path as a constant.
-func quote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`)
-	return "'" + r.Replace(s) + "'"
-}
+func quote(s string) string { return "'" + literalEscaper.Replace(s) + "'" }
+
+var literalEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
 // ident quotes an identifier that comes from the ontology.
 func ident(s string) string { return "`" + s + "`" }

@@ -78,11 +78,6 @@ func (t *table) str(r []any, name string) string {
 	return v
 }
 
-func (t *table) time(r []any, name string) (time.Time, bool) {
-	v, ok := r[t.col(name)].(time.Time)
-	return v, ok
-}
-
 func (t *table) put(r []any, name string, v any) { r[t.col(name)] = v }
 
 // pathOf returns the traversal_path of a row of a namespaced entity.

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,10 +28,10 @@ import (
 // at a time; Exec and Insert run on a separate writable connection, one at a time. A third
 // kind, the control connection, only cancels statements (KILL QUERY).
 type Executor struct {
-	lib      *lib
-	opts     Options
-	connArgs []string
-	logArgs  []string // see Options.logArgs; on every connection
+	lib        *lib
+	opts       Options
+	connArgs   []string // of a query connection
+	writerArgs []string // of the writable connection
 
 	pool   chan *conn // idle query connections
 	opened int        // query connections created; all of them return to pool
@@ -94,7 +93,6 @@ func Open(opts Options) (*Executor, error) {
 		types:        map[string]map[string]*chType{},
 		closed:       make(chan struct{}),
 		markerPrefix: "graphwire-" + hex.EncodeToString(salt[:]) + "-",
-		logArgs:      logArgs,
 	}
 	e.connArgs = append([]string{"graphwire", "--path=" + opts.Path, "--readonly=2"}, logArgs...)
 	if opts.MaxThreads > 0 {
@@ -106,11 +104,11 @@ func Open(opts Options) (*Executor, error) {
 
 	// The first connection of a process boots the engine and is the only one whose
 	// server-level arguments count.
-	writerArgs := append([]string{"graphwire", "--path=" + opts.Path}, logArgs...)
+	e.writerArgs = append([]string{"graphwire", "--path=" + opts.Path}, logArgs...)
 	if opts.MemoryBudget > 0 {
-		writerArgs = append(writerArgs, fmt.Sprintf("--max_server_memory_usage=%d", opts.MemoryBudget))
+		e.writerArgs = append(e.writerArgs, fmt.Sprintf("--max_server_memory_usage=%d", opts.MemoryBudget))
 	}
-	if e.writer, err = l.connectQuiet(writerArgs); err != nil {
+	if e.writer, err = l.connectQuiet(e.writerArgs); err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS " + opts.Database, "USE " + opts.Database} {
@@ -127,7 +125,7 @@ func Open(opts Options) (*Executor, error) {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
 	for range opts.PoolSize {
-		c, err := e.newQueryConn()
+		c, err := e.dial(e.connArgs)
 		if err != nil {
 			e.closeAll()
 			return nil, err
@@ -165,9 +163,10 @@ func (e *Executor) checkBudget() {
 	}
 }
 
-func (e *Executor) newQueryConn() (*conn, error) {
+// dial opens a connection with args and makes the executor's database its current one.
+func (e *Executor) dial(args []string) (*conn, error) {
 	const op = "open chdb connection"
-	c, err := e.lib.connect(e.connArgs)
+	c, err := e.lib.connect(args)
 	if err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, err)
 	}
@@ -185,7 +184,7 @@ func (e *Executor) newQueryConn() (*conn, error) {
 func (e *Executor) release(c *conn, clean bool) {
 	if !clean {
 		c.close()
-		fresh, err := e.newQueryConn()
+		fresh, err := e.dial(e.connArgs)
 		if err != nil {
 			e.opts.Logger.Error("chdb reconnect", "error", err)
 			// Keep the pool size: a broken slot fails its next query instead of hanging.
@@ -215,18 +214,11 @@ func (e *Executor) kill(marker string) {
 // later writes report the executor as closed.
 func (e *Executor) replaceWriter() {
 	e.writer.close()
-	e.writer = nil
-	c, err := e.lib.connect(append([]string{"graphwire", "--path=" + e.opts.Path}, e.logArgs...))
+	c, err := e.dial(e.writerArgs)
 	if err != nil {
 		e.opts.Logger.Error("chdb reconnect", "error", err)
-		return
 	}
-	if r := c.query("USE "+e.opts.Database, outputFormat, nil, nil); r.errText != "" {
-		e.opts.Logger.Error("chdb reconnect", "error", r.errText)
-		c.close()
-		return
-	}
-	e.writer = c
+	e.writer = c // nil on failure
 }
 
 // engineError sorts a chDB error text ("Code: 62. DB::Exception: …") into a kind.
@@ -345,7 +337,7 @@ type rows struct {
 	// stopWatch stops the context watch that kills the statement.
 	stopWatch func() bool
 
-	dec   decoder // the current chunk; only its undecoded tail is kept across fetches
+	dec   decoder // the current chunk, and the columns of the first
 	cur   []any
 	err   error
 	stats executor.Stats
@@ -419,15 +411,9 @@ func (r *rows) fetch() bool {
 		r.finish(true)
 		return false
 	}
-	cols := r.dec.cols
 	r.dec.buf, r.dec.off = res.data, 0
-	if err := r.dec.header(); err != nil {
+	if err := r.dec.header(); err != nil { // the first chunk's columns; later ones must repeat them
 		r.err = executor.New("read rows", executor.ErrInternal, fmt.Errorf("decode result: %w", err))
-		r.finish(false)
-		return false
-	}
-	if cols != nil && !slices.Equal(cols, r.dec.cols) {
-		r.err = executor.New("read rows", executor.ErrInternal, fmt.Errorf("decode result: chunk columns %v, want %v", r.dec.cols, cols))
 		r.finish(false)
 		return false
 	}

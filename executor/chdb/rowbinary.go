@@ -34,7 +34,8 @@ func newDecoder(buf []byte) (*decoder, error) {
 	return d, nil
 }
 
-// header reads a uvarint column count, the names, then the type strings.
+// header reads a uvarint column count, the names, then the type strings. Once the decoder
+// has columns, a header (every chunk of a stream starts with one) must repeat them.
 func (d *decoder) header() error {
 	n, err := d.uvarint()
 	if err != nil {
@@ -42,6 +43,9 @@ func (d *decoder) header() error {
 	}
 	if n > uint64(len(d.buf)) { // every name takes at least one byte
 		return errShort
+	}
+	if d.cols != nil {
+		return d.sameHeader(n)
 	}
 	cols := make([]executor.Column, n)
 	for i := range cols {
@@ -59,6 +63,36 @@ func (d *decoder) header() error {
 		}
 	}
 	d.cols, d.types = cols, types
+	return nil
+}
+
+// sameHeader reads the names and types of a header of n columns and checks that they are
+// the decoder's, without building or parsing them again.
+func (d *decoder) sameHeader(n uint64) error {
+	if n != uint64(len(d.cols)) {
+		return fmt.Errorf("RowBinary: header of %d columns, want %d", n, len(d.cols))
+	}
+	for i := range 2 * len(d.cols) {
+		c := d.cols[i%len(d.cols)]
+		want := c.Name
+		if i >= len(d.cols) {
+			want = c.Type
+		}
+		l, err := d.uvarint()
+		if err != nil {
+			return err
+		}
+		if l > uint64(len(d.buf)) {
+			return errShort
+		}
+		b, err := d.take(int(l))
+		if err != nil {
+			return err
+		}
+		if string(b) != want {
+			return fmt.Errorf("RowBinary: header column %d is %q, want %q", i%len(d.cols), b, want)
+		}
+	}
 	return nil
 }
 

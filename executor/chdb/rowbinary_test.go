@@ -3,6 +3,9 @@ package chdb
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +123,76 @@ func TestDecoderHeaderAndTruncation(t *testing.T) {
 	}
 	if d, err := newDecoder(nil); err != nil || d.more() {
 		t.Errorf("empty result: %v, more %v", err, d.more())
+	}
+}
+
+// chunk is a RowBinaryWithNamesAndTypes document of an (Int64, String) header whose names and
+// types are given, and one row (7, "hi").
+func chunk(names, types []string) []byte {
+	buf := binary.AppendUvarint(nil, uint64(len(names)))
+	for _, s := range append(slices.Clone(names), types...) {
+		buf = binary.AppendUvarint(buf, uint64(len(s)))
+		buf = append(buf, s...)
+	}
+	buf = binary.LittleEndian.AppendUint64(buf, 7)
+	return append(buf, 2, 'h', 'i')
+}
+
+// TestDecoderLaterChunks: a chunk after the first must repeat its header; its rows then
+// decode with the first chunk's types, and any other header is an error naming the column.
+func TestDecoderLaterChunks(t *testing.T) {
+	names, types := []string{"n", "s"}, []string{"Int64", "String"}
+	for _, tc := range []struct {
+		name         string
+		names, types []string
+		wantErr      string
+	}{
+		{"same", names, types, ""},
+		{"renamed", []string{"n", "t"}, types, `column 1 is "t", want "s"`},
+		{"retyped", names, []string{"Int64", "Nullable(String)"}, `column 1 is "Nullable(String)", want "String"`},
+		{"fewer", names[:1], types[:1], "header of 1 columns, want 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := newDecoder(chunk(names, types))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.buf, d.off = chunk(tc.names, tc.types), 0
+			err = d.header()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("header() = %v, want an error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row, err := d.row(); err != nil || !cmp.Equal([]any{int64(7), "hi"}, row) {
+				t.Errorf("row = %v, %v", row, err)
+			}
+		})
+	}
+}
+
+// BenchmarkLaterChunkHeader reads the header of a stream's later chunk (a result of 12
+// columns, the width of a wide node query).
+func BenchmarkLaterChunkHeader(b *testing.B) {
+	var names, types []string
+	for i := range 12 {
+		names = append(names, fmt.Sprintf("column_%d", i))
+		types = append(types, []string{"Int64", "String", "Nullable(String)", "DateTime64(6, 'UTC')"}[i%4])
+	}
+	buf := chunk(names, types)
+	d, err := newDecoder(buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		d.buf, d.off = buf, 0
+		if err := d.header(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
