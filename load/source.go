@@ -128,7 +128,9 @@ func resolve(ont *ontology.Ontology, s Source) (*target, error) {
 	t := &target{src: s, size: fi.Size()}
 	t.src.Path = abs
 	for _, e := range ont.Entities {
-		if strings.EqualFold(e.Name, typ) || e.Table == strings.ToLower(typ) || strings.EqualFold(snake(e.Name), typ) {
+		// MergeRequest, gl_merge_request or merge_request: the table name without the
+		// ontology's prefix is the entity's snake-case name, as the ontology derives it.
+		if strings.EqualFold(e.Name, typ) || strings.EqualFold(e.Table, typ) || strings.EqualFold(strings.TrimPrefix(e.Table, ont.TablePrefix), typ) {
 			t.entity = e
 			return t, nil
 		}
@@ -140,21 +142,6 @@ func resolve(ont *ontology.Ontology, s Source) (*target, error) {
 		}
 	}
 	return nil, Issue{File: s.Path, Row: -1, Column: "-", Value: typ, Err: ErrUnknownType}
-}
-
-// snake turns MergeRequest into merge_request.
-func snake(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if r >= 'A' && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // quote writes s as a ClickHouse string literal. Only file paths the operator names (checked

@@ -7,6 +7,7 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/internal/cputime"
 )
 
 // traced is an [Engine] that logs every statement, how long the engine took to run it and,
@@ -49,7 +50,7 @@ type mark struct {
 }
 
 func start() mark {
-	cpu, ok := processCPU()
+	cpu, ok := cputime.Process()
 	return mark{wall: time.Now(), cpu: cpu, hasCPU: ok}
 }
 
@@ -58,7 +59,7 @@ func (t traced) timed(m mark, sql string) {
 	if len(sql) > 160 {
 		sql = sql[:160] + "…"
 	}
-	if cpu, ok := processCPU(); ok && m.hasCPU {
+	if cpu, ok := cputime.Process(); ok && m.hasCPU {
 		t.log.Debug("load_statement", "seconds", wall, "cpu_seconds", (cpu - m.cpu).Seconds(), "sql", sql)
 		return
 	}
