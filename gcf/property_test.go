@@ -191,7 +191,7 @@ func (g *responseGen) value() graphresponse.Value {
 	case 2:
 		return graphresponse.Int(g.r.Int64() - math.MaxInt64/2)
 	case 3:
-		fs := []float64{0.5, 2.0, -0.0, 1e-7, 1e22, 123.456}
+		fs := []float64{0.5, 2.0, math.Copysign(0, -1), 1e-7, 1e22, 123.456}
 		return graphresponse.Float(fs[g.r.IntN(len(fs))])
 	case 4:
 		return graphresponse.Array(graphresponse.String("a"), graphresponse.Int(1))

@@ -2,6 +2,7 @@ package gcf
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -79,7 +80,7 @@ func TestDirectGeneric(t *testing.T) {
 				case 1:
 					v = graphresponse.Int(rng.Int64())
 				case 2:
-					v = graphresponse.Float([]float64{0.5, 1e21, -0.0, 3}[rng.IntN(4)])
+					v = graphresponse.Float([]float64{0.5, 1e21, math.Copysign(0, -1), 3}[rng.IntN(4)])
 				case 3:
 					v = graphresponse.Bool(true)
 				default:

@@ -303,23 +303,15 @@ func (p *jsonParser) value(depth int) (any, error) {
 // reported at its start with the whole run of number characters.
 func (p *jsonParser) number() (any, error) {
 	start := p.r.Offset()
-	lit, _, err := p.r.Number()
-	if end := start + len(lit); err != nil || end < len(p.data) && isNumByte(p.data[end]) {
-		end = start
-		for end < len(p.data) && isNumByte(p.data[end]) {
-			end++
-		}
-		return nil, p.errf(start, ErrSyntax, "invalid number "+strconv.Quote(string(p.data[start:end])))
+	lit, _, ok := p.r.NumberToken()
+	if !ok {
+		return nil, p.errf(start, ErrSyntax, "invalid number "+strconv.Quote(string(lit)))
 	}
 	v, _, err := parseNumber(string(lit))
 	if err != nil {
 		return nil, p.errf(start, err, "number "+string(lit)+" outside the int64/double domain")
 	}
 	return v, nil
-}
-
-func isNumByte(c byte) bool {
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }
 
 // AppendJSON appends the compact JSON encoding of a generic value (as

@@ -15,8 +15,6 @@ type date struct{ s string }
 
 func (d date) String() string { return d.s }
 
-func strp(s string) *string { return &s }
-
 func TestBuild(t *testing.T) {
 	const big = int64(9007199254740993)
 	traversal := &graphresponse.BuildPlan{

@@ -189,14 +189,13 @@ func (p *parser) ident() (string, error) {
 }
 
 func (p *parser) boolField() (bool, error) {
-	v, err := p.value(maxDepth)
-	if err != nil {
-		return false, err
+	switch c, _ := p.r.Peek(); c {
+	case 't':
+		return true, p.r.Literal("true")
+	case 'f':
+		return false, p.r.Literal("false")
 	}
-	if v.Kind() != KindBool {
-		return false, p.errAt(p.pos(), ErrType, "want a boolean")
-	}
-	return v.Bool(), nil
+	return false, p.r.WrongType("want a boolean")
 }
 
 // id parses a decimal int64 held in a JSON string.
@@ -217,9 +216,12 @@ func (p *parser) id() (int64, error) {
 // allowed value.
 func (p *parser) optInt(min int64) (OptInt, error) {
 	pos := p.pos()
-	v, err := p.value(maxDepth)
-	if err != nil {
-		return OptInt{}, err
+	var v Value // a composite stays null: the wrong value, not one to read
+	if !p.at('[') && !p.at('{') {
+		var err error
+		if v, err = p.value(0); err != nil {
+			return OptInt{}, err
+		}
 	}
 	if v.Kind() != KindInt || v.Int() < min {
 		return OptInt{}, p.errAt(pos, ErrInvalidValue, "want an integer ≥ "+strconv.FormatInt(min, 10))

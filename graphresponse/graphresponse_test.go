@@ -138,6 +138,11 @@ func TestDecodeErrors(t *testing.T) {
 		{"syntax on line 3", "{\n\"format_version\":\"5.0.1\",\n\"nodes\": [,]}", "/nodes/0", 3, 11, graphresponse.ErrSyntax},
 		{"duplicate key", `{"format_version":"5.0.1","format_version":"5.0.1"}`, "/format_version", 1, 27, graphresponse.ErrDuplicateKey},
 		{"trailing data", node(``) + `x`, "", 1, 95, graphresponse.ErrSyntax},
+		// A composite where a boolean or an integer belongs is the wrong
+		// type, not too deep, and every type error points at the value.
+		{"has_more object", `{"format_version":"5.0.1","query_type":"t","nodes":[],"edges":[],"pagination":{"has_more":{},"truncated":false}}`, "/pagination/has_more", 1, 91, graphresponse.ErrType},
+		{"truncated string", `{"format_version":"5.0.1","query_type":"t","nodes":[],"edges":[],"pagination":{"has_more":false,"truncated":"yes"}}`, "/pagination/truncated", 1, 109, graphresponse.ErrType},
+		{"depth array", `{"format_version":"5.0.1","query_type":"t","nodes":[],"edges":[{"from":"A","from_id":"1","to":"B","to_id":"2","type":"R","depth":[1]}]}`, "/edges/0/depth", 1, 130, graphresponse.ErrInvalidValue},
 		{"pointer escaping", `{"format_version":"5.0.1","query_type":"t","nodes":[],"edges":[],"rows":[{"a/b~c":tru}]}`, "/rows/0/a~1b~0c", 1, 83, graphresponse.ErrSyntax},
 	}
 	for _, tt := range tests {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -95,4 +96,13 @@ func FuzzMarshal(f *testing.F) {
 			}
 		}
 	})
+}
+
+// describe renders a model value as compact JSON for messages.
+func describe(v any) string {
+	b, err := AppendJSON(nil, v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
 }

@@ -128,23 +128,15 @@ func (p *jsonParser) value(depth int) (any, error) {
 // by the grammar's greedy scan.
 func (p *jsonParser) number() (any, error) {
 	start := p.r.Offset()
-	lit, _, err := p.r.Number()
-	if end := start + len(lit); err != nil || end < len(p.data) && isNumberByte(p.data[end]) {
-		end = start
-		for end < len(p.data) && isNumberByte(p.data[end]) {
-			end++
-		}
-		return nil, p.fail(start, ErrInvalidJSON, "invalid number "+strconv.Quote(string(p.data[start:end])))
+	lit, _, ok := p.r.NumberToken()
+	if !ok {
+		return nil, p.fail(start, ErrInvalidJSON, "invalid number "+strconv.Quote(string(lit)))
 	}
 	s, err := CanonicalNumber(string(lit))
 	if err != nil {
 		return nil, p.fail(start, ErrInvalidJSON, "invalid number "+strconv.Quote(string(lit)))
 	}
 	return json.Number(s), nil
-}
-
-func isNumberByte(c byte) bool {
-	return isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }
 
 // AppendJSON appends the compact JSON text of v: objects in member order,

@@ -468,12 +468,3 @@ func isPrimitive(v any) bool {
 	}
 	return true
 }
-
-// describe renders a model value as compact JSON for messages.
-func describe(v any) string {
-	b, err := AppendJSON(nil, v)
-	if err != nil {
-		return fmt.Sprintf("%#v", v)
-	}
-	return string(b)
-}

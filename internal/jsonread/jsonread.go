@@ -529,8 +529,49 @@ func (r *Reader) hex4() (rune, bool) {
 // that is where the formats' number domains differ. lit aliases the input.
 func (r *Reader) Number() (lit []byte, isFloat bool, err error) {
 	start := r.pos
-	i := r.pos
-	d := r.data
+	end, isFloat, want := scanNumber(r.data, start)
+	r.pos = end
+	switch want {
+	case WantValue:
+		return nil, false, r.Unexpected(WantValue)
+	case WantFractionDigit:
+		return nil, false, r.numberFault(start, want, "digit expected after decimal point")
+	case WantExponentDigit:
+		return nil, false, r.numberFault(start, want, "digit expected in exponent")
+	}
+	return r.data[start:end], isFloat, nil
+}
+
+// NumberToken reads a number the way a scanner that takes every number
+// character (digits, '-', '+', '.', 'e', 'E') into one token would. It
+// returns that token, and ok true when the token is exactly one number
+// [Reader.Number] accepts; so "01" or "1.5.3" is one malformed token
+// rather than a number followed by unexpected data. When ok is false no
+// fault is reported and the offset stays at the token's start, so the
+// caller words the error with the whole token.
+func (r *Reader) NumberToken() (token []byte, isFloat, ok bool) {
+	start, end := r.pos, r.pos
+	for end < len(r.data) && isNumberByte(r.data[end]) {
+		end++
+	}
+	token = r.data[start:end]
+	n, isFloat, want := scanNumber(token, 0)
+	if want != WantNone || n != len(token) {
+		return token, false, false
+	}
+	r.pos = end
+	return token, isFloat, true
+}
+
+func isNumberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// scanNumber reads the longest number literal of the JSON grammar that
+// starts at d[i], returning where it ends and whether it has a fraction or
+// an exponent. want is WantNone for a well-formed literal; otherwise it is
+// what the grammar needed at end.
+func scanNumber(d []byte, i int) (end int, isFloat bool, want Want) {
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
@@ -542,15 +583,13 @@ func (r *Reader) Number() (lit []byte, isFloat bool, err error) {
 			i++
 		}
 	default:
-		r.pos = i
-		return nil, false, r.Unexpected(WantValue)
+		return i, false, WantValue
 	}
 	if i < len(d) && d[i] == '.' {
 		isFloat = true
 		i++
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			r.pos = i
-			return nil, false, r.numberFault(start, WantFractionDigit, "digit expected after decimal point")
+			return i, false, WantFractionDigit
 		}
 		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
 			i++
@@ -563,15 +602,13 @@ func (r *Reader) Number() (lit []byte, isFloat bool, err error) {
 			i++
 		}
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			r.pos = i
-			return nil, false, r.numberFault(start, WantExponentDigit, "digit expected in exponent")
+			return i, false, WantExponentDigit
 		}
 		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
 			i++
 		}
 	}
-	r.pos = i
-	return d[start:i], isFloat, nil
+	return i, isFloat, WantNone
 }
 
 func (r *Reader) numberFault(start int, want Want, detail string) error {

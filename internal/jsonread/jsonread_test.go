@@ -186,6 +186,35 @@ func TestWrongType(t *testing.T) {
 	}
 }
 
+func TestNumberToken(t *testing.T) {
+	tests := []struct {
+		in, token     string
+		isFloat, ok   bool
+		offsetAfterOK int
+	}{
+		{"0]", "0", false, true, 1},
+		{"-12.5e+3,", "-12.5e+3", true, true, 8},
+		{"1E2", "1E2", true, true, 3},
+		{"01", "01", false, false, 0},
+		{"1.5.3]", "1.5.3", false, false, 0},
+		{"1e5e5", "1e5e5", false, false, 0},
+		{"1.]", "1.", false, false, 0},
+		{"1e+", "1e+", false, false, 0},
+		{"-x", "-", false, false, 0},
+		{"+1", "+1", false, false, 0},
+		{".5", ".5", false, false, 0},
+	}
+	for _, tt := range tests {
+		calls := 0
+		r := jsonread.New([]byte(tt.in), jsonread.Options{Errorf: func(jsonread.Fault) error { calls++; return errors.New("fault") }})
+		token, isFloat, ok := r.NumberToken()
+		if string(token) != tt.token || isFloat != tt.isFloat || ok != tt.ok || r.Offset() != tt.offsetAfterOK || calls != 0 {
+			t.Errorf("NumberToken(%q) = %q, %v, %v, offset %d, %d faults; want %q, %v, %v, offset %d, no fault",
+				tt.in, token, isFloat, ok, r.Offset(), calls, tt.token, tt.isFloat, tt.ok, tt.offsetAfterOK)
+		}
+	}
+}
+
 func TestPosition(t *testing.T) {
 	data := []byte("ab\ncd\n\nx")
 	tests := []struct{ off, line, col int }{{0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {6, 3, 1}, {7, 4, 1}, {8, 4, 2}}
