@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"time"
 
@@ -453,7 +454,7 @@ func jsonInt(v any) (int, error) {
 // errorKind is the class of a failure for the log.
 func errorKind(err error) string {
 	switch {
-	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, executor.ErrResourceExhausted):
 		return "resource_exhausted"
