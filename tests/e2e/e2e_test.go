@@ -586,12 +586,11 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 	}
 
 	next := graphReq(q2, root)
-	full := want.String()
 	want.Reset()
 	if err := f.Format(&want, raw(t, c, ctx, q2)); err != nil {
 		t.Fatal(err)
 	}
-	full = want.String()
+	full := want.String()
 	wantGraph := decodeGCF(t, full).Graph
 	doc := decodeGCF(t, next)
 	got := doc.Graph
@@ -613,7 +612,7 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 		t.Errorf("the client's graph after the answer has root %s, want %s (%v %v)", gotRoot, wantRoot, err1, err2)
 	}
 	// Another caller never gets a delta against this caller's graph.
-	other := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+token(t, auth.Claims{UserID: 2, Admin: true}))
+	other := as(t, auth.Claims{UserID: 2, Admin: true})
 	resp, err := c.ExecuteQuery(other, &pb.ExecuteQueryRequest{Query: q2, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM, LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
 	if err != nil {
 		t.Fatal(err)
