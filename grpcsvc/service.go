@@ -2,6 +2,7 @@ package grpcsvc
 
 import (
 	"context"
+	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -178,7 +179,7 @@ func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.Ser
 // (with the ontology's descriptions); LLM is the compact text agents read
 // first, with the properties of the entities named in expand.
 func (s *Server) GetGraphSchema(_ context.Context, req *pb.GetGraphSchemaRequest) (*pb.GetGraphSchemaResponse, error) {
-	resp := &pb.GetGraphSchemaResponse{OntologyVersion: itoa(int64(s.pipe.Ontology().Version))}
+	resp := &pb.GetGraphSchemaResponse{OntologyVersion: strconv.Itoa(s.pipe.Ontology().Version)}
 	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
 		text, err := s.pipe.Schema(req.GetExpand())
 		if err != nil {
