@@ -108,8 +108,8 @@ type Options struct {
 // Verifier checks tokens. It is safe for concurrent use, also with
 // [Verifier.SetKeys].
 type Verifier struct {
-	opts Options // Keys and KeyIDs are unused: see keys
-	keys atomic.Pointer[keySet]
+	parser *jwt.Parser // built once from the options; safe to share
+	keys   atomic.Pointer[keySet]
 }
 
 // keySet is the HMAC keys a verifier accepts and their kid names.
@@ -152,7 +152,18 @@ func NewVerifier(opts Options) (*Verifier, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	v := &Verifier{opts: opts}
+	parserOpts := []jwt.ParserOption{
+		jwt.WithValidMethods([]string{"HS256"}),
+		jwt.WithAudience(opts.Audience),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(opts.Leeway),
+		jwt.WithTimeFunc(opts.Now),
+	}
+	if opts.Issuer != "" {
+		parserOpts = append(parserOpts, jwt.WithIssuer(opts.Issuer))
+	}
+	v := &Verifier{parser: jwt.NewParser(parserOpts...)}
 	v.keys.Store(ks)
 	return v, nil
 }
@@ -219,19 +230,8 @@ func invalid(err error) error {
 }
 
 func (v *Verifier) verifyWith(token string, key []byte) (*Claims, error) {
-	parserOpts := []jwt.ParserOption{
-		jwt.WithValidMethods([]string{"HS256"}),
-		jwt.WithAudience(v.opts.Audience),
-		jwt.WithExpirationRequired(),
-		jwt.WithIssuedAt(),
-		jwt.WithLeeway(v.opts.Leeway),
-		jwt.WithTimeFunc(v.opts.Now),
-	}
-	if v.opts.Issuer != "" {
-		parserOpts = append(parserOpts, jwt.WithIssuer(v.opts.Issuer))
-	}
 	var tc tokenClaims
-	_, err := jwt.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return key, nil }, parserOpts...)
+	_, err := v.parser.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return key, nil })
 	if err != nil {
 		return nil, err
 	}
