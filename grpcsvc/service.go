@@ -117,8 +117,10 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 	return resp, nil
 }
 
-// chunkWriter sends formatted output in fixed-size chunks as it is written,
-// so the server holds at most one chunk of formatted text per stream.
+// chunkWriter sends formatted output in fixed-size chunks as it is written.
+// The pipeline formats the whole answer into memory first (under the
+// caller's admission slot, see pipeline.Pipeline.Stream), so a stream
+// holds the answer's text as a unary call does, plus one chunk.
 type chunkWriter struct {
 	stream grpc.ServerStreamingServer[pb.ExecuteQueryChunk]
 	buf    []byte
