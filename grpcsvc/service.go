@@ -2,6 +2,7 @@ package grpcsvc
 
 import (
 	"context"
+	"strconv"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -116,8 +117,10 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 	return resp, nil
 }
 
-// chunkWriter sends formatted output in fixed-size chunks as it is written,
-// so the server holds at most one chunk of formatted text per stream.
+// chunkWriter sends formatted output in fixed-size chunks as it is written.
+// The pipeline formats the whole answer into memory first (under the
+// caller's admission slot, see pipeline.Pipeline.Stream), so a stream
+// holds the answer's text as a unary call does, plus one chunk.
 type chunkWriter struct {
 	stream grpc.ServerStreamingServer[pb.ExecuteQueryChunk]
 	buf    []byte
@@ -178,7 +181,7 @@ func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.Ser
 // (with the ontology's descriptions); LLM is the compact text agents read
 // first, with the properties of the entities named in expand.
 func (s *Server) GetGraphSchema(_ context.Context, req *pb.GetGraphSchemaRequest) (*pb.GetGraphSchemaResponse, error) {
-	resp := &pb.GetGraphSchemaResponse{OntologyVersion: itoa(int64(s.pipe.Ontology().Version))}
+	resp := &pb.GetGraphSchemaResponse{OntologyVersion: strconv.Itoa(s.pipe.Ontology().Version)}
 	if req.GetFormat() == pb.ResponseFormat_RESPONSE_FORMAT_LLM {
 		text, err := s.pipe.Schema(req.GetExpand())
 		if err != nil {

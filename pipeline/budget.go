@@ -71,30 +71,26 @@ func decodeBudgetCursor(s string) (budgetCursor, error) {
 	return c, nil
 }
 
-// fit renders resp, or when it exceeds the token budget the longest
-// prefix of its rows that fits, into a. A prefix is built from the
-// engine's own rows, as if the page had ended there: whole rows only, with
-// has_more and a cursor made from the last row's sort keys, so the next
-// request resumes exactly after it.
-func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp *graphresponse.Response, pg *page, a *Answer) error {
+// fit puts into a the answer full, the rendering of resp (a trial when
+// there is a budget, see [render.final]), or, when it exceeds the token
+// budget, the longest prefix of resp's rows that fits. A prefix is built
+// from the engine's own rows, as if the page had ended there: whole rows
+// only, with has_more and a cursor made from the last row's sort keys, so
+// the next request resumes exactly after it.
+func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp *graphresponse.Response, full rendered, pg *page, a *Answer) error {
 	plan := q.Plan.Build
 	rows := int(pageRows(q, ex))
 	max := r.req.MaxTokens
-	out, err := r.run(resp, max == 0)
-	if err != nil {
-		return err
-	}
-	if max == 0 || out.tokens <= max {
-		if max != 0 {
-			if out, err = r.run(resp, true); err != nil {
-				return err
-			}
+	if max == 0 || full.tokens <= max {
+		out, err := r.final(resp, full, max != 0)
+		if err != nil {
+			return err
 		}
 		a.fill(out, resp, int64(rows), false)
 		return nil
 	}
 	if pg == nil || !plan.Paginate || rows <= 1 {
-		return &BudgetError{MaxTokens: max, Needed: out.tokens}
+		return &BudgetError{MaxTokens: max, Needed: full.tokens}
 	}
 	prefix := func(k int) (*graphresponse.Response, error) {
 		bp := *plan
@@ -109,10 +105,12 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 		}
 		return pr, nil
 	}
-	// Binary search for the largest k in [1, rows) whose answer fits.
-	lo, hi, best := 1, rows-1, 0
+	// Binary search for the largest k in [1, rows) whose answer fits. When
+	// none does, the search has tried k = 1 last, and first holds its
+	// tokens.
+	lo, hi, best, first := 1, rows-1, 0, 0
 	var bestResp *graphresponse.Response
-	first := 0
+	var bestOut rendered
 	for lo <= hi {
 		k := (lo + hi) / 2
 		pr, err := prefix(k)
@@ -127,26 +125,15 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 			first = o.tokens
 		}
 		if o.tokens <= max {
-			best, bestResp, lo = k, pr, k+1
+			best, bestResp, bestOut, lo = k, pr, o, k+1
 		} else {
 			hi = k - 1
 		}
 	}
 	if best == 0 {
-		if first == 0 {
-			pr, err := prefix(1)
-			if err != nil {
-				return err
-			}
-			o, err := r.run(pr, false)
-			if err != nil {
-				return err
-			}
-			first = o.tokens
-		}
 		return &BudgetError{MaxTokens: max, Needed: first}
 	}
-	out, err = r.run(bestResp, true)
+	out, err := r.final(bestResp, bestOut, true)
 	if err != nil {
 		return err
 	}

@@ -138,20 +138,23 @@ func (s *snapshots) remove(e *snapshotEntry) {
 	}
 }
 
-// graphBytes estimates the memory g holds: its structs and the bytes of
-// its strings (shared strings are counted once per use, so the estimate
-// errs high).
+// graphBytes estimates the memory g holds: its slices' backing arrays (by
+// capacity) and the bytes of its strings (shared strings are counted once
+// per use, so the estimate errs high).
 func graphBytes(g *gcf.Graph) int {
 	n := int(unsafe.Sizeof(*g)) + len(g.Tool) + len(g.PackRoot)
+	n += cap(g.Extra) * int(unsafe.Sizeof(gcf.Field{}))
 	for _, f := range g.Extra {
-		n += int(unsafe.Sizeof(f)) + len(f.Key) + len(f.Value)
+		n += len(f.Key) + len(f.Value)
 	}
+	n += cap(g.Symbols) * int(unsafe.Sizeof(gcf.Symbol{}))
 	for _, sy := range g.Symbols {
-		n += int(unsafe.Sizeof(sy)) + len(sy.Kind) + len(sy.Name) + len(sy.Provenance) + len(sy.Group)
+		n += len(sy.Kind) + len(sy.Name) + len(sy.Provenance) + len(sy.Group)
 	}
-	n += len(g.Refs) * int(unsafe.Sizeof(gcf.Ref{}))
+	n += cap(g.Refs) * int(unsafe.Sizeof(gcf.Ref{}))
+	n += cap(g.Edges) * int(unsafe.Sizeof(gcf.Edge{}))
 	for _, ed := range g.Edges {
-		n += int(unsafe.Sizeof(ed)) + len(ed.Source) + len(ed.Target) + len(ed.SourceKind) + len(ed.TargetKind) + len(ed.Type) + len(ed.Status)
+		n += len(ed.Source) + len(ed.Target) + len(ed.SourceKind) + len(ed.TargetKind) + len(ed.Type) + len(ed.Status)
 	}
 	return n
 }

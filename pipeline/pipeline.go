@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"time"
 
@@ -231,14 +232,24 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	defer release()
-	if x.f == nil {
-		if x.f, x.a.Considered, err = p.pickAuto(x.resp); err != nil {
+	start := time.Now()
+	// full is the answer rendered whole: auto has rendered its choice
+	// already; otherwise it is a trial when a budget may yet cut it (see
+	// render.final).
+	var full rendered
+	auto := x.f == nil
+	if auto {
+		if x.f, x.a.Considered, full, err = p.pickAuto(x.resp); err != nil {
 			return nil, err
 		}
 	}
 	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req), caller: strconv.FormatInt(req.Claims.UserID, 10)}
-	start := time.Now()
-	if err := p.fit(r, x.q, x.a.Executed, x.resp, x.page, x.a); err != nil {
+	if !auto {
+		if full, err = r.run(x.resp, req.MaxTokens == 0); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.fit(r, x.q, x.a.Executed, x.resp, full, x.page, x.a); err != nil {
 		return nil, err
 	}
 	a := x.a
@@ -443,7 +454,7 @@ func jsonInt(v any) (int, error) {
 // errorKind is the class of a failure for the log.
 func errorKind(err error) string {
 	switch {
-	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, executor.ErrResourceExhausted):
 		return "resource_exhausted"

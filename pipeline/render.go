@@ -54,6 +54,18 @@ func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error
 	return o, nil
 }
 
+// final returns the answer to send for resp, given o, its rendering; trial
+// says whether o was rendered as a trial (commit unset). Only gcf-graph
+// renders differently when committing (it changes the caller's session and
+// snapshot state), so only a gcf-graph trial is rendered again; any other
+// trial is the answer itself.
+func (r *render) final(resp *graphresponse.Response, o rendered, trial bool) (rendered, error) {
+	if !trial || r.f.Name() != formatter.GCFGraph {
+		return o, nil
+	}
+	return r.run(resp, true)
+}
+
 // autoCandidates are the formats auto may choose, in the order that
 // breaks a tie in token count. gcf-graph is not one: it carries the
 // topology only.
@@ -61,11 +73,12 @@ var autoCandidates = []string{formatter.GOON, formatter.GCF, formatter.GCX, form
 
 // pickAuto returns the format with the fewest o200k tokens among those
 // that carry resp losslessly (scorecard.Lossless: the answer parses back
-// to resp), and every lossless candidate with its count. json is always
-// lossless, so there is always a choice.
-func (p *Pipeline) pickAuto(resp *graphresponse.Response) (formatter.Formatter, []Candidate, error) {
+// to resp), every lossless candidate with its count, and the chosen
+// format's rendering of resp. json is always lossless, so there is always
+// a choice.
+func (p *Pipeline) pickAuto(resp *graphresponse.Response) (formatter.Formatter, []Candidate, rendered, error) {
 	var best formatter.Formatter
-	bestTokens := 0
+	var chosen rendered
 	var considered []Candidate
 	for _, name := range autoCandidates {
 		f, err := p.reg.Lookup(name)
@@ -86,17 +99,17 @@ func (p *Pipeline) pickAuto(resp *graphresponse.Response) (formatter.Formatter, 
 		}
 		n, err := p.tokens.Count(tokens.O200k, string(out.Bytes))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, rendered{}, err
 		}
 		considered = append(considered, Candidate{Format: name, Tokens: n})
-		if best == nil || n < bestTokens {
-			best, bestTokens = f, n
+		if best == nil || n < chosen.tokens {
+			best, chosen = f, rendered{out: out, tokens: n}
 		}
 	}
 	if best == nil {
-		return nil, nil, fmt.Errorf("pipeline: auto: no lossless format for this answer")
+		return nil, nil, rendered{}, fmt.Errorf("pipeline: auto: no lossless format for this answer")
 	}
-	return best, considered, nil
+	return best, considered, chosen, nil
 }
 
 // authzKey keys a caller's gcf-graph state: the whole authorization

@@ -58,7 +58,7 @@ func New(opts Options) (*Metrics, error) {
 			Help: "Time the engine took for a query's statements and the response build, by query type.", Buckets: latencyBuckets},
 			[]string{"query_type"}),
 		formatSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "graphwire_format_duration_seconds",
-			Help: "Time formatting an answer took (with token counting and any budget search), by format.", Buckets: latencyBuckets},
+			Help: "Time formatting an answer took (with token counting, auto's candidates and any budget search), by format.", Buckets: latencyBuckets},
 			[]string{"format"}),
 		rows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "graphwire_answer_rows_total",
 			Help: "Result rows sent in answers, by format."}, []string{"format"}),

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -116,22 +115,22 @@ func openSeeded(dir string) error {
 // client; the server stops when the test ends.
 func server(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) pb.QueryServiceClient {
 	t.Helper()
-	conn, err := grpc.NewClient(listen(t, exec, mutate), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return pb.NewQueryServiceClient(conn)
+	return pb.NewQueryServiceClient(grpcConn(t, listen(t, exec, mutate), insecure.NewCredentials()))
 }
 
 // listen starts the service on a loopback port with exec and returns its
 // address; the server stops when the test ends.
 func listen(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) string {
 	t.Helper()
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, addr := serveGRPC(t, exec, mutate)
+	return addr
+}
+
+// serveGRPC starts the service on a loopback port with exec, its options
+// changed by mutate, and returns it with its address; the server stops
+// when the test ends.
+func serveGRPC(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) (*grpcsvc.Server, string) {
+	t.Helper()
 	// As many query slots as engine connections (the pool of openSeeded),
 	// as serve does: admission is then the only, fair, queue.
 	adm, err := admission.New(admission.Options{MaxConcurrent: enginePool})
@@ -139,7 +138,7 @@ func listen(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) 
 		t.Fatal(err)
 	}
 	opts := grpcsvc.Options{
-		Compiler: env.comp, Ontology: env.ont, Verifier: v,
+		Compiler: env.comp, Ontology: env.ont, Verifier: verifier(t),
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(),
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
 		Admission: adm,
@@ -158,7 +157,17 @@ func listen(t *testing.T, exec grpcsvc.Executor, mutate func(*grpcsvc.Options)) 
 	g := srv.GRPCServer()
 	go g.Serve(lis)
 	t.Cleanup(g.Stop)
-	return lis.Addr().String()
+	return srv, lis.Addr().String()
+}
+
+// verifier accepts the tokens of [token].
+func verifier(t *testing.T) *auth.Verifier {
+	t.Helper()
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 func engine(t *testing.T) *chdb.Executor {
@@ -438,21 +447,7 @@ func TestOutOfScopeCallerSeesNothing(t *testing.T) {
 }
 
 func TestHealthReflectionAndSchemas(t *testing.T) {
-	v, _ := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}})
-	srv, err := grpcsvc.New(engine(t), formatter.Default(), grpcsvc.Options{Compiler: env.comp, Ontology: env.ont, Verifier: v,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, _ := net.Listen("tcp", "127.0.0.1:0")
-	g := srv.GRPCServer()
-	go g.Serve(lis)
-	defer g.Stop()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := grpcConn(t, listen(t, engine(t), nil), insecure.NewCredentials())
 	h, err := healthpb.NewHealthClient(conn).Check(t.Context(), &healthpb.HealthCheckRequest{Service: "graphwire.v1.QueryService"})
 	if err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("health: %v %v", h, err)
@@ -591,12 +586,11 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 	}
 
 	next := graphReq(q2, root)
-	full := want.String()
 	want.Reset()
 	if err := f.Format(&want, raw(t, c, ctx, q2)); err != nil {
 		t.Fatal(err)
 	}
-	full = want.String()
+	full := want.String()
 	wantGraph := decodeGCF(t, full).Graph
 	doc := decodeGCF(t, next)
 	got := doc.Graph
@@ -618,7 +612,7 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 		t.Errorf("the client's graph after the answer has root %s, want %s (%v %v)", gotRoot, wantRoot, err1, err2)
 	}
 	// Another caller never gets a delta against this caller's graph.
-	other := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+token(t, auth.Claims{UserID: 2, Admin: true}))
+	other := as(t, auth.Claims{UserID: 2, Admin: true})
 	resp, err := c.ExecuteQuery(other, &pb.ExecuteQueryRequest{Query: q2, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM, LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
 	if err != nil {
 		t.Fatal(err)

@@ -3,17 +3,12 @@ package e2e
 import (
 	"context"
 	"errors"
-	"net"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/graphwire/graphwire/auth"
-	"github.com/graphwire/graphwire/config"
-	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/loadstate"
 )
@@ -22,32 +17,8 @@ import (
 // health client.
 func healthServer(t *testing.T, mutate func(*grpcsvc.Options)) (*grpcsvc.Server, healthpb.HealthClient) {
 	t.Helper()
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := grpcsvc.Options{Compiler: env.comp, Ontology: env.ont, Verifier: v,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion()}
-	if mutate != nil {
-		mutate(&opts)
-	}
-	srv, err := grpcsvc.New(engine(t), formatter.Default(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := srv.GRPCServer()
-	go g.Serve(lis)
-	t.Cleanup(g.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return srv, healthpb.NewHealthClient(conn)
+	srv, addr := serveGRPC(t, engine(t), mutate)
+	return srv, healthpb.NewHealthClient(grpcConn(t, addr, insecure.NewCredentials()))
 }
 
 // healthStatus returns the status the server reports for itself ("")

@@ -46,10 +46,6 @@ func tenants(t *testing.T) map[string]int {
 	return out
 }
 
-func bearer(t *testing.T, c auth.Claims) context.Context {
-	return metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+token(t, c))
-}
-
 // TestGraphSnapshotsPerAuthorization: an admin token and a scoped token of
 // the same user must not share gcf-graph snapshots. The scoped caller
 // echoing the admin's pack_root gets the full answer of its own, which
@@ -84,8 +80,8 @@ func TestGraphSnapshotsPerAuthorization(t *testing.T) {
 		}
 	}
 	const user = 4242
-	adminCtx := bearer(t, auth.Claims{UserID: user, Admin: true})
-	scopedCtx := bearer(t, auth.Claims{UserID: user, Scopes: scopes})
+	adminCtx := as(t, auth.Claims{UserID: user, Admin: true})
+	scopedCtx := as(t, auth.Claims{UserID: user, Scopes: scopes})
 	q := `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","id_range":{"start":1,"end":100000}}],"limit":1000}`
 	graph := func(ctx context.Context, root string) string {
 		t.Helper()
@@ -203,11 +199,7 @@ func (rawCodec) Name() string { return "proto" }
 func TestMalformedRequestMessage(t *testing.T) {
 	logs := &syncBuffer{}
 	addr := listen(t, engine(t), func(o *grpcsvc.Options) { o.Logger = slog.New(slog.NewJSONHandler(logs, nil)) })
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := grpcConn(t, addr, insecure.NewCredentials())
 	tok := token(t, admin)
 	badUTF8 := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), []byte("{\"query_type\":\"\xff\xfe\"}"))
 	tests := []struct {
@@ -471,8 +463,8 @@ func TestGraphSnapshotsShareOfOneCaller(t *testing.T) {
 		return `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + strings.Join(s, ",") +
 			`]},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}]}`
 	}
-	victim := bearer(t, auth.Claims{UserID: 5101, Admin: true})
-	flooder := bearer(t, auth.Claims{UserID: 5102, Admin: true})
+	victim := as(t, auth.Claims{UserID: 5101, Admin: true})
+	flooder := as(t, auth.Claims{UserID: 5102, Admin: true})
 	// A delta needs the remembered base ("unchanged" does not: the
 	// client's root names the very graph), so the victim asks for one
 	// more user after the flood.

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
@@ -23,7 +22,6 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/config"
 	"github.com/graphwire/graphwire/formatter"
-	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/pipeline"
@@ -35,33 +33,14 @@ import (
 // gRPC client and the MCP URL.
 func faces(t *testing.T, exec grpcsvc.Executor, ctl *admission.Controller, mutate ...func(*mcpsvc.Options)) (pb.QueryServiceClient, string) {
 	t.Helper()
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	pipe, err := pipeline.New(exec, pipeline.Options{Compiler: env.comp, Ontology: env.ont, Admission: ctl,
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := grpcsvc.New(exec, pipe.Registry(), grpcsvc.Options{Pipeline: pipe, Verifier: v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := srv.GRPCServer()
-	go g.Serve(lis)
-	t.Cleanup(g.Stop)
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := grpcConn(t, listen(t, exec, func(o *grpcsvc.Options) { o.Pipeline = pipe }), insecure.NewCredentials())
 
-	mo := mcpsvc.Options{Pipeline: pipe, Verifier: v}
+	mo := mcpsvc.Options{Pipeline: pipe, Verifier: verifier(t)}
 	for _, f := range mutate {
 		f(&mo)
 	}
@@ -79,26 +58,10 @@ func faces(t *testing.T, exec grpcsvc.Executor, ctl *admission.Controller, mutat
 	return pb.NewQueryServiceClient(conn), "http://" + mlis.Addr().String()
 }
 
-// bearerTransport adds a bearer token to every request.
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // mcpSession connects the SDK client to url as c.
 func mcpSession(t *testing.T, url string, c auth.Claims) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token(t, c)}},
-		DisableStandaloneSSE: true, MaxRetries: -1}
-	s, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(t.Context(), tr, nil)
-	if err != nil {
-		t.Fatalf("connect over MCP HTTP: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return mcpConnect(t, url, token(t, c), http.DefaultTransport)
 }
 
 // toolAnswer is a query_graph result: its text and structured content.
@@ -280,29 +243,14 @@ func TestCursorReplayAcrossCallers(t *testing.T) {
 	}
 }
 
-// heldFormatter formats like json, but first reports on entered and waits until open is
-// closed: a stand-in for the CPU an answer's formatting costs.
-type heldFormatter struct {
-	formatter.Formatter
-	entered chan struct{}
-	open    chan struct{}
-}
-
-func (h heldFormatter) Name() string { return "held" }
-
-func (h heldFormatter) Format(w io.Writer, r *graphresponse.Response) error {
-	h.entered <- struct{}{}
-	<-h.open
-	return h.Formatter.Format(w, r)
-}
-
 // TestFormattingHoldsTheSlot: a unary answer keeps its caller's admission slot until it is
 // formatted (auto, budgets and gcf-graph format an answer several times over). While one
 // answer of a user is being formatted, that user's next query is refused with the caller
 // limit and another user's runs; before, the slot was given back as soon as the statements
 // returned, so one user could keep any number of answers in formatting at once.
 func TestFormattingHoldsTheSlot(t *testing.T) {
-	held := heldFormatter{Formatter: formatter.NewJSON(config.RawVersion()), entered: make(chan struct{}, 1), open: make(chan struct{})}
+	entered, open := make(chan struct{}, 1), make(chan struct{})
+	held := gatedFormatter{Formatter: formatter.NewJSON(config.RawVersion()), name: "held", entered: entered, gate: open}
 	reg, err := formatter.New(append(formatter.Default().Formatters(), held)...)
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +271,7 @@ func TestFormattingHoldsTheSlot(t *testing.T) {
 		_, err := pipe.Run(t.Context(), pipeline.Request{Query: q, Claims: user, Format: "held"})
 		done <- err
 	}()
-	<-held.entered // the first answer is being formatted
+	<-entered // the first answer is being formatted
 	if st := ctl.Stats(); st.Running != 1 {
 		t.Errorf("admission while an answer is formatted: %+v, want its slot held", st)
 	}
@@ -335,7 +283,7 @@ func TestFormattingHoldsTheSlot(t *testing.T) {
 	if _, err := pipe.Run(t.Context(), pipeline.Request{Query: q, Claims: &auth.Claims{UserID: 32, Admin: true}, Format: "json"}); err != nil {
 		t.Errorf("another user: %v", err)
 	}
-	close(held.open)
+	close(open)
 	if err := <-done; err != nil {
 		t.Errorf("held answer: %v", err)
 	}

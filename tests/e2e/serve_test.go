@@ -64,7 +64,7 @@ func grpcConn(t *testing.T, addr string, creds credentials.TransportCredentials)
 	return conn
 }
 
-// bearer adds a bearer token to every HTTP request.
+// withBearer adds a bearer token to every HTTP request.
 type withBearer struct {
 	token string
 	next  http.RoundTripper
@@ -76,8 +76,9 @@ func (b withBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// mcpSession connects the MCP SDK client to url with token over tr.
-func mcpSessionTLS(t *testing.T, url, token string, tr http.RoundTripper) *mcp.ClientSession {
+// mcpConnect connects the MCP SDK client to url with token over tr; the
+// session closes with the test.
+func mcpConnect(t *testing.T, url, token string, tr http.RoundTripper) *mcp.ClientSession {
 	t.Helper()
 	ct := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: withBearer{token, tr}},
 		DisableStandaloneSSE: true, MaxRetries: -1}
@@ -142,7 +143,7 @@ func TestServeTLSMetrics(t *testing.T) {
 	tr := &http.Transport{TLSClientConfig: p.clientTLS(t, "", "")}
 	t.Cleanup(tr.CloseIdleConnections)
 	url := "https://" + s.mcp + "/mcp"
-	ms := mcpSessionTLS(t, url, current, tr)
+	ms := mcpConnect(t, url, current, tr)
 	res, err := ms.CallTool(t.Context(), &mcp.CallToolParams{Name: "query_graph", Arguments: map[string]any{"query": queries["traversal"], "format": "goon"}})
 	if err != nil || res.IsError {
 		t.Fatalf("query_graph over HTTPS: %v %+v", err, res)
@@ -327,7 +328,7 @@ func TestServeConfigLayersAndLogs(t *testing.T) {
 	if _, _, err := executeQuery(t, conn, good, "", "no-such-query"); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("empty query: %v", err)
 	}
-	ms := mcpSessionTLS(t, "http://"+s.mcp+"/mcp", good, http.DefaultTransport)
+	ms := mcpConnect(t, "http://"+s.mcp+"/mcp", good, http.DefaultTransport)
 	if _, err := ms.CallTool(t.Context(), &mcp.CallToolParams{Name: "query_graph", Arguments: map[string]any{"query": queries["search"]}}); err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,9 @@ func inspector(t *testing.T) string {
 		t.Skipf("MCP Inspector not installed at %s: npm install --prefix ~/.cache/graphwire/inspector @modelcontextprotocol/inspector@%s", p, inspectorVersion)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and node is missing: %v", err)
+		}
 		t.Skipf("node is missing: %v", err)
 	}
 	return p
