@@ -62,11 +62,17 @@ type identSet struct {
 }
 
 func newIdentSet(n int) *identSet {
+	return &identSet{seed: maphash.MakeSeed(), slots: make([]int32, tableSize(n)), names: make([]string, 0, n), kinds: make([]string, 0, n)}
+}
+
+// tableSize is the slot count of an open-addressing table for n entries:
+// a power of two, at least 8, at most half full.
+func tableSize(n int) int {
 	size := 8
 	for size < 2*n {
 		size *= 2
 	}
-	return &identSet{seed: maphash.MakeSeed(), slots: make([]int32, size), names: make([]string, 0, n), kinds: make([]string, 0, n)}
+	return size
 }
 
 // add records (kind, name) and reports whether it was new.
@@ -153,6 +159,20 @@ func headerInt(h *Header, key string) (int, bool) {
 	return n, err == nil
 }
 
+// graphCapacity sizes a graph's symbol and edge slices from the header's
+// counts. They are only hints, capped by the lines present; the decoders
+// check them at the end.
+func graphCapacity(h *Header, lines int) (nSyms, nEdges int) {
+	nSyms, nEdges = lines, lines
+	if n, ok := headerInt(h, "symbols"); ok && n >= 0 && n < nSyms {
+		nSyms = n
+	}
+	if n, ok := headerInt(h, "edges"); ok && n >= 0 && n < nEdges {
+		nEdges = n
+	}
+	return nSyms, nEdges
+}
+
 // decodeGraph decodes a graph-profile body that is not a delta.
 func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 	g := &Graph{Symbols: []Symbol{}, Edges: []Edge{}}
@@ -196,15 +216,7 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 	sectionCount, sectionSeen := -2, 0
 	var sectionLine line
 	edgesSeen := false
-	// The header's counts size the slices and indexes up front; they are
-	// only hints, capped by the lines present, and checked at the end.
-	nSyms, nEdges := len(lines), len(lines)
-	if n, ok := headerInt(h, "symbols"); ok && n >= 0 && n < nSyms {
-		nSyms = n
-	}
-	if n, ok := headerInt(h, "edges"); ok && n >= 0 && n < nEdges {
-		nEdges = n
-	}
+	nSyms, nEdges := graphCapacity(h, len(lines))
 	g.Symbols = make([]Symbol, 0, nSyms)
 	g.Edges = make([]Edge, 0, nEdges)
 	byID := newIDIndex(len(lines)) // id -> symbol index, or -1 for a reference

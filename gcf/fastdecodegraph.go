@@ -28,7 +28,6 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 		return nil, false
 	}
 	g := &Graph{}
-	symbols, edges := -1, -1
 	for _, f := range h.Fields {
 		switch f.Key {
 		case "tool":
@@ -39,40 +38,23 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 			g.Tokens, _ = strconv.Atoi(f.Value)
 		case "pack_root":
 			g.PackRoot = f.Value
-		case "symbols":
-			symbols, _ = strconv.Atoi(f.Value)
-		case "edges":
-			edges, _ = strconv.Atoi(f.Value)
 		case "session", "unchanged", "delta":
 			// The strict decoder owns sessions, unchanged payloads and deltas.
 			if f.Value != "false" {
 				return nil, false
 			}
-		case "base_root", "new_root", "savings":
+		case "symbols", "edges", "base_root", "new_root", "savings":
 		default:
 			g.Extra = append(g.Extra, f)
 		}
 	}
-	// The counts size the slices; they are hints capped by the lines
-	// present, and checked at the end.
-	lines := strings.Count(body, "\n")
-	nSyms, nEdges := lines, lines
-	if symbols >= 0 && symbols < nSyms {
-		nSyms = symbols
-	}
-	if edges >= 0 && edges < nEdges {
-		nEdges = edges
-	}
+	nSyms, nEdges := graphCapacity(&h, strings.Count(body, "\n"))
 	g.Symbols = make([]Symbol, 0, nSyms)
 	g.Edges = make([]Edge, 0, nEdges)
 	// names finds a name declared twice: an open-addressing table of
 	// symbol indexes hashed by name. A repeated name may still be a new
 	// identity (another kind), but the strict decoder sorts that out.
-	size := 8
-	for size < 2*nSyms {
-		size *= 2
-	}
-	names := make([]int32, size) // symbol index+1, 0 = empty
+	names := make([]int32, tableSize(nSyms)) // symbol index+1, 0 = empty
 	seed := maphash.MakeSeed()
 	const (
 		secNone = iota
@@ -189,8 +171,13 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 			return nil, false
 		}
 	}
-	if sectionCount >= 0 && sectionSeen != sectionCount ||
-		symbols >= 0 && symbols != len(g.Symbols) || edges >= 0 && edges != len(g.Edges) {
+	if sectionCount >= 0 && sectionSeen != sectionCount {
+		return nil, false
+	}
+	if n, ok := headerInt(&h, "symbols"); ok && n != len(g.Symbols) {
+		return nil, false
+	}
+	if n, ok := headerInt(&h, "edges"); ok && n != len(g.Edges) {
 		return nil, false
 	}
 	return &Document{Header: h, Graph: g}, true
