@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -122,31 +123,14 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 	bar.finish()
 	fmt.Fprintf(stderr, "demo: seeded scale %g into %s in %s\n", scale, dir, time.Since(start).Round(time.Millisecond))
 
-	secret := make([]byte, 32)
-	rand.Read(secret)
-	svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+	lb, err := serveLoopback(eng)
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	g2 := svc.server.GRPCServer()
-	go g2.Serve(lis)
-	defer g2.Stop()
-	fmt.Fprintf(stderr, "demo: serving on %s\n", lis.Addr())
-	tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Admin: true}, auth.MintOptions{})
-	if err != nil {
-		return err
-	}
-	conn, err := dial(lis.Addr().String())
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	client := pb.NewQueryServiceClient(conn)
-	cctx := withToken(ctx, tok)
+	defer lb.close()
+	fmt.Fprintf(stderr, "demo: serving on %s\n", lb.addr)
+	client := lb.client
+	cctx := withToken(ctx, lb.token)
 	counter := tokens.New()
 
 	fmt.Fprintf(stdout, "graphwire demo: embedded ClickHouse (chDB), seed scale %g, %d query types × %d formats through gRPC\n", scale, len(demoQueries), len(demoFormats))
@@ -232,6 +216,48 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// loopback is eng's gRPC service on a free loopback port, keyed with a fresh random secret,
+// and a client of it with an admin token: what demo and bench query through.
+type loopback struct {
+	svc    *service
+	addr   string
+	token  string // an admin caller's
+	client pb.QueryServiceClient
+	conn   *grpc.ClientConn
+	srv    *grpc.Server
+}
+
+func serveLoopback(eng engine) (*loopback, error) {
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Admin: true}, auth.MintOptions{})
+	if err != nil {
+		return nil, err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := svc.server.GRPCServer()
+	go srv.Serve(lis)
+	conn, err := dial(lis.Addr().String())
+	if err != nil {
+		srv.Stop()
+		return nil, err
+	}
+	return &loopback{svc: svc, addr: lis.Addr().String(), token: tok, client: pb.NewQueryServiceClient(conn), conn: conn, srv: srv}, nil
+}
+
+// close closes the client's connection and stops the server.
+func (l *loopback) close() {
+	l.conn.Close()
+	l.srv.Stop()
 }
 
 // goonTruncation is one string value GOON shortens.
