@@ -108,13 +108,11 @@ func newLogger(c serveconfig.Config, w io.Writer) *slog.Logger {
 	return slog.New(telemetry.NewLogHandler(h))
 }
 
-// service holds what serve and demo wire together: one pipeline, and the
-// faces over it.
+// service holds what serve and demo wire together: the faces over one
+// pipeline.
 type service struct {
-	pipe   *pipeline.Pipeline
 	server *grpcsvc.Server
 	mcp    *mcpsvc.Server
-	engine engine
 	// metrics is nil unless serviceOptions.Metrics was set.
 	metrics *telemetry.Metrics
 	// grpcOpts are extra options of the gRPC server.
@@ -198,7 +196,7 @@ func newServiceWith(eng engine, o serviceOptions) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &service{pipe: pipe, server: srv, mcp: mc, engine: eng, metrics: m, grpcOpts: o.GRPC, verifier: v}, nil
+	return &service{server: srv, mcp: mc, metrics: m, grpcOpts: o.GRPC, verifier: v}, nil
 }
 
 // runServe is the running half of graphwire serve. It prints its own errors and returns the
