@@ -218,9 +218,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 	}
 	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
 		MaxQueryBytes: c.MaxRecvMsgSize, Metrics: c.MetricsListen != "", Logger: logger}
-	for _, k := range keys {
-		o.Keys, o.KeyIDs = append(o.Keys, k.Secret), append(o.KeyIDs, k.ID)
-	}
+	o.Keys, o.KeyIDs = splitKeys(keys)
 	var certs *serveconfig.CertLoader
 	if c.TLSCert != "" {
 		if certs, err = serveconfig.NewCertLoader(c.TLSCert, c.TLSKey, c.TLSClientCA); err != nil {
@@ -351,12 +349,15 @@ func reloadKeys(file string, v *auth.Verifier) error {
 	if err != nil {
 		return err
 	}
-	var secrets [][]byte
-	var ids []string
+	return v.SetKeys(splitKeys(keys))
+}
+
+// splitKeys returns the secrets of keys and their ids, in the two lists auth takes.
+func splitKeys(keys []serveconfig.Key) (secrets [][]byte, ids []string) {
 	for _, k := range keys {
 		secrets, ids = append(secrets, k.Secret), append(ids, k.ID)
 	}
-	return v.SetKeys(secrets, ids)
+	return secrets, ids
 }
 
 // metricsHandler serves m at /metrics and, with pprof, net/http/pprof at
