@@ -352,6 +352,7 @@ func demoSamples(dir string, w io.Writer) error {
 		}
 		name := strings.TrimSuffix(filepath.Base(p), ".input.json")
 		fmt.Fprintf(w, "==== %s (%s)\n", name, resp.QueryType)
+		notice := goonTruncationNotice(goonTruncations(resp))
 		for _, f := range reg.Formatters() {
 			out, err := formatter.Stamp(f, resp)
 			if err != nil {
@@ -369,7 +370,7 @@ func demoSamples(dir string, w io.Writer) error {
 			if len(out.Bytes) > 0 && out.Bytes[len(out.Bytes)-1] != '\n' {
 				fmt.Fprintln(w)
 			}
-			if notice := goonTruncationNotice(goonTruncations(resp)); out.Name == formatter.GOON && notice != "" {
+			if out.Name == formatter.GOON && notice != "" {
 				fmt.Fprintln(w, strings.Replace(notice, "the json result below, or --format raw,", "the json output", 1))
 			}
 		}
