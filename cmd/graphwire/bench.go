@@ -220,7 +220,7 @@ func seededCases(ctx context.Context, dir string, scale float64, stderr io.Write
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	lb, err := serveLoopback(eng)
+	lb, err := serveLoopback(eng, ont)
 	if err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 	bar.finish()
 	fmt.Fprintf(stderr, "demo: seeded scale %g into %s in %s\n", scale, dir, time.Since(start).Round(time.Millisecond))
 
-	lb, err := serveLoopback(eng)
+	lb, err := serveLoopback(eng, ont)
 	if err != nil {
 		return err
 	}
@@ -229,10 +229,10 @@ type loopback struct {
 	srv    *grpc.Server
 }
 
-func serveLoopback(eng engine) (*loopback, error) {
+func serveLoopback(eng engine, ont *ontology.Ontology) (*loopback, error) {
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+	svc, err := newService(eng, ont, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return nil, err
 	}

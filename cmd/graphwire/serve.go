@@ -123,21 +123,17 @@ type service struct {
 
 // newPipeline loads the ontology and builds the shared request pipeline
 // with one admission controller for every face.
-func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	ctl, err := admission.New(adm)
 	if err != nil {
 		return nil, err
 	}
-	return buildPipeline(eng, ctl, nil, logger)
+	return buildPipeline(eng, ont, ctl, nil, logger)
 }
 
 // buildPipeline builds the request pipeline over ctl, recording into m
 // when it is set.
-func buildPipeline(eng engine, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
-	ont, err := ontology.Load(ontologyfiles.Files())
-	if err != nil {
-		return nil, err
-	}
+func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	comp, err := compiler.New(ont, compiler.Options{})
 	if err != nil {
 		return nil, err
@@ -146,8 +142,8 @@ func buildPipeline(eng engine, ctl *admission.Controller, m *telemetry.Metrics, 
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
 }
 
-func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
-	return newServiceWith(eng, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
+func newService(eng engine, ont *ontology.Ontology, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
+	return newServiceWith(eng, ont, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
 }
 
 // serviceOptions are what serve sets of the service beyond the engine.
@@ -165,7 +161,7 @@ type serviceOptions struct {
 	Logger *slog.Logger
 }
 
-func newServiceWith(eng engine, o serviceOptions) (*service, error) {
+func newServiceWith(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
 	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, Issuer: o.Issuer, Audience: o.Audience})
 	if err != nil {
 		return nil, err
@@ -180,7 +176,7 @@ func newServiceWith(eng engine, o serviceOptions) (*service, error) {
 			return nil, err
 		}
 	}
-	pipe, err := buildPipeline(eng, ctl, m, o.Logger)
+	pipe, err := buildPipeline(eng, ont, ctl, m, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -226,12 +222,16 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 		}
 	}
 	o.GRPC = grpcServerOptions(c, certs)
-	eng, err := ef.openGraph(ctx, stderr)
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	eng, err := ef.openGraph(ctx, ont, stderr)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	svc, err := newServiceWith(eng, o)
+	svc, err := newServiceWith(eng, ont, o)
 	if err != nil {
 		return err
 	}
