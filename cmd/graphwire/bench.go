@@ -54,7 +54,7 @@ func newBenchCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.out, "out", "docs/scorecard.md", "Markdown report to write")
 	fs.StringVar(&f.chart, "chart", "docs/scorecard.png", "PNG chart to write")
 	fs.BoolVar(&f.noTiming, "no-timing", false, "skip the encode/decode speed measurement")
-	fs.Float64Var(&f.scale, "scale", 0.2, "seed scale of the embedded graph the query results come from (1 ≈ 10k nodes)")
+	fs.Float64Var(&f.scale, "scale", 0.2, "seed scale of the embedded graph the query results come from (1 ≈ 14k nodes)")
 	fs.StringVar(&f.data, "embedded", "", "data directory of the embedded engine for the seeded graph (default: a temporary directory, removed afterwards)")
 	deprecatedAlias(fs, "embedded", "data", s.stderr)
 	fs.BoolVar(&f.seeded, "seeded", true, "include query results from the seeded embedded graph (needs libchdb.so)")

@@ -77,7 +77,7 @@ func newDemoCmd(s streams) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&dir, "embedded", "", "data directory of the embedded engine (default: a temporary directory, removed afterwards)")
 	deprecatedAlias(fs, "embedded", "data", s.stderr)
-	fs.Float64Var(&scale, "scale", 1, "seed scale (1 ≈ 12k nodes)")
+	fs.Float64Var(&scale, "scale", 1, "seed scale (1 ≈ 14k nodes)")
 	fs.StringVar(&samples, "samples", "", "instead of querying, print the sample responses of this directory (*.input.json) in every format")
 	return cmd
 }
