@@ -5,11 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,8 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/graphwire/graphwire/admission"
-	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
@@ -59,7 +54,7 @@ func newBenchCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.out, "out", "docs/scorecard.md", "Markdown report to write")
 	fs.StringVar(&f.chart, "chart", "docs/scorecard.png", "PNG chart to write")
 	fs.BoolVar(&f.noTiming, "no-timing", false, "skip the encode/decode speed measurement")
-	fs.Float64Var(&f.scale, "scale", 0.2, "seed scale of the embedded graph the query results come from (1 ≈ 10k nodes)")
+	fs.Float64Var(&f.scale, "scale", 0.2, "seed scale of the embedded graph the query results come from (1 ≈ 14k nodes)")
 	fs.StringVar(&f.data, "embedded", "", "data directory of the embedded engine for the seeded graph (default: a temporary directory, removed afterwards)")
 	deprecatedAlias(fs, "embedded", "data", s.stderr)
 	fs.BoolVar(&f.seeded, "seeded", true, "include query results from the seeded embedded graph (needs libchdb.so)")
@@ -225,30 +220,13 @@ func seededCases(ctx context.Context, dir string, scale float64, stderr io.Write
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	secret := make([]byte, 32)
-	rand.Read(secret)
-	svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+	lb, err := serveLoopback(eng, ont)
 	if err != nil {
 		return nil, err
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	srv := svc.server.GRPCServer()
-	go srv.Serve(lis)
-	defer srv.Stop()
-	tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Admin: true}, auth.MintOptions{})
-	if err != nil {
-		return nil, err
-	}
-	conn, err := dial(lis.Addr().String())
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	client := pb.NewQueryServiceClient(conn)
-	cctx := withToken(ctx, tok)
+	defer lb.close()
+	client := lb.client
+	cctx := withToken(ctx, lb.token)
 	out := &seededResult{}
 	for i, q := range append(slices.Clone(demoQueries), realisticQueries...) {
 		resp, err := client.ExecuteQuery(cctx, &pb.ExecuteQueryRequest{Query: q.query})
@@ -270,7 +248,7 @@ func seededCases(ctx context.Context, dir string, scale float64, stderr io.Write
 	if err != nil {
 		return nil, err
 	}
-	if out.agent, err = agentSession(ctx, svc, tok, edit); err != nil {
+	if out.agent, err = agentSession(ctx, lb.svc, lb.token, edit); err != nil {
 		return nil, err
 	}
 	return out, nil

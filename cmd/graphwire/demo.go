@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc"
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
@@ -76,7 +77,7 @@ func newDemoCmd(s streams) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&dir, "embedded", "", "data directory of the embedded engine (default: a temporary directory, removed afterwards)")
 	deprecatedAlias(fs, "embedded", "data", s.stderr)
-	fs.Float64Var(&scale, "scale", 1, "seed scale (1 ≈ 12k nodes)")
+	fs.Float64Var(&scale, "scale", 1, "seed scale (1 ≈ 14k nodes)")
 	fs.StringVar(&samples, "samples", "", "instead of querying, print the sample responses of this directory (*.input.json) in every format")
 	return cmd
 }
@@ -122,31 +123,14 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 	bar.finish()
 	fmt.Fprintf(stderr, "demo: seeded scale %g into %s in %s\n", scale, dir, time.Since(start).Round(time.Millisecond))
 
-	secret := make([]byte, 32)
-	rand.Read(secret)
-	svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+	lb, err := serveLoopback(eng, ont)
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	g2 := svc.server.GRPCServer()
-	go g2.Serve(lis)
-	defer g2.Stop()
-	fmt.Fprintf(stderr, "demo: serving on %s\n", lis.Addr())
-	tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Admin: true}, auth.MintOptions{})
-	if err != nil {
-		return err
-	}
-	conn, err := dial(lis.Addr().String())
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	client := pb.NewQueryServiceClient(conn)
-	cctx := withToken(ctx, tok)
+	defer lb.close()
+	fmt.Fprintf(stderr, "demo: serving on %s\n", lb.addr)
+	client := lb.client
+	cctx := withToken(ctx, lb.token)
 	counter := tokens.New()
 
 	fmt.Fprintf(stdout, "graphwire demo: embedded ClickHouse (chDB), seed scale %g, %d query types × %d formats through gRPC\n", scale, len(demoQueries), len(demoFormats))
@@ -232,6 +216,48 @@ func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// loopback is eng's gRPC service on a free loopback port, keyed with a fresh random secret,
+// and a client of it with an admin token: what demo and bench query through.
+type loopback struct {
+	svc    *service
+	addr   string
+	token  string // an admin caller's
+	client pb.QueryServiceClient
+	conn   *grpc.ClientConn
+	srv    *grpc.Server
+}
+
+func serveLoopback(eng engine, ont *ontology.Ontology) (*loopback, error) {
+	secret := make([]byte, 32)
+	rand.Read(secret)
+	svc, err := newService(eng, ont, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, err
+	}
+	tok, err := auth.Mint(secret, auth.Claims{UserID: 1, Admin: true}, auth.MintOptions{})
+	if err != nil {
+		return nil, err
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := svc.server.GRPCServer()
+	go srv.Serve(lis)
+	conn, err := dial(lis.Addr().String())
+	if err != nil {
+		srv.Stop()
+		return nil, err
+	}
+	return &loopback{svc: svc, addr: lis.Addr().String(), token: tok, client: pb.NewQueryServiceClient(conn), conn: conn, srv: srv}, nil
+}
+
+// close closes the client's connection and stops the server.
+func (l *loopback) close() {
+	l.conn.Close()
+	l.srv.Stop()
 }
 
 // goonTruncation is one string value GOON shortens.
@@ -326,6 +352,7 @@ func demoSamples(dir string, w io.Writer) error {
 		}
 		name := strings.TrimSuffix(filepath.Base(p), ".input.json")
 		fmt.Fprintf(w, "==== %s (%s)\n", name, resp.QueryType)
+		notice := goonTruncationNotice(goonTruncations(resp))
 		for _, f := range reg.Formatters() {
 			out, err := formatter.Stamp(f, resp)
 			if err != nil {
@@ -343,7 +370,7 @@ func demoSamples(dir string, w io.Writer) error {
 			if len(out.Bytes) > 0 && out.Bytes[len(out.Bytes)-1] != '\n' {
 				fmt.Fprintln(w)
 			}
-			if notice := goonTruncationNotice(goonTruncations(resp)); out.Name == formatter.GOON && notice != "" {
+			if out.Name == formatter.GOON && notice != "" {
 				fmt.Fprintln(w, strings.Replace(notice, "the json result below, or --format raw,", "the json output", 1))
 			}
 		}

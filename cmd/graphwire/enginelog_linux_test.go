@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -137,30 +136,12 @@ func TestLockedDataDirectoryIsOneLine(t *testing.T) {
 	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	holder := child(t, "run", "serve", "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret)
-	logs, err := holder.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		holder.Process.Kill()
-		holder.Wait()
-	}()
-	sc := bufio.NewScanner(logs)
-	for !bytes.Contains(sc.Bytes(), []byte(`"msg":"listening"`)) {
-		if !sc.Scan() {
-			t.Fatalf("serve ended before listening: %v", sc.Err())
-		}
-	}
-	go io.Copy(io.Discard, logs)
+	startServer(t, "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret) // holds the directory
 
 	var stdout, stderr bytes.Buffer
 	q := child(t, "run", "query", "--embedded", dir, "--admin", userQuery)
 	q.Stdout, q.Stderr = &stdout, &stderr
-	err = q.Run()
+	err := q.Run()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != exitUnavailable {
 		t.Fatalf("query on a locked directory: %v, want exit %d; stderr:\n%s", err, exitUnavailable, stderr.String())

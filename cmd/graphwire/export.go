@@ -108,7 +108,7 @@ func exportGraph(ctx context.Context, f exportFlags, stdout, stderr io.Writer) e
 	if f.types != "" {
 		types = strings.Split(f.types, ",")
 	}
-	eng, err := f.engine.openGraph(ctx, stderr)
+	eng, err := f.engine.openGraph(ctx, ont, stderr)
 	if err != nil {
 		return err
 	}

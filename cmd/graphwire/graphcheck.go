@@ -9,7 +9,6 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 
-	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/loadstate"
 	"github.com/graphwire/graphwire/ontology"
@@ -17,13 +16,14 @@ import (
 
 // openGraph opens the selected engine for reading, like open, and then checks that it holds a
 // completely loaded graph (package loadstate), so that query and serve refuse a missing or
-// half-written graph with an error that says what to do instead of answering from it.
-func (f *engineFlags) openGraph(ctx context.Context, stderr io.Writer) (engine, error) {
+// half-written graph with an error that says what to do instead of answering from it. ont is
+// the ontology the command already loaded (parsing it takes tens of milliseconds).
+func (f *engineFlags) openGraph(ctx context.Context, ont *ontology.Ontology, stderr io.Writer) (engine, error) {
 	eng, err := f.open(stderr)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.checkGraph(ctx, eng); err != nil {
+	if err := f.checkGraph(ctx, eng, ont); err != nil {
 		eng.Close()
 		return nil, err
 	}
@@ -31,12 +31,8 @@ func (f *engineFlags) openGraph(ctx context.Context, stderr io.Writer) (engine, 
 }
 
 // checkGraph turns loadstate.Check's verdict into the message a user acts on.
-func (f *engineFlags) checkGraph(ctx context.Context, eng executor.Runner) error {
-	ont, err := ontology.Load(ontologyfiles.Files())
-	if err != nil {
-		return err
-	}
-	_, err = loadstate.Check(ctx, eng, ont)
+func (f *engineFlags) checkGraph(ctx context.Context, eng executor.Runner, ont *ontology.Ontology) error {
+	_, err := loadstate.Check(ctx, eng, ont)
 	switch {
 	case errors.Is(err, loadstate.ErrNoGraph):
 		return f.errNoGraph()

@@ -11,6 +11,8 @@ import (
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/ontology"
 )
 
 // callersOfUse asks for the definitions that call example.com/fix.Use.
@@ -79,13 +81,17 @@ func TestIndexQueryReindex(t *testing.T) {
 
 	t.Run("grpc", func(t *testing.T) {
 		f := engineFlags{embedded: data}
-		eng, err := f.openGraph(t.Context(), os.Stderr)
+		ont, err := ontology.Load(ontologyfiles.Files())
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, err := f.openGraph(t.Context(), ont, os.Stderr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer eng.Close()
 		secret := []byte(strings.Repeat("k", 32))
-		svc, err := newService(eng, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+		svc, err := newService(eng, ont, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/mcpsvc"
+	"github.com/graphwire/graphwire/ontology"
 )
 
 // mcpFlags are the flags of "graphwire mcp".
@@ -102,12 +104,16 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	eng, err := f.engine.openGraph(ctx, stderr)
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	eng, err := f.engine.openGraph(ctx, ont, stderr)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	pipe, err := newPipeline(eng, admission.Options{}, logger)
+	pipe, err := newPipeline(eng, ont, admission.Options{}, logger)
 	if err != nil {
 		return err
 	}

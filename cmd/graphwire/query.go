@@ -243,7 +243,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 			return queryStats{}, &usageError{err}
 		}
 	}
-	eng, err := f.engine.openGraph(ctx, stderr)
+	eng, err := f.engine.openGraph(ctx, ont, stderr)
 	if err != nil {
 		return queryStats{}, err
 	}

@@ -48,7 +48,7 @@ func newSeedCmd(s streams) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	f.engine.register(fs)
-	fs.Float64Var(&f.scale, "scale", 1, "graph size: 1 ≈ 10k nodes, 100 ≈ 1M nodes")
+	fs.Float64Var(&f.scale, "scale", 1, "graph size: 1 ≈ 14k nodes, 100 ≈ 1.4M nodes")
 	fs.Uint64Var(&f.seed, "seed", 42, "random seed; the same scale and seed give the same graph")
 	fs.IntVar(&f.batchSize, "batch-size", 50_000, "rows per insert")
 	return cmd

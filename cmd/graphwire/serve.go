@@ -108,13 +108,11 @@ func newLogger(c serveconfig.Config, w io.Writer) *slog.Logger {
 	return slog.New(telemetry.NewLogHandler(h))
 }
 
-// service holds what serve and demo wire together: one pipeline, and the
-// faces over it.
+// service holds what serve and demo wire together: the faces over one
+// pipeline.
 type service struct {
-	pipe   *pipeline.Pipeline
 	server *grpcsvc.Server
 	mcp    *mcpsvc.Server
-	engine engine
 	// metrics is nil unless serviceOptions.Metrics was set.
 	metrics *telemetry.Metrics
 	// grpcOpts are extra options of the gRPC server.
@@ -125,21 +123,17 @@ type service struct {
 
 // newPipeline loads the ontology and builds the shared request pipeline
 // with one admission controller for every face.
-func newPipeline(eng engine, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	ctl, err := admission.New(adm)
 	if err != nil {
 		return nil, err
 	}
-	return buildPipeline(eng, ctl, nil, logger)
+	return buildPipeline(eng, ont, ctl, nil, logger)
 }
 
 // buildPipeline builds the request pipeline over ctl, recording into m
 // when it is set.
-func buildPipeline(eng engine, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
-	ont, err := ontology.Load(ontologyfiles.Files())
-	if err != nil {
-		return nil, err
-	}
+func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	comp, err := compiler.New(ont, compiler.Options{})
 	if err != nil {
 		return nil, err
@@ -148,8 +142,8 @@ func buildPipeline(eng engine, ctl *admission.Controller, m *telemetry.Metrics, 
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
 }
 
-func newService(eng engine, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
-	return newServiceWith(eng, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
+func newService(eng engine, ont *ontology.Ontology, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
+	return newServiceWith(eng, ont, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
 }
 
 // serviceOptions are what serve sets of the service beyond the engine.
@@ -167,7 +161,7 @@ type serviceOptions struct {
 	Logger *slog.Logger
 }
 
-func newServiceWith(eng engine, o serviceOptions) (*service, error) {
+func newServiceWith(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
 	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, Issuer: o.Issuer, Audience: o.Audience})
 	if err != nil {
 		return nil, err
@@ -182,7 +176,7 @@ func newServiceWith(eng engine, o serviceOptions) (*service, error) {
 			return nil, err
 		}
 	}
-	pipe, err := buildPipeline(eng, ctl, m, o.Logger)
+	pipe, err := buildPipeline(eng, ont, ctl, m, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +192,7 @@ func newServiceWith(eng engine, o serviceOptions) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &service{pipe: pipe, server: srv, mcp: mc, engine: eng, metrics: m, grpcOpts: o.GRPC, verifier: v}, nil
+	return &service{server: srv, mcp: mc, metrics: m, grpcOpts: o.GRPC, verifier: v}, nil
 }
 
 // runServe is the running half of graphwire serve. It prints its own errors and returns the
@@ -220,9 +214,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 	}
 	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
 		MaxQueryBytes: c.MaxRecvMsgSize, Metrics: c.MetricsListen != "", Logger: logger}
-	for _, k := range keys {
-		o.Keys, o.KeyIDs = append(o.Keys, k.Secret), append(o.KeyIDs, k.ID)
-	}
+	o.Keys, o.KeyIDs = splitKeys(keys)
 	var certs *serveconfig.CertLoader
 	if c.TLSCert != "" {
 		if certs, err = serveconfig.NewCertLoader(c.TLSCert, c.TLSKey, c.TLSClientCA); err != nil {
@@ -230,12 +222,16 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 		}
 	}
 	o.GRPC = grpcServerOptions(c, certs)
-	eng, err := ef.openGraph(ctx, stderr)
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	eng, err := ef.openGraph(ctx, ont, stderr)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	svc, err := newServiceWith(eng, o)
+	svc, err := newServiceWith(eng, ont, o)
 	if err != nil {
 		return err
 	}
@@ -353,12 +349,15 @@ func reloadKeys(file string, v *auth.Verifier) error {
 	if err != nil {
 		return err
 	}
-	var secrets [][]byte
-	var ids []string
+	return v.SetKeys(splitKeys(keys))
+}
+
+// splitKeys returns the secrets of keys and their ids, in the two lists auth takes.
+func splitKeys(keys []serveconfig.Key) (secrets [][]byte, ids []string) {
 	for _, k := range keys {
 		secrets, ids = append(secrets, k.Secret), append(ids, k.ID)
 	}
-	return v.SetKeys(secrets, ids)
+	return secrets, ids
 }
 
 // metricsHandler serves m at /metrics and, with pprof, net/http/pprof at

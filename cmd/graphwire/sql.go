@@ -328,13 +328,17 @@ func writeTable(w io.Writer, rows executor.Rows) error {
 	return err
 }
 
+// cellEscaper keeps a string cell on its line. It is built once: a Replacer builds its lookup
+// table on first use, which tableCell would otherwise pay for with every string value.
+var cellEscaper = strings.NewReplacer("\\", `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`, "\x00", `\0`)
+
 // tableCell renders one value on one line: NULL for nil, control characters escaped.
 func tableCell(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "NULL"
 	case string:
-		return strings.NewReplacer("\\", `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`, "\x00", `\0`).Replace(x)
+		return cellEscaper.Replace(x)
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case uint64: // a UInt64 above math.MaxInt64
