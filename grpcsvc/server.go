@@ -44,6 +44,14 @@ type Options struct {
 	MaxQueryBytes int
 	// StreamChunkBytes is the size of ExecuteQueryStream chunks; 0 means 32 KiB.
 	StreamChunkBytes int
+	// MaxStreamsPerCaller bounds the ExecuteQueryStream calls one caller
+	// (the token's sub) has open at once, from the call's start until its
+	// last chunk is sent; 0 means [DefaultMaxStreamsPerCaller]. An open
+	// stream holds its formatted answer until the client reads it, so
+	// without this bound a client that never reads would pin answer after
+	// answer in memory. One more is RESOURCE_EXHAUSTED / SERVER_BUSY with
+	// limit "streams".
+	MaxStreamsPerCaller int
 	// GraphSnapshots bounds the gcf-graph graphs remembered across calls for
 	// unchanged/delta answers; 0 means 1024. GraphSnapshotBytes bounds
 	// their memory, and the PerCaller fields one user's share of both; see
@@ -87,6 +95,7 @@ type Server struct {
 	verifier *auth.Verifier
 	log      *slog.Logger
 	opts     Options
+	streams  *streamLimit
 
 	// health is the standard health service, shared by every
 	// [Server.GRPCServer]; healthLast is the last status a check set, to
@@ -121,6 +130,12 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	if opts.StreamChunkBytes == 0 {
 		opts.StreamChunkBytes = 32 << 10
 	}
+	if opts.MaxStreamsPerCaller == 0 {
+		opts.MaxStreamsPerCaller = DefaultMaxStreamsPerCaller
+	}
+	if opts.MaxStreamsPerCaller < 0 {
+		return nil, errors.New("grpcsvc: Options.MaxStreamsPerCaller must not be negative")
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -143,8 +158,13 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	hs.SetServingStatus(pb.QueryService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	return &Server{pipe: pipe, reg: pipe.Registry(), verifier: opts.Verifier, log: log, opts: opts,
-		health: hs, healthLast: healthpb.HealthCheckResponse_SERVING}, nil
+		streams: newStreamLimit(opts.MaxStreamsPerCaller), health: hs, healthLast: healthpb.HealthCheckResponse_SERVING}, nil
 }
+
+// DefaultMaxStreamsPerCaller is the default of
+// [Options.MaxStreamsPerCaller]: as many open streams as MCP sessions one
+// caller may hold.
+const DefaultMaxStreamsPerCaller = 16
 
 // Admission returns the controller that hands out this server's query
 // slots.

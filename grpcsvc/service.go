@@ -163,6 +163,11 @@ func (s *Server) ExecuteQueryStream(req *pb.ExecuteQueryRequest, stream grpc.Ser
 	if err != nil {
 		return err
 	}
+	release, err := s.streams.acquire(preq.Claims.UserID)
+	if err != nil {
+		return statusFromError(err)
+	}
+	defer release()
 	w := &chunkWriter{stream: stream, size: s.opts.StreamChunkBytes, buf: make([]byte, 0, s.opts.StreamChunkBytes)}
 	a, err := s.pipe.Stream(ctx, preq, w)
 	if err != nil {

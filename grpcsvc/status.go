@@ -106,6 +106,8 @@ func busyStatus(be *admission.BusyError) error {
 		msg = fmt.Sprintf("server busy: you already have %d queries running, the most allowed at once; retry after %s", be.Max, retry)
 	case admission.LimitQueue:
 		msg = fmt.Sprintf("server busy: too many queries are waiting; retry after %s", retry)
+	case limitStreams:
+		msg = fmt.Sprintf("server busy: you already have %d answer streams open, the most allowed at once; read or cancel one, or retry after %s", be.Max, retry)
 	default:
 		msg = fmt.Sprintf("server busy: all %d query slots are in use; retry after %s", be.Max, retry)
 	}
