@@ -15,8 +15,9 @@ demo:
 	$(GO) run ./cmd/graphwire demo
 
 ## test: gofmt check, go.mod tidiness, buf lint, go vet, the race-enabled test suite (and the
-## scorecard build's), and the format gates. What CI runs.
-test: fmt-check tidy-check buf-lint vet test-go test-scorecard gates
+## scorecard build's). What CI runs. The suite includes the format gates' tests (./formatter,
+## ./tests/gates), so test does not run the gates target again.
+test: fmt-check tidy-check buf-lint vet test-go test-scorecard
 
 ## test-short: the inner loop. go vet and go test -short without -race: it leaves out the race
 ## detector, the scorecard build, the gates and tidiness, and -short cuts the long property and
@@ -52,7 +53,7 @@ test-scorecard:
 	$(GO) test -race -count=1 -tags scorecard -run 'Bench' ./cmd/graphwire
 
 ## gates: the format-version fingerprint (config/format-versions.lock) and the
-## path gate's own tests. The path gate itself needs a base ref:
+## path gate's own tests, alone (test-go runs them too). The path gate itself needs a base ref:
 ## scripts/check-format-version.sh origin/main
 gates:
 	$(GO) test -count=1 -run 'TestFormatVersionsLock|TestLockGateFailsWhenItShould' ./formatter

@@ -1,7 +1,7 @@
 package ontology_test
 
 import (
-	"errors"
+	"slices"
 	"testing"
 	"testing/fstest"
 
@@ -10,102 +10,12 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 )
 
-// userWith is userYAML with one extra property appended (indented as a list item).
-func userWith(extra string) string { return userYAML + extra }
-
-func TestAdminOnlyAndVirtualErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		data string
-		want ontology.Error
-		kind error
-	}{
-		{
-			name: "admin_only default column",
-			data: userWith("  - {name: email, type: String, admin_only: true, default: true}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 60},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "admin_only not a boolean",
-			data: userWith("  - {name: email, type: String, admin_only: yes please}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 45},
-			kind: ontology.ErrSyntax,
-		},
-		{
-			name: "stored without virtual",
-			data: userWith("  - {name: bio, type: String, nullable: true, stored: true}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 55},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "virtual not a String",
-			data: userWith("  - {name: size, type: Int64, nullable: true, virtual: true}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 56},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "virtual not nullable",
-			data: userWith("  - {name: content, type: String, virtual: true}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 44},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "virtual default column",
-			data: userWith("  - {name: content, type: String, nullable: true, virtual: true, default: true}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 75},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "virtual filterable",
-			data: userWith("  - {name: content, type: String, nullable: true, virtual: true, filterable: true}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 78},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "virtual indexed",
-			data: userWith("  - {name: content, type: String, nullable: true, virtual: true, index: ngram}\n"),
-			want: ontology.Error{File: "entities/user.yaml", Line: 9, Column: 73},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "admin_only label",
-			data: "entity: User\ndescription: A person.\nscope: global\nlabel: email\nproperties:\n  - {name: username, type: String, default: true}\n  - {name: email, type: String, admin_only: true}\n",
-			want: ontology.Error{File: "entities/user.yaml", Line: 4, Column: 8},
-			kind: ontology.ErrInvalid,
-		},
-		{
-			name: "virtual label",
-			data: "entity: User\ndescription: A person.\nscope: global\nlabel: bio\nproperties:\n  - {name: username, type: String, default: true}\n  - {name: bio, type: String, nullable: true, virtual: true}\n",
-			want: ontology.Error{File: "entities/user.yaml", Line: 4, Column: 8},
-			kind: ontology.ErrInvalid,
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fsys := validFS()
-			fsys["entities/user.yaml"] = &fstest.MapFile{Data: []byte(tt.data)}
-			_, err := ontology.Load(fsys)
-			var got *ontology.Error
-			if !errors.As(err, &got) {
-				t.Fatalf("err = %v, want *ontology.Error", err)
-			}
-			if !errors.Is(err, tt.kind) {
-				t.Errorf("err = %v, want it to wrap %v", err, tt.kind)
-			}
-			if got.File != tt.want.File || got.Line != tt.want.Line || got.Column != tt.want.Column {
-				t.Errorf("location = %s:%d:%d, want %s:%d:%d (%v)", got.File, got.Line, got.Column, tt.want.File, tt.want.Line, tt.want.Column, err)
-			}
-		})
-	}
-}
-
 func TestAdminOnlyAndVirtualAccessors(t *testing.T) {
 	fsys := validFS()
-	fsys["entities/user.yaml"] = &fstest.MapFile{Data: []byte(userWith(
+	fsys["entities/user.yaml"] = &fstest.MapFile{Data: []byte(userYAML +
 		"  - {name: email, type: String, admin_only: true}\n" +
-			"  - {name: bio, type: String, nullable: true, virtual: true}\n" +
-			"  - {name: is_admin, type: Bool, admin_only: true}\n"))}
+		"  - {name: bio, type: String, nullable: true, virtual: true}\n" +
+		"  - {name: is_admin, type: Bool, admin_only: true}\n")}
 	o, err := ontology.Load(fsys)
 	if err != nil {
 		t.Fatal(err)
@@ -184,17 +94,8 @@ func TestCommittedOrbitMarkers(t *testing.T) {
 	u, _ := o.Entity("User")
 	ut, _ := u.Property("user_type")
 	for _, label := range []string{"project_bot", "automation_bot", "service_account"} {
-		if !contains(ut.Enum, label) {
+		if !slices.Contains(ut.Enum, label) {
 			t.Errorf("User.user_type lacks %q", label)
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
