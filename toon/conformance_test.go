@@ -52,11 +52,7 @@ type fixtureOptions struct {
 // root (or under $GRAPHWIRE_CONFORMANCE_DIR). Missing data fails the test.
 func fixturesDir(t testing.TB) string {
 	t.Helper()
-	root, err := conformance.Root()
-	if err != nil {
-		t.Fatalf("locate conformance data: %v", err)
-	}
-	dir := filepath.Join(root, "toon", "fixtures")
+	dir := filepath.Join(conformance.Dir(t, "toon"), "fixtures")
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		t.Fatalf("TOON fixtures not found at %s (set %s)", dir, conformance.EnvDir)
 	}

@@ -65,16 +65,13 @@ func TestResponseGoldens(t *testing.T) {
 // goonInputs returns the RAW GraphResponses of shared/conformance/goon.
 func goonInputs(t testing.TB) []string {
 	t.Helper()
-	root, err := conformance.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(root, "goon", "*.input.json"))
+	dir := conformance.Dir(t, "goon")
+	files, err := filepath.Glob(filepath.Join(dir, "*.input.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) == 0 {
-		t.Fatalf("no GOON inputs under %s", filepath.Join(root, "goon"))
+		t.Fatalf("no GOON inputs under %s", dir)
 	}
 	slices.Sort(files)
 	return files
