@@ -13,7 +13,8 @@ import (
 
 // Options configures [Generate] and [Load]. The zero value means scale 1, seed 42.
 type Options struct {
-	// Scale multiplies the entity counts: 1 ≈ 10 000 nodes, 100 ≈ 1 000 000. Default 1.
+	// Scale multiplies the entity counts: 1 gives 14 327 nodes and 46 124 edges at seed 42, 100
+	// gives 1 431 577 nodes (measured with Generate). Default 1.
 	Scale float64
 	// Seed selects the graph; the same Scale and Seed always give the same rows. Zero means 42.
 	Seed uint64
