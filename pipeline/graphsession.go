@@ -180,16 +180,13 @@ func newSessions(max int) *sessions {
 	return &sessions{max: max, order: list.New(), items: map[string]*sessionEntry{}}
 }
 
-// get returns the session of key: when create is unset, a copy (for a
-// trial render) or nil, and when it is set the live one, made if needed.
-func (s *sessions) get(key string, create bool) *gcf.Session {
+// get returns the live session of key, made if needed. A request looks
+// it up once and renders its trials on clones of it (see render).
+func (s *sessions) get(key string) *gcf.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.items[key]
 	if !ok {
-		if !create {
-			return gcf.NewSession(gcf.Options{})
-		}
 		e = &sessionEntry{s: gcf.NewSession(gcf.Options{}), elem: s.order.PushFront(key)}
 		s.items[key] = e
 		for s.order.Len() > s.max {
@@ -199,8 +196,5 @@ func (s *sessions) get(key string, create bool) *gcf.Session {
 		return e.s
 	}
 	s.order.MoveToFront(e.elem)
-	if !create {
-		return e.s.Clone()
-	}
 	return e.s
 }

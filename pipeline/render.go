@@ -18,6 +18,30 @@ type render struct {
 	req    Request
 	authz  string // the key of the caller's gcf-graph state
 	caller string // the user id, whose share of the snapshot store it uses
+
+	// The caller's gcf-graph state, looked up once, at the request's first
+	// gcf-graph render: the delta base its pack_root names (nil when not
+	// remembered) and its session (nil without one). Every trial render
+	// and the committed one use the same, so the answer committed is the
+	// one measured against the budget, even when the store expires or
+	// pushes out the base, or forgets the session, meanwhile.
+	looked bool
+	base   *gcf.Graph
+	sess   *gcf.Session
+}
+
+// graphState looks up the caller's gcf-graph state on first use.
+func (r *render) graphState() {
+	if r.looked {
+		return
+	}
+	r.looked = true
+	if r.req.PackRoot != "" {
+		r.base = r.p.graphs.get(r.authz, r.req.PackRoot)
+	}
+	if r.req.Session != "" {
+		r.sess = r.p.session.get(r.authz)
+	}
 }
 
 // rendered is one formatted answer with its token count.
@@ -34,7 +58,15 @@ type rendered struct {
 func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error) {
 	var o rendered
 	if r.f.Name() == formatter.GCFGraph {
-		b, root, outcome, err := r.p.respondGraph(r.caller, r.authz, r.req.Session != "", resp, r.req.PackRoot, commit)
+		r.graphState()
+		sess := r.sess
+		if sess != nil && !commit {
+			sess = sess.Clone()
+		}
+		if commit && r.req.PackRoot != "" {
+			r.p.opts.Metrics.SnapshotLookup(r.base != nil)
+		}
+		b, root, outcome, err := r.p.respondGraph(r.caller, r.authz, sess, r.base, resp, r.req.PackRoot, commit)
 		if err != nil {
 			return o, fmt.Errorf("%w: %w", formatter.ErrUnrepresentable, err)
 		}
@@ -125,27 +157,16 @@ func (p *Pipeline) authzKey(req Request) string {
 
 // respondGraph renders resp as gcf-graph for a caller (the user id, whose
 // share of the snapshot store a new snapshot uses), with gcf-graph state
-// keyed by authz, that may hold an earlier graph under clientRoot:
-// unchanged when it holds this one, a delta when the base is remembered
-// for the same authz and the delta is worth it, the full graph otherwise — with
-// reference lines for nodes already sent when withSession is set. When
-// commit is set, the graph sent is remembered for the next call and the
-// session records the nodes sent.
-func (p *Pipeline) respondGraph(caller, authz string, withSession bool, resp *graphresponse.Response, clientRoot string, commit bool) ([]byte, string, string, error) {
+// keyed by authz, for a client that may hold an earlier graph under
+// clientRoot: unchanged when it holds this one, a delta against base (the
+// graph remembered under clientRoot for the same authz, or nil) when the
+// delta is worth it, the full graph otherwise — with reference lines for
+// the nodes sess (nil for none) already holds; sess records the nodes
+// sent. When commit is set, the graph sent is remembered for the next call.
+func (p *Pipeline) respondGraph(caller, authz string, sess *gcf.Session, base *gcf.Graph, resp *graphresponse.Response, clientRoot string, commit bool) ([]byte, string, string, error) {
 	cur, err := gcf.ToGraph(resp, gcf.GraphOptions{})
 	if err != nil {
 		return nil, "", "", err
-	}
-	var base *gcf.Graph
-	if clientRoot != "" {
-		base = p.graphs.get(authz, clientRoot)
-		if commit {
-			p.opts.Metrics.SnapshotLookup(base != nil)
-		}
-	}
-	var sess *gcf.Session
-	if withSession {
-		sess = p.session.get(authz, commit)
 	}
 	var out bytes.Buffer
 	outcome, err := gcf.Respond(&out, cur, gcf.GraphState{Session: sess, ClientRoot: clientRoot, Base: base}, gcf.Options{Profile: gcf.ProfileGraph})
