@@ -225,7 +225,24 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	if err != nil {
 		return queryStats{}, err
 	}
-	comp, err := compiler.New(ont, compiler.Options{})
+	// The SQL's shape depends on the sizes of the graph's tables (compiler.Options.Sizes), so
+	// --explain reads them too when there is a graph, and prints what a run would execute.
+	eng, err := f.engine.openGraph(ctx, ont, stderr)
+	if err != nil && !f.explain {
+		return queryStats{}, err
+	}
+	var opts compiler.Options
+	if err == nil {
+		defer eng.Close()
+		sizes := executor.NewTableSizes(eng, 0)
+		if err := sizes.Refresh(ctx); err != nil {
+			fmt.Fprintf(stderr, "graphwire: %v; every scan is narrowed as for tables of unknown size\n", err)
+		}
+		opts.Sizes = sizes
+	} else {
+		fmt.Fprintf(stderr, "graphwire: %v; explaining for tables of unknown size\n", err)
+	}
+	comp, err := compiler.New(ont, opts)
 	if err != nil {
 		return queryStats{}, err
 	}
@@ -243,11 +260,6 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 			return queryStats{}, &usageError{err}
 		}
 	}
-	eng, err := f.engine.openGraph(ctx, ont, stderr)
-	if err != nil {
-		return queryStats{}, err
-	}
-	defer eng.Close()
 	// The same pipeline as the gRPC and MCP faces, with the caller of the flags.
 	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont})
 	if err != nil {
