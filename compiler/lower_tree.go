@@ -343,7 +343,7 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 			farCol, nearCol = "a", "b"
 		}
 		var seed []expr
-		if l.narrowFar(h.far) {
+		if l.narrowFar(h.far, hops) {
 			seed = append(seed, in(col("t", "id"), farSeed))
 		}
 		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], seed...)})
@@ -363,11 +363,17 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 const smallTable = 131072
 
 // narrowFar reports whether the far node of a hop is narrowed to the ends of the hop's edges:
-// not when it names its own ids (its scan is already bounded by constants) nor when its table
-// is known to be small; otherwise, and whenever the table's size is unknown, it is.
-func (l *lowerer) narrowFar(n *nodeSel) bool {
+// not when it names its own ids (its scan is already bounded by constants) nor when it is a
+// leaf of the join tree whose table is known to be small. A node that further hops start from
+// stays narrowed even when small, so that the next hop's seed stays narrow too.
+func (l *lowerer) narrowFar(n *nodeSel, hops []hop) bool {
 	if n.hasIDs || n.idRange != nil {
 		return false
+	}
+	for _, h := range hops {
+		if h.near == n {
+			return true
+		}
 	}
 	if l.sizes == nil {
 		return true
