@@ -182,7 +182,7 @@ func edgeEnds(arms []*selectStmt, cat *catalog) ([2]string, bool) {
 				}
 			}
 		}
-		if src == "" || tgt == "" {
+		if src == "" || tgt == "" || src == tgt {
 			return ends, false
 		}
 		got := [2]string{src, tgt}
