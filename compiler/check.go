@@ -55,20 +55,53 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 }
 
 // nodeSets lists the CTEs of stmt that are sets of nodes: every arm of the body scans an
-// entity table (whose scope checkSelect verifies), none reads edges or another CTE.
+// entity table (whose scope checkSelect verifies), none reads edges or another CTE, and every
+// arm selects that table's id column as id, in the same place.
 func nodeSets(stmt *selectStmt, cat *catalog) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range stmt.with {
-		ok := true
-		for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+		arms := append([]*selectStmt{c.body}, c.body.union...)
+		ok := sameColumns(arms)
+		for _, arm := range arms {
 			t, isTable := arm.from.(*tableRef)
 			if !isTable || cat.tables[t.table] == nil {
 				ok = false
+				continue
 			}
+			hasID := false
+			for _, it := range arm.cols {
+				if r, isCol := it.e.(*colRef); isCol && it.alias == "id" && r.qual == t.alias && r.name == "id" {
+					hasID = true
+				}
+			}
+			ok = ok && hasID
 		}
 		out[c.name] = ok
 	}
 	return out
+}
+
+// sameColumns reports whether every arm of a union names its columns alike, in the same
+// order. The engine takes a union's column names from its first arm and fills them by
+// position, so only then does an output name mean the same expression in every arm, as the
+// rules that read arms by column name assume.
+func sameColumns(arms []*selectStmt) bool {
+	for _, a := range arms[1:] {
+		if len(a.cols) != len(arms[0].cols) {
+			return false
+		}
+		for i, it := range a.cols {
+			if it.alias == "" || it.alias != arms[0].cols[i].alias {
+				return false
+			}
+		}
+	}
+	for _, it := range arms[0].cols {
+		if it.alias == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // seeded reports whether one conjunct of an edge scan limits it to edges that start at a
@@ -166,6 +199,9 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 // source_id and target_id columns, unchanged.
 func edgeEnds(arms []*selectStmt, cat *catalog) ([2]string, bool) {
 	var ends [2]string
+	if len(arms) == 0 || !sameColumns(arms) {
+		return ends, false
+	}
 	for i, a := range arms {
 		t, ok := a.from.(*tableRef)
 		if !ok || (t.table != cat.edgeTable && t.table != cat.edgeByTarget) || len(a.with) > 0 || len(a.joins) > 0 || a.distinct || len(a.groupBy) > 0 {

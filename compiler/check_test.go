@@ -156,7 +156,8 @@ func (smallSizes) Rows(string) (int64, bool) { return 1, true }
 var seedQueries = append(slices.Clone(checkQueries),
 	`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000}},{"id":"p","entity":"Project"}],"relationships":[{"type":["FIXES","IN_PROJECT"],"from":"mr","to":"p","hops":[2,2]}],"aggregations":[{"count":"p"}]}`,
 	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[1,2]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}},{"id":"u","entity":"User"}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"},{"type":["AUTHORED","REVIEWER"],"from":"u","to":"mr","direction":"both"}]}`,
-	`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2]}],"neighbors":{"direction":"both"},"order_by":"-mr.created_at"}`)
+	`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2]}],"neighbors":{"direction":"both"},"order_by":"-mr.created_at"}`,
+	`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2]},{"id":"w","entity":"WorkItem"},{"id":"l","entity":"Label"}],"relationships":[{"type":["CONTAINS","IN_GROUP"],"from":"g","to":"w","direction":"both"},{"type":"HAS_LABEL","from":"w","to":"l"}]}`)
 
 // edgeCTE names the CTE whose body (or union arm) is the edge scan s.
 func edgeCTE(stmt *selectStmt, s *selectStmt) string {
@@ -166,6 +167,58 @@ func edgeCTE(stmt *selectStmt, s *selectStmt) string {
 		}
 	}
 	return ""
+}
+
+// cteArms returns the body and union arms of the CTE name of stmt.
+func cteArms(stmt *selectStmt, name string) []*selectStmt {
+	for _, c := range stmt.with {
+		if c.name == name {
+			return append([]*selectStmt{c.body}, c.body.union...)
+		}
+	}
+	return nil
+}
+
+// boundSets lists the other CTEs that the top-level conjuncts mentioning the CTE name (read
+// as n when it is the neighbors' x) compare it with: the node sets its ends are bound to.
+func boundSets(stmt *selectStmt, name string) []string {
+	q := name
+	if name == "x" {
+		q = "n"
+	}
+	var out []string
+	add := func(other string) {
+		for _, c := range stmt.with {
+			if c.name == other && other != name && !slices.Contains(out, other) {
+				out = append(out, other)
+			}
+		}
+	}
+	conjuncts := slices.Clone(stmt.where)
+	for _, j := range stmt.joins {
+		conjuncts = append(conjuncts, j.on...)
+	}
+	for _, w := range conjuncts {
+		mentions := false
+		walk(w, func(n sqlNode) {
+			if r, ok := n.(*colRef); ok && r.qual == q {
+				mentions = true
+			}
+		})
+		switch x := w.(type) {
+		case *binOp:
+			for _, e := range []expr{x.l, x.r} {
+				if r, ok := e.(*colRef); ok && mentions {
+					add(r.qual)
+				}
+			}
+		case *inSub:
+			if r, ok := x.sub.from.(*cteRef); ok && mentions {
+				add(r.name)
+			}
+		}
+	}
+	return out
 }
 
 // readAtTop reports whether the top-level select reads the CTE name in its FROM or joins.
@@ -318,6 +371,23 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 					mutate("read by another CTE", func(stmt, _ *selectStmt) {
 						stmt.with = append(stmt.with, &cte{name: "leak", body: &selectStmt{from: &cteRef{name: name}, cols: []selItem{{e: col("", "rel_kind")}}}})
 					})
+					// The engine names a union's columns by the first arm and fills them by
+					// position: an arm that lists its ends in another order puts the far end in
+					// the column bound to the near node set, whatever its aliases say.
+					if arms := cteArms(stmt, name); len(arms) > 1 {
+						mutate("an arm that lists its ends in another order", func(stmt, _ *selectStmt) {
+							arm := cteArms(stmt, name)[1]
+							arm.cols[0], arm.cols[1] = arm.cols[1], arm.cols[0]
+						})
+					}
+					// A node set binds an end only through the ids of the nodes it reads.
+					for _, set := range boundSets(stmt, name) {
+						mutate("node set "+set+" whose id is another column", func(stmt, _ *selectStmt) {
+							for _, arm := range cteArms(stmt, set) {
+								arm.cols[0] = as(col("t", "author_id"), "id")
+							}
+						})
+					}
 					if name == "x" {
 						mutate("neighbor set lying about a kind", func(stmt, _ *selectStmt) {
 							for _, c := range stmt.with {
