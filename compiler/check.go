@@ -123,22 +123,26 @@ func seeded(s *selectStmt, sets map[string]bool) bool {
 // "<cte>.<end> = <node set>.id", or a WHERE conjunct "<cte>.<end> IN (SELECT id FROM <node
 // set>)", where every arm of the CTE fixes that end's kind to the node set's one entity; or
 // "(<cte>.<end>, <cte>.<end kind>) IN (SELECT id, kind FROM <node set>)", which compares the
-// kinds at run time. Elsewhere the CTE may only be the FROM of an IN sub-query (a lookup
-// set: whatever it lets through, the scan it narrows carries its own scope). A row of such a
-// scan whose end the caller may not read meets no node row and goes no further, which is
-// what a seed would have ensured earlier.
+// kinds at run time. Elsewhere the CTE may only narrow the node set an end is bound to (see
+// narrowsOnly). A row of such a scan whose end the caller may not read meets no node row and
+// goes no further, which is what a seed would have ensured earlier.
 func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*selectStmt]bool {
 	out := map[*selectStmt]bool{}
-	lookups := map[*selectStmt]bool{}
+	// A lookup is an IN sub-query that is itself a conjunct of a select: owner[sub] is that
+	// select and in[sub] the conjunct.
+	owner := map[*selectStmt]*selectStmt{}
+	inOf := map[*selectStmt]*inSub{}
 	walk(stmt, func(n sqlNode) {
-		if x, ok := n.(*inSub); ok {
-			lookups[x.sub] = true
-			for _, u := range x.sub.union {
-				lookups[u] = true
+		if s, ok := n.(*selectStmt); ok {
+			for _, w := range slices.Concat(s.prewhere, s.where) {
+				if x, ok := w.(*inSub); ok {
+					owner[x.sub], inOf[x.sub] = s, x
+				}
 			}
 		}
 	})
 	topRefs := map[string][]*cteRef{} // CTE name -> its reads in the top-level FROM and joins
+	lookups := map[string][]*selectStmt{}
 	elsewhere := map[string]bool{}
 	walk(stmt, func(n sqlNode) {
 		s, ok := n.(*selectStmt)
@@ -151,7 +155,9 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 			case !ok:
 			case s == stmt:
 				topRefs[r.name] = append(topRefs[r.name], r)
-			case !lookups[s]:
+			case owner[s] != nil && len(s.union) == 0 && len(s.joins) == 0:
+				lookups[r.name] = append(lookups[r.name], s)
+			default:
 				elsewhere[r.name] = true
 			}
 		}
@@ -180,19 +186,63 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 	for _, c := range stmt.with {
 		byName[c.name] = c
 	}
+	// armOf finds the node set whose body or union arm is s.
+	armOf := func(s *selectStmt) string {
+		for _, c := range stmt.with {
+			if sets[c.name] && (c.body == s || slices.Contains(c.body.union, s)) {
+				return c.name
+			}
+		}
+		return ""
+	}
 	for _, c := range stmt.with {
 		if len(topRefs[c.name]) != 1 || elsewhere[c.name] || sets[c.name] {
 			continue
 		}
 		q := qualOf(topRefs[c.name][0])
 		arms := append([]*selectStmt{c.body}, c.body.union...)
-		if ends, ok := edgeEnds(arms, cat); ok && boundEnd(q, ends[0], arms, conjuncts, topSets, byName, sets, cat) && boundEnd(q, ends[1], arms, conjuncts, topSets, byName, sets, cat) {
-			for _, a := range arms {
-				out[a] = true
+		ends, ok := edgeEnds(arms, cat)
+		if !ok {
+			continue
+		}
+		boundTo := map[string]string{} // end -> the node set the top-level select binds it to
+		for _, end := range ends {
+			if set := boundEnd(q, end, arms, conjuncts, topSets, byName, sets, cat); set != "" {
+				boundTo[end] = set
 			}
+		}
+		if len(boundTo) != 2 || !narrowsOnly(lookups[c.name], boundTo, owner, inOf, armOf) {
+			continue
+		}
+		for _, a := range arms {
+			out[a] = true
 		}
 	}
 	return out
+}
+
+// narrowsOnly reports whether every lookup of a join-bound CTE narrows the node set its end
+// is bound to: "t.id IN (SELECT <end> FROM cte [WHERE …])" as a conjunct of an arm of that
+// set. The final join keeps only ids the lookup lets through, so such a lookup cannot change
+// the answer; anywhere else the CTE's rows, some of which start at nodes the caller may not
+// read, could decide which rows other scans return.
+func narrowsOnly(subs []*selectStmt, boundTo map[string]string, owner map[*selectStmt]*selectStmt, inOf map[*selectStmt]*inSub, armOf func(*selectStmt) string) bool {
+	for _, sub := range subs {
+		arm, x := owner[sub], inOf[sub]
+		t, ok := arm.from.(*tableRef)
+		if !ok || len(sub.cols) != 1 {
+			return false
+		}
+		l, ok := x.l.(*colRef)
+		if !ok || l.qual != t.alias || l.name != "id" {
+			return false
+		}
+		end, ok := sub.cols[0].e.(*colRef)
+		if !ok || end.qual != "" || boundTo[end.name] == "" || boundTo[end.name] != armOf(arm) {
+			return false
+		}
+	}
+	return true
 }
 
 // edgeEnds returns the two output names under which every arm (an edge scan) selects its
@@ -280,9 +330,10 @@ func setEntity(c *cte, cat *catalog) string {
 	return name
 }
 
-// boundEnd reports whether the top-level conjuncts bind the end column of the CTE read as q to
-// a node set of the entity every arm fixes for that end (or compare kinds at run time).
-func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[string]string, byName map[string]*cte, setNames map[string]bool, cat *catalog) bool {
+// boundEnd returns the node set the top-level conjuncts bind the end column of the CTE read as
+// q to, one of the entity every arm fixes for that end (or whose kinds are compared at run
+// time); "" when there is none.
+func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[string]string, byName map[string]*cte, setNames map[string]bool, cat *catalog) string {
 	isEnd := func(e expr) bool {
 		r, ok := e.(*colRef)
 		return ok && r.qual == q && r.name == end
@@ -308,7 +359,7 @@ func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[s
 			}
 			for _, pair := range [][2]expr{{x.l, x.r}, {x.r, x.l}} {
 				if r, ok := pair[1].(*colRef); ok && isEnd(pair[0]) && r.name == "id" && topSets[r.qual] != "" && kindsFixed(topSets[r.qual]) {
-					return true
+					return topSets[r.qual]
 				}
 			}
 		case *inSub:
@@ -323,17 +374,17 @@ func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[s
 			switch l := x.l.(type) {
 			case *colRef:
 				if isEnd(l) && len(x.sub.cols) == 1 && subCol(0, "id") && kindsFixed(from.name) {
-					return true
+					return from.name
 				}
 			case tupleExpr:
 				if len(l) == 2 && isEnd(l[0]) && len(x.sub.cols) == 2 && subCol(0, "id") && subCol(1, "kind") &&
 					kindOutputs(l[1], q, end, arms) && setKindsTrue(byName[from.name], cat) {
-					return true
+					return from.name
 				}
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // kindOutputs reports whether e is the CTE's output column (read as q) that every arm fills

@@ -221,6 +221,16 @@ func boundSets(stmt *selectStmt, name string) []string {
 	return out
 }
 
+// armsOf returns the body and union arms of the CTE name.
+func armsOf(stmt *selectStmt, name string) []*selectStmt {
+	for _, c := range stmt.with {
+		if c.name == name {
+			return append([]*selectStmt{c.body}, c.body.union...)
+		}
+	}
+	return nil
+}
+
 // readAtTop reports whether the top-level select reads the CTE name in its FROM or joins.
 func readAtTop(stmt *selectStmt, name string) bool {
 	for _, f := range append([]fromItem{stmt.from}, joinItems(stmt.joins)...) {
@@ -264,7 +274,7 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refused, accepted, bound := 0, 0, 0
+	refused, accepted, bound, looked := 0, 0, 0, 0
 	mustFail := func(what string, stmt *selectStmt, caller *Caller) {
 		t.Helper()
 		refused++
@@ -368,6 +378,51 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 					mutate("read twice at the top", func(stmt, _ *selectStmt) {
 						stmt.joins = append(stmt.joins, join{right: &cteRef{name: name, alias: "again"}})
 					})
+					// A join-bound CTE may only narrow the node set an end is bound to.
+					mutate("looked up by the top-level select", func(stmt, _ *selectStmt) {
+						ends, _ := edgeEnds(armsOf(stmt, name), c.cat)
+						stmt.where = append(stmt.where, in(stmt.cols[0].e, idsFrom(name, ends[0])))
+					})
+					// lookup calls fn with the first conjunct (PREWHERE or WHERE) of any select
+					// that looks the CTE up; it reports whether there was one.
+					lookup := func(stmt *selectStmt, fn func(list []expr, i int, x *inSub)) bool {
+						found := false
+						walk(stmt, func(n sqlNode) {
+							s, ok := n.(*selectStmt)
+							if !ok || found {
+								return
+							}
+							for _, list := range [][]expr{s.prewhere, s.where} {
+								for i, w := range list {
+									if x, ok := w.(*inSub); ok && !found {
+										if r, ok := x.sub.from.(*cteRef); ok && r.name == name {
+											found = true
+											fn(list, i, x)
+										}
+									}
+								}
+							}
+						})
+						return found
+					}
+					if lookup(lower(), func([]expr, int, *inSub) {}) {
+						looked++
+						mutate("looked up for its other end", func(stmt, _ *selectStmt) {
+							ends, _ := edgeEnds(armsOf(stmt, name), c.cat)
+							lookup(stmt, func(_ []expr, _ int, x *inSub) {
+								other := ends[0]
+								if r, ok := x.sub.cols[0].e.(*colRef); ok && r.name == ends[0] {
+									other = ends[1]
+								}
+								x.sub.cols = []selItem{{e: col("", other)}}
+							})
+						})
+						mutate("looked up inside an OR", func(stmt, _ *selectStmt) {
+							lookup(stmt, func(list []expr, i int, x *inSub) {
+								list[i] = orExpr{x, eq(col("t", "id"), litInt(0))}
+							})
+						})
+					}
 					mutate("read by another CTE", func(stmt, _ *selectStmt) {
 						stmt.with = append(stmt.with, &cte{name: "leak", body: &selectStmt{from: &cteRef{name: name}, cols: []selItem{{e: col("", "rel_kind")}}}})
 					})
@@ -401,8 +456,8 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 			}
 		}
 	}
-	if accepted == 0 || bound == 0 || refused == 0 {
-		t.Fatalf("join-bound scans accepted %d, bindings %d, mutants %d: the test exercised nothing", accepted, bound, refused)
+	if accepted == 0 || bound == 0 || refused == 0 || looked == 0 {
+		t.Fatalf("join-bound scans accepted %d, bindings %d, looked up %d, mutants %d: the test exercised nothing", accepted, bound, looked, refused)
 	}
 	t.Logf("%d join-bound scans accepted without a seed; %d mutants refused", accepted, refused)
 }
