@@ -23,13 +23,14 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 	var err error
 	scopes := newScopeCache(c)
 	sets := nodeSets(stmt, cat)
+	bound := joinBound(stmt, cat, sets)
 	walk(stmt, func(n sqlNode) {
 		if err != nil {
 			return
 		}
 		switch x := n.(type) {
 		case *selectStmt:
-			err = checkSelect(x, cat, c, scopes, sets)
+			err = checkSelect(x, cat, c, scopes, sets, bound)
 		case *lit:
 			switch v := x.v.(type) {
 			case bool:
@@ -54,20 +55,53 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 }
 
 // nodeSets lists the CTEs of stmt that are sets of nodes: every arm of the body scans an
-// entity table (whose scope checkSelect verifies), none reads edges or another CTE.
+// entity table (whose scope checkSelect verifies), none reads edges or another CTE, and every
+// arm selects that table's id column as id, in the same place.
 func nodeSets(stmt *selectStmt, cat *catalog) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range stmt.with {
-		ok := true
-		for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+		arms := append([]*selectStmt{c.body}, c.body.union...)
+		ok := sameColumns(arms)
+		for _, arm := range arms {
 			t, isTable := arm.from.(*tableRef)
 			if !isTable || cat.tables[t.table] == nil {
 				ok = false
+				continue
 			}
+			hasID := false
+			for _, it := range arm.cols {
+				if r, isCol := it.e.(*colRef); isCol && it.alias == "id" && r.qual == t.alias && r.name == "id" {
+					hasID = true
+				}
+			}
+			ok = ok && hasID
 		}
 		out[c.name] = ok
 	}
 	return out
+}
+
+// sameColumns reports whether every arm of a union names its columns alike, in the same
+// order. The engine takes a union's column names from its first arm and fills them by
+// position, so only then does an output name mean the same expression in every arm, as the
+// rules that read arms by column name assume.
+func sameColumns(arms []*selectStmt) bool {
+	for _, a := range arms[1:] {
+		if len(a.cols) != len(arms[0].cols) {
+			return false
+		}
+		for i, it := range a.cols {
+			if it.alias == "" || it.alias != arms[0].cols[i].alias {
+				return false
+			}
+		}
+	}
+	for _, it := range arms[0].cols {
+		if it.alias == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // seeded reports whether one conjunct of an edge scan limits it to edges that start at a
@@ -83,7 +117,310 @@ func seeded(s *selectStmt, sets map[string]bool) bool {
 	return false
 }
 
-func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, sets map[string]bool) error {
+// joinBound returns the edge scans that need no seed: the arms of a CTE whose rows reach the
+// answer only through the top-level select, which reads the CTE once and binds both of its
+// endpoint columns to node sets of the right entity. A binding is a join conjunct
+// "<cte>.<end> = <node set>.id", or a WHERE conjunct "<cte>.<end> IN (SELECT id FROM <node
+// set>)", where every arm of the CTE fixes that end's kind to the node set's one entity; or
+// "(<cte>.<end>, <cte>.<end kind>) IN (SELECT id, kind FROM <node set>)", which compares the
+// kinds at run time. Elsewhere the CTE may only narrow the node set an end is bound to (see
+// narrowsOnly). A row of such a scan whose end the caller may not read meets no node row and
+// goes no further, which is what a seed would have ensured earlier.
+func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*selectStmt]bool {
+	out := map[*selectStmt]bool{}
+	// A lookup is an IN sub-query that is itself a conjunct of a select: owner[sub] is that
+	// select and in[sub] the conjunct.
+	owner := map[*selectStmt]*selectStmt{}
+	inOf := map[*selectStmt]*inSub{}
+	walk(stmt, func(n sqlNode) {
+		if s, ok := n.(*selectStmt); ok {
+			for _, w := range slices.Concat(s.prewhere, s.where) {
+				if x, ok := w.(*inSub); ok {
+					owner[x.sub], inOf[x.sub] = s, x
+				}
+			}
+		}
+	})
+	topRefs := map[string][]*cteRef{} // CTE name -> its reads in the top-level FROM and joins
+	lookups := map[string][]*selectStmt{}
+	elsewhere := map[string]bool{}
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok {
+			return
+		}
+		for _, f := range append([]fromItem{s.from}, joinItems(s.joins)...) {
+			r, ok := f.(*cteRef)
+			switch {
+			case !ok:
+			case s == stmt:
+				topRefs[r.name] = append(topRefs[r.name], r)
+			case owner[s] != nil && len(s.union) == 0 && len(s.joins) == 0:
+				lookups[r.name] = append(lookups[r.name], s)
+			default:
+				elsewhere[r.name] = true
+			}
+		}
+	})
+	qualOf := func(r *cteRef) string {
+		if r.alias != "" {
+			return r.alias
+		}
+		return r.name
+	}
+	// The node sets the top-level select reads, by qualifier.
+	topSets := map[string]string{}
+	for name, refs := range topRefs {
+		for _, r := range refs {
+			if sets[name] {
+				topSets[qualOf(r)] = name
+			}
+		}
+	}
+	var conjuncts []expr
+	for _, j := range stmt.joins {
+		conjuncts = append(conjuncts, j.on...)
+	}
+	conjuncts = append(conjuncts, stmt.where...)
+	byName := map[string]*cte{}
+	for _, c := range stmt.with {
+		byName[c.name] = c
+	}
+	// armOf finds the node set whose body or union arm is s.
+	armOf := func(s *selectStmt) string {
+		for _, c := range stmt.with {
+			if sets[c.name] && (c.body == s || slices.Contains(c.body.union, s)) {
+				return c.name
+			}
+		}
+		return ""
+	}
+	for _, c := range stmt.with {
+		if len(topRefs[c.name]) != 1 || elsewhere[c.name] || sets[c.name] {
+			continue
+		}
+		q := qualOf(topRefs[c.name][0])
+		arms := append([]*selectStmt{c.body}, c.body.union...)
+		ends, ok := edgeEnds(arms, cat)
+		if !ok {
+			continue
+		}
+		boundTo := map[string]string{} // end -> the node set the top-level select binds it to
+		for _, end := range ends {
+			if set := boundEnd(q, end, arms, conjuncts, topSets, byName, sets, cat); set != "" {
+				boundTo[end] = set
+			}
+		}
+		if len(boundTo) != 2 || !narrowsOnly(lookups[c.name], boundTo, owner, inOf, armOf) {
+			continue
+		}
+		for _, a := range arms {
+			out[a] = true
+		}
+	}
+	return out
+}
+
+// narrowsOnly reports whether every lookup of a join-bound CTE narrows the node set its end
+// is bound to: "t.id IN (SELECT <end> FROM cte [WHERE …])" as a conjunct of an arm of that
+// set. The final join keeps only ids the lookup lets through, so such a lookup cannot change
+// the answer; anywhere else the CTE's rows, some of which start at nodes the caller may not
+// read, could decide which rows other scans return.
+func narrowsOnly(subs []*selectStmt, boundTo map[string]string, owner map[*selectStmt]*selectStmt, inOf map[*selectStmt]*inSub, armOf func(*selectStmt) string) bool {
+	for _, sub := range subs {
+		arm, x := owner[sub], inOf[sub]
+		t, ok := arm.from.(*tableRef)
+		if !ok || len(sub.cols) != 1 {
+			return false
+		}
+		l, ok := x.l.(*colRef)
+		if !ok || l.qual != t.alias || l.name != "id" {
+			return false
+		}
+		end, ok := sub.cols[0].e.(*colRef)
+		if !ok || end.qual != "" || boundTo[end.name] == "" || boundTo[end.name] != armOf(arm) {
+			return false
+		}
+	}
+	return true
+}
+
+// edgeEnds returns the two output names under which every arm (an edge scan) selects its
+// source_id and target_id columns, unchanged.
+func edgeEnds(arms []*selectStmt, cat *catalog) ([2]string, bool) {
+	var ends [2]string
+	if len(arms) == 0 || !sameColumns(arms) {
+		return ends, false
+	}
+	for i, a := range arms {
+		t, ok := a.from.(*tableRef)
+		if !ok || (t.table != cat.edgeTable && t.table != cat.edgeByTarget) || len(a.with) > 0 || len(a.joins) > 0 || a.distinct || len(a.groupBy) > 0 {
+			return ends, false
+		}
+		src, tgt := "", ""
+		for _, it := range a.cols {
+			if r, ok := it.e.(*colRef); ok && r.qual == t.alias && it.alias != "" {
+				switch r.name {
+				case "source_id":
+					src = it.alias
+				case "target_id":
+					tgt = it.alias
+				}
+			}
+		}
+		if src == "" || tgt == "" || src == tgt {
+			return ends, false
+		}
+		got := [2]string{src, tgt}
+		if got[0] > got[1] {
+			got[0], got[1] = got[1], got[0]
+		}
+		if i > 0 && got != ends {
+			return ends, false
+		}
+		ends = got
+	}
+	return ends, len(arms) > 0
+}
+
+// armEnd returns, for the arm's output column end, the stored id column it selects and the
+// output name of that end's kind (the CAST of its kind column), if the arm selects it.
+func armEnd(a *selectStmt, end string) (idCol, kindOut string) {
+	t := a.from.(*tableRef)
+	for _, it := range a.cols {
+		if r, ok := it.e.(*colRef); ok && r.qual == t.alias && it.alias == end {
+			idCol = r.name
+		}
+	}
+	for _, it := range a.cols {
+		if ce, ok := it.e.(*castExpr); ok {
+			if r, ok := ce.e.(*colRef); ok && r.qual == t.alias && r.name == kindCol(idCol) && it.alias != "" {
+				kindOut = it.alias
+			}
+		}
+	}
+	return idCol, kindOut
+}
+
+// fixesKind reports whether arm a keeps only rows whose kind column k equals entity.
+func fixesKind(a *selectStmt, k, entity string) bool {
+	t := a.from.(*tableRef)
+	for _, w := range slices.Concat(a.prewhere, a.where) {
+		if b, ok := w.(*binOp); ok && b.op == "=" {
+			if l, ok := b.l.(*colRef); ok && l.qual == t.alias && l.name == k {
+				if p, ok := b.r.(*param); ok && p.val == entity {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// setEntity returns the one entity a node set's arms all read, or "" when they read several.
+func setEntity(c *cte, cat *catalog) string {
+	name := ""
+	for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+		e := cat.tables[arm.from.(*tableRef).table]
+		if name != "" && e.name != name {
+			return ""
+		}
+		name = e.name
+	}
+	return name
+}
+
+// boundEnd returns the node set the top-level conjuncts bind the end column of the CTE read as
+// q to, one of the entity every arm fixes for that end (or whose kinds are compared at run
+// time); "" when there is none.
+func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[string]string, byName map[string]*cte, setNames map[string]bool, cat *catalog) string {
+	isEnd := func(e expr) bool {
+		r, ok := e.(*colRef)
+		return ok && r.qual == q && r.name == end
+	}
+	kindsFixed := func(set string) bool {
+		ent := setEntity(byName[set], cat)
+		if ent == "" {
+			return false
+		}
+		for _, a := range arms {
+			idCol, _ := armEnd(a, end)
+			if !fixesKind(a, kindCol(idCol), ent) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, w := range conjuncts {
+		switch x := w.(type) {
+		case *binOp:
+			if x.op != "=" {
+				continue
+			}
+			for _, pair := range [][2]expr{{x.l, x.r}, {x.r, x.l}} {
+				if r, ok := pair[1].(*colRef); ok && isEnd(pair[0]) && r.name == "id" && topSets[r.qual] != "" && kindsFixed(topSets[r.qual]) {
+					return topSets[r.qual]
+				}
+			}
+		case *inSub:
+			from, ok := x.sub.from.(*cteRef)
+			if !ok || len(x.sub.union) > 0 || len(x.sub.joins) > 0 || byName[from.name] == nil || !setNames[from.name] {
+				continue
+			}
+			subCol := func(i int, name string) bool {
+				r, ok := x.sub.cols[i].e.(*colRef)
+				return ok && r.qual == "" && r.name == name
+			}
+			switch l := x.l.(type) {
+			case *colRef:
+				if isEnd(l) && len(x.sub.cols) == 1 && subCol(0, "id") && kindsFixed(from.name) {
+					return from.name
+				}
+			case tupleExpr:
+				if len(l) == 2 && isEnd(l[0]) && len(x.sub.cols) == 2 && subCol(0, "id") && subCol(1, "kind") &&
+					kindOutputs(l[1], q, end, arms) && setKindsTrue(byName[from.name], cat) {
+					return from.name
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// kindOutputs reports whether e is the CTE's output column (read as q) that every arm fills
+// with the kind of its end column.
+func kindOutputs(e expr, q, end string, arms []*selectStmt) bool {
+	r, ok := e.(*colRef)
+	if !ok || r.qual != q {
+		return false
+	}
+	for _, a := range arms {
+		if _, k := armEnd(a, end); k != r.name {
+			return false
+		}
+	}
+	return true
+}
+
+// setKindsTrue reports whether every arm of a node set selects, as kind, the name of the
+// entity whose table it reads.
+func setKindsTrue(c *cte, cat *catalog) bool {
+	for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+		e := cat.tables[arm.from.(*tableRef).table]
+		ok := false
+		for _, it := range arm.cols {
+			if p, isParam := it.e.(*param); isParam && it.alias == "kind" && p.val == e.name {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, sets map[string]bool, bound map[*selectStmt]bool) error {
 	t, ok := s.from.(*tableRef)
 	if !ok {
 		if len(s.prewhere) > 0 {
@@ -155,8 +492,9 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, set
 		return checkErr("scan of " + t.table + " is not scoped")
 	}
 	// An edge scan starts at nodes the caller may read, never at the far ends of other edge
-	// rows: that is what keeps every intermediate node of a walk authorised.
-	if (t.table == cat.edgeTable || t.table == cat.edgeByTarget) && !seeded(s, sets) {
+	// rows: that is what keeps every intermediate node of a walk authorised. The exception is
+	// a scan whose rows reach the answer only joined with node sets at both ends.
+	if (t.table == cat.edgeTable || t.table == cat.edgeByTarget) && !seeded(s, sets) && !bound[s] {
 		return checkErr("scan of " + t.table + " does not start at a set of authorised nodes")
 	}
 	want := scopes.at(floor)

@@ -144,54 +144,322 @@ func TestCheckRejectsMutations(t *testing.T) {
 	t.Logf("%d mutants rejected", mutants)
 }
 
-// TestCheckRequiresSeededEdgeScans: every edge scan must start at a set of authorised nodes.
-// Dropping that conjunct from any edge scan, which leaves a walk step seeded only by the
-// rows of the previous step (how variable-length hops and path middles read before walks
-// checked their intermediate nodes), must fail the check.
-func TestCheckRequiresSeededEdgeScans(t *testing.T) {
-	c := newTestCompiler(t)
-	queries := append(slices.Clone(checkQueries),
-		`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000}},{"id":"p","entity":"Project"}],"relationships":[{"type":["FIXES","IN_PROJECT"],"from":"mr","to":"p","hops":[2,2]}],"aggregations":[{"count":"p"}]}`)
-	mutants := 0
-	for _, q := range queries {
-		for ci, caller := range append(slices.Clone(checkCallers), &Caller{Admin: true}) {
-			stmt, _, err := c.lower([]byte(q), caller)
-			if err != nil {
-				t.Fatalf("lower %s: %v", q, err)
+// smallSizes reports every table as holding a single row, so the lowering reads far nodes
+// whole and their hops' edges are read once, unseeded unless their near node has no ids.
+type smallSizes struct{}
+
+func (smallSizes) Rows(string) (int64, bool) { return 1, true }
+
+// seedQueries are checkQueries plus shapes whose edge scans are bound by constant ids: a hop
+// from named nodes, neighbors ordered by a center property (a join with the centers) and a
+// two-step walk from an id range.
+var seedQueries = append(slices.Clone(checkQueries),
+	`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000}},{"id":"p","entity":"Project"}],"relationships":[{"type":["FIXES","IN_PROJECT"],"from":"mr","to":"p","hops":[2,2]}],"aggregations":[{"count":"p"}]}`,
+	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[1,2]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}},{"id":"u","entity":"User"}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"},{"type":["AUTHORED","REVIEWER"],"from":"u","to":"mr","direction":"both"}]}`,
+	`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2]}],"neighbors":{"direction":"both"},"order_by":"-mr.created_at"}`,
+	`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2]},{"id":"w","entity":"WorkItem"},{"id":"l","entity":"Label"}],"relationships":[{"type":["CONTAINS","IN_GROUP"],"from":"g","to":"w","direction":"both"},{"type":"HAS_LABEL","from":"w","to":"l"}]}`)
+
+// edgeCTE names the CTE whose body (or union arm) is the edge scan s.
+func edgeCTE(stmt *selectStmt, s *selectStmt) string {
+	for _, c := range stmt.with {
+		if c.body == s || slices.Contains(c.body.union, s) {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// cteArms returns the body and union arms of the CTE name of stmt.
+func cteArms(stmt *selectStmt, name string) []*selectStmt {
+	for _, c := range stmt.with {
+		if c.name == name {
+			return append([]*selectStmt{c.body}, c.body.union...)
+		}
+	}
+	return nil
+}
+
+// boundSets lists the other CTEs that the top-level conjuncts mentioning the CTE name (read
+// as n when it is the neighbors' x) compare it with: the node sets its ends are bound to.
+func boundSets(stmt *selectStmt, name string) []string {
+	q := name
+	if name == "x" {
+		q = "n"
+	}
+	var out []string
+	add := func(other string) {
+		for _, c := range stmt.with {
+			if c.name == other && other != name && !slices.Contains(out, other) {
+				out = append(out, other)
 			}
-			for i, target := range scans(stmt) {
-				if tb := target.from.(*tableRef).table; tb != c.cat.edgeTable && tb != c.cat.edgeByTarget {
-					continue
+		}
+	}
+	conjuncts := slices.Clone(stmt.where)
+	for _, j := range stmt.joins {
+		conjuncts = append(conjuncts, j.on...)
+	}
+	for _, w := range conjuncts {
+		mentions := false
+		walk(w, func(n sqlNode) {
+			if r, ok := n.(*colRef); ok && r.qual == q {
+				mentions = true
+			}
+		})
+		switch x := w.(type) {
+		case *binOp:
+			for _, e := range []expr{x.l, x.r} {
+				if r, ok := e.(*colRef); ok && mentions {
+					add(r.qual)
 				}
-				fresh, _, _ := c.lower([]byte(q), caller)
-				sets := nodeSets(fresh, c.cat)
-				target = scans(fresh)[i]
-				all := slices.Concat(target.prewhere, target.where)
-				kept := all[:0:0]
-				for _, w := range all {
-					if x, ok := w.(*inSub); ok {
-						if r, ok := x.sub.from.(*cteRef); ok && sets[r.name] {
+			}
+		case *inSub:
+			if r, ok := x.sub.from.(*cteRef); ok && mentions {
+				add(r.name)
+			}
+		}
+	}
+	return out
+}
+
+// armsOf returns the body and union arms of the CTE name.
+func armsOf(stmt *selectStmt, name string) []*selectStmt {
+	for _, c := range stmt.with {
+		if c.name == name {
+			return append([]*selectStmt{c.body}, c.body.union...)
+		}
+	}
+	return nil
+}
+
+// readAtTop reports whether the top-level select reads the CTE name in its FROM or joins.
+func readAtTop(stmt *selectStmt, name string) bool {
+	for _, f := range append([]fromItem{stmt.from}, joinItems(stmt.joins)...) {
+		if r, ok := f.(*cteRef); ok && r.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// dropSeeds removes the node-set seeds ("… IN (SELECT … FROM <node set>)") of scan s and
+// reports whether it had one.
+func dropSeeds(s *selectStmt, sets map[string]bool) bool {
+	all := slices.Concat(s.prewhere, s.where)
+	kept := all[:0:0]
+	for _, w := range all {
+		if x, ok := w.(*inSub); ok {
+			if r, ok := x.sub.from.(*cteRef); ok && sets[r.name] {
+				continue
+			}
+		}
+		kept = append(kept, w)
+	}
+	s.prewhere, s.where = nil, kept
+	return len(kept) < len(all)
+}
+
+// TestCheckEdgeScansSeededOrJoinBound: an edge scan either starts at a set of authorised nodes
+// or is join-bound (check.go, joinBound): its CTE is read once by the top-level select, which
+// binds both of its ends to node sets of the ends' kinds. Walk steps and path middles are never
+// join-bound, so dropping their seed must fail the check (it would let a walk pass through
+// nodes the caller may not read); a fixed hop or a neighbors scan keeps passing without its
+// seed, but not once a binding is dropped, a kind is changed, or its rows are read a second way.
+func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
+	plain := newTestCompiler(t)
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sized, err := New(ont, Options{Sizes: smallSizes{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, accepted, bound, looked := 0, 0, 0, 0
+	mustFail := func(what string, stmt *selectStmt, caller *Caller) {
+		t.Helper()
+		refused++
+		if err := check(stmt, plain.cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
+			t.Errorf("%s passed the check", what)
+		}
+	}
+	for _, c := range []*Compiler{plain, sized} {
+		for _, q := range seedQueries {
+			for ci, caller := range append(slices.Clone(checkCallers), &Caller{Admin: true}) {
+				lower := func() *selectStmt {
+					stmt, _, err := c.lower([]byte(q), caller)
+					if err != nil {
+						t.Fatalf("lower %s: %v", q, err)
+					}
+					return stmt
+				}
+				stmt := lower()
+				if err := check(stmt, c.cat, caller); err != nil {
+					t.Fatalf("unmutated %s fails the check: %v", q, err)
+				}
+				for i, target := range scans(stmt) {
+					if tb := target.from.(*tableRef).table; tb != c.cat.edgeTable && tb != c.cat.edgeByTarget {
+						continue
+					}
+					where := fmt.Sprintf("sized=%v caller %d, scan %d of %.70s", c == sized, ci, i, q)
+					fresh := lower()
+					target = scans(fresh)[i]
+					name := edgeCTE(fresh, target)
+					seeded := dropSeeds(target, nodeSets(fresh, c.cat))
+					if !readAtTop(fresh, name) {
+						if !seeded {
+							t.Errorf("%s: a walk step without a node-set seed was compiled", where)
 							continue
 						}
+						mustFail(where+": a walk step without its seed", fresh, caller)
+						continue
 					}
-					kept = append(kept, w)
-				}
-				if len(kept) == len(all) {
-					t.Errorf("caller %d, scan %d of %.60s: an edge scan without a node-set seed was compiled", ci, i, q)
-					continue
-				}
-				target.prewhere, target.where = nil, kept
-				mutants++
-				if err := check(fresh, c.cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
-					t.Errorf("caller %d, scan %d of %.60s: an unseeded edge scan passed the check", ci, i, q)
+					// Join-bound: no seed needed ...
+					if err := check(fresh, c.cat, caller); err != nil {
+						t.Errorf("%s: a join-bound edge scan without a seed fails the check: %v", where, err)
+						continue
+					}
+					accepted++
+					// ... but every binding is.
+					mutate := func(what string, m func(stmt, scan *selectStmt)) {
+						t.Helper()
+						stmt := lower()
+						scan := scans(stmt)[i]
+						sets := nodeSets(stmt, c.cat)
+						for _, c := range stmt.with {
+							if c.name == name {
+								for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+									dropSeeds(arm, sets)
+								}
+							}
+						}
+						m(stmt, scan)
+						mustFail(where+": "+what, stmt, caller)
+					}
+					mentions := func(e expr) bool {
+						found := false
+						walk(e, func(n sqlNode) {
+							if r, ok := n.(*colRef); ok && (r.qual == name || r.qual == "n" && name == "x") {
+								found = true
+							}
+						})
+						return found
+					}
+					for j := range stmt.joins {
+						for k, on := range stmt.joins[j].on {
+							if mentions(on) {
+								bound++
+								mutate(fmt.Sprintf("join %d without ON conjunct %d", j, k), func(stmt, _ *selectStmt) {
+									stmt.joins[j].on = slices.Delete(slices.Clone(stmt.joins[j].on), k, k+1)
+								})
+							}
+						}
+					}
+					for k, w := range stmt.where {
+						if x, ok := w.(*inSub); ok && mentions(x.l) {
+							bound++
+							mutate(fmt.Sprintf("without WHERE conjunct %d", k), func(stmt, _ *selectStmt) {
+								stmt.where = slices.Delete(slices.Clone(stmt.where), k, k+1)
+							})
+						}
+					}
+					for k, w := range slices.Concat(target.prewhere, target.where) {
+						b, ok := w.(*binOp)
+						if !ok || b.op != "=" {
+							continue
+						}
+						if l, ok := b.l.(*colRef); ok && (l.name == "source_kind" || l.name == "target_kind") {
+							mutate(fmt.Sprintf("%s of another kind", l.name), func(_, scan *selectStmt) {
+								all := slices.Concat(scan.prewhere, scan.where)
+								all[k] = eq(col("t", l.name), prm("Note", typString))
+								scan.prewhere, scan.where = nil, all
+							})
+						}
+					}
+					mutate("read twice at the top", func(stmt, _ *selectStmt) {
+						stmt.joins = append(stmt.joins, join{right: &cteRef{name: name, alias: "again"}})
+					})
+					// A join-bound CTE may only narrow the node set an end is bound to.
+					mutate("looked up by the top-level select", func(stmt, _ *selectStmt) {
+						ends, _ := edgeEnds(armsOf(stmt, name), c.cat)
+						stmt.where = append(stmt.where, in(stmt.cols[0].e, idsFrom(name, ends[0])))
+					})
+					// lookup calls fn with the first conjunct (PREWHERE or WHERE) of any select
+					// that looks the CTE up; it reports whether there was one.
+					lookup := func(stmt *selectStmt, fn func(list []expr, i int, x *inSub)) bool {
+						found := false
+						walk(stmt, func(n sqlNode) {
+							s, ok := n.(*selectStmt)
+							if !ok || found {
+								return
+							}
+							for _, list := range [][]expr{s.prewhere, s.where} {
+								for i, w := range list {
+									if x, ok := w.(*inSub); ok && !found {
+										if r, ok := x.sub.from.(*cteRef); ok && r.name == name {
+											found = true
+											fn(list, i, x)
+										}
+									}
+								}
+							}
+						})
+						return found
+					}
+					if lookup(lower(), func([]expr, int, *inSub) {}) {
+						looked++
+						mutate("looked up for its other end", func(stmt, _ *selectStmt) {
+							ends, _ := edgeEnds(armsOf(stmt, name), c.cat)
+							lookup(stmt, func(_ []expr, _ int, x *inSub) {
+								other := ends[0]
+								if r, ok := x.sub.cols[0].e.(*colRef); ok && r.name == ends[0] {
+									other = ends[1]
+								}
+								x.sub.cols = []selItem{{e: col("", other)}}
+							})
+						})
+						mutate("looked up inside an OR", func(stmt, _ *selectStmt) {
+							lookup(stmt, func(list []expr, i int, x *inSub) {
+								list[i] = orExpr{x, eq(col("t", "id"), litInt(0))}
+							})
+						})
+					}
+					mutate("read by another CTE", func(stmt, _ *selectStmt) {
+						stmt.with = append(stmt.with, &cte{name: "leak", body: &selectStmt{from: &cteRef{name: name}, cols: []selItem{{e: col("", "rel_kind")}}}})
+					})
+					// The engine names a union's columns by the first arm and fills them by
+					// position: an arm that lists its ends in another order puts the far end in
+					// the column bound to the near node set, whatever its aliases say.
+					if arms := cteArms(stmt, name); len(arms) > 1 {
+						mutate("an arm that lists its ends in another order", func(stmt, _ *selectStmt) {
+							arm := cteArms(stmt, name)[1]
+							arm.cols[0], arm.cols[1] = arm.cols[1], arm.cols[0]
+						})
+					}
+					// A node set binds an end only through the ids of the nodes it reads.
+					for _, set := range boundSets(stmt, name) {
+						mutate("node set "+set+" whose id is another column", func(stmt, _ *selectStmt) {
+							for _, arm := range cteArms(stmt, set) {
+								arm.cols[0] = as(col("t", "author_id"), "id")
+							}
+						})
+					}
+					if name == "x" {
+						mutate("neighbor set lying about a kind", func(stmt, _ *selectStmt) {
+							for _, c := range stmt.with {
+								if c.name == "live" {
+									c.body.cols[1] = as(prm("Note", typString), "kind")
+								}
+							}
+						})
+					}
 				}
 			}
 		}
 	}
-	if mutants == 0 {
-		t.Fatal("no edge scan was mutated")
+	if accepted == 0 || bound == 0 || refused == 0 || looked == 0 {
+		t.Fatalf("join-bound scans accepted %d, bindings %d, looked up %d, mutants %d: the test exercised nothing", accepted, bound, looked, refused)
 	}
-	t.Logf("%d mutants rejected", mutants)
+	t.Logf("%d join-bound scans accepted without a seed; %d mutants refused", accepted, refused)
 }
 
 // TestCheckLiteralsAndFunctions: only small constants and allow-listed functions pass.

@@ -13,6 +13,17 @@ import (
 type Options struct {
 	// Schema is the static JSON Schema of the DSL; nil means the embedded copy.
 	Schema []byte
+	// Sizes reports how many rows the graph's tables hold; the lowering reads a small node
+	// table whole instead of narrowing it to the ends of a hop's edges (docs/compiler.md,
+	// "Table sizes"). Nil: every such scan is narrowed, as for a table of unknown size.
+	Sizes TableSizes
+}
+
+// TableSizes reports the approximate number of rows stored in a table (every stored version
+// counts). ok is false when the table's size is unknown. Implementations are safe for
+// concurrent use; the compiler may call Rows during any Compile.
+type TableSizes interface {
+	Rows(table string) (rows int64, ok bool)
 }
 
 // Compiler compiles DSL queries against one ontology. It holds the catalog and the derived
@@ -22,6 +33,7 @@ type Compiler struct {
 	admin  *catalog // what an administrator may read (cat.view(true))
 	public *catalog // what anyone else may read (cat.view(false))
 	schema *validator
+	sizes  TableSizes // nil: no table is known to be small
 }
 
 // catalogFor returns the view of the catalog caller may read: validation, lowering, the
@@ -49,7 +61,7 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
-	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v}, nil
+	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes}, nil
 }
 
 // Compile compiles one query with a throw-away [Compiler]. It is a convenience for one-shot
@@ -105,7 +117,7 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	if r.cursor != nil {
 		hash = queryHash(doc)
 	}
-	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller), r: r, plan: &graphresponse.BuildPlan{
+	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller), r: r, sizes: c.sizes, plan: &graphresponse.BuildPlan{
 		QueryType:     r.queryType,
 		PageSize:      r.pageSize(),
 		Paginate:      r.cursor != nil,

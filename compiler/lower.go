@@ -15,6 +15,7 @@ type lowerer struct {
 	r      *request
 	after  []*string // decoded cursor keys, nil without "after"
 	plan   *graphresponse.BuildPlan
+	sizes  TableSizes // nil: sizes unknown
 }
 
 // sortKey is one ORDER BY key with what the seek predicate and the readback need.

@@ -71,6 +71,7 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	s := &selectStmt{from: &cteRef{name: "x", alias: "n"}}
 	s.with = []*cte{{name: "c", body: l.nodeScan(center, ccols)}}
 	var x *selectStmt
+	centersLater := false
 	for _, outgoing := range []bool{true, false} {
 		var pairs tupleExpr
 		never := false
@@ -106,11 +107,17 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 		} else {
 			pairIn = &binOp{op: "IN", l: pair, r: pairs}
 		}
-		e.where = append(e.where,
-			eq(col("t", kindCol(centerCol)), prm(center.ent.name, typString)),
-			in(col("t", centerCol), idsFrom("c", "id")),
-			pairIn)
-		e.where = append(e.where, knownIDs(center, col("t", centerCol))...)
+		e.where = append(e.where, eq(col("t", kindCol(centerCol)), prm(center.ent.name, typString)))
+		// Centers named by id bound the scan by those constants; the statement then keeps
+		// only the rows of readable centers (join-bound, see check.go). Otherwise the scan
+		// starts at the center set.
+		if ids := knownIDs(center, col("t", centerCol)); len(ids) > 0 {
+			e.where = append(e.where, ids...)
+			centersLater = true
+		} else {
+			e.where = append(e.where, in(col("t", centerCol), idsFrom("c", "id")))
+		}
+		e.where = append(e.where, pairIn)
 		if x == nil {
 			x = e
 		} else {
@@ -132,6 +139,8 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	s.where = []expr{in(tupleExpr{col("n", "nbr_id"), col("n", "nbr_kind")}, idsFrom("live", "id", "kind"))}
 	if orderProp != nil {
 		s.joins = []join{{right: &cteRef{name: "c"}, on: []expr{eq(col("c", "id"), col("n", "center_id"))}}}
+	} else if centersLater {
+		s.where = append(s.where, in(col("n", "center_id"), idsFrom("c", "id")))
 	}
 	s.cols = []selItem{
 		as(col("n", "center_id"), "center_id"), as(col("n", "nbr_id"), "nbr_id"), as(col("n", "nbr_kind"), "nbr_kind"),

@@ -136,7 +136,11 @@ func exportGraph(ctx context.Context, f exportFlags, stdout, stderr io.Writer) e
 // exportAnswer compiles the query for the caller of the flags (so its scopes choose the
 // nodes, as for graphwire query), runs it, and exports the answer's nodes and edges.
 func exportAnswer(ctx context.Context, eng load.Engine, ont *ontology.Ontology, f exportFlags, format load.Format) ([]load.FileReport, error) {
-	comp, err := compiler.New(ont, compiler.Options{})
+	sizes := executor.NewTableSizes(eng, 0)
+	if err := sizes.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
 	if err != nil {
 		return nil, err
 	}

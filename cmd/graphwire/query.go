@@ -225,17 +225,41 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	if err != nil {
 		return queryStats{}, err
 	}
-	comp, err := compiler.New(ont, compiler.Options{})
+	caller := &compiler.Caller{Subject: "cli", Admin: f.admin, Scopes: f.scopes}
+	// Compile once without the graph, so that a bad query is reported whether or not there
+	// is one.
+	plain, err := compiler.New(ont, compiler.Options{})
 	if err != nil {
 		return queryStats{}, err
 	}
-	caller := &compiler.Caller{Subject: "cli", Admin: f.admin, Scopes: f.scopes}
-	q, err := comp.Compile(f.query, caller)
+	q, err := plain.Compile(f.query, caller)
 	if err != nil {
+		return queryStats{}, err
+	}
+	// The SQL's shape depends on the sizes of the graph's tables (compiler.Options.Sizes), so
+	// the query is compiled again with them, --explain included, which then prints what a run
+	// would execute; without a graph --explain says the sizes are unknown.
+	eng, err := f.engine.openGraph(ctx, ont, stderr)
+	if err != nil {
+		if f.explain {
+			return queryStats{}, explain(stdout, q, false)
+		}
+		return queryStats{}, err
+	}
+	defer eng.Close()
+	sizes := executor.NewTableSizes(eng, 0)
+	if err := sizes.Refresh(ctx); err != nil {
+		return queryStats{}, err
+	}
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
+	if err != nil {
+		return queryStats{}, err
+	}
+	if q, err = comp.Compile(f.query, caller); err != nil {
 		return queryStats{}, err
 	}
 	if f.explain {
-		return queryStats{}, explain(stdout, q)
+		return queryStats{}, explain(stdout, q, true)
 	}
 	name := f.formatName()
 	if f.format == "llm" {
@@ -243,11 +267,6 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 			return queryStats{}, &usageError{err}
 		}
 	}
-	eng, err := f.engine.openGraph(ctx, ont, stderr)
-	if err != nil {
-		return queryStats{}, err
-	}
-	defer eng.Close()
 	// The same pipeline as the gRPC and MCP faces, with the caller of the flags.
 	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont})
 	if err != nil {
@@ -322,7 +341,10 @@ func (e *endWriter) finish() error {
 }
 
 // explain prints the SQL and its parameters (canonical text, as the executors bind them).
-func explain(stdout io.Writer, q *compiler.Query) error {
+// explain prints the statement and its parameters; sized reports whether it was compiled with
+// the graph's table sizes (without them, a last comment line says so: a run on a graph may
+// read small tables whole where this statement narrows them).
+func explain(stdout io.Writer, q *compiler.Query, sized bool) error {
 	var b strings.Builder
 	b.WriteString(q.SQL)
 	b.WriteString("\n")
@@ -332,6 +354,9 @@ func explain(stdout io.Writer, q *compiler.Query) error {
 			return err
 		}
 		fmt.Fprintf(&b, "-- %s %s %s\n", p.Name, p.Type, text)
+	}
+	if !sized {
+		b.WriteString("-- table sizes unknown (no readable graph): compiled as for large tables\n")
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err

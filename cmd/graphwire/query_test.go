@@ -17,6 +17,9 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 )
 
+// noSizes ends an --explain made without a graph.
+const noSizes = "-- table sizes unknown (no readable graph): compiled as for large tables\n"
+
 func TestRunQuery(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "q.json")
 	if err := os.WriteFile(file, []byte(`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["username"]}]}`), 0o644); err != nil {
@@ -36,20 +39,20 @@ func TestRunQuery(t *testing.T) {
 			wantCode: exitOK,
 			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_project AS t FINAL PREWHERE startsWith(t.traversal_path, {p0:String}) WHERE t._deleted = false AND t.name = {p1:String})\n" +
 				"SELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 3\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n" +
-				"-- p0 String 100/\n-- p1 String it's\n",
+				"-- p0 String 100/\n-- p1 String it's\n" + noSizes,
 		},
 		{
 			name:       "explain from a file as admin",
 			args:       []string{"--admin", "--explain", "@" + file},
 			wantCode:   exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.username AS username FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.username AS n0_username\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 1\n",
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.username AS username FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.username AS n0_username\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 1\n" + noSizes,
 		},
 		{
 			name:       "explain from stdin",
 			args:       []string{"--explain", "-"},
 			stdin:      `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[2],"columns":["name"]}]}`,
 			wantCode:   exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 2\n",
+			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 2\n" + noSizes,
 		},
 		{
 			name:       "unknown entity",
@@ -144,5 +147,38 @@ func TestExecuteHydrates(t *testing.T) {
 	want := `{"format_version":"5.0.1","query_type":"neighbors","nodes":[{"type":"MergeRequest","id":"7","iid":3},{"type":"User","id":"1","name":"Alice","state":"active","username":"alice"}],"edges":[{"from":"User","from_id":"1","to":"MergeRequest","to_id":"7","type":"AUTHORED"}],"pagination":{"has_more":false,"truncated":false}}`
 	if diff := cmp.Diff(want, string(graphresponse.Marshal(resp))); diff != "" {
 		t.Errorf("response (-want +got):\n%s", diff)
+	}
+}
+
+// TestExplainReadsTableSizes: with a graph, --explain compiles with its table sizes and
+// prints what a run executes: the projects of a small seeded graph are a leaf read whole,
+// so their scan has no seed from the hop, and no "table sizes unknown" line follows; without
+// a graph the projects are narrowed to the hop's ends and the note says why.
+func TestExplainReadsTableSizes(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	const q = `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2,3]},{"id":"p","entity":"Project","columns":["name"]}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"}]}`
+	sized := runCLI("query", "--embedded", dir, "--admin", "--explain", q)
+	if sized.code != exitOK {
+		t.Fatalf("explain: exit %d; stderr:\n%s", sized.code, sized.stderr)
+	}
+	if strings.Contains(sized.stdout, "table sizes unknown") {
+		t.Errorf("explain with a graph says the sizes are unknown:\n%s", sized.stdout)
+	}
+	var n1 string
+	for _, line := range strings.Split(sized.stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "n1 AS (") {
+			n1 = line
+		}
+	}
+	if n1 == "" || strings.Contains(n1, "IN (SELECT") {
+		t.Errorf("the small project table is not read whole (n1: %q):\n%s", n1, sized.stdout)
+	}
+	unsized := runCLI("query", "--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--explain", q)
+	if unsized.code != exitOK || !strings.HasSuffix(unsized.stdout, noSizes) || !strings.Contains(unsized.stdout, "_arr_h0))) WHERE") {
+		t.Errorf("explain without a graph: exit %d, want the narrowed statement and the note:\n%s", unsized.code, unsized.stdout)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/config"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/mcpsvc"
@@ -134,7 +135,13 @@ func newPipeline(eng engine, ont *ontology.Ontology, adm admission.Options, logg
 // buildPipeline builds the request pipeline over ctl, recording into m
 // when it is set.
 func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
-	comp, err := compiler.New(ont, compiler.Options{})
+	// The compiler reads the graph's table sizes from the engine, refreshed in the background
+	// at most once a minute; until the first read succeeds every scan is narrowed.
+	sizes := executor.NewTableSizes(eng, time.Minute)
+	if err := sizes.Refresh(context.Background()); err != nil && logger != nil {
+		logger.Warn("table sizes unavailable; every scan is narrowed", "error", err.Error())
+	}
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
 	if err != nil {
 		return nil, err
 	}

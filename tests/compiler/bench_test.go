@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/cputime"
 )
 
 // benchQueries is one query per query type, shaped for the seeded graph.
@@ -42,7 +44,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 			var out bytes.Buffer
 			for b.Loop() {
 				t0 := time.Now()
-				q, err := env.compiler.Compile([]byte(bq.query), admin)
+				q, err := env.sized.Compile([]byte(bq.query), admin) // with the graph's table sizes, as serve compiles
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -59,7 +61,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					hq, err := env.compiler.Hydrate(q, refs)
+					hq, err := env.sized.Hydrate(q, refs)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -147,4 +149,66 @@ func BenchmarkScopeCount(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSizedShapes runs each benchQueries query as compiled without table sizes (every
+// far node narrowed to its hop) and with the seeded graph's sizes (small leaves read whole,
+// what serve runs), interleaved in one process, checks that both return the same rows, and
+// reports each one's median process CPU time and wall time of the base statement and their
+// ratios (sized ÷ unsized). Queries whose two statements are the same are skipped.
+//
+//	GRAPHWIRE_SEED_SCALE=100 go test ./tests/compiler -run '^$' -bench BenchmarkSizedShapes -benchtime 9x -timeout 30m
+func BenchmarkSizedShapes(b *testing.B) {
+	e := engine(b)
+	ctx := context.Background()
+	for _, bq := range benchQueries {
+		plain, err := env.compiler.Compile([]byte(bq.query), admin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sized, err := env.sized.Compile([]byte(bq.query), admin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if plain.SQL == sized.SQL {
+			continue
+		}
+		b.Run(bq.name, func(b *testing.B) {
+			measure := func(q *compiler.Query) (cpu, wall time.Duration, rows graphresponse.Rows) {
+				c0, _ := cputime.Process()
+				t0 := time.Now()
+				rows, err := executor.CollectRows(ctx, e, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c1, _ := cputime.Process()
+				return c1 - c0, time.Since(t0), rows
+			}
+			_, _, a := measure(plain) // warm-up, and the equality check
+			_, _, s := measure(sized)
+			if fmt.Sprint(a.Values) != fmt.Sprint(s.Values) {
+				b.Fatalf("the sized statement returns other rows:\nunsized %v\nsized   %v", a.Values, s.Values)
+			}
+			var pc, sc, pw, sw []time.Duration
+			for b.Loop() {
+				c, w, _ := measure(plain)
+				pc, pw = append(pc, c), append(pw, w)
+				c, w, _ = measure(sized)
+				sc, sw = append(sc, c), append(sw, w)
+			}
+			ms := func(d []time.Duration) float64 { return float64(median(d).Microseconds()) / 1000 }
+			b.ReportMetric(ms(pc), "unsized-cpu-ms")
+			b.ReportMetric(ms(sc), "sized-cpu-ms")
+			b.ReportMetric(ms(sc)/ms(pc), "cpu-ratio")
+			b.ReportMetric(ms(pw), "unsized-ms")
+			b.ReportMetric(ms(sw), "sized-ms")
+			b.ReportMetric(ms(sw)/ms(pw), "ratio")
+		})
+	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

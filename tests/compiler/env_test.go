@@ -1,12 +1,15 @@
 package compilertest_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
@@ -35,7 +38,8 @@ func seedScale() float64 {
 // path per process, so TestMain opens and seeds it once.
 var env struct {
 	engine   *chdb.Executor
-	compiler *compiler.Compiler
+	compiler *compiler.Compiler // without table sizes: every far scan narrowed
+	sized    *compiler.Compiler // with the graph's table sizes (all small here): far scans read whole
 	ont      *ontology.Ontology
 	err      error // why the engine is unavailable
 }
@@ -79,6 +83,17 @@ func runMain(m *testing.M) int {
 	env.err = openSeeded(dir)
 	if env.engine != nil {
 		defer env.engine.Close()
+	}
+	if env.err == nil {
+		sizes := executor.NewTableSizes(env.engine, time.Hour)
+		if err := sizes.Refresh(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if env.sized, err = compiler.New(ont, compiler.Options{Sizes: sizes}); err != nil {
+			fmt.Fprintln(os.Stderr, "new compiler:", err)
+			return 1
+		}
 	}
 	return m.Run()
 }
@@ -130,17 +145,43 @@ func run(t testing.TB, query string, caller *compiler.Caller) *graphresponse.Res
 
 // tryRun is run through the service's own path (executor.Respond), returning the error; an
 // engine error names the statement that failed.
+//
+// The query is compiled twice: without table sizes (every far node narrowed to its hop's
+// edges) and with this graph's (every table is small, so far nodes are read whole and hops
+// read once). When the two statements differ, both run and must give the same response, so
+// every oracle of the package checks both shapes.
 func tryRun(t testing.TB, query string, caller *compiler.Caller) (*graphresponse.Response, error) {
-	e := engine(t)
-	q, err := env.compiler.Compile([]byte(query), caller)
+	t.Helper()
+	resp, sql, err := respond(t, env.compiler, query, caller)
 	if err != nil {
 		return nil, err
 	}
-	resp, ex, err := executor.Respond(context.Background(), e, env.compiler, q)
+	other, otherSQL, err := respond(t, env.sized, query, caller)
 	if err != nil {
-		return nil, fmt.Errorf("%w\n%s", err, ex.Statements[len(ex.Statements)-1].Query.SQL)
+		return nil, fmt.Errorf("with table sizes: %w", err)
+	}
+	if sql != otherSQL {
+		a, _ := json.Marshal(resp)
+		b, _ := json.Marshal(other)
+		if !bytes.Equal(a, b) {
+			t.Errorf("query %s: the statement compiled with table sizes answers differently\nwithout: %s\nwith:    %s\n%s", query, a, b, otherSQL)
+		}
 	}
 	return resp, nil
+}
+
+// respond compiles query with c and runs it, returning the response and the base statement.
+func respond(t testing.TB, c *compiler.Compiler, query string, caller *compiler.Caller) (*graphresponse.Response, string, error) {
+	e := engine(t)
+	q, err := c.Compile([]byte(query), caller)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, ex, err := executor.Respond(context.Background(), e, c, q)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w\n%s", err, ex.Statements[len(ex.Statements)-1].Query.SQL)
+	}
+	return resp, q.SQL, nil
 }
 
 // plain runs hand-written SQL (the independent oracle) and returns its rows.

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
@@ -67,10 +69,6 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "load ontology:", err)
 		return 1
 	}
-	if env.compiler, err = compiler.New(ont, compiler.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, "new compiler:", err)
-		return 1
-	}
 	if env.scale, err = seedScale(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -84,6 +82,20 @@ func runMain(m *testing.M) int {
 	env.err = openSeeded(ont, dir)
 	if env.engine != nil {
 		defer env.engine.Close()
+	}
+	// The compiler reads the table sizes of the seeded graph, as serve does.
+	opts := compiler.Options{}
+	if env.err == nil {
+		sizes := executor.NewTableSizes(env.engine, time.Hour)
+		if err := sizes.Refresh(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		opts.Sizes = sizes
+	}
+	if env.compiler, err = compiler.New(ont, opts); err != nil {
+		fmt.Fprintln(os.Stderr, "new compiler:", err)
+		return 1
 	}
 	return m.Run()
 }

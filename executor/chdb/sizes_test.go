@@ -1,0 +1,73 @@
+//go:build cgo
+
+package chdb_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/executor/chdb"
+)
+
+// TestTableSizes reads the row counts of the engine's tables from its part catalogue: every
+// stored version counts, a table not yet written is unknown, a stale snapshot is refreshed in
+// the background without blocking Rows, and a failed refresh keeps the last snapshot.
+func TestTableSizes(t *testing.T) {
+	e := open(t, chdb.Options{})
+	ctx := context.Background()
+	for _, stmt := range []string{
+		"CREATE TABLE small (id Int64, v UInt64) ENGINE = ReplacingMergeTree(v) ORDER BY id",
+		"INSERT INTO small SELECT number, 1 FROM numbers(1000)",
+		"INSERT INTO small SELECT number, 2 FROM numbers(10)", // new versions of ten rows
+		"CREATE TABLE empty (id Int64) ENGINE = MergeTree ORDER BY id",
+	} {
+		if err := e.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	s := executor.NewTableSizes(e, time.Hour)
+	if n, ok := s.Rows("small"); ok {
+		t.Fatalf("before any refresh: Rows(small) = %d, true", n)
+	}
+	if err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := s.Rows("small"); !ok || n != 1010 {
+		t.Errorf("Rows(small) = %d, %v; want 1010 (every stored version), true", n, ok)
+	}
+	for _, table := range []string{"empty", "no_such_table"} {
+		if n, ok := s.Rows(table); ok {
+			t.Errorf("Rows(%s) = %d, true; want unknown", table, n)
+		}
+	}
+
+	// A stale snapshot: Rows answers at once and one refresh runs in the background.
+	stale := executor.NewTableSizes(e, time.Nanosecond)
+	if err := e.Exec(ctx, "INSERT INTO empty SELECT number FROM numbers(7)"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if n, ok := stale.Rows("empty"); ok {
+			if n != 7 {
+				t.Errorf("Rows(empty) after a background refresh = %d; want 7", n)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background refresh never filled the snapshot")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// A refresh that fails (the engine is closed) returns its error and keeps the snapshot.
+	e.Close()
+	if err := s.Refresh(ctx); err == nil {
+		t.Error("Refresh on a closed engine succeeded")
+	}
+	if n, ok := s.Rows("small"); !ok || n != 1010 {
+		t.Errorf("after a failed refresh Rows(small) = %d, %v; want the last snapshot's 1010", n, ok)
+	}
+}
