@@ -14,7 +14,6 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/graphwire/graphwire/compiler"
-	"github.com/graphwire/graphwire/graphresponse"
 )
 
 // chainHop is one fixed hop of a chain query between nodes i and i+1: the relationship type,
@@ -281,22 +280,10 @@ func (ch chain) compare(t *testing.T, ms []chainMatch, c *compiler.Caller) strin
 	for _, m := range ms {
 		want[fmt.Sprint(m.nodes[0].id)]++
 	}
-	if diff := cmp.Diff(want, gotChainCounts(got)); diff != "" {
+	if diff := cmp.Diff(want, gotCounts(got, "count_c")); diff != "" {
 		return fmt.Sprintf("%s for admin=%v %+v: counts (-want +got):\n%s", q, c.Admin, c.Scopes, diff)
 	}
 	return ""
-}
-
-// gotChainCounts reads count_c per group node a of an aggregation response.
-func gotChainCounts(r *graphresponse.Response) map[string]int64 {
-	out := map[string]int64{}
-	for _, row := range r.Rows {
-		a, _ := row.Get("a")
-		id, _ := a.Get("id")
-		n, _ := row.Get("count_c")
-		out[id.Str()] = n.Int()
-	}
-	return out
 }
 
 // TestAuthorizationChains: chains of two fixed hops over any relationships, with node_ids or

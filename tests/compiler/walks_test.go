@@ -289,13 +289,13 @@ func gotWalks(s walkShape, r *graphresponse.Response) map[walkKey]bool {
 	return out
 }
 
-// gotCounts reads count_b per group node a of an aggregation response.
-func gotCounts(r *graphresponse.Response) map[string]int64 {
+// gotCounts reads the metric per group node a of an aggregation response.
+func gotCounts(r *graphresponse.Response, metric string) map[string]int64 {
 	out := map[string]int64{}
 	for _, row := range r.Rows {
 		a, _ := row.Get("a")
 		id, _ := a.Get("id")
-		c, _ := row.Get("count_b")
+		c, _ := row.Get(metric)
 		out[id.Str()] = c.Int()
 	}
 	return out
@@ -360,7 +360,7 @@ func checkWalks(t *testing.T, s walkShape, c *compiler.Caller, rangeOnFrom bool,
 		return q + ": " + err.Error()
 	}
 	if !got.Pagination.HasMore {
-		if diff := cmp.Diff(wantCounts(want), gotCounts(got)); diff != "" {
+		if diff := cmp.Diff(wantCounts(want), gotCounts(got, "count_b")); diff != "" {
 			return fmt.Sprintf("%s for %+v: counts (-want +got):\n%s", q, c.Scopes, diff)
 		}
 	}
