@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -213,7 +214,32 @@ func runSQL(ctx context.Context, f sqlFlags, stdout, stderr io.Writer) error {
 	defer eng.Close()
 	// Read-only whatever the engine's defaults: readonly = 2 still lets SETTINGS clauses work.
 	q := &compiler.Query{SQL: f.query, Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}}
-	return querySQL(ctx, eng, q, f.output, stdout)
+	return statementError(querySQL(ctx, eng, q, f.output, stdout))
+}
+
+// statementCodes are the ClickHouse exception codes of a statement the engine refuses as
+// written. For graphwire sql the user's SQL is at fault (exit 3, invalid input); the executor
+// files them as internal errors because for a compiled statement they would mean a compiler
+// bug.
+var statementCodes = map[int]bool{
+	16: true, 36: true, 42: true, 43: true, 44: true, 46: true, 47: true, 53: true, // NO_SUCH_COLUMN_IN_TABLE, BAD_ARGUMENTS, NUMBER_OF_ARGUMENTS_DOESNT_MATCH, ILLEGAL_TYPE_OF_ARGUMENT, ILLEGAL_COLUMN, UNKNOWN_FUNCTION, UNKNOWN_IDENTIFIER, TYPE_MISMATCH
+	60: true, 62: true, 81: true, 115: true, 164: true, 179: true, 184: true, 215: true, // UNKNOWN_TABLE, SYNTAX_ERROR, UNKNOWN_DATABASE, UNKNOWN_SETTING, READONLY, MULTIPLE_EXPRESSIONS_FOR_ALIAS, ILLEGAL_AGGREGATION, NOT_AN_AGGREGATE
+	352: true, 386: true, // AMBIGUOUS_COLUMN_NAME, NO_COMMON_TYPE
+}
+
+// marker is the setting the embedded executor appends to every statement (a log_comment that
+// names it for KILL QUERY), in a SETTINGS clause of its own or after the statement's; the
+// engine quotes it back in its messages.
+var marker = regexp.MustCompile(`(\s+SETTINGS|,) log_comment = 'graphwire-[0-9a-f]+-[0-9]+'`)
+
+// statementError files an engine's refusal of the statement's text as invalid input and drops
+// the executor's own additions from the message the engine quoted.
+func statementError(err error) error {
+	var ee *executor.Error
+	if !errors.As(err, &ee) || !statementCodes[ee.Code] {
+		return err
+	}
+	return &classError{code: exitInvalid, err: err, msg: fmt.Sprintf("the engine refused the statement (code %d): %s", ee.Code, marker.ReplaceAllString(ee.Err.Error(), ""))}
 }
 
 func querySQL(ctx context.Context, e executor.Executor, q *compiler.Query, output string, w io.Writer) error {

@@ -50,3 +50,32 @@ func TestSQLOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLStatementErrors: a statement the engine refuses as written is the user's invalid
+// input (exit 3), not an internal error, and the message quotes the user's SQL without the
+// executor's own log_comment setting.
+func TestSQLStatementErrors(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, tt := range []struct{ sql, want string }{
+		{"SELEC 1", "SYNTAX_ERROR"},
+		{"SELEC 1 SETTINGS max_threads = 1", "SYNTAX_ERROR"},
+		{"SELECT nope FROM gl_user", "UNKNOWN_IDENTIFIER"},
+		{"SELECT * FROM no_such_table", "UNKNOWN_TABLE"},
+		{"INSERT INTO gl_user (id) VALUES (1)", "READONLY"},
+	} {
+		r := runCLI("sql", "--embedded", dir, tt.sql)
+		if r.code != exitInvalid {
+			t.Errorf("%s: exit %d, want %d; stderr:\n%s", tt.sql, r.code, exitInvalid, r.stderr)
+		}
+		if !strings.Contains(r.stderr, tt.want) || !strings.HasPrefix(r.stderr, "graphwire sql: the engine refused the statement") {
+			t.Errorf("%s: stderr %q does not name %s", tt.sql, r.stderr, tt.want)
+		}
+		if strings.Contains(r.stderr, "log_comment") {
+			t.Errorf("%s: stderr shows the executor's marker: %q", tt.sql, r.stderr)
+		}
+	}
+}
