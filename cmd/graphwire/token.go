@@ -3,13 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/serveconfig"
 )
 
 // tokenFlags are the parsed flags of graphwire token.
@@ -21,6 +24,7 @@ type tokenFlags struct {
 	ttl        time.Duration
 	issuer     string
 	audience   string
+	keyID      string
 }
 
 func newTokenCmd(s streams) *cobra.Command {
@@ -50,6 +54,7 @@ func newTokenCmd(s streams) *cobra.Command {
 	fs.DurationVar(&f.ttl, "ttl", time.Hour, "lifetime, at most 24h")
 	fs.StringVar(&f.issuer, "jwt-issuer", "", "iss claim")
 	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "aud claim")
+	fs.StringVar(&f.keyID, "jwt-key-id", "", `sign with the key of this id in the key file ("KID SECRET" lines) and name it in the token's kid header; default: the file's last key, no kid`)
 	// The spellings before the flags matched serve's and mcp's.
 	deprecatedAlias(fs, "jwt-secret-file", "secret-file", s.stderr)
 	deprecatedAlias(fs, "jwt-issuer", "issuer", s.stderr)
@@ -59,12 +64,26 @@ func newTokenCmd(s streams) *cobra.Command {
 
 // runToken is the running half of graphwire token.
 func runToken(f tokenFlags, uid int64, stdout io.Writer) error {
-	secret, err := readSecret(f.secretFile)
+	keys, err := serveconfig.ReadKeys(f.secretFile)
 	if err != nil {
 		return err
 	}
+	secret := keys[len(keys)-1].Secret
+	if f.keyID != "" {
+		i := slices.IndexFunc(keys, func(k serveconfig.Key) bool { return k.ID == f.keyID })
+		if i < 0 {
+			var ids []string
+			for _, k := range keys {
+				if k.ID != "" {
+					ids = append(ids, k.ID)
+				}
+			}
+			return usageErrorf("--jwt-key-id %q: no key of that id in %s (ids: %s)", f.keyID, f.secretFile, strings.Join(ids, ", "))
+		}
+		secret = keys[i].Secret
+	}
 	tok, err := auth.Mint(secret, auth.Claims{UserID: uid, Admin: f.admin, Scopes: authScopes(f.scopes)},
-		auth.MintOptions{Issuer: f.issuer, Audience: f.audience, TTL: f.ttl})
+		auth.MintOptions{Issuer: f.issuer, Audience: f.audience, TTL: f.ttl, KeyID: f.keyID})
 	if err != nil {
 		return err
 	}
