@@ -67,7 +67,15 @@ type Options struct {
 	Metrics *telemetry.Metrics
 	// Logger receives one line per failed query; nil discards.
 	Logger *slog.Logger
+	// MaxQueryBytes bounds the query DSL text of a request on every face;
+	// 0 means DefaultMaxQueryBytes. gRPC also bounds its whole request
+	// message by the same number, so that limit is met first there.
+	MaxQueryBytes int
 }
+
+// DefaultMaxQueryBytes is the default bound of a query's DSL text, the
+// gRPC request limit's default (serveconfig.DefaultMaxRecvMsgSize).
+const DefaultMaxQueryBytes = 131072
 
 // Pipeline is the one code path from a request to formatted bytes, shared
 // by the gRPC service, the MCP server and the CLI: authorize → compile →
@@ -101,6 +109,9 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 	}
 	if opts.GraphSnapshotBytes == 0 {
 		opts.GraphSnapshotBytes = 64 << 20
+	}
+	if opts.MaxQueryBytes <= 0 {
+		opts.MaxQueryBytes = DefaultMaxQueryBytes
 	}
 	if opts.GraphSnapshotsPerCaller == 0 {
 		opts.GraphSnapshotsPerCaller = max(1, opts.GraphSnapshots/8)
@@ -325,6 +336,10 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	none := func() {}
 	if req.Claims == nil {
 		return nil, none, ErrUnauthenticated
+	}
+	if len(req.Query) > p.opts.MaxQueryBytes {
+		return nil, none, &RequestError{Field: "query", Reason: "QUERY_TOO_LARGE",
+			Message: fmt.Sprintf("the query is %d bytes, over the limit of %d bytes", len(req.Query), p.opts.MaxQueryBytes)}
 	}
 	if req.MaxTokens < 0 {
 		return nil, none, &RequestError{Field: "max_tokens", Reason: "INVALID_ARGUMENT", Message: "max_tokens must not be negative"}

@@ -57,6 +57,9 @@ func TestRejectedBeforeTheEngine(t *testing.T) {
 		{"malformed budget cursor", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.%%%"}, "INVALID_CURSOR"},
 		{"budget cursor with unknown member", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.eyJ4IjoxfQ"}, "INVALID_CURSOR"},
 		{"negative budget", pipeline.Request{Query: q, Claims: admin, MaxTokens: -1}, "INVALID_ARGUMENT"},
+		// The query limit holds on every face, MCP and the CLI included, not only where a
+		// transport bounds the request.
+		{"query over the limit", pipeline.Request{Query: bigQuery(pipeline.DefaultMaxQueryBytes + 1), Claims: admin}, "QUERY_TOO_LARGE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,6 +83,48 @@ func TestRejectedBeforeTheEngine(t *testing.T) {
 	if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrCursorMismatch) {
 		t.Errorf("foreign cursor: %v", err)
 	}
+}
+
+// bigQuery is a valid traversal DSL document of exactly n bytes (n ≥ 100), padded with
+// JSON whitespace.
+func bigQuery(n int) []byte {
+	const head, tail = `{"query_type":"traversal",`, `"nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`
+	return []byte(head + strings.Repeat(" ", n-len(head)-len(tail)) + tail)
+}
+
+// TestQueryAtTheLimit: a query of exactly the limit is compiled (and reaches the engine);
+// the error names the size and the limit one byte above it.
+func TestQueryAtTheLimit(t *testing.T) {
+	o, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compiler.New(o, compiler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := false
+	p, err := pipeline.New(engineFunc(func() { reached = true }), pipeline.Options{Compiler: c, Ontology: o, MaxQueryBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := &auth.Claims{UserID: 1, Admin: true}
+	if _, err := p.Run(t.Context(), pipeline.Request{Query: bigQuery(4096), Claims: admin}); !reached {
+		t.Errorf("a query of exactly the limit did not reach the engine: %v", err)
+	}
+	_, err = p.Run(t.Context(), pipeline.Request{Query: bigQuery(4097), Claims: admin})
+	var re *pipeline.RequestError
+	if !errors.As(err, &re) || re.Field != "query" || !strings.Contains(re.Message, "4097 bytes, over the limit of 4096 bytes") {
+		t.Errorf("one byte over: %v", err)
+	}
+}
+
+// engineFunc is an engine that records being reached and answers unavailable.
+type engineFunc func()
+
+func (f engineFunc) Run(context.Context, *compiler.Query) (executor.Rows, error) {
+	f()
+	return nil, executor.ErrUnavailable
 }
 
 // TestSchemaTexts: the compact schema names every entity and relationship

@@ -129,12 +129,12 @@ func newPipeline(eng engine, ont *ontology.Ontology, adm admission.Options, logg
 	if err != nil {
 		return nil, err
 	}
-	return buildPipeline(eng, ont, ctl, nil, logger)
+	return buildPipeline(eng, ont, ctl, nil, 0, logger)
 }
 
 // buildPipeline builds the request pipeline over ctl, recording into m
 // when it is set.
-func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -146,7 +146,7 @@ func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller
 		return nil, err
 	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger, MaxQueryBytes: maxQuery})
 }
 
 func newService(eng engine, ont *ontology.Ontology, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
@@ -183,7 +183,7 @@ func newServiceWith(eng engine, ont *ontology.Ontology, o serviceOptions) (*serv
 			return nil, err
 		}
 	}
-	pipe, err := buildPipeline(eng, ont, ctl, m, o.Logger)
+	pipe, err := buildPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.Logger)
 	if err != nil {
 		return nil, err
 	}
