@@ -27,6 +27,11 @@ func (r refuse) Run(context.Context, *compiler.Query) (executor.Rows, error) {
 }
 
 func newPipeline(t *testing.T) *pipeline.Pipeline {
+	return newPipelineOn(t, refuse{t}, 0)
+}
+
+// newPipelineOn is a pipeline over e with a query limit of maxQuery bytes (0: the default).
+func newPipelineOn(t *testing.T, e executor.Runner, maxQuery int) *pipeline.Pipeline {
 	t.Helper()
 	o, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
@@ -36,7 +41,7 @@ func newPipeline(t *testing.T) *pipeline.Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.New(refuse{t}, pipeline.Options{Compiler: c, Ontology: o, DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion()})
+	p, err := pipeline.New(e, pipeline.Options{Compiler: c, Ontology: o, DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), MaxQueryBytes: maxQuery})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,24 +100,13 @@ func bigQuery(n int) []byte {
 // TestQueryAtTheLimit: a query of exactly the limit is compiled (and reaches the engine);
 // the error names the size and the limit one byte above it.
 func TestQueryAtTheLimit(t *testing.T) {
-	o, err := ontology.Load(ontologyfiles.Files())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := compiler.New(o, compiler.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	reached := false
-	p, err := pipeline.New(engineFunc(func() { reached = true }), pipeline.Options{Compiler: c, Ontology: o, MaxQueryBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newPipelineOn(t, engineFunc(func() { reached = true }), 4096)
 	admin := &auth.Claims{UserID: 1, Admin: true}
 	if _, err := p.Run(t.Context(), pipeline.Request{Query: bigQuery(4096), Claims: admin}); !reached {
 		t.Errorf("a query of exactly the limit did not reach the engine: %v", err)
 	}
-	_, err = p.Run(t.Context(), pipeline.Request{Query: bigQuery(4097), Claims: admin})
+	_, err := p.Run(t.Context(), pipeline.Request{Query: bigQuery(4097), Claims: admin})
 	var re *pipeline.RequestError
 	if !errors.As(err, &re) || re.Field != "query" || !strings.Contains(re.Message, "4097 bytes, over the limit of 4096 bytes") {
 		t.Errorf("one byte over: %v", err)

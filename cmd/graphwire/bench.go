@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/conformance"
@@ -190,8 +191,8 @@ type seededResult struct {
 // server. chDB allows one data directory per process, so this runs at
 // most once.
 func seededCases(ctx context.Context, dir string, scale float64, stderr io.Writer) (*seededResult, error) {
-	if _, err := os.Stat(chdbLibrary()); err != nil {
-		return nil, fmt.Errorf("libchdb.so is missing at %s: run bash scripts/install-chdb.sh", chdbLibrary())
+	if _, err := os.Stat(chdb.DefaultLibrary()); err != nil {
+		return nil, fmt.Errorf("libchdb.so is missing at %s: run bash scripts/install-chdb.sh", chdb.DefaultLibrary())
 	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "graphwire-bench-")

@@ -20,6 +20,7 @@ import (
 	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/tokens"
@@ -85,8 +86,8 @@ func newDemoCmd(s streams) *cobra.Command {
 // demoLive seeds the embedded graph, serves it on a free loopback port and
 // runs one sample of each query type through gRPC in every format.
 func demoLive(ctx context.Context, dir string, scale float64, stdout, stderr io.Writer) error {
-	if _, err := os.Stat(chdbLibrary()); err != nil {
-		return fmt.Errorf("libchdb.so is missing at %s: run bash scripts/install-chdb.sh (make demo does)", chdbLibrary())
+	if _, err := os.Stat(chdb.DefaultLibrary()); err != nil {
+		return fmt.Errorf("libchdb.so is missing at %s: run bash scripts/install-chdb.sh (make demo does)", chdb.DefaultLibrary())
 	}
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "graphwire-demo-")

@@ -50,12 +50,12 @@ func TestDirsFollowXDG(t *testing.T) {
 			for _, k := range []string{"HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "GRAPHWIRE_CACHE", "GRAPHWIRE_DATA", "GRAPHWIRE_CHDB_LIB"} {
 				t.Setenv(k, tt.env[k]) // "" counts as unset everywhere these are read
 			}
-			if got := cacheDir(); got != tt.wantCache {
-				t.Errorf("cacheDir() = %q, want %q", got, tt.wantCache)
+			if got := chdb.DefaultCacheDir(); got != tt.wantCache {
+				t.Errorf("DefaultCacheDir() = %q, want %q", got, tt.wantCache)
 			}
 			wantLib := filepath.Join(tt.wantCache, lib)
-			if got := chdbLibrary(); got != wantLib {
-				t.Errorf("chdbLibrary() = %q, want %q", got, wantLib)
+			if got := chdb.DefaultLibrary(); got != wantLib {
+				t.Errorf("DefaultLibrary() = %q, want %q", got, wantLib)
 			}
 			var f engineFlags
 			if got := f.dataDir(); got != tt.wantData {

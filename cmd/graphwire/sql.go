@@ -22,6 +22,7 @@ import (
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/executor/clickhouse"
+	"github.com/graphwire/graphwire/internal/xdg"
 )
 
 // engineFlags select the engine: --embedded DIR (chDB) or --clickhouse DSN.
@@ -70,37 +71,7 @@ func (f *engineFlags) dataDir() string {
 	if d := os.Getenv("GRAPHWIRE_DATA"); d != "" {
 		return d
 	}
-	return filepath.Join(xdgDir("XDG_DATA_HOME", ".local", "share"), "graphwire", "data")
-}
-
-// cacheDir is $GRAPHWIRE_CACHE, else graphwire under the XDG cache home
-// (${XDG_CACHE_HOME:-$HOME/.cache}), as in scripts/install-chdb.sh.
-func cacheDir() string {
-	if d := os.Getenv("GRAPHWIRE_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join(xdgDir("XDG_CACHE_HOME", ".cache"), "graphwire")
-}
-
-// xdgDir is the XDG base directory named by env when that is an absolute path (the XDG spec
-// ignores relative ones), else $HOME joined with def, else the temporary directory.
-func xdgDir(env string, def ...string) string {
-	if d := os.Getenv(env); filepath.IsAbs(d) {
-		return d
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return os.TempDir()
-	}
-	return filepath.Join(append([]string{home}, def...)...)
-}
-
-// chdbLibrary is $GRAPHWIRE_CHDB_LIB, else where scripts/install-chdb.sh installs it.
-func chdbLibrary() string {
-	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
-		return p
-	}
-	return chdb.CachedLibrary(cacheDir())
+	return filepath.Join(xdg.Dir("XDG_DATA_HOME", ".local", "share"), "graphwire", "data")
 }
 
 // engine is what seed and sql use of an executor.
@@ -136,7 +107,7 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	eng, err := chdb.Open(chdb.Options{Library: chdbLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
+	eng, err := chdb.Open(chdb.Options{Library: chdb.DefaultLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
 	if err != nil && dirLocked(dir) {
 		return nil, &classError{code: exitUnavailable, err: err, msg: fmt.Sprintf("the data directory %s is in use by another process "+
 			"(a running `graphwire serve`?): stop it, or send the query to that server with `graphwire query --server ADDR`", dir)}

@@ -3,9 +3,12 @@ package chdb
 import (
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+
+	"github.com/graphwire/graphwire/internal/xdg"
 )
 
 // LibraryVersion is the pinned chDB release whose libchdb.so scripts/install-chdb.sh installs
@@ -13,10 +16,27 @@ import (
 const LibraryVersion = "26.7.3-stable.1"
 
 // CachedLibrary returns where scripts/install-chdb.sh puts libchdb.so under the cache directory
-// cacheDir: $GRAPHWIRE_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire for the CLI and the
-// script.
+// cacheDir (see [DefaultCacheDir]).
 func CachedLibrary(cacheDir string) string {
 	return filepath.Join(cacheDir, "chdb", LibraryVersion, "libchdb.so")
+}
+
+// DefaultCacheDir is $GRAPHWIRE_CACHE, else graphwire under the XDG cache home
+// (${XDG_CACHE_HOME:-$HOME/.cache}), as in scripts/install-chdb.sh.
+func DefaultCacheDir() string {
+	if d := os.Getenv("GRAPHWIRE_CACHE"); d != "" {
+		return d
+	}
+	return filepath.Join(xdg.Dir("XDG_CACHE_HOME", ".cache"), "graphwire")
+}
+
+// DefaultLibrary is $GRAPHWIRE_CHDB_LIB, else where scripts/install-chdb.sh installs
+// libchdb.so: the CLI and every test suite look for it here.
+func DefaultLibrary() string {
+	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
+		return p
+	}
+	return CachedLibrary(DefaultCacheDir())
 }
 
 // Options configures [Open]. The zero value is not usable: Library must be set.

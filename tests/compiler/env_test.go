@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -42,21 +41,6 @@ var env struct {
 	sized    *compiler.Compiler // with the graph's table sizes (all small here): far scans read whole
 	ont      *ontology.Ontology
 	err      error // why the engine is unavailable
-}
-
-func chdbLibrary() string {
-	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
-		return p
-	}
-	cache := os.Getenv("GRAPHWIRE_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		cache = filepath.Join(home, ".cache", "graphwire")
-	}
-	return chdb.CachedLibrary(cache)
 }
 
 func TestMain(m *testing.M) {
@@ -99,7 +83,7 @@ func runMain(m *testing.M) int {
 }
 
 func openSeeded(dir string) error {
-	lib := chdbLibrary()
+	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh or set GRAPHWIRE_CHDB_LIB): %w", lib, err)
 	}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -77,23 +76,11 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-func chdbLibrary() string {
-	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
-		return p
-	}
-	cache := os.Getenv("GRAPHWIRE_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "graphwire")
-	}
-	return chdb.CachedLibrary(cache)
-}
-
 // enginePool is the number of query connections of the test engine.
 const enginePool = 2
 
 func openSeeded(dir string) error {
-	lib := chdbLibrary()
+	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh): %w", lib, err)
 	}

@@ -31,7 +31,7 @@ ORDER BY m.id`},
 // times each query through the chDB executor and through the graphwire sql command, which
 // pays for a process start and an engine boot on every run.
 func BenchmarkSeededGraph(b *testing.B) {
-	lib := chdbLibrary()
+	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		b.Skipf("libchdb.so not found at %s: %v", lib, err)
 	}

@@ -31,23 +31,8 @@ func missing(t *testing.T, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-func chdbLibrary() string {
-	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
-		return p
-	}
-	cache := os.Getenv("GRAPHWIRE_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		cache = filepath.Join(home, ".cache", "graphwire")
-	}
-	return chdb.CachedLibrary(cache)
-}
-
 func TestChDB(t *testing.T) {
-	lib := chdbLibrary()
+	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		missing(t, "libchdb.so not found at %s (run bash scripts/install-chdb.sh or set GRAPHWIRE_CHDB_LIB): %v", lib, err)
 	}

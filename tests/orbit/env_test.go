@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/graphwire/graphwire/compiler"
@@ -49,23 +48,8 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-func chdbLibrary() string {
-	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
-		return p
-	}
-	cache := os.Getenv("GRAPHWIRE_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		cache = filepath.Join(home, ".cache", "graphwire")
-	}
-	return chdb.CachedLibrary(cache)
-}
-
 func openSeeded(ont *ontology.Ontology, dir string) error {
-	lib := chdbLibrary()
+	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh or set GRAPHWIRE_CHDB_LIB): %w", lib, err)
 	}

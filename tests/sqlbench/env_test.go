@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -42,21 +41,6 @@ var env struct {
 	compiler *compiler.Compiler
 	scale    float64
 	err      error // why the engine is unavailable
-}
-
-func chdbLibrary() string {
-	if p := os.Getenv("GRAPHWIRE_CHDB_LIB"); p != "" {
-		return p
-	}
-	cache := os.Getenv("GRAPHWIRE_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		cache = filepath.Join(home, ".cache", "graphwire")
-	}
-	return chdb.CachedLibrary(cache)
 }
 
 func TestMain(m *testing.M) {
@@ -102,7 +86,7 @@ func runMain(m *testing.M) int {
 
 // openSeeded opens the engine on dir, loads the seeded graph and then churns it (see churn).
 func openSeeded(ont *ontology.Ontology, dir string) error {
-	lib := chdbLibrary()
+	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh or set GRAPHWIRE_CHDB_LIB): %w", lib, err)
 	}
