@@ -236,6 +236,13 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	if err != nil {
 		return queryStats{}, err
 	}
+	// A bad flag value is a usage error whether or not there is a graph.
+	name := f.formatName()
+	if f.format == "llm" {
+		if _, err := formatter.Default().Select(formatter.LLM, name); err != nil {
+			return queryStats{}, &usageError{err}
+		}
+	}
 	// The SQL's shape depends on the sizes of the graph's tables (compiler.Options.Sizes), so
 	// the query is compiled again with them, --explain included, which then prints what a run
 	// would execute; without a graph --explain says the sizes are unknown.
@@ -260,12 +267,6 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	}
 	if f.explain {
 		return queryStats{}, explain(stdout, q, true)
-	}
-	name := f.formatName()
-	if f.format == "llm" {
-		if _, err := formatter.Default().Select(formatter.LLM, name); err != nil {
-			return queryStats{}, &usageError{err}
-		}
 	}
 	// The same pipeline as the gRPC and MCP faces, with the caller of the flags.
 	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont})

@@ -76,6 +76,13 @@ func TestRunQuery(t *testing.T) {
 		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},
 		{name: "bad scope", args: []string{"--scope", "abc", "{}"}, wantCode: exitUsage},
 		{name: "no query", args: []string{"--admin"}, wantCode: exitUsage},
+		// A bad flag value is reported before the graph is looked for.
+		{
+			name:       "unknown llm format without a graph",
+			args:       []string{"--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--format", "llm", "--llm-format", "xml", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`},
+			wantCode:   exitUsage,
+			wantStderr: "graphwire query: formatter: unknown LLM format \"xml\" (known: gcf, gcf-graph, gcx, goon, toon)\nRun 'graphwire query --help' for usage.\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
