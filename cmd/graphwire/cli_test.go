@@ -288,4 +288,13 @@ func TestTokenKeyID(t *testing.T) {
 	if bad.code != exitUsage || !strings.Contains(bad.stderr, `no key of that id`) || !strings.Contains(bad.stderr, "ids: old, new") {
 		t.Errorf("unknown id: exit %d, stderr %q", bad.code, bad.stderr)
 	}
+	// A file of bare secrets has no ids to list: the message says so instead of an empty list.
+	bare := filepath.Join(t.TempDir(), "bare")
+	if err := os.WriteFile(bare, []byte(oldKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	none := runCLI("token", "--jwt-secret-file", bare, "--sub", "7", "--jwt-key-id", "old")
+	if want := fmt.Sprintf("graphwire token: --jwt-key-id \"old\": the keys in %s have no ids (a line \"KID SECRET\" names one)\n", bare); none.code != exitUsage || !strings.HasPrefix(none.stderr, want) {
+		t.Errorf("a file without ids: exit %d, stderr %q, want it to start %q", none.code, none.stderr, want)
+	}
 }

@@ -78,6 +78,9 @@ func runToken(f tokenFlags, uid int64, stdout io.Writer) error {
 					ids = append(ids, k.ID)
 				}
 			}
+			if len(ids) == 0 {
+				return usageErrorf("--jwt-key-id %q: the keys in %s have no ids (a line \"KID SECRET\" names one)", f.keyID, f.secretFile)
+			}
 			return usageErrorf("--jwt-key-id %q: no key of that id in %s (ids: %s)", f.keyID, f.secretFile, strings.Join(ids, ", "))
 		}
 		secret = keys[i].Secret
