@@ -75,7 +75,9 @@ func Compile(dsl []byte, ont *ontology.Ontology, caller *Caller) (*Query, error)
 }
 
 // Compile turns one DSL document into a parameterized statement for caller. It is pure: no
-// I/O, no clock. Errors are [*Error] values whose Err is a [Reason] sentinel.
+// I/O, no clock, except what [Options.Sizes] does when asked a table's size (the executor's
+// TableSizes answers from a snapshot and may start a refresh in the background). Errors are
+// [*Error] values whose Err is a [Reason] sentinel.
 //
 // Stages, in order: strict decode; JSON Schema validation; typed decode and the semantic
 // rules S1–S11; cursor decode; restrict (scopes); lower; security check; emit.

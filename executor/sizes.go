@@ -22,7 +22,13 @@ const sizesQuery = "SELECT table, toInt64(sum(rows)) FROM system.parts WHERE act
 // than the refresh interval, starts one refresh in the background (never two at once). A
 // refresh that fails keeps the previous snapshot; without any, every size is unknown and the
 // compiler narrows every scan, which is correct at any size.
+//
+// Make one with [NewTableSizes]; the zero value knows no sizes and never refreshes.
 type TableSizes struct {
+	// OnRefresh, when set (before the first Rows), is called after each background refresh
+	// with its error (nil when it succeeded): serve logs a failure there.
+	OnRefresh func(error)
+
 	r       Runner
 	every   time.Duration
 	timeout time.Duration
@@ -48,6 +54,9 @@ func NewTableSizes(r Runner, every time.Duration) *TableSizes {
 
 // Refresh reads the sizes now and replaces the snapshot.
 func (s *TableSizes) Refresh(ctx context.Context) error {
+	if s.r == nil {
+		return fmt.Errorf("table sizes: no engine (use NewTableSizes)")
+	}
 	s.tried.Store(time.Now().UnixNano())
 	rows, err := CollectRows(ctx, s.r, &compiler.Query{SQL: sizesQuery, Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}})
 	if err != nil {
@@ -69,12 +78,15 @@ func (s *TableSizes) Refresh(ctx context.Context) error {
 // Rows reports the rows stored in table, from the last snapshot; ok is false when the table
 // is not in it or no snapshot was ever read.
 func (s *TableSizes) Rows(table string) (int64, bool) {
-	if time.Since(time.Unix(0, s.tried.Load())) > s.every && s.busy.CompareAndSwap(false, true) {
+	if s.r != nil && time.Since(time.Unix(0, s.tried.Load())) > s.every && s.busy.CompareAndSwap(false, true) {
 		go func() {
 			defer s.busy.Store(false)
 			ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 			defer cancel()
-			_ = s.Refresh(ctx) // a failed refresh keeps the previous snapshot
+			err := s.Refresh(ctx) // a failed refresh keeps the previous snapshot
+			if s.OnRefresh != nil {
+				s.OnRefresh(err)
+			}
 		}()
 	}
 	snap := s.snap.Load()

@@ -77,6 +77,19 @@ type Options struct {
 // gRPC request limit's default (serveconfig.DefaultMaxRecvMsgSize).
 const DefaultMaxQueryBytes = 131072
 
+// CheckQuerySize refuses a query DSL text longer than max bytes (0 means
+// DefaultMaxQueryBytes) with a [*RequestError] QUERY_TOO_LARGE at /query.
+func CheckQuerySize(query []byte, max int) error {
+	if max <= 0 {
+		max = DefaultMaxQueryBytes
+	}
+	if len(query) > max {
+		return &RequestError{Field: "query", Reason: "QUERY_TOO_LARGE",
+			Message: fmt.Sprintf("the query is %d bytes, over the limit of %d bytes", len(query), max)}
+	}
+	return nil
+}
+
 // Pipeline is the one code path from a request to formatted bytes, shared
 // by the gRPC service, the MCP server and the CLI: authorize → compile →
 // admission slot → execute → build → (token budget) → format → count. The
@@ -337,9 +350,8 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	if req.Claims == nil {
 		return nil, none, ErrUnauthenticated
 	}
-	if len(req.Query) > p.opts.MaxQueryBytes {
-		return nil, none, &RequestError{Field: "query", Reason: "QUERY_TOO_LARGE",
-			Message: fmt.Sprintf("the query is %d bytes, over the limit of %d bytes", len(req.Query), p.opts.MaxQueryBytes)}
+	if err := CheckQuerySize(req.Query, p.opts.MaxQueryBytes); err != nil {
+		return nil, none, err
 	}
 	if req.MaxTokens < 0 {
 		return nil, none, &RequestError{Field: "max_tokens", Reason: "INVALID_ARGUMENT", Message: "max_tokens must not be negative"}

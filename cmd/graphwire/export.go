@@ -116,7 +116,7 @@ func exportGraph(ctx context.Context, f exportFlags, stdout, stderr io.Writer) e
 	start := time.Now()
 	var files []load.FileReport
 	if f.query != nil {
-		files, err = exportAnswer(ctx, eng, ont, f, format)
+		files, err = exportAnswer(ctx, eng, ont, f, format, stderr)
 	} else {
 		files, err = load.Export(ctx, eng, ont, f.dir, load.ExportOptions{Format: format, Types: types, TraversalPath: f.path})
 	}
@@ -135,11 +135,8 @@ func exportGraph(ctx context.Context, f exportFlags, stdout, stderr io.Writer) e
 
 // exportAnswer compiles the query for the caller of the flags (so its scopes choose the
 // nodes, as for graphwire query), runs it, and exports the answer's nodes and edges.
-func exportAnswer(ctx context.Context, eng load.Engine, ont *ontology.Ontology, f exportFlags, format load.Format) ([]load.FileReport, error) {
-	sizes := executor.NewTableSizes(eng, 0)
-	if err := sizes.Refresh(ctx); err != nil {
-		return nil, err
-	}
+func exportAnswer(ctx context.Context, eng load.Engine, ont *ontology.Ontology, f exportFlags, format load.Format, stderr io.Writer) ([]load.FileReport, error) {
+	sizes, _ := readSizes(ctx, eng, stderr)
 	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
 	if err != nil {
 		return nil, err

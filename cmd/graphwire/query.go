@@ -226,6 +226,10 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 		return queryStats{}, err
 	}
 	caller := &compiler.Caller{Subject: "cli", Admin: f.admin, Scopes: f.scopes}
+	// The query limit of every face, --explain included, before anything reads the query.
+	if err := pipeline.CheckQuerySize(f.query, 0); err != nil {
+		return queryStats{}, err
+	}
 	// Compile once without the graph, so that a bad query is reported whether or not there
 	// is one.
 	plain, err := compiler.New(ont, compiler.Options{})
@@ -249,15 +253,12 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	eng, err := f.engine.openGraph(ctx, ont, stderr)
 	if err != nil {
 		if f.explain {
-			return queryStats{}, explain(stdout, q, false)
+			return queryStats{}, explain(stdout, q, "no readable graph")
 		}
 		return queryStats{}, err
 	}
 	defer eng.Close()
-	sizes := executor.NewTableSizes(eng, 0)
-	if err := sizes.Refresh(ctx); err != nil {
-		return queryStats{}, err
-	}
+	sizes, unknown := readSizes(ctx, eng, stderr)
 	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
 	if err != nil {
 		return queryStats{}, err
@@ -266,7 +267,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 		return queryStats{}, err
 	}
 	if f.explain {
-		return queryStats{}, explain(stdout, q, true)
+		return queryStats{}, explain(stdout, q, unknown)
 	}
 	// The same pipeline as the gRPC and MCP faces, with the caller of the flags.
 	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont})
@@ -342,10 +343,22 @@ func (e *endWriter) finish() error {
 }
 
 // explain prints the SQL and its parameters (canonical text, as the executors bind them).
-// explain prints the statement and its parameters; sized reports whether it was compiled with
-// the graph's table sizes (without them, a last comment line says so: a run on a graph may
-// read small tables whole where this statement narrows them).
-func explain(stdout io.Writer, q *compiler.Query, sized bool) error {
+// readSizes reads the graph's table sizes for the compiler. When they cannot be read it says
+// so on stderr and returns sizes that know no table (every scan narrowed, correct at any
+// size), with the reason for --explain's note.
+func readSizes(ctx context.Context, eng executor.Runner, stderr io.Writer) (sizes *executor.TableSizes, unknown string) {
+	sizes = executor.NewTableSizes(eng, 0)
+	if err := sizes.Refresh(ctx); err != nil {
+		fmt.Fprintf(stderr, "graphwire: %s; compiling as for large tables\n", oneLine(err))
+		return sizes, "they could not be read"
+	}
+	return sizes, ""
+}
+
+// explain prints the statement and its parameters; unknown, when set, says why the graph's
+// table sizes were not known, in a last comment line (a run on a graph may read small tables
+// whole where this statement narrows them).
+func explain(stdout io.Writer, q *compiler.Query, unknown string) error {
 	var b strings.Builder
 	b.WriteString(q.SQL)
 	b.WriteString("\n")
@@ -356,8 +369,8 @@ func explain(stdout io.Writer, q *compiler.Query, sized bool) error {
 		}
 		fmt.Fprintf(&b, "-- %s %s %s\n", p.Name, p.Type, text)
 	}
-	if !sized {
-		b.WriteString("-- table sizes unknown (no readable graph): compiled as for large tables\n")
+	if unknown != "" {
+		fmt.Fprintf(&b, "-- table sizes unknown (%s): compiled as for large tables\n", unknown)
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err

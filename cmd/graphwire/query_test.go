@@ -72,6 +72,13 @@ func TestRunQuery(t *testing.T) {
 			wantCode:   exitInvalid,
 			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
 		},
+		{
+			name:       "query over the limit",
+			args:       []string{"--explain", "-"},
+			stdin:      `{"query_type":"traversal",` + strings.Repeat(" ", 131072) + `"nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`,
+			wantCode:   exitInvalid,
+			wantStderr: "graphwire query: query: the query is 131150 bytes, over the limit of 131072 bytes\n",
+		},
 		{name: "bad format", args: []string{"--format", "xml", "{}"}, wantCode: exitUsage},
 		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},
 		{name: "bad scope", args: []string{"--scope", "abc", "{}"}, wantCode: exitUsage},

@@ -12,6 +12,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -138,8 +139,22 @@ func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
-	if err := sizes.Refresh(context.Background()); err != nil && logger != nil {
-		logger.Warn("table sizes unavailable; every scan is narrowed", "error", err.Error())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	err := sizes.Refresh(ctx)
+	cancel()
+	if logger != nil {
+		// Logged when the state changes, not once a minute while it lasts.
+		var failing atomic.Bool
+		note := func(err error) {
+			switch {
+			case err != nil && !failing.Swap(true):
+				logger.Warn("table sizes unavailable; scans of unknown size are narrowed", "error", oneLine(err))
+			case err == nil && failing.Swap(false):
+				logger.Info("table sizes read again")
+			}
+		}
+		note(err)
+		sizes.OnRefresh = note
 	}
 	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
 	if err != nil {

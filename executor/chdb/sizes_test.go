@@ -43,23 +43,42 @@ func TestTableSizes(t *testing.T) {
 		}
 	}
 
-	// A stale snapshot: Rows answers at once and one refresh runs in the background.
+	// A stale snapshot: Rows answers at once (unknown, nothing read yet) and one refresh runs
+	// in the background, which OnRefresh reports.
 	stale := executor.NewTableSizes(e, time.Nanosecond)
+	refreshed := make(chan error, 1)
+	stale.OnRefresh = func(err error) {
+		select {
+		case refreshed <- err:
+		default:
+		}
+	}
 	if err := e.Exec(ctx, "INSERT INTO empty SELECT number FROM numbers(7)"); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if n, ok := stale.Rows("empty"); ok {
-			if n != 7 {
-				t.Errorf("Rows(empty) after a background refresh = %d; want 7", n)
-			}
-			break
+	if _, ok := stale.Rows("empty"); ok {
+		t.Error("Rows answered from a snapshot never read")
+	}
+	select {
+	case err := <-refreshed:
+		if err != nil {
+			t.Fatalf("background refresh: %v", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the background refresh never filled the snapshot")
-		}
-		time.Sleep(10 * time.Millisecond)
+	case <-t.Context().Done():
+		t.Fatal("the background refresh never ran")
+	}
+	stale.OnRefresh = nil
+	if n, ok := stale.Rows("empty"); !ok || n != 7 {
+		t.Errorf("Rows(empty) after a background refresh = %d, %v; want 7, true", n, ok)
+	}
+
+	// The zero value knows nothing and starts no refresh.
+	var zero executor.TableSizes
+	if _, ok := zero.Rows("small"); ok {
+		t.Error("the zero TableSizes knows a size")
+	}
+	if err := zero.Refresh(ctx); err == nil {
+		t.Error("Refresh of the zero TableSizes succeeded")
 	}
 
 	// A refresh that fails (the engine is closed) returns its error and keeps the snapshot.

@@ -1,4 +1,3 @@
-// Package xdg resolves the XDG base directories graphwire keeps its files under.
 package xdg
 
 import (
