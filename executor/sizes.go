@@ -32,13 +32,9 @@ type TableSizes struct {
 	r       Runner
 	every   time.Duration
 	timeout time.Duration
-	snap    atomic.Pointer[sizesSnapshot]
-	tried   atomic.Int64 // unix nanoseconds of the last refresh started
+	snap    atomic.Pointer[map[string]int64] // table -> rows; nil before the first read
+	tried   atomic.Int64                     // unix nanoseconds of the last refresh started
 	busy    atomic.Bool
-}
-
-type sizesSnapshot struct {
-	rows map[string]int64
 }
 
 var _ compiler.TableSizes = (*TableSizes)(nil)
@@ -71,7 +67,7 @@ func (s *TableSizes) Refresh(ctx context.Context) error {
 		}
 		m[name] = n
 	}
-	s.snap.Store(&sizesSnapshot{rows: m})
+	s.snap.Store(&m)
 	return nil
 }
 
@@ -93,6 +89,6 @@ func (s *TableSizes) Rows(table string) (int64, bool) {
 	if snap == nil {
 		return 0, false
 	}
-	n, ok := snap.rows[table]
+	n, ok := (*snap)[table]
 	return n, ok
 }

@@ -77,15 +77,15 @@ type Options struct {
 // gRPC request limit's default (serveconfig.DefaultMaxRecvMsgSize).
 const DefaultMaxQueryBytes = 131072
 
-// CheckQuerySize refuses a query DSL text longer than max bytes (0 means
+// CheckQuerySize refuses a query DSL text longer than limit bytes (0 means
 // DefaultMaxQueryBytes) with a [*RequestError] QUERY_TOO_LARGE at /query.
-func CheckQuerySize(query []byte, max int) error {
-	if max <= 0 {
-		max = DefaultMaxQueryBytes
+func CheckQuerySize(query []byte, limit int) error {
+	if limit <= 0 {
+		limit = DefaultMaxQueryBytes
 	}
-	if len(query) > max {
+	if len(query) > limit {
 		return &RequestError{Field: "query", Reason: "QUERY_TOO_LARGE",
-			Message: fmt.Sprintf("the query is %d bytes, over the limit of %d bytes", len(query), max)}
+			Message: fmt.Sprintf("the query is %d bytes, over the limit of %d bytes", len(query), limit)}
 	}
 	return nil
 }
