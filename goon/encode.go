@@ -1000,16 +1000,14 @@ func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
 const (
 	bare        = 1 << iota // ASCII letter, digit or _ - : . / @ + (isBare)
 	plainQuoted             // printable ASCII but " and \: appendQuoted copies it
-	plainIdent              // printable ASCII: textsafe.AppendMarked copies it
 )
 
 // byteClass holds the classes of each byte value; it is never written
 // after initialisation.
 var byteClass = func() (t [256]uint8) {
 	for c := 0x20; c < 0x7f; c++ {
-		t[c] = plainIdent | plainQuoted
-		if c == '"' || c == '\\' {
-			t[c] = plainIdent
+		if c != '"' && c != '\\' {
+			t[c] = plainQuoted
 		}
 		if isBare(string(rune(c))) {
 			t[c] |= bare
@@ -1019,9 +1017,9 @@ var byteClass = func() (t [256]uint8) {
 }()
 
 // scan returns the classes every byte of s has. Once s is known not to
-// be bare, only the quoting classes are left to settle, and those it
-// checks eight bytes at a time, going byte by byte only through a word
-// that holds a byte outside them.
+// be bare, only plainQuoted is left to settle, and that it checks eight
+// bytes at a time, going byte by byte only through a word that holds a
+// byte outside it.
 func scan(s string) uint8 {
 	const (
 		ones  = 0x0101010101010101
@@ -1029,7 +1027,7 @@ func scan(s string) uint8 {
 	)
 	// hasZero reports whether some byte of x is zero (exact as a yes/no).
 	hasZero := func(x uint64) bool { return (x-ones)&^x&highs != 0 }
-	m := uint8(bare | plainQuoted | plainIdent)
+	m := uint8(bare | plainQuoted)
 	i := 0
 	for ; i < len(s) && m&bare != 0; i++ {
 		m &= byteClass[s[i]]

@@ -15,9 +15,10 @@ import (
 )
 
 // TestScanMatchesDefinitions checks the one-pass classes of scan against
-// the functions they stand for: isBare, appendQuoted copying its input, and
-// textsafe.AppendMarked leaving it alone. Every byte value appears alone
-// and in seeded strings.
+// the functions they stand for, isBare and appendQuoted copying its input,
+// and the identifier fast path printableASCII against textsafe.AppendMarked
+// leaving its input alone. Every byte value appears alone and in seeded
+// strings.
 func TestScanMatchesDefinitions(t *testing.T) {
 	var inputs []string
 	for c := range 256 {
@@ -43,8 +44,8 @@ func TestScanMatchesDefinitions(t *testing.T) {
 		if q, changed := appendQuoted(nil, s); c&plainQuoted != 0 && (string(q) != `"`+s+`"` || changed) {
 			t.Fatalf("scan(%q) plainQuoted = %v, appendQuoted gives %q, %v", s, c&plainQuoted != 0, q, changed)
 		}
-		if m, changed := textsafe.AppendMarked(nil, s, nil); c&plainIdent != 0 && (string(m) != s || changed) {
-			t.Fatalf("scan(%q) plainIdent, but AppendMarked gives %q, %v", s, m, changed)
+		if m, changed := textsafe.AppendMarked(nil, s, nil); printableASCII(s) && (string(m) != s || changed) {
+			t.Fatalf("printableASCII(%q), but AppendMarked gives %q, %v", s, m, changed)
 		}
 		if c&plainQuoted != 0 {
 			plain++
