@@ -905,7 +905,7 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	// skip the key lookup.
 	if len(s) > 200 {
 		if lim := limit(key); len(s) > lim {
-			if n := runeCount(s); n > lim {
+			if _, n := runePrefix(s, len(s)); n > lim {
 				return appendTruncated(b, s, lim, n)
 			}
 		}
@@ -935,44 +935,25 @@ func asciiWord(w string) bool {
 		uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 == 0
 }
 
-// runeCount is utf8.RuneCountInString (an invalid byte counts as one code
-// point), eight ASCII bytes at a time.
-func runeCount(s string) int {
-	n, i := 0, 0
-	for i < len(s) {
-		if i+8 <= len(s) && asciiWord(s[i:i+8]) {
-			n, i = n+8, i+8
+// runePrefix walks the first n code points of s, or all of s when it has
+// fewer, eight ASCII bytes at a time, counting an invalid byte as one code
+// point as utf8.RuneCountInString does. It returns the byte offset it
+// reached and the code points it passed: runePrefix(s, len(s)) counts s.
+func runePrefix(s string, n int) (off, runes int) {
+	for runes < n && off < len(s) {
+		if runes+8 <= n && off+8 <= len(s) && asciiWord(s[off:off+8]) {
+			off, runes = off+8, runes+8
 			continue
 		}
-		if s[i] < utf8.RuneSelf {
-			i++
+		if s[off] < utf8.RuneSelf {
+			off++
 		} else {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
+			_, size := utf8.DecodeRuneInString(s[off:])
+			off += size
 		}
-		n++
+		runes++
 	}
-	return n
-}
-
-// runeOffset returns the byte offset in s after its first n code points
-// (counted as runeCount does); s has at least n.
-func runeOffset(s string, n int) int {
-	i := 0
-	for n > 0 {
-		if n >= 8 && i+8 <= len(s) && asciiWord(s[i:i+8]) {
-			n, i = n-8, i+8
-			continue
-		}
-		if s[i] < utf8.RuneSelf {
-			i++
-		} else {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-		}
-		n--
-	}
-	return i
+	return off, runes
 }
 
 // appendTruncated writes s, of n > lim code points, cut to lim-3 code
@@ -982,7 +963,8 @@ func runeOffset(s string, n int) int {
 // text decides bare or quoted and the dots are written after it, without
 // building the truncated string.
 func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
-	t := s[:runeOffset(s, lim-3)]
+	cut, _ := runePrefix(s, lim-3)
+	t := s[:cut]
 	switch c := scan(t); {
 	case c&bare != 0:
 		b = append(b, t...)

@@ -220,9 +220,10 @@ func TestLiftNodesFirstOccurrence(t *testing.T) {
 	}
 }
 
-// TestRuneCount compares runeCount and runeOffset with the utf8 package
-// on seeded strings of ASCII runs, multi-byte and invalid bytes.
-func TestRuneCount(t *testing.T) {
+// TestRunePrefix compares runePrefix with the utf8 package on seeded
+// strings of ASCII runs, multi-byte and invalid bytes: the whole count,
+// and the offset after a prefix of each length up to one past the end.
+func TestRunePrefix(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 7))
 	pieces := []string{"abcdefgh", "a", "é", "日", "\xff", "\xe2\x80", "\U0001F600", "12345678901"}
 	for range 5000 {
@@ -232,17 +233,17 @@ func TestRuneCount(t *testing.T) {
 		}
 		s := sb.String()
 		n := utf8.RuneCountInString(s)
-		if got := runeCount(s); got != n {
-			t.Fatalf("runeCount(%q) = %d, want %d", s, got, n)
+		if off, got := runePrefix(s, len(s)); got != n || off != len(s) {
+			t.Fatalf("runePrefix(%q, len) = %d, %d, want %d, %d", s, off, got, len(s), n)
 		}
-		k := r.IntN(n + 1)
+		k := r.IntN(n + 2)
 		want := 0
-		for range k {
+		for range min(k, n) {
 			_, size := utf8.DecodeRuneInString(s[want:])
 			want += size
 		}
-		if got := runeOffset(s, k); got != want {
-			t.Fatalf("runeOffset(%q, %d) = %d, want %d", s, k, got, want)
+		if off, got := runePrefix(s, k); off != want || got != min(k, n) {
+			t.Fatalf("runePrefix(%q, %d) = %d, %d, want %d, %d", s, k, off, got, want, min(k, n))
 		}
 	}
 }
