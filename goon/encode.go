@@ -929,10 +929,15 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	return b, 0, changed
 }
 
+// word returns the first eight bytes of w, little-endian.
+func word(w string) uint64 {
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
 // asciiWord reports whether the eight bytes of w are all ASCII.
 func asciiWord(w string) bool {
-	return (uint64(w[0])|uint64(w[1])<<8|uint64(w[2])<<16|uint64(w[3])<<24|
-		uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 == 0
+	return word(w)&0x8080808080808080 == 0
 }
 
 // runePrefix walks the first n code points of s, or all of s when it has
@@ -1016,8 +1021,7 @@ func scan(s string) uint8 {
 	}
 	for ; i+8 <= len(s) && m != 0; i += 8 {
 		w := s[i : i+8]
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		x := word(w)
 		// A byte below 0x20 (x-0x20 borrows into a clear high bit), at or
 		// above 0x7F, or a quote or backslash sends the word to the table.
 		if (x-0x20*ones)&^x&highs != 0 || (x+0x01*ones)&highs != 0 || x&highs != 0 ||
