@@ -173,9 +173,11 @@ func graphCapacity(h *Header, lines int) (nSyms, nEdges int) {
 	return nSyms, nEdges
 }
 
-// decodeGraph decodes a graph-profile body that is not a delta.
-func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
-	g := &Graph{Symbols: []Symbol{}, Edges: []Edge{}}
+// graphFromHeader returns a graph holding what a graph payload's header
+// says: the keys [Graph] has fields for in them, the counts and delta keys
+// dropped, any other key kept in Extra. Both graph decoders start from it.
+func graphFromHeader(h *Header) *Graph {
+	g := &Graph{}
 	for _, f := range h.Fields {
 		switch f.Key {
 		case "tool":
@@ -195,6 +197,13 @@ func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
 			g.Extra = append(g.Extra, f)
 		}
 	}
+	return g
+}
+
+// decodeGraph decodes a graph-profile body that is not a delta.
+func decodeGraph(h *Header, lines []line, lim Limits) (*Graph, error) {
+	g := graphFromHeader(h)
+	g.Symbols, g.Edges = []Symbol{}, []Edge{}
 	lines, trailer, err := takeTrailer(lines)
 	if err != nil {
 		return nil, err

@@ -27,27 +27,16 @@ func fastDecodeGraph(src string, lim Limits) (*Document, bool) {
 	if err != nil || h.Profile != "graph" {
 		return nil, false
 	}
-	g := &Graph{}
 	for _, f := range h.Fields {
 		switch f.Key {
-		case "tool":
-			g.Tool = f.Value
-		case "budget":
-			g.Budget, _ = strconv.Atoi(f.Value)
-		case "tokens":
-			g.Tokens, _ = strconv.Atoi(f.Value)
-		case "pack_root":
-			g.PackRoot = f.Value
 		case "session", "unchanged", "delta":
 			// The strict decoder owns sessions, unchanged payloads and deltas.
 			if f.Value != "false" {
 				return nil, false
 			}
-		case "symbols", "edges", "base_root", "new_root", "savings":
-		default:
-			g.Extra = append(g.Extra, f)
 		}
 	}
+	g := graphFromHeader(&h)
 	nSyms, nEdges := graphCapacity(&h, strings.Count(body, "\n"))
 	g.Symbols = make([]Symbol, 0, nSyms)
 	g.Edges = make([]Edge, 0, nEdges)

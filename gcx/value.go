@@ -355,9 +355,11 @@ func valueSection(tool string, v any, escapeHTML bool) (Section, error) {
 		case bool:
 			return strconv.FormatBool(y), nil
 		case float64:
-			return string(appendJSONFloat(nil, y, 64)), nil
+			var buf [32]byte // the longest float text fits: one allocation, the string
+			return string(appendJSONFloat(buf[:0], y, 64)), nil
 		case float32:
-			return string(appendJSONFloat(nil, float64(y), 32)), nil
+			var buf [32]byte
+			return string(appendJSONFloat(buf[:0], float64(y), 32)), nil
 		case int:
 			return strconv.Itoa(y), nil
 		case int64:

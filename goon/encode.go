@@ -905,7 +905,7 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	// skip the key lookup.
 	if len(s) > 200 {
 		if lim := limit(key); len(s) > lim {
-			if n := runeCount(s); n > lim {
+			if _, n := runePrefix(s, len(s)); n > lim {
 				return appendTruncated(b, s, lim, n)
 			}
 		}
@@ -929,50 +929,36 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 	return b, 0, changed
 }
 
+// word returns the first eight bytes of w, little-endian.
+func word(w string) uint64 {
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
 // asciiWord reports whether the eight bytes of w are all ASCII.
 func asciiWord(w string) bool {
-	return (uint64(w[0])|uint64(w[1])<<8|uint64(w[2])<<16|uint64(w[3])<<24|
-		uint64(w[4])<<32|uint64(w[5])<<40|uint64(w[6])<<48|uint64(w[7])<<56)&0x8080808080808080 == 0
+	return word(w)&0x8080808080808080 == 0
 }
 
-// runeCount is utf8.RuneCountInString (an invalid byte counts as one code
-// point), eight ASCII bytes at a time.
-func runeCount(s string) int {
-	n, i := 0, 0
-	for i < len(s) {
-		if i+8 <= len(s) && asciiWord(s[i:i+8]) {
-			n, i = n+8, i+8
+// runePrefix walks the first n code points of s, or all of s when it has
+// fewer, eight ASCII bytes at a time, counting an invalid byte as one code
+// point as utf8.RuneCountInString does. It returns the byte offset it
+// reached and the code points it passed: runePrefix(s, len(s)) counts s.
+func runePrefix(s string, n int) (off, runes int) {
+	for runes < n && off < len(s) {
+		if runes+8 <= n && off+8 <= len(s) && asciiWord(s[off:off+8]) {
+			off, runes = off+8, runes+8
 			continue
 		}
-		if s[i] < utf8.RuneSelf {
-			i++
+		if s[off] < utf8.RuneSelf {
+			off++
 		} else {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
+			_, size := utf8.DecodeRuneInString(s[off:])
+			off += size
 		}
-		n++
+		runes++
 	}
-	return n
-}
-
-// runeOffset returns the byte offset in s after its first n code points
-// (counted as runeCount does); s has at least n.
-func runeOffset(s string, n int) int {
-	i := 0
-	for n > 0 {
-		if n >= 8 && i+8 <= len(s) && asciiWord(s[i:i+8]) {
-			n, i = n-8, i+8
-			continue
-		}
-		if s[i] < utf8.RuneSelf {
-			i++
-		} else {
-			_, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-		}
-		n--
-	}
-	return i
+	return off, runes
 }
 
 // appendTruncated writes s, of n > lim code points, cut to lim-3 code
@@ -982,7 +968,8 @@ func runeOffset(s string, n int) int {
 // text decides bare or quoted and the dots are written after it, without
 // building the truncated string.
 func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
-	t := s[:runeOffset(s, lim-3)]
+	cut, _ := runePrefix(s, lim-3)
+	t := s[:cut]
 	switch c := scan(t); {
 	case c&bare != 0:
 		b = append(b, t...)
@@ -1000,16 +987,14 @@ func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
 const (
 	bare        = 1 << iota // ASCII letter, digit or _ - : . / @ + (isBare)
 	plainQuoted             // printable ASCII but " and \: appendQuoted copies it
-	plainIdent              // printable ASCII: textsafe.AppendMarked copies it
 )
 
 // byteClass holds the classes of each byte value; it is never written
 // after initialisation.
 var byteClass = func() (t [256]uint8) {
 	for c := 0x20; c < 0x7f; c++ {
-		t[c] = plainIdent | plainQuoted
-		if c == '"' || c == '\\' {
-			t[c] = plainIdent
+		if c != '"' && c != '\\' {
+			t[c] = plainQuoted
 		}
 		if isBare(string(rune(c))) {
 			t[c] |= bare
@@ -1019,9 +1004,9 @@ var byteClass = func() (t [256]uint8) {
 }()
 
 // scan returns the classes every byte of s has. Once s is known not to
-// be bare, only the quoting classes are left to settle, and those it
-// checks eight bytes at a time, going byte by byte only through a word
-// that holds a byte outside them.
+// be bare, only plainQuoted is left to settle, and that it checks eight
+// bytes at a time, going byte by byte only through a word that holds a
+// byte outside it.
 func scan(s string) uint8 {
 	const (
 		ones  = 0x0101010101010101
@@ -1029,15 +1014,14 @@ func scan(s string) uint8 {
 	)
 	// hasZero reports whether some byte of x is zero (exact as a yes/no).
 	hasZero := func(x uint64) bool { return (x-ones)&^x&highs != 0 }
-	m := uint8(bare | plainQuoted | plainIdent)
+	m := uint8(bare | plainQuoted)
 	i := 0
 	for ; i < len(s) && m&bare != 0; i++ {
 		m &= byteClass[s[i]]
 	}
 	for ; i+8 <= len(s) && m != 0; i += 8 {
 		w := s[i : i+8]
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		x := word(w)
 		// A byte below 0x20 (x-0x20 borrows into a clear high bit), at or
 		// above 0x7F, or a quote or backslash sends the word to the table.
 		if (x-0x20*ones)&^x&highs != 0 || (x+0x01*ones)&highs != 0 || x&highs != 0 ||

@@ -15,9 +15,10 @@ import (
 )
 
 // TestScanMatchesDefinitions checks the one-pass classes of scan against
-// the functions they stand for: isBare, appendQuoted copying its input, and
-// textsafe.AppendMarked leaving it alone. Every byte value appears alone
-// and in seeded strings.
+// the functions they stand for, isBare and appendQuoted copying its input,
+// and the identifier fast path printableASCII against textsafe.AppendMarked
+// leaving its input alone. Every byte value appears alone and in seeded
+// strings.
 func TestScanMatchesDefinitions(t *testing.T) {
 	var inputs []string
 	for c := range 256 {
@@ -43,8 +44,8 @@ func TestScanMatchesDefinitions(t *testing.T) {
 		if q, changed := appendQuoted(nil, s); c&plainQuoted != 0 && (string(q) != `"`+s+`"` || changed) {
 			t.Fatalf("scan(%q) plainQuoted = %v, appendQuoted gives %q, %v", s, c&plainQuoted != 0, q, changed)
 		}
-		if m, changed := textsafe.AppendMarked(nil, s, nil); c&plainIdent != 0 && (string(m) != s || changed) {
-			t.Fatalf("scan(%q) plainIdent, but AppendMarked gives %q, %v", s, m, changed)
+		if m, changed := textsafe.AppendMarked(nil, s, nil); printableASCII(s) && (string(m) != s || changed) {
+			t.Fatalf("printableASCII(%q), but AppendMarked gives %q, %v", s, m, changed)
 		}
 		if c&plainQuoted != 0 {
 			plain++
@@ -219,9 +220,10 @@ func TestLiftNodesFirstOccurrence(t *testing.T) {
 	}
 }
 
-// TestRuneCount compares runeCount and runeOffset with the utf8 package
-// on seeded strings of ASCII runs, multi-byte and invalid bytes.
-func TestRuneCount(t *testing.T) {
+// TestRunePrefix compares runePrefix with the utf8 package on seeded
+// strings of ASCII runs, multi-byte and invalid bytes: the whole count,
+// and the offset after a prefix of each length up to one past the end.
+func TestRunePrefix(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 7))
 	pieces := []string{"abcdefgh", "a", "é", "日", "\xff", "\xe2\x80", "\U0001F600", "12345678901"}
 	for range 5000 {
@@ -231,17 +233,17 @@ func TestRuneCount(t *testing.T) {
 		}
 		s := sb.String()
 		n := utf8.RuneCountInString(s)
-		if got := runeCount(s); got != n {
-			t.Fatalf("runeCount(%q) = %d, want %d", s, got, n)
+		if off, got := runePrefix(s, len(s)); got != n || off != len(s) {
+			t.Fatalf("runePrefix(%q, len) = %d, %d, want %d, %d", s, off, got, len(s), n)
 		}
-		k := r.IntN(n + 1)
+		k := r.IntN(n + 2)
 		want := 0
-		for range k {
+		for range min(k, n) {
 			_, size := utf8.DecodeRuneInString(s[want:])
 			want += size
 		}
-		if got := runeOffset(s, k); got != want {
-			t.Fatalf("runeOffset(%q, %d) = %d, want %d", s, k, got, want)
+		if off, got := runePrefix(s, k); off != want || got != min(k, n) {
+			t.Fatalf("runePrefix(%q, %d) = %d, %d, want %d, %d", s, k, off, got, want, min(k, n))
 		}
 	}
 }

@@ -47,23 +47,19 @@ func (p *jsonParser) fault(f jsonread.Fault) error {
 	switch f.Kind {
 	case jsonread.KindDuplicateKey:
 		return p.fail(f.Offset, ErrDuplicateKey, "duplicate key "+f.Detail) // at the key's quote
-	case jsonread.KindEnd:
-		switch f.Want {
-		case jsonread.WantKey:
+	case jsonread.KindEnd, jsonread.KindChar:
+		// At the end of input only a missing key or ':' is named; a
+		// character that cannot start a value keeps the reader's wording.
+		switch {
+		case f.Want == jsonread.WantKey:
 			return p.fail(f.At, ErrInvalidJSON, "want a string key")
-		case jsonread.WantColon:
+		case f.Want == jsonread.WantColon:
 			return p.fail(f.At, ErrInvalidJSON, "want ':'")
-		}
-		return p.fail(f.At, ErrInvalidJSON, "unexpected end of input")
-	case jsonread.KindChar:
-		switch f.Want {
-		case jsonread.WantKey:
-			return p.fail(f.At, ErrInvalidJSON, "want a string key")
-		case jsonread.WantColon:
-			return p.fail(f.At, ErrInvalidJSON, "want ':'")
-		case jsonread.WantObjectNext:
+		case f.Kind == jsonread.KindEnd:
+			return p.fail(f.At, ErrInvalidJSON, "unexpected end of input")
+		case f.Want == jsonread.WantObjectNext:
 			return p.fail(f.At, ErrInvalidJSON, "want ',' or '}'")
-		case jsonread.WantArrayNext:
+		case f.Want == jsonread.WantArrayNext:
 			return p.fail(f.At, ErrInvalidJSON, "want ',' or ']'")
 		}
 	case jsonread.KindLiteral:
