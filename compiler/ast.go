@@ -38,6 +38,9 @@ type cte struct {
 	body *selectStmt
 }
 
+// arms returns the CTE's body followed by the arms of its union.
+func (c *cte) arms() []*selectStmt { return append([]*selectStmt{c.body}, c.body.union...) }
+
 type selItem struct {
 	e     expr
 	alias string // "" renders the bare expression

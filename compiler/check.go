@@ -60,7 +60,7 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 func nodeSets(stmt *selectStmt, cat *catalog) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range stmt.with {
-		arms := append([]*selectStmt{c.body}, c.body.union...)
+		arms := c.arms()
 		ok := sameColumns(arms)
 		for _, arm := range arms {
 			t, isTable := arm.from.(*tableRef)
@@ -200,7 +200,7 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 			continue
 		}
 		q := qualOf(topRefs[c.name][0])
-		arms := append([]*selectStmt{c.body}, c.body.union...)
+		arms := c.arms()
 		ends, ok := edgeEnds(arms, cat)
 		if !ok {
 			continue
@@ -320,7 +320,7 @@ func fixesKind(a *selectStmt, k, entity string) bool {
 // setEntity returns the one entity a node set's arms all read, or "" when they read several.
 func setEntity(c *cte, cat *catalog) string {
 	name := ""
-	for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+	for _, arm := range c.arms() {
 		e := cat.tables[arm.from.(*tableRef).table]
 		if name != "" && e.name != name {
 			return ""
@@ -405,7 +405,7 @@ func kindOutputs(e expr, q, end string, arms []*selectStmt) bool {
 // setKindsTrue reports whether every arm of a node set selects, as kind, the name of the
 // entity whose table it reads.
 func setKindsTrue(c *cte, cat *catalog) bool {
-	for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+	for _, arm := range c.arms() {
 		e := cat.tables[arm.from.(*tableRef).table]
 		ok := false
 		for _, it := range arm.cols {
