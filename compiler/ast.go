@@ -33,6 +33,15 @@ type selectStmt struct {
 	settings []Setting
 }
 
+// fromItems returns what the select reads: its FROM item, then the right side of each join.
+func (s *selectStmt) fromItems() []fromItem {
+	out := []fromItem{s.from}
+	for _, j := range s.joins {
+		out = append(out, j.right)
+	}
+	return out
+}
+
 type cte struct {
 	name string
 	body *selectStmt
@@ -69,6 +78,14 @@ type tableRef struct {
 type cteRef struct {
 	name  string
 	alias string
+}
+
+// qual is the name a select's column references use for the CTE: its alias, else its name.
+func (r *cteRef) qual() string {
+	if r.alias != "" {
+		return r.alias
+	}
+	return r.name
 }
 
 // colRef is <qual>.<name>, or a bare name when qual is "".

@@ -146,7 +146,7 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 				lookupAt[x.sub] = lookupSite{owner: s, in: x}
 			}
 		}
-		for _, f := range append([]fromItem{s.from}, joinItems(s.joins)...) {
+		for _, f := range s.fromItems() {
 			if r, ok := f.(*cteRef); ok {
 				reads = append(reads, cteRead{s, r})
 			}
@@ -165,18 +165,12 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 			elsewhere[rd.r.name] = true
 		}
 	}
-	qualOf := func(r *cteRef) string {
-		if r.alias != "" {
-			return r.alias
-		}
-		return r.name
-	}
 	// The node sets the top-level select reads, by qualifier.
 	topSets := map[string]string{}
 	for name, refs := range topRefs {
 		for _, r := range refs {
 			if sets[name] {
-				topSets[qualOf(r)] = name
+				topSets[r.qual()] = name
 			}
 		}
 	}
@@ -209,7 +203,7 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 		if len(topRefs[c.name]) != 1 || elsewhere[c.name] || sets[c.name] {
 			continue
 		}
-		q := qualOf(topRefs[c.name][0])
+		q := topRefs[c.name][0].qual()
 		arms := c.arms()
 		ends, ok := edgeEnds(arms, cat)
 		if !ok {

@@ -223,7 +223,7 @@ func boundSets(stmt *selectStmt, name string) []string {
 
 // readAtTop reports whether the top-level select reads the CTE name in its FROM or joins.
 func readAtTop(stmt *selectStmt, name string) bool {
-	for _, f := range append([]fromItem{stmt.from}, joinItems(stmt.joins)...) {
+	for _, f := range stmt.fromItems() {
 		if r, ok := f.(*cteRef); ok && r.name == name {
 			return true
 		}
