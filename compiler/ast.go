@@ -35,7 +35,8 @@ type selectStmt struct {
 
 // fromItems returns what the select reads: its FROM item, then the right side of each join.
 func (s *selectStmt) fromItems() []fromItem {
-	out := []fromItem{s.from}
+	out := make([]fromItem, 1, 1+len(s.joins))
+	out[0] = s.from
 	for _, j := range s.joins {
 		out = append(out, j.right)
 	}
