@@ -33,10 +33,23 @@ type selectStmt struct {
 	settings []Setting
 }
 
+// fromItems returns what the select reads: its FROM item, then the right side of each join.
+func (s *selectStmt) fromItems() []fromItem {
+	out := make([]fromItem, 1, 1+len(s.joins))
+	out[0] = s.from
+	for _, j := range s.joins {
+		out = append(out, j.right)
+	}
+	return out
+}
+
 type cte struct {
 	name string
 	body *selectStmt
 }
+
+// arms returns the CTE's body followed by the arms of its union.
+func (c *cte) arms() []*selectStmt { return append([]*selectStmt{c.body}, c.body.union...) }
 
 type selItem struct {
 	e     expr
@@ -66,6 +79,14 @@ type tableRef struct {
 type cteRef struct {
 	name  string
 	alias string
+}
+
+// qual is the name a select's column references use for the CTE: its alias, else its name.
+func (r *cteRef) qual() string {
+	if r.alias != "" {
+		return r.alias
+	}
+	return r.name
 }
 
 // colRef is <qual>.<name>, or a bare name when qual is "".

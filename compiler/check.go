@@ -60,7 +60,7 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 func nodeSets(stmt *selectStmt, cat *catalog) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range stmt.with {
-		arms := append([]*selectStmt{c.body}, c.body.union...)
+		arms := c.arms()
 		ok := sameColumns(arms)
 		for _, arm := range arms {
 			t, isTable := arm.from.(*tableRef)
@@ -127,53 +127,50 @@ func seeded(s *selectStmt, sets map[string]bool) bool {
 // narrowsOnly). A row of such a scan whose end the caller may not read meets no node row and
 // goes no further, which is what a seed would have ensured earlier.
 func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*selectStmt]bool {
-	out := map[*selectStmt]bool{}
-	// A lookup is an IN sub-query that is itself a conjunct of a select: owner[sub] is that
-	// select and in[sub] the conjunct.
-	owner := map[*selectStmt]*selectStmt{}
-	inOf := map[*selectStmt]*inSub{}
+	// One walk notes every lookup (an IN sub-query that is itself a conjunct of a select: the
+	// select that owns it and the conjunct) and every CTE read in a FROM or join; the reads are
+	// sorted once the walk has seen every lookup.
+	lookupAt := map[*selectStmt]lookupSite{}
+	type cteRead struct {
+		s *selectStmt
+		r *cteRef
+	}
+	var reads []cteRead
 	walk(stmt, func(n sqlNode) {
-		if s, ok := n.(*selectStmt); ok {
-			for _, w := range slices.Concat(s.prewhere, s.where) {
-				if x, ok := w.(*inSub); ok {
-					owner[x.sub], inOf[x.sub] = s, x
-				}
+		s, ok := n.(*selectStmt)
+		if !ok {
+			return
+		}
+		for _, w := range slices.Concat(s.prewhere, s.where) {
+			if x, ok := w.(*inSub); ok {
+				lookupAt[x.sub] = lookupSite{owner: s, in: x}
+			}
+		}
+		for _, f := range s.fromItems() {
+			if r, ok := f.(*cteRef); ok {
+				reads = append(reads, cteRead{s, r})
 			}
 		}
 	})
 	topRefs := map[string][]*cteRef{} // CTE name -> its reads in the top-level FROM and joins
 	lookups := map[string][]*selectStmt{}
 	elsewhere := map[string]bool{}
-	walk(stmt, func(n sqlNode) {
-		s, ok := n.(*selectStmt)
-		if !ok {
-			return
+	for _, rd := range reads {
+		switch s := rd.s; {
+		case s == stmt:
+			topRefs[rd.r.name] = append(topRefs[rd.r.name], rd.r)
+		case lookupAt[s].owner != nil && len(s.union) == 0 && len(s.joins) == 0:
+			lookups[rd.r.name] = append(lookups[rd.r.name], s)
+		default:
+			elsewhere[rd.r.name] = true
 		}
-		for _, f := range append([]fromItem{s.from}, joinItems(s.joins)...) {
-			r, ok := f.(*cteRef)
-			switch {
-			case !ok:
-			case s == stmt:
-				topRefs[r.name] = append(topRefs[r.name], r)
-			case owner[s] != nil && len(s.union) == 0 && len(s.joins) == 0:
-				lookups[r.name] = append(lookups[r.name], s)
-			default:
-				elsewhere[r.name] = true
-			}
-		}
-	})
-	qualOf := func(r *cteRef) string {
-		if r.alias != "" {
-			return r.alias
-		}
-		return r.name
 	}
 	// The node sets the top-level select reads, by qualifier.
 	topSets := map[string]string{}
 	for name, refs := range topRefs {
 		for _, r := range refs {
 			if sets[name] {
-				topSets[qualOf(r)] = name
+				topSets[r.qual()] = name
 			}
 		}
 	}
@@ -182,36 +179,43 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 		conjuncts = append(conjuncts, j.on...)
 	}
 	conjuncts = append(conjuncts, stmt.where...)
-	byName := map[string]*cte{}
-	for _, c := range stmt.with {
-		byName[c.name] = c
+	// What the bindings need of each node set, computed once (from the last CTE of a name,
+	// which is the one nodeSets judged), and the node set each arm belongs to.
+	facts := map[string]setFacts{}
+	for _, c := range slices.Backward(stmt.with) {
+		if _, seen := facts[c.name]; sets[c.name] && !seen {
+			facts[c.name] = setFacts{entity: setEntity(c, cat), kindsTrue: setKindsTrue(c, cat)}
+		}
 	}
-	// armOf finds the node set whose body or union arm is s.
-	armOf := func(s *selectStmt) string {
-		for _, c := range stmt.with {
-			if sets[c.name] && (c.body == s || slices.Contains(c.body.union, s)) {
-				return c.name
+	setOf := map[*selectStmt]string{}
+	for _, c := range stmt.with {
+		if !sets[c.name] {
+			continue
+		}
+		for _, a := range c.arms() {
+			if _, seen := setOf[a]; !seen {
+				setOf[a] = c.name
 			}
 		}
-		return ""
 	}
+	out := map[*selectStmt]bool{}
 	for _, c := range stmt.with {
 		if len(topRefs[c.name]) != 1 || elsewhere[c.name] || sets[c.name] {
 			continue
 		}
-		q := qualOf(topRefs[c.name][0])
-		arms := append([]*selectStmt{c.body}, c.body.union...)
+		q := topRefs[c.name][0].qual()
+		arms := c.arms()
 		ends, ok := edgeEnds(arms, cat)
 		if !ok {
 			continue
 		}
 		boundTo := map[string]string{} // end -> the node set the top-level select binds it to
 		for _, end := range ends {
-			if set := boundEnd(q, end, arms, conjuncts, topSets, byName, sets, cat); set != "" {
+			if set := boundEnd(q, end, arms, conjuncts, topSets, facts); set != "" {
 				boundTo[end] = set
 			}
 		}
-		if len(boundTo) != 2 || !narrowsOnly(lookups[c.name], boundTo, owner, inOf, armOf) {
+		if len(boundTo) != 2 || !narrowsOnly(lookups[c.name], boundTo, lookupAt, setOf) {
 			continue
 		}
 		for _, a := range arms {
@@ -221,14 +225,28 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 	return out
 }
 
+// lookupSite is where a lookup sits: the select whose PREWHERE or WHERE conjunct it is, and
+// that conjunct.
+type lookupSite struct {
+	owner *selectStmt
+	in    *inSub
+}
+
+// setFacts is what joinBound needs to know of a node set: the one entity its arms read (""
+// when they read several) and whether every arm selects that entity's name as its kind.
+type setFacts struct {
+	entity    string
+	kindsTrue bool
+}
+
 // narrowsOnly reports whether every lookup of a join-bound CTE narrows the node set its end
 // is bound to: "t.id IN (SELECT <end> FROM cte [WHERE …])" as a conjunct of an arm of that
-// set. The final join keeps only ids the lookup lets through, so such a lookup cannot change
-// the answer; anywhere else the CTE's rows, some of which start at nodes the caller may not
-// read, could decide which rows other scans return.
-func narrowsOnly(subs []*selectStmt, boundTo map[string]string, owner map[*selectStmt]*selectStmt, inOf map[*selectStmt]*inSub, armOf func(*selectStmt) string) bool {
+// set (setOf names the node set of each arm). The final join keeps only ids the lookup lets
+// through, so such a lookup cannot change the answer; anywhere else the CTE's rows, some of
+// which start at nodes the caller may not read, could decide which rows other scans return.
+func narrowsOnly(subs []*selectStmt, boundTo map[string]string, lookupAt map[*selectStmt]lookupSite, setOf map[*selectStmt]string) bool {
 	for _, sub := range subs {
-		arm, x := owner[sub], inOf[sub]
+		arm, x := lookupAt[sub].owner, lookupAt[sub].in
 		t, ok := arm.from.(*tableRef)
 		if !ok || len(sub.cols) != 1 {
 			return false
@@ -238,7 +256,7 @@ func narrowsOnly(subs []*selectStmt, boundTo map[string]string, owner map[*selec
 			return false
 		}
 		end, ok := sub.cols[0].e.(*colRef)
-		if !ok || end.qual != "" || boundTo[end.name] == "" || boundTo[end.name] != armOf(arm) {
+		if !ok || end.qual != "" || boundTo[end.name] == "" || boundTo[end.name] != setOf[arm] {
 			return false
 		}
 	}
@@ -320,7 +338,7 @@ func fixesKind(a *selectStmt, k, entity string) bool {
 // setEntity returns the one entity a node set's arms all read, or "" when they read several.
 func setEntity(c *cte, cat *catalog) string {
 	name := ""
-	for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+	for _, arm := range c.arms() {
 		e := cat.tables[arm.from.(*tableRef).table]
 		if name != "" && e.name != name {
 			return ""
@@ -333,13 +351,13 @@ func setEntity(c *cte, cat *catalog) string {
 // boundEnd returns the node set the top-level conjuncts bind the end column of the CTE read as
 // q to, one of the entity every arm fixes for that end (or whose kinds are compared at run
 // time); "" when there is none.
-func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[string]string, byName map[string]*cte, setNames map[string]bool, cat *catalog) string {
+func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[string]string, facts map[string]setFacts) string {
 	isEnd := func(e expr) bool {
 		r, ok := e.(*colRef)
 		return ok && r.qual == q && r.name == end
 	}
 	kindsFixed := func(set string) bool {
-		ent := setEntity(byName[set], cat)
+		ent := facts[set].entity
 		if ent == "" {
 			return false
 		}
@@ -364,7 +382,11 @@ func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[s
 			}
 		case *inSub:
 			from, ok := x.sub.from.(*cteRef)
-			if !ok || len(x.sub.union) > 0 || len(x.sub.joins) > 0 || byName[from.name] == nil || !setNames[from.name] {
+			if !ok || len(x.sub.union) > 0 || len(x.sub.joins) > 0 {
+				continue
+			}
+			set, isSet := facts[from.name]
+			if !isSet {
 				continue
 			}
 			subCol := func(i int, name string) bool {
@@ -378,7 +400,7 @@ func boundEnd(q, end string, arms []*selectStmt, conjuncts []expr, topSets map[s
 				}
 			case tupleExpr:
 				if len(l) == 2 && isEnd(l[0]) && len(x.sub.cols) == 2 && subCol(0, "id") && subCol(1, "kind") &&
-					kindOutputs(l[1], q, end, arms) && setKindsTrue(byName[from.name], cat) {
+					kindOutputs(l[1], q, end, arms) && set.kindsTrue {
 					return from.name
 				}
 			}
@@ -405,7 +427,7 @@ func kindOutputs(e expr, q, end string, arms []*selectStmt) bool {
 // setKindsTrue reports whether every arm of a node set selects, as kind, the name of the
 // entity whose table it reads.
 func setKindsTrue(c *cte, cat *catalog) bool {
-	for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+	for _, arm := range c.arms() {
 		e := cat.tables[arm.from.(*tableRef).table]
 		ok := false
 		for _, it := range arm.cols {

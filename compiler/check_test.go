@@ -173,7 +173,7 @@ func edgeCTE(stmt *selectStmt, s *selectStmt) string {
 func cteArms(stmt *selectStmt, name string) []*selectStmt {
 	for _, c := range stmt.with {
 		if c.name == name {
-			return append([]*selectStmt{c.body}, c.body.union...)
+			return c.arms()
 		}
 	}
 	return nil
@@ -221,19 +221,9 @@ func boundSets(stmt *selectStmt, name string) []string {
 	return out
 }
 
-// armsOf returns the body and union arms of the CTE name.
-func armsOf(stmt *selectStmt, name string) []*selectStmt {
-	for _, c := range stmt.with {
-		if c.name == name {
-			return append([]*selectStmt{c.body}, c.body.union...)
-		}
-	}
-	return nil
-}
-
 // readAtTop reports whether the top-level select reads the CTE name in its FROM or joins.
 func readAtTop(stmt *selectStmt, name string) bool {
-	for _, f := range append([]fromItem{stmt.from}, joinItems(stmt.joins)...) {
+	for _, f := range stmt.fromItems() {
 		if r, ok := f.(*cteRef); ok && r.name == name {
 			return true
 		}
@@ -327,7 +317,7 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 						sets := nodeSets(stmt, c.cat)
 						for _, c := range stmt.with {
 							if c.name == name {
-								for _, arm := range append([]*selectStmt{c.body}, c.body.union...) {
+								for _, arm := range c.arms() {
 									dropSeeds(arm, sets)
 								}
 							}
@@ -380,7 +370,7 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 					})
 					// A join-bound CTE may only narrow the node set an end is bound to.
 					mutate("looked up by the top-level select", func(stmt, _ *selectStmt) {
-						ends, _ := edgeEnds(armsOf(stmt, name), c.cat)
+						ends, _ := edgeEnds(cteArms(stmt, name), c.cat)
 						stmt.where = append(stmt.where, in(stmt.cols[0].e, idsFrom(name, ends[0])))
 					})
 					// lookup calls fn with the first conjunct (PREWHERE or WHERE) of any select
@@ -408,7 +398,7 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 					if lookup(lower(), func([]expr, int, *inSub) {}) {
 						looked++
 						mutate("looked up for its other end", func(stmt, _ *selectStmt) {
-							ends, _ := edgeEnds(armsOf(stmt, name), c.cat)
+							ends, _ := edgeEnds(cteArms(stmt, name), c.cat)
 							lookup(stmt, func(_ []expr, _ int, x *inSub) {
 								other := ends[0]
 								if r, ok := x.sub.cols[0].e.(*colRef); ok && r.name == ends[0] {

@@ -388,13 +388,9 @@ func usedColumns(stmt *selectStmt) map[string]map[string]bool {
 		}
 		byQual := map[string]string{} // qualifier -> CTE name
 		var ctes []string
-		for _, f := range append([]fromItem{s.from}, joinItems(s.joins)...) {
+		for _, f := range s.fromItems() {
 			if r, ok := f.(*cteRef); ok {
-				q := r.alias
-				if q == "" {
-					q = r.name
-				}
-				byQual[q] = r.name
+				byQual[r.qual()] = r.name
 				ctes = append(ctes, r.name)
 			}
 		}
@@ -436,14 +432,6 @@ func usedColumns(stmt *selectStmt) map[string]map[string]bool {
 			visit(o.e)
 		}
 	})
-	return out
-}
-
-func joinItems(js []join) []fromItem {
-	out := make([]fromItem, len(js))
-	for i, j := range js {
-		out[i] = j.right
-	}
 	return out
 }
 

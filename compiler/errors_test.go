@@ -96,8 +96,15 @@ func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s
 
 // TestErrors checks the reason and the JSON Pointer of every bad-input case.
 func TestErrors(t *testing.T) {
+	runErrCases(t, errorCases, nil)
+}
+
+// runErrCases compiles each case and checks its reason, its JSON Pointer, that its message is
+// not empty and, when want names the case, that the message contains every fragment listed.
+func runErrCases(t *testing.T, cases []errCase, want map[string][]string) {
+	t.Helper()
 	c := newCompiler(t)
-	for _, tt := range errorCases {
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			caller := tt.caller
 			if caller == nil {
@@ -107,18 +114,23 @@ func TestErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Compile succeeded, want %v:\n%s", tt.wantErr, q.SQL)
 			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Compile error = %v, want %v", err, tt.wantErr)
-			}
 			var ce *compiler.Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error %T is not a *compiler.Error", err)
+				t.Fatalf("error %T is not a *compiler.Error: %v", err, err)
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Compile error = %v, want %v", err, tt.wantErr)
 			}
 			if ce.Path != tt.wantPath {
 				t.Errorf("Path = %q, want %q (%v)", ce.Path, tt.wantPath, err)
 			}
 			if ce.Message == "" {
 				t.Errorf("empty message")
+			}
+			for _, frag := range want[tt.name] {
+				if !strings.Contains(ce.Message, frag) {
+					t.Errorf("message %q does not contain %q", ce.Message, frag)
+				}
 			}
 		})
 	}

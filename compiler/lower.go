@@ -369,9 +369,16 @@ var edgeKey = map[string]bool{
 	"source_id": true, "target_kind": true, "target_id": true,
 }
 
-// sortingKey returns the sorting-key columns of a graph table: the six edge columns, or
-// (traversal_path, id) for a namespaced entity and (id) for a global one. Nil for a table the
-// catalog does not know.
+// The sorting keys of the entity tables: (traversal_path, id) for a namespaced entity, (id)
+// for a global one.
+var (
+	namespacedKey = map[string]bool{"traversal_path": true, "id": true}
+	globalKey     = map[string]bool{"id": true}
+)
+
+// sortingKey returns the sorting-key columns of a graph table (shared; callers only read
+// them): the six edge columns, namespacedKey or globalKey. Nil for a table the catalog does
+// not know.
 func sortingKey(cat *catalog, table string) map[string]bool {
 	if table == cat.edgeTable || table == cat.edgeByTarget {
 		return edgeKey
@@ -381,9 +388,9 @@ func sortingKey(cat *catalog, table string) map[string]bool {
 	case !ok:
 		return nil
 	case e.global:
-		return map[string]bool{"id": true}
+		return globalKey
 	}
-	return map[string]bool{"traversal_path": true, "id": true}
+	return namespacedKey
 }
 
 // keyOnly reports whether conjunct c of a scan with alias reads no column of that scan but

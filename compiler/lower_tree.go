@@ -15,6 +15,15 @@ type hop struct {
 	nearIsFrom bool
 }
 
+// ends returns the columns of the hop's CTE that hold its near and far ends: a is the
+// relationship's from side, b its to side.
+func (h hop) ends() (near, far string) {
+	if h.nearIsFrom {
+		return "a", "b"
+	}
+	return "b", "a"
+}
+
 func nName(n *nodeSel) string { return "n" + strconv.Itoa(n.idx) }
 func hName(rs *relSel) string { return "h" + strconv.Itoa(rs.idx) }
 
@@ -142,10 +151,7 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 				body.union = append(body.union, s)
 			}
 		}
-		farCol := "b"
-		if !h.nearIsFrom {
-			farCol = "a"
-		}
+		_, farCol := h.ends()
 		return []*cte{{name: hName(rs), body: body}}, idsFrom(hName(rs), farCol)
 	}
 	// Variable-length: walk from the near side. Step k (k ≥ 2) reads the edges leaving the
@@ -337,11 +343,7 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	for _, h := range hops {
 		ctes, farSeed := l.hopCTEs(h)
 		s.with = append(s.with, ctes...)
-		farCol := "b"
-		nearCol := "a"
-		if !h.nearIsFrom {
-			farCol, nearCol = "a", "b"
-		}
+		nearCol, farCol := h.ends()
 		var seed []expr
 		if l.narrowFar(h.far, hops) {
 			seed = append(seed, in(col("t", "id"), farSeed))

@@ -1,47 +1,12 @@
 package compiler_test
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/graphwire/graphwire/compiler"
 )
-
-// runErrCases compiles each case and checks its reason, its JSON Pointer and, when want is
-// set, that the message contains every fragment of want.
-func runErrCases(t *testing.T, cases []errCase, want map[string][]string) {
-	t.Helper()
-	c := newCompiler(t)
-	for _, tt := range cases {
-		t.Run(tt.name, func(t *testing.T) {
-			caller := tt.caller
-			if caller == nil {
-				caller = specCaller
-			}
-			q, err := c.Compile([]byte(tt.query), caller)
-			if err == nil {
-				t.Fatalf("Compile succeeded, want %v:\n%s", tt.wantErr, q.SQL)
-			}
-			var ce *compiler.Error
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %T is not a *compiler.Error: %v", err, err)
-			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Compile error = %v, want %v", err, tt.wantErr)
-			}
-			if ce.Path != tt.wantPath {
-				t.Errorf("Path = %q, want %q (%v)", ce.Path, tt.wantPath, err)
-			}
-			for _, frag := range want[tt.name] {
-				if !strings.Contains(ce.Message, frag) {
-					t.Errorf("message %q does not contain %q", ce.Message, frag)
-				}
-			}
-		})
-	}
-}
 
 // TestTraversalPathRefusals: traversal_path is a column of namespaced entities only, and it is
 // selected, not sorted on, grouped by or aggregated (Orbit lists it as not filterable; its

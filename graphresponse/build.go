@@ -14,8 +14,8 @@ import (
 
 // BuildPlan is the column contract between a compiled query and [Build]: which columns the
 // base statement returns, how rows become nodes, edges, paths or aggregation rows, and how
-// pagination works (the result is described in docs/formats.md, "The raw JSON response"). The compiler
-// fills it in; it is plain data and safe to share between goroutines.
+// pagination works (the result is described in docs/formats.md, "The raw JSON response").
+// The compiler fills it in; it is plain data and safe to share between goroutines.
 type BuildPlan struct {
 	QueryType     string       // traversal, aggregation, path_finding or neighbors
 	PageSize      int          // rows (paths) per page; the statement returns one more as a probe
@@ -256,12 +256,12 @@ func hydratedValue(v any, typ string) (Value, error) {
 }
 
 // Build turns the rows of a compiled query into a [Response] following the rules of
-// docs/formats.md, "The raw JSON response": first occurrence wins for nodes, edges are de-duplicated by
-// identity (traversal, neighbors), paths are numbered in row order, and the probe row only
-// sets has_more. hydration holds the rows of the hydration statement for neighbors and
-// path_finding; nil leaves those nodes without properties. A neighbors row or path that
-// references a node hydration did not return is dropped (the row was deleted or moved between
-// the two statements).
+// docs/formats.md, "The raw JSON response": first occurrence wins for nodes, edges are
+// de-duplicated by identity (traversal, neighbors), paths are numbered in row order, and the
+// probe row only sets has_more. hydration holds the rows of the hydration statement for
+// neighbors and path_finding; nil leaves those nodes without properties. A neighbors row or
+// path that references a node hydration did not return is dropped (the row was deleted or
+// moved between the two statements).
 func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 	rows, hasMore := p.page(base.Values)
 	ix := index(base.Columns)

@@ -23,9 +23,9 @@ type Options struct {
 	// Progress, when set, is told how far [Generate] and [Load] have come, from the goroutine
 	// that called them: phase "generate" counts the rows generated so far against an estimate
 	// of the total ([ExpectedRows], raised when done comes close), and ends with the one call
-	// where done equals total, the rows generated; phase "load" counts the rows inserted against all rows
-	// of the graph, from 0 before the first batch and then after every batch. Generation
-	// reports about once per percent of the estimate.
+	// where done equals total, the rows generated; phase "load" counts the rows inserted
+	// against all rows of the graph, from 0 before the first batch and then after every batch.
+	// Generation reports about once per percent of the estimate.
 	Progress func(phase string, done, total int64)
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
@@ -133,8 +133,8 @@ type gen struct {
 }
 
 // ExpectedRows estimates how many rows (nodes and edges) [Generate] makes at scale: rows grow
-// linearly with the scale, from a few hundred fixed rows (the special rows of §14.4 and one
-// row per entity with [LargeID]). It is an estimate for progress bars, within a quarter of
+// linearly with the scale, from a few hundred fixed rows (the special rows with hostile
+// strings and one row per entity with [LargeID]). It is an estimate for progress bars, within a quarter of
 // the real count for scales from 0.01 up.
 func ExpectedRows(scale float64) int64 {
 	if scale <= 0 {

@@ -60,15 +60,18 @@ func scopeGens(w *world, wideLevels ...int) (scope, wide gopter.Gen) {
 	return scope, wide
 }
 
-// storedEdges lists the seeded graph's edges of declared pairs, sorted, once.
+// storedEdges lists the seeded graph's edges of declared pairs, sorted by their printed form,
+// once. Each edge is printed once, not in every comparison.
 var storedEdges = sync.OnceValue(func() []edgeID {
 	var out []edgeID
+	printed := map[edgeID]string{}
 	for k := range theWorld.edgePaths {
 		if declared(walkEdge{k.From, k.FromID, k.To, k.ToID, k.Type}) {
 			out = append(out, k)
+			printed[k] = fmt.Sprint(k)
 		}
 	}
-	slices.SortFunc(out, func(a, b edgeID) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	slices.SortFunc(out, func(a, b edgeID) int { return strings.Compare(printed[a], printed[b]) })
 	return out
 })
 
