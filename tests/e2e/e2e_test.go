@@ -480,26 +480,13 @@ func TestHealthReflectionAndSchemas(t *testing.T) {
 // (the user table disappears), checks the service keeps answering with
 // Unavailable, then repairs the engine and checks queries succeed again.
 func TestRecoversAfterEngineFailure(t *testing.T) {
-	eng := engine(t)
-	c := server(t, eng, nil)
+	c := server(t, engine(t), nil)
 	ctx := as(t, admin)
 	before := raw(t, c, ctx, queries["search"])
 	if len(before.Nodes) == 0 {
 		t.Fatal("search found nothing before the failure")
 	}
-	if err := eng.Exec(t.Context(), "RENAME TABLE gl_user TO gl_user_broken"); err != nil {
-		t.Fatalf("break the engine: %v", err)
-	}
-	repaired := false
-	repair := func() {
-		if !repaired {
-			repaired = true
-			if err := eng.Exec(context.Background(), "RENAME TABLE gl_user_broken TO gl_user"); err != nil {
-				t.Fatalf("repair the engine: %v", err)
-			}
-		}
-	}
-	defer repair()
+	repair := breakUserTable(t)
 	for range 3 {
 		_, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: queries["search"]})
 		if status.Code(err) != codes.Unavailable {
