@@ -164,10 +164,6 @@ func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger, MaxQueryBytes: maxQuery})
 }
 
-func newService(eng engine, ont *ontology.Ontology, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
-	return newServiceWith(eng, ont, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
-}
-
 // serviceOptions are what serve sets of the service beyond the engine.
 type serviceOptions struct {
 	Keys             [][]byte // HMAC keys; tokens signed with any verify
@@ -183,7 +179,8 @@ type serviceOptions struct {
 	Logger *slog.Logger
 }
 
-func newServiceWith(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
+// newService wires the faces of o over one pipeline on eng.
+func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
 	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, Issuer: o.Issuer, Audience: o.Audience})
 	if err != nil {
 		return nil, err
@@ -253,7 +250,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 		return err
 	}
 	defer eng.Close()
-	svc, err := newServiceWith(eng, ont, o)
+	svc, err := newService(eng, ont, o)
 	if err != nil {
 		return err
 	}
