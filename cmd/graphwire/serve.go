@@ -123,19 +123,9 @@ type service struct {
 	verifier *auth.Verifier
 }
 
-// newPipeline loads the ontology and builds the shared request pipeline
-// with one admission controller for every face.
-func newPipeline(eng engine, ont *ontology.Ontology, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
-	ctl, err := admission.New(adm)
-	if err != nil {
-		return nil, err
-	}
-	return buildPipeline(eng, ont, ctl, nil, 0, logger)
-}
-
-// buildPipeline builds the request pipeline over ctl, recording into m
-// when it is set.
-func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, logger *slog.Logger) (*pipeline.Pipeline, error) {
+// newPipeline builds the request pipeline over ctl (nil: a controller with
+// admission's defaults), recording into m when it is set.
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -195,7 +185,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 			return nil, err
 		}
 	}
-	pipe, err := buildPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.Logger)
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.Logger)
 	if err != nil {
 		return nil, err
 	}
