@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc"
 
-	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor/chdb"
@@ -233,7 +232,7 @@ type loopback struct {
 func serveLoopback(eng engine, ont *ontology.Ontology) (*loopback, error) {
 	secret := make([]byte, 32)
 	rand.Read(secret)
-	svc, err := newService(eng, ont, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+	svc, err := newService(eng, ont, serviceOptions{Keys: [][]byte{secret}, Audience: "graphwire", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}

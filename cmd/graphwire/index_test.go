@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/ontology"
@@ -91,7 +90,7 @@ func TestIndexQueryReindex(t *testing.T) {
 		}
 		defer eng.Close()
 		secret := []byte(strings.Repeat("k", 32))
-		svc, err := newService(eng, ont, secret, "", "graphwire", admission.Options{}, slog.New(slog.DiscardHandler))
+		svc, err := newService(eng, ont, serviceOptions{Keys: [][]byte{secret}, Audience: "graphwire", Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

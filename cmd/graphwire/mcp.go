@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/graphwire/graphwire/admission"
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/mcpsvc"
@@ -113,7 +112,7 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer eng.Close()
-	pipe, err := newPipeline(eng, ont, admission.Options{}, logger)
+	pipe, err := newPipeline(eng, ont, nil, nil, 0, logger)
 	if err != nil {
 		return err
 	}

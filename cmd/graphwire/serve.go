@@ -123,19 +123,9 @@ type service struct {
 	verifier *auth.Verifier
 }
 
-// newPipeline loads the ontology and builds the shared request pipeline
-// with one admission controller for every face.
-func newPipeline(eng engine, ont *ontology.Ontology, adm admission.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
-	ctl, err := admission.New(adm)
-	if err != nil {
-		return nil, err
-	}
-	return buildPipeline(eng, ont, ctl, nil, 0, logger)
-}
-
-// buildPipeline builds the request pipeline over ctl, recording into m
-// when it is set.
-func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, logger *slog.Logger) (*pipeline.Pipeline, error) {
+// newPipeline builds the request pipeline over ctl (nil: a controller with
+// admission's defaults), recording into m when it is set.
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -164,10 +154,6 @@ func buildPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger, MaxQueryBytes: maxQuery})
 }
 
-func newService(eng engine, ont *ontology.Ontology, secret []byte, issuer, audience string, adm admission.Options, logger *slog.Logger) (*service, error) {
-	return newServiceWith(eng, ont, serviceOptions{Keys: [][]byte{secret}, Issuer: issuer, Audience: audience, Admission: adm, Logger: logger})
-}
-
 // serviceOptions are what serve sets of the service beyond the engine.
 type serviceOptions struct {
 	Keys             [][]byte // HMAC keys; tokens signed with any verify
@@ -183,7 +169,8 @@ type serviceOptions struct {
 	Logger *slog.Logger
 }
 
-func newServiceWith(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
+// newService wires the faces of o over one pipeline on eng.
+func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
 	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, Issuer: o.Issuer, Audience: o.Audience})
 	if err != nil {
 		return nil, err
@@ -198,7 +185,7 @@ func newServiceWith(eng engine, ont *ontology.Ontology, o serviceOptions) (*serv
 			return nil, err
 		}
 	}
-	pipe, err := buildPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.Logger)
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +240,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 		return err
 	}
 	defer eng.Close()
-	svc, err := newServiceWith(eng, ont, o)
+	svc, err := newService(eng, ont, o)
 	if err != nil {
 		return err
 	}

@@ -402,7 +402,7 @@ func TestErrorStatuses(t *testing.T) {
 		lis.Close()
 		down, err := clickhouse.Open(clickhouse.Options{DSN: "clickhouse://" + addr + "/graph?dial_timeout=500ms"})
 		if err != nil {
-			t.Skipf("cannot build a client for a closed port: %v", err)
+			t.Fatalf("open a client for a closed port: %v", err)
 		}
 		defer down.Close()
 		c := server(t, down, nil)
@@ -480,26 +480,13 @@ func TestHealthReflectionAndSchemas(t *testing.T) {
 // (the user table disappears), checks the service keeps answering with
 // Unavailable, then repairs the engine and checks queries succeed again.
 func TestRecoversAfterEngineFailure(t *testing.T) {
-	eng := engine(t)
-	c := server(t, eng, nil)
+	c := server(t, engine(t), nil)
 	ctx := as(t, admin)
 	before := raw(t, c, ctx, queries["search"])
 	if len(before.Nodes) == 0 {
 		t.Fatal("search found nothing before the failure")
 	}
-	if err := eng.Exec(t.Context(), "RENAME TABLE gl_user TO gl_user_broken"); err != nil {
-		t.Fatalf("break the engine: %v", err)
-	}
-	repaired := false
-	repair := func() {
-		if !repaired {
-			repaired = true
-			if err := eng.Exec(context.Background(), "RENAME TABLE gl_user_broken TO gl_user"); err != nil {
-				t.Fatalf("repair the engine: %v", err)
-			}
-		}
-	}
-	defer repair()
+	repair := breakUserTable(t)
 	for range 3 {
 		_, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: queries["search"]})
 		if status.Code(err) != codes.Unavailable {
@@ -519,6 +506,18 @@ func TestRecoversAfterEngineFailure(t *testing.T) {
 
 var packRoot = regexp.MustCompile(`pack_root=(\S+)`)
 
+// graphText asks c, as the caller of ctx, for q in gcf-graph, echoing root
+// as the pack root the client holds ("" for none), and returns the text.
+func graphText(t *testing.T, c pb.QueryServiceClient, ctx context.Context, q, root string) string {
+	t.Helper()
+	resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM,
+		LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.GetFormattedText()
+}
+
 func decodeGCF(t *testing.T, text string) *gcf.Document {
 	t.Helper()
 	doc, err := gcf.NewDecoder(strings.NewReader(text), gcf.Options{Profile: gcf.ProfileGraph}).DecodeDocument()
@@ -537,17 +536,8 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 	ctx := as(t, admin)
 	q1 := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,4,5,6]},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}]}`
 	q2 := strings.Replace(q1, "[1,2,3,4,5,6]", "[1,2,3,4,5,6,7]", 1)
-	graphReq := func(q, root string) string {
-		t.Helper()
-		resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM,
-			LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.GetFormattedText()
-	}
 
-	first := graphReq(q1, "")
+	first := graphText(t, c, ctx, q1, "")
 	// Without a root, the answer is the stateless formatter's output.
 	var want bytes.Buffer
 	f, _ := formatter.Default().Lookup(formatter.GCFGraph)
@@ -564,7 +554,7 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 	root := m[1]
 	held := decodeGCF(t, first).Graph
 
-	unchanged := graphReq(q1, root)
+	unchanged := graphText(t, c, ctx, q1, root)
 	if len(unchanged) >= len(first)/2 || !strings.Contains(unchanged, root) {
 		t.Errorf("same query with its root: %d bytes (full %d):\n%s", len(unchanged), len(first), unchanged)
 	}
@@ -572,7 +562,7 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 		t.Errorf("unchanged answer decodes to %+v", doc.Header)
 	}
 
-	next := graphReq(q2, root)
+	next := graphText(t, c, ctx, q2, root)
 	want.Reset()
 	if err := f.Format(&want, raw(t, c, ctx, q2)); err != nil {
 		t.Fatal(err)
@@ -600,12 +590,8 @@ func TestGraphSessionAcrossCalls(t *testing.T) {
 	}
 	// Another caller never gets a delta against this caller's graph.
 	other := as(t, auth.Claims{UserID: 2, Admin: true})
-	resp, err := c.ExecuteQuery(other, &pb.ExecuteQueryRequest{Query: q2, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM, LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.GetFormattedText() != full {
-		t.Errorf("another caller echoing a foreign root got a non-full answer:\n%s", resp.GetFormattedText())
+	if text := graphText(t, c, other, q2, root); text != full {
+		t.Errorf("another caller echoing a foreign root got a non-full answer:\n%s", text)
 	}
 }
 

@@ -83,16 +83,7 @@ func TestGraphSnapshotsPerAuthorization(t *testing.T) {
 	adminCtx := as(t, auth.Claims{UserID: user, Admin: true})
 	scopedCtx := as(t, auth.Claims{UserID: user, Scopes: scopes})
 	q := `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","id_range":{"start":1,"end":100000}}],"limit":1000}`
-	graph := func(ctx context.Context, root string) string {
-		t.Helper()
-		resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM,
-			LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.GetFormattedText()
-	}
-	adminText := graph(adminCtx, "")
+	adminText := graphText(t, c, adminCtx, q, "")
 	m := packRoot.FindStringSubmatch(adminText)
 	if m == nil {
 		t.Fatalf("no pack_root in the admin's answer:\n%s", adminText)
@@ -103,7 +94,7 @@ func TestGraphSnapshotsPerAuthorization(t *testing.T) {
 		t.Fatalf("scoped caller sees %d of %d projects; the test needs some but not all", len(visible.Nodes), len(all.Nodes))
 	}
 
-	got := graph(scopedCtx, m[1])
+	got := graphText(t, c, scopedCtx, q, m[1])
 	var want bytes.Buffer
 	f, _ := formatter.Default().Lookup(formatter.GCFGraph)
 	if err := f.Format(&want, visible); err != nil {
@@ -444,15 +435,6 @@ func TestAdmissionFlood(t *testing.T) {
 func TestGraphSnapshotsShareOfOneCaller(t *testing.T) {
 	const total = 16
 	c := server(t, engine(t), func(o *grpcsvc.Options) { o.GraphSnapshots = total })
-	graph := func(ctx context.Context, q, root string) string {
-		t.Helper()
-		resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q, Format: pb.ResponseFormat_RESPONSE_FORMAT_LLM,
-			LlmFormat: pb.FormatName_FORMAT_NAME_GCF_GRAPH, PackRoot: root})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.GetFormattedText()
-	}
 	// The victim's users with their groups: one more user is a delta worth
 	// sending against the six.
 	members := func(n int) string {
@@ -468,21 +450,21 @@ func TestGraphSnapshotsShareOfOneCaller(t *testing.T) {
 	// A delta needs the remembered base ("unchanged" does not: the
 	// client's root names the very graph), so the victim asks for one
 	// more user after the flood.
-	m := packRoot.FindStringSubmatch(graph(victim, members(6), ""))
+	m := packRoot.FindStringSubmatch(graphText(t, c, victim, members(6), ""))
 	if m == nil {
 		t.Fatal("no pack_root in the victim's answer")
 	}
 	roots := map[string]bool{}
 	for i := range 2 * total {
 		q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,` + strconv.Itoa(10+i) + `]}]}`
-		if r := packRoot.FindStringSubmatch(graph(flooder, q, "")); r != nil {
+		if r := packRoot.FindStringSubmatch(graphText(t, c, flooder, q, "")); r != nil {
 			roots[r[1]] = true
 		}
 	}
 	if len(roots) != 2*total {
 		t.Fatalf("the flood gave %d distinct graphs, want %d", len(roots), 2*total)
 	}
-	if doc := decodeGCF(t, graph(victim, members(7), m[1])); doc.Delta == nil {
+	if doc := decodeGCF(t, graphText(t, c, victim, members(7), m[1])); doc.Delta == nil {
 		t.Errorf("after another caller's flood, the victim got the full graph, want a delta against its held base (the base was evicted)")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,7 +82,14 @@ func stdio(t *testing.T, caller ...string) *mcp.ClientSession {
 	ready(t)
 	args := append([]string{"mcp", "--embedded", env.data}, caller...)
 	cmd := exec.Command(env.bin, args...)
-	cmd.Stderr = &logBuffer{t: t}
+	stderr := &logBuffer{}
+	cmd.Stderr = stderr
+	// Registered before the session's Close, so it runs after the process ended.
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("graphwire mcp stderr:\n%s", stderr.String())
+		}
+	})
 	c := mcp.NewClient(&mcp.Implementation{Name: "graphwire-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
@@ -93,13 +101,24 @@ func stdio(t *testing.T, caller ...string) *mcp.ClientSession {
 	return s
 }
 
-// logBuffer keeps a subprocess's stderr for the test log on failure.
+// logBuffer keeps a subprocess's stderr for the test log on failure; os/exec
+// writes it from its own goroutine.
 type logBuffer struct {
-	t *testing.T
-	b strings.Builder
+	mu sync.Mutex
+	b  strings.Builder
 }
 
-func (l *logBuffer) Write(p []byte) (int, error) { return l.b.Write(p) }
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
 
 // server starts "graphwire serve --mcp-listen" on loopback and returns the
 // MCP endpoint URL; the process ends with the test.
