@@ -17,6 +17,10 @@ type Options struct {
 	// table whole instead of narrowing it to the ends of a hop's edges (docs/compiler.md,
 	// "Table sizes"). Nil: every such scan is narrowed, as for a table of unknown size.
 	Sizes TableSizes
+	// MaxQueryBytes bounds the DSL text a Compile reads; 0 means [MaxQueryBytes]. A server
+	// whose request limit is raised (graphwire serve --max-recv-msg-size) sets the same number
+	// here, so that the query text it accepts is also compiled.
+	MaxQueryBytes int
 }
 
 // TableSizes reports the approximate number of rows stored in a table (every stored version
@@ -34,6 +38,7 @@ type Compiler struct {
 	public *catalog // what anyone else may read (cat.view(false))
 	schema *validator
 	sizes  TableSizes // nil: no table is known to be small
+	limit  int        // the longest DSL text in bytes (Options.MaxQueryBytes)
 }
 
 // catalogFor returns the view of the catalog caller may read: validation, lowering, the
@@ -61,7 +66,11 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiler: %w", err)
 	}
-	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes}, nil
+	limit := opts.MaxQueryBytes
+	if limit <= 0 {
+		limit = MaxQueryBytes
+	}
+	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit}, nil
 }
 
 // Compile compiles one query with a throw-away [Compiler]. It is a convenience for one-shot
@@ -99,7 +108,7 @@ func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
 
 // lower runs stages 1–5 and returns the statement tree before the security check.
 func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error) {
-	doc, err := decode(dsl)
+	doc, err := decode(dsl, c.limit)
 	if err != nil {
 		return nil, nil, err
 	}

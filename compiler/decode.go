@@ -11,19 +11,21 @@ import (
 
 // Decode limits (docs/dsl.md, "Limits").
 const (
+	// MaxQueryBytes is the default bound of a query's text (Options.MaxQueryBytes).
 	MaxQueryBytes = 131072
 	maxDepth      = 32
 )
 
 // decode is stage 1: it reads exactly one JSON object into a generic tree of
-// map[string]any, []any, string, json.Number, bool and nil. It rejects duplicate keys at
+// map[string]any, []any, string, json.Number, bool and nil. It rejects data longer than
+// limit bytes (Options.MaxQueryBytes), duplicate keys at
 // any depth, nesting deeper than 32, invalid UTF-8 and trailing data (the standard library
 // decoder keeps the last of duplicate keys silently). The JSON layer is the shared strict
 // reader, internal/jsonread; malformed JSON is reported by line and character column with
 // what the grammar allowed there (syntaxError).
-func decode(data []byte) (map[string]any, error) {
-	if len(data) > MaxQueryBytes {
-		return nil, newErr("", ErrLimitExceeded, "the query is larger than "+strconv.Itoa(MaxQueryBytes)+" bytes")
+func decode(data []byte, limit int) (map[string]any, error) {
+	if len(data) > limit {
+		return nil, newErr("", ErrLimitExceeded, "the query is larger than "+strconv.Itoa(limit)+" bytes")
 	}
 	if !utf8.Valid(data) {
 		return nil, newErr("", ErrParse, "the query is not valid UTF-8")

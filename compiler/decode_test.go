@@ -7,6 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/ontology"
 )
 
 var decodeSeeds = []string{
@@ -36,7 +39,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := decode(data)
+		got, err := decode(data, MaxQueryBytes)
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {
@@ -58,8 +61,42 @@ func FuzzDecode(f *testing.F) {
 
 func TestDecodeRejects(t *testing.T) {
 	for _, s := range []string{`{"a":01}`, `{"a":1,}`, `{"a":"\x01"}`, `{"a":tru}`, `{"a":1} x`, `{"a":"\q"}`, `{"a":.5}`, `{"a":1.}`, `{'a':1}`} {
-		if _, err := decode([]byte(s)); !errors.Is(err, ErrParse) {
+		if _, err := decode([]byte(s), MaxQueryBytes); !errors.Is(err, ErrParse) {
 			t.Errorf("decode(%q) = %v, want PARSE_ERROR", s, err)
+		}
+	}
+}
+
+// TestCompileQueryLimit: Options.MaxQueryBytes moves the bound of the DSL text both ways; 0
+// keeps the default. The query is valid, padded with trailing white space to n bytes.
+func TestCompileQueryLimit(t *testing.T) {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	padded := func(n int) []byte {
+		q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`
+		return []byte(q + strings.Repeat(" ", n-len(q)))
+	}
+	admin := &Caller{Admin: true}
+	for _, tc := range []struct {
+		limit, size int
+		refused     bool
+	}{
+		{0, MaxQueryBytes, false},
+		{0, MaxQueryBytes + 1, true},
+		{200, 200, false},
+		{200, 201, true},
+		{2 * MaxQueryBytes, MaxQueryBytes + 1, false},
+		{2 * MaxQueryBytes, 2*MaxQueryBytes + 1, true},
+	} {
+		c, err := New(ont, Options{MaxQueryBytes: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Compile(padded(tc.size), admin)
+		if got := errors.Is(err, ErrLimitExceeded); got != tc.refused {
+			t.Errorf("limit %d, %d bytes: err %v, want refused %v", tc.limit, tc.size, err, tc.refused)
 		}
 	}
 }

@@ -146,7 +146,7 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 		note(err)
 		sizes.OnRefresh = note
 	}
-	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery})
 	if err != nil {
 		return nil, err
 	}
