@@ -18,9 +18,9 @@ const (
 
 // decode is stage 1: it reads exactly one JSON object into a generic tree of
 // map[string]any, []any, string, json.Number, bool and nil. It rejects data longer than
-// limit bytes (Options.MaxQueryBytes), duplicate keys at
-// any depth, nesting deeper than 32, invalid UTF-8 and trailing data (the standard library
-// decoder keeps the last of duplicate keys silently). The JSON layer is the shared strict
+// limit bytes (Options.MaxQueryBytes), duplicate keys at any depth, nesting deeper than 32,
+// invalid UTF-8 and trailing data (the standard library decoder keeps the last of duplicate
+// keys silently). The JSON layer is the shared strict
 // reader, internal/jsonread; malformed JSON is reported by line and character column with
 // what the grammar allowed there (syntaxError).
 func decode(data []byte, limit int) (map[string]any, error) {
