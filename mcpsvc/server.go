@@ -42,6 +42,11 @@ type Options struct {
 	// times out.
 	MaxSessions          int
 	MaxSessionsPerCaller int
+	// MaxRequestBytes bounds the body of an HTTP request, which is read whole before any
+	// tool sees the query in it; a longer body is refused with 413. 0 means
+	// [RequestBytes] of the pipeline's query limit, so that every query the pipeline
+	// accepts fits however it is escaped, and a body far over that limit is not read.
+	MaxRequestBytes int64
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
 }
@@ -140,10 +145,15 @@ func (s *Server) Connect(ctx context.Context, claims *auth.Claims, t mcp.Transpo
 // _meta.request_id. A session is bound to the authorization
 // context (the claims' fingerprint) that opened it. Live sessions are
 // bounded per caller and in all (Options.MaxSessions,
-// MaxSessionsPerCaller): beyond them, opening one more answers 429.
+// MaxSessionsPerCaller): beyond them, opening one more answers 429. A request body
+// longer than Options.MaxRequestBytes answers 413 without being read whole.
 func (s *Server) HTTPHandler() http.Handler {
+	body := s.opts.MaxRequestBytes
+	if body <= 0 {
+		body = RequestBytes(s.pipe.MaxQueryBytes())
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: s.opts.SessionTimeout})
+		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: s.opts.SessionTimeout, MaxRequestBodyBytes: body})
 	verify := func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
 		if s.opts.Verifier == nil {
 			return nil, sdkauth.ErrInvalidToken
@@ -169,6 +179,12 @@ func (s *Server) HTTPHandler() http.Handler {
 		inner.ServeHTTP(&challenge{ResponseWriter: w}, &r2)
 	})
 }
+
+// RequestBytes is the default bound of an HTTP request body for a query limit of
+// maxQuery bytes: the query written as a JSON string with every byte escaped as \u00XX (6
+// bytes), and 64 KiB for the JSON-RPC envelope and the other arguments. For the default
+// limit of 131072 bytes that is 851968 bytes.
+func RequestBytes(maxQuery int) int64 { return 6*int64(maxQuery) + 64<<10 }
 
 // RequestIDHeader is the HTTP header of request ids, both ways: a sane
 // incoming id is kept (telemetry.RequestID), and every response carries

@@ -171,6 +171,10 @@ func (p *Pipeline) Registry() *formatter.Registry { return p.reg }
 // Ontology returns the ontology queries are compiled against.
 func (p *Pipeline) Ontology() *ontology.Ontology { return p.opts.Ontology }
 
+// MaxQueryBytes returns the bound of a query's DSL text (Options.MaxQueryBytes, its
+// default filled in), so that a face can bound what it reads around the query.
+func (p *Pipeline) MaxQueryBytes() int { return p.opts.MaxQueryBytes }
+
 // Request is one query as a face received it.
 type Request struct {
 	// Query is the DSL document (UTF-8 JSON).

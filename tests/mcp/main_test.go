@@ -120,13 +120,13 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// server starts "graphwire serve --mcp-listen" on loopback and returns the
-// MCP endpoint URL; the process ends with the test.
-func server(t *testing.T) string {
+// server starts "graphwire serve --mcp-listen" on loopback, with the extra
+// flags args, and returns the MCP endpoint URL; the process ends with the test.
+func server(t *testing.T, args ...string) string {
 	t.Helper()
 	ready(t)
-	cmd := exec.Command(env.bin, "serve", "--embedded", env.data, "--jwt-secret-file", env.secretFile,
-		"--listen", "127.0.0.1:0", "--mcp-listen", "127.0.0.1:0", "--shutdown-grace", "2s")
+	cmd := exec.Command(env.bin, append([]string{"serve", "--embedded", env.data, "--jwt-secret-file", env.secretFile,
+		"--listen", "127.0.0.1:0", "--mcp-listen", "127.0.0.1:0", "--shutdown-grace", "2s"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
