@@ -73,6 +73,10 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit}, nil
 }
 
+// MaxQueryBytes returns the longest DSL text Compile reads (Options.MaxQueryBytes, its
+// default filled in).
+func (c *Compiler) MaxQueryBytes() int { return c.limit }
+
 // Compile compiles one query with a throw-away [Compiler]. It is a convenience for one-shot
 // callers; servers and benchmarks keep a Compiler from [New].
 func Compile(dsl []byte, ont *ontology.Ontology, caller *Caller) (*Query, error) {

@@ -25,7 +25,7 @@ const (
 // what the grammar allowed there (syntaxError).
 func decode(data []byte, limit int) (map[string]any, error) {
 	if len(data) > limit {
-		return nil, newErr("", ErrLimitExceeded, "the query is larger than "+strconv.Itoa(limit)+" bytes")
+		return nil, newErr("", ErrLimitExceeded, "the query is "+strconv.Itoa(len(data))+" bytes, over the limit of "+strconv.Itoa(limit)+" bytes")
 	}
 	if !utf8.Valid(data) {
 		return nil, newErr("", ErrParse, "the query is not valid UTF-8")

@@ -67,27 +67,6 @@ type Options struct {
 	Metrics *telemetry.Metrics
 	// Logger receives one line per failed query; nil discards.
 	Logger *slog.Logger
-	// MaxQueryBytes bounds the query DSL text of a request on every face;
-	// 0 means DefaultMaxQueryBytes. gRPC also bounds its whole request
-	// message by the same number, so that limit is met first there.
-	MaxQueryBytes int
-}
-
-// DefaultMaxQueryBytes is the default bound of a query's DSL text, the
-// gRPC request limit's default (serveconfig.DefaultMaxRecvMsgSize).
-const DefaultMaxQueryBytes = 131072
-
-// CheckQuerySize refuses a query DSL text longer than limit bytes (0 means
-// DefaultMaxQueryBytes) with a [*RequestError] QUERY_TOO_LARGE at /query.
-func CheckQuerySize(query []byte, limit int) error {
-	if limit <= 0 {
-		limit = DefaultMaxQueryBytes
-	}
-	if len(query) > limit {
-		return &RequestError{Field: "query", Reason: "QUERY_TOO_LARGE",
-			Message: fmt.Sprintf("the query is %d bytes, over the limit of %d bytes", len(query), limit)}
-	}
-	return nil
 }
 
 // Pipeline is the one code path from a request to formatted bytes, shared
@@ -122,9 +101,6 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 	}
 	if opts.GraphSnapshotBytes == 0 {
 		opts.GraphSnapshotBytes = 64 << 20
-	}
-	if opts.MaxQueryBytes <= 0 {
-		opts.MaxQueryBytes = DefaultMaxQueryBytes
 	}
 	if opts.GraphSnapshotsPerCaller == 0 {
 		opts.GraphSnapshotsPerCaller = max(1, opts.GraphSnapshots/8)
@@ -171,9 +147,10 @@ func (p *Pipeline) Registry() *formatter.Registry { return p.reg }
 // Ontology returns the ontology queries are compiled against.
 func (p *Pipeline) Ontology() *ontology.Ontology { return p.opts.Ontology }
 
-// MaxQueryBytes returns the bound of a query's DSL text (Options.MaxQueryBytes, its
-// default filled in), so that a face can bound what it reads around the query.
-func (p *Pipeline) MaxQueryBytes() int { return p.opts.MaxQueryBytes }
+// MaxQueryBytes returns the bound of a query's DSL text, which the compiler
+// enforces (compiler.Options.MaxQueryBytes), so that a face can bound what
+// it reads around the query.
+func (p *Pipeline) MaxQueryBytes() int { return p.opts.Compiler.MaxQueryBytes() }
 
 // Request is one query as a face received it.
 type Request struct {
@@ -353,9 +330,6 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	none := func() {}
 	if req.Claims == nil {
 		return nil, none, ErrUnauthenticated
-	}
-	if err := CheckQuerySize(req.Query, p.opts.MaxQueryBytes); err != nil {
-		return nil, none, err
 	}
 	if req.MaxTokens < 0 {
 		return nil, none, &RequestError{Field: "max_tokens", Reason: "INVALID_ARGUMENT", Message: "max_tokens must not be negative"}

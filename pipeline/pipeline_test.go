@@ -30,18 +30,19 @@ func newPipeline(t *testing.T) *pipeline.Pipeline {
 	return newPipelineOn(t, refuse{t}, 0)
 }
 
-// newPipelineOn is a pipeline over e with a query limit of maxQuery bytes (0: the default).
+// newPipelineOn is a pipeline over e whose compiler reads queries of up to maxQuery bytes
+// (0: the default).
 func newPipelineOn(t *testing.T, e executor.Runner, maxQuery int) *pipeline.Pipeline {
 	t.Helper()
 	o, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := compiler.New(o, compiler.Options{})
+	c, err := compiler.New(o, compiler.Options{MaxQueryBytes: maxQuery})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.New(e, pipeline.Options{Compiler: c, Ontology: o, DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), MaxQueryBytes: maxQuery})
+	p, err := pipeline.New(e, pipeline.Options{Compiler: c, Ontology: o, DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,9 +63,6 @@ func TestRejectedBeforeTheEngine(t *testing.T) {
 		{"malformed budget cursor", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.%%%"}, "INVALID_CURSOR"},
 		{"budget cursor with unknown member", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.eyJ4IjoxfQ"}, "INVALID_CURSOR"},
 		{"negative budget", pipeline.Request{Query: q, Claims: admin, MaxTokens: -1}, "INVALID_ARGUMENT"},
-		// The query limit holds on every face, MCP and the CLI included, not only where a
-		// transport bounds the request.
-		{"query over the limit", pipeline.Request{Query: bigQuery(pipeline.DefaultMaxQueryBytes + 1), Claims: admin}, "QUERY_TOO_LARGE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,19 +95,27 @@ func bigQuery(n int) []byte {
 	return []byte(head + strings.Repeat(" ", n-len(head)-len(tail)) + tail)
 }
 
-// TestQueryAtTheLimit: a query of exactly the limit is compiled (and reaches the engine);
-// the error names the size and the limit one byte above it.
+// TestQueryAtTheLimit: the compiler's query limit holds on every face, so a pipeline whose
+// compiler reads at most 4096 bytes compiles (and runs) a query of exactly that size and refuses
+// one byte more before the engine, naming the size and the limit; MaxQueryBytes reports it
+// for the faces that bound their requests by it.
 func TestQueryAtTheLimit(t *testing.T) {
 	reached := false
 	p := newPipelineOn(t, engineFunc(func() { reached = true }), 4096)
+	if p.MaxQueryBytes() != 4096 {
+		t.Errorf("MaxQueryBytes() = %d, want 4096", p.MaxQueryBytes())
+	}
 	admin := &auth.Claims{UserID: 1, Admin: true}
 	if _, err := p.Run(t.Context(), pipeline.Request{Query: bigQuery(4096), Claims: admin}); !reached {
 		t.Errorf("a query of exactly the limit did not reach the engine: %v", err)
 	}
+	reached = false
 	_, err := p.Run(t.Context(), pipeline.Request{Query: bigQuery(4097), Claims: admin})
-	var re *pipeline.RequestError
-	if !errors.As(err, &re) || re.Field != "query" || !strings.Contains(re.Message, "4097 bytes, over the limit of 4096 bytes") {
-		t.Errorf("one byte over: %v", err)
+	if !errors.Is(err, compiler.ErrLimitExceeded) || !strings.Contains(err.Error(), "4097 bytes, over the limit of 4096 bytes") || reached {
+		t.Errorf("one byte over: %v (engine reached: %v)", err, reached)
+	}
+	if got := newPipeline(t).MaxQueryBytes(); got != compiler.MaxQueryBytes {
+		t.Errorf("default MaxQueryBytes() = %d, want %d", got, compiler.MaxQueryBytes)
 	}
 }
 

@@ -226,10 +226,6 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 		return queryStats{}, err
 	}
 	caller := &compiler.Caller{Subject: "cli", Admin: f.admin, Scopes: f.scopes}
-	// The query limit of every face, --explain included, before anything reads the query.
-	if err := pipeline.CheckQuerySize(f.query, 0); err != nil {
-		return queryStats{}, err
-	}
 	// Compile once without the graph, so that a bad query is reported whether or not there
 	// is one.
 	plain, err := compiler.New(ont, compiler.Options{})

@@ -77,7 +77,7 @@ func TestRunQuery(t *testing.T) {
 			args:       []string{"--explain", "-"},
 			stdin:      `{"query_type":"traversal",` + strings.Repeat(" ", 131072) + `"nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`,
 			wantCode:   exitInvalid,
-			wantStderr: "graphwire query: query: the query is 131150 bytes, over the limit of 131072 bytes\n",
+			wantStderr: "graphwire query: invalid_query LIMIT_EXCEEDED /: the query is 131150 bytes, over the limit of 131072 bytes\n",
 		},
 		{name: "bad format", args: []string{"--format", "xml", "{}"}, wantCode: exitUsage},
 		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},

@@ -151,7 +151,7 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 		return nil, err
 	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger, MaxQueryBytes: maxQuery})
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
 }
 
 // serviceOptions are what serve sets of the service beyond the engine.

@@ -263,8 +263,8 @@ func TestToolErrors(t *testing.T) {
 		{"bad cursor", "INVALID_CURSOR", "/cursor", "", map[string]any{"query": usersQuery, "cursor": "gwc1.!!!"}},
 		{"unknown format", "UNKNOWN_FORMAT", "/format", "", map[string]any{"query": usersQuery, "format": "yaml"}},
 		{"unknown argument", "INVALID_ARGUMENTS", "", "", map[string]any{"query": usersQuery, "colour": "red"}},
-		// The gRPC limit on the query text holds over MCP too.
-		{"query over the limit", "QUERY_TOO_LARGE", "/query", "",
+		// The compiler's limit on the query text holds over MCP too.
+		{"query over the limit", "LIMIT_EXCEEDED", "", "",
 			map[string]any{"query": `{"query_type":"traversal",` + strings.Repeat(" ", 131072) + `"nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`}},
 	}
 	for _, tt := range tests {
