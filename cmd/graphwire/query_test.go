@@ -73,6 +73,19 @@ func TestRunQuery(t *testing.T) {
 			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
 		},
 		{
+			// Text that is not UTF-8 is refused where it is, never run with U+FFFD.
+			name:       "invalid UTF-8",
+			args:       []string{"--explain", "{\"query_type\":\"traversal\",\"nodes\":[{\"id\":\"u\",\"entity\":\"User\",\"filters\":{\"username\":\"a\xffb\"}}]}"},
+			wantCode:   exitInvalid,
+			wantStderr: "graphwire query: invalid_query PARSE_ERROR /nodes/0/filters/username: invalid UTF-8 (byte 0xff) at line 1, column 86: the query must be UTF-8 text\n",
+		},
+		{
+			name:       "lone surrogate escape",
+			args:       []string{"--explain", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":"a\ud800b"}}]}`},
+			wantCode:   exitInvalid,
+			wantStderr: "graphwire query: invalid_query PARSE_ERROR /nodes/0/filters/username: lone surrogate escape \\ud800 at line 1, column 86: an escape of U+D800 to U+DFFF must be one half of a pair, as it encodes no character\n",
+		},
+		{
 			name:       "query over the limit",
 			args:       []string{"--explain", "-"},
 			stdin:      `{"query_type":"traversal",` + strings.Repeat(" ", 131072) + `"nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`,
