@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -207,5 +208,27 @@ func TestExplainReadsTableSizes(t *testing.T) {
 	unsized := runCLI("query", "--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--explain", q)
 	if unsized.code != exitOK || !strings.HasSuffix(unsized.stdout, noSizes) || !strings.Contains(unsized.stdout, "_arr_h0))) WHERE") {
 		t.Errorf("explain without a graph: exit %d, want the narrowed statement and the note:\n%s", unsized.code, unsized.stdout)
+	}
+}
+
+// TestQueryStatsAltered: --stats names the altered values (text-safety markers, and stored
+// text that was not UTF-8, answered repaired) when there are any, before the time.
+func TestQueryStatsAltered(t *testing.T) {
+	tests := []struct {
+		name string
+		st   queryStats
+		want string
+	}{
+		{"none", queryStats{format: "goon", version: "4.1.0", rows: 2, tokens: 30, bytes: 90, elapsed: 12 * time.Millisecond},
+			"goon 4.1.0, 2 rows, 30 tokens (o200k_base), 90 bytes, 12ms"},
+		{"two", queryStats{format: "json", version: "5.0.1", rows: 1, tokens: 40, bytes: 120, elapsed: 3 * time.Millisecond, altered: 2},
+			"json 5.0.1, 1 rows, 40 tokens (o200k_base), 120 bytes, 2 altered values, 3ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.st.String(); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
