@@ -63,7 +63,7 @@ func (d *dslReader) syntaxError(f jsonread.Fault) error {
 	case jsonread.KindDuplicateKey:
 		return newErr(d.r.Pointer(), ErrParse, "duplicate key "+f.Detail)
 	case jsonread.KindUTF8:
-		return newErr(d.r.Pointer(), ErrParse, fmt.Sprintf("invalid UTF-8 (byte 0x%02x) at %s: the query must be UTF-8 text", d.data[f.Offset], d.position(f.Offset)))
+		return d.notUTF8(d.r.Pointer(), f.Offset)
 	case jsonread.KindLoneSurrogate:
 		esc := string(d.data[f.Offset:min(f.Offset+6, len(d.data))])
 		return newErr(d.r.Pointer(), ErrParse, "lone surrogate escape "+esc+" at "+d.position(f.Offset)+": an escape of U+D800 to U+DFFF must be one half of a pair, as it encodes no character")
@@ -103,10 +103,15 @@ func (d *dslReader) syntaxError(f jsonread.Fault) error {
 		r, size := utf8.DecodeRune(d.data[at:])
 		got = strconv.QuoteRune(r)
 		if r == utf8.RuneError && size == 1 {
-			return newErr("", ErrParse, fmt.Sprintf("invalid UTF-8 (byte 0x%02x) at %s: the query must be UTF-8 text", d.data[at], d.position(at)))
+			return d.notUTF8("", at)
 		}
 	}
 	return newErr("", ErrParse, "malformed JSON at "+d.position(at)+": unexpected "+got+", expected "+expected)
+}
+
+// notUTF8 refuses the byte at offset at, which starts no UTF-8 character, at pointer.
+func (d *dslReader) notUTF8(pointer string, at int) error {
+	return newErr(pointer, ErrParse, fmt.Sprintf("invalid UTF-8 (byte 0x%02x) at %s: the query must be UTF-8 text", d.data[at], d.position(at)))
 }
 
 // position renders byte offset at as "line L, column C", both from 1; the column counts
