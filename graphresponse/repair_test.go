@@ -66,3 +66,21 @@ func TestBuildRepairsText(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkBuildTraversal builds a page of 10,000 traversal rows with two text properties
+// each; the UTF-8 repair pass of Build is part of it.
+func BenchmarkBuildTraversal(b *testing.B) {
+	plan := &graphresponse.BuildPlan{
+		QueryType: "traversal", FormatVersion: "5.0.1",
+		Nodes: []graphresponse.PlanNode{{Alias: "mr", Entity: "MergeRequest", Columns: []graphresponse.PlanColumn{{Name: "title", Type: "String"}, {Name: "description", Type: "String"}}}},
+	}
+	rows := graphresponse.Rows{Columns: []string{"n0_id", "n0_title", "n0_description"}}
+	for i := range 10000 {
+		rows.Values = append(rows.Values, []any{int64(i), "Fix the flaky pipeline on main", "A description of a merge request, long enough to matter: ü, ∑, and some more text."})
+	}
+	for b.Loop() {
+		if _, err := graphresponse.Build(plan, rows, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
