@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"unicode/utf8"
 
@@ -18,20 +19,21 @@ const (
 
 // decode is stage 1: it reads exactly one JSON object into a generic tree of
 // map[string]any, []any, string, json.Number, bool and nil. It rejects data longer than
-// limit bytes (Options.MaxQueryBytes), duplicate keys at any depth, nesting deeper than 32,
-// invalid UTF-8 and trailing data (the standard library decoder keeps the last of duplicate
-// keys silently). The JSON layer is the shared strict
-// reader, internal/jsonread; malformed JSON is reported by line and character column with
-// what the grammar allowed there (syntaxError).
+// limit bytes (Options.MaxQueryBytes), duplicate keys at any depth (the standard library
+// decoder keeps the last of them silently), nesting deeper than 32, invalid UTF-8, lone
+// surrogate escapes (\ud800 without its pair; the standard library reads both as U+FFFD) and
+// trailing data. The JSON layer is the shared strict reader, internal/jsonread; malformed
+// JSON is reported by line and character column with what the grammar allowed there
+// (syntaxError).
 func decode(data []byte, limit int) (map[string]any, error) {
 	if len(data) > limit {
 		return nil, newErr("", ErrLimitExceeded, "the query is "+strconv.Itoa(len(data))+" bytes, over the limit of "+strconv.Itoa(limit)+" bytes")
 	}
-	if !utf8.Valid(data) {
-		return nil, newErr("", ErrParse, "the query is not valid UTF-8")
-	}
+	// Text that is not UTF-8 is refused where it is, never read as U+FFFD: invalid bytes
+	// and lone surrogate escapes in a string by the string's pointer (the reader checks
+	// both), invalid bytes elsewhere as malformed JSON.
 	d := &dslReader{data: data}
-	d.r = jsonread.New(data, jsonread.Options{Errorf: d.syntaxError})
+	d.r = jsonread.New(data, jsonread.Options{RejectLoneSurrogates: true, Errorf: d.syntaxError})
 	d.r.SkipSpace()
 	if c, ok := d.r.Peek(); !ok || c != '{' {
 		return nil, newErr("", ErrParse, "the query must be a JSON object")
@@ -57,8 +59,14 @@ type dslReader struct {
 // names its pointer; malformed JSON names the line and column (both from 1; the column
 // counts characters) of the offending character and what the grammar allows there.
 func (d *dslReader) syntaxError(f jsonread.Fault) error {
-	if f.Kind == jsonread.KindDuplicateKey {
+	switch f.Kind {
+	case jsonread.KindDuplicateKey:
 		return newErr(d.r.Pointer(), ErrParse, "duplicate key "+f.Detail)
+	case jsonread.KindUTF8:
+		return d.notUTF8(d.r.Pointer(), f.Offset)
+	case jsonread.KindLoneSurrogate:
+		esc := string(d.data[f.Offset:min(f.Offset+6, len(d.data))])
+		return newErr(d.r.Pointer(), ErrParse, "lone surrogate escape "+esc+" at "+d.position(f.Offset)+": an escape of U+D800 to U+DFFF must be one half of a pair, as it encodes no character")
 	}
 	at, expected := f.At, ""
 	switch f.Kind {
@@ -90,6 +98,25 @@ func (d *dslReader) syntaxError(f jsonread.Fault) error {
 			expected = "a value"
 		}
 	}
+	got := "end of input"
+	if at < len(d.data) {
+		r, size := utf8.DecodeRune(d.data[at:])
+		got = strconv.QuoteRune(r)
+		if r == utf8.RuneError && size == 1 {
+			return d.notUTF8("", at)
+		}
+	}
+	return newErr("", ErrParse, "malformed JSON at "+d.position(at)+": unexpected "+got+", expected "+expected)
+}
+
+// notUTF8 refuses the byte at offset at, which starts no UTF-8 character, at pointer.
+func (d *dslReader) notUTF8(pointer string, at int) error {
+	return newErr(pointer, ErrParse, fmt.Sprintf("invalid UTF-8 (byte 0x%02x) at %s: the query must be UTF-8 text", d.data[at], d.position(at)))
+}
+
+// position renders byte offset at as "line L, column C", both from 1; the column counts
+// characters (a byte that is not UTF-8 counts as one).
+func (d *dslReader) position(at int) string {
 	line, col := 1, 1
 	for _, r := range string(d.data[:at]) {
 		if r == '\n' {
@@ -98,12 +125,7 @@ func (d *dslReader) syntaxError(f jsonread.Fault) error {
 			col++
 		}
 	}
-	got := "end of input"
-	if at < len(d.data) {
-		r, _ := utf8.DecodeRune(d.data[at:])
-		got = strconv.QuoteRune(r)
-	}
-	return newErr("", ErrParse, "malformed JSON at line "+strconv.Itoa(line)+", column "+strconv.Itoa(col)+": unexpected "+got+", expected "+expected)
+	return "line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col)
 }
 
 // value reads the value at the reader's offset; depth counts the containers around it.

@@ -179,7 +179,12 @@ func TestParseErrorPosition(t *testing.T) {
 		{"duplicate key", `{"x/y~z":{"k":1,"k":2}}`, `duplicate key "k"`, "/x~1y~0z/k"},
 		{"too deep", `{"a":` + strings.Repeat("[", 32) + strings.Repeat("]", 32) + `}`, `nesting deeper than 32 levels`, "/a" + strings.Repeat("/0", 31)},
 		{"trailing data", `{"a":1} x`, `unexpected data after the query object`, ""},
-		{"invalid UTF-8", "{\"a\":\"\xff\"}", `the query is not valid UTF-8`, ""},
+		{"invalid UTF-8 in a string", "{\"nodes\":[{\"id\":\"a\xffb\"}]}", `invalid UTF-8 (byte 0xff) at line 1, column 19: the query must be UTF-8 text`, "/nodes/0/id"},
+		{"invalid UTF-8 in a key", "{\"a\":{\"k\xc3\":1}}", `invalid UTF-8 (byte 0xc3) at line 1, column 9: the query must be UTF-8 text`, "/a"},
+		{"invalid UTF-8 outside strings", "{\"a\":1,\n\xfe}", `invalid UTF-8 (byte 0xfe) at line 2, column 1: the query must be UTF-8 text`, ""},
+		{"lone high surrogate", `{"nodes":[{"id":"x","entity":"\ud800"}]}`, `lone surrogate escape \ud800 at line 1, column 31: an escape of U+D800 to U+DFFF must be one half of a pair, as it encodes no character`, "/nodes/0/entity"},
+		{"lone low surrogate after text", `{"a":"\udc00\ud83d\ude00"}`, `lone surrogate escape \udc00 at line 1, column 7: an escape of U+D800 to U+DFFF must be one half of a pair, as it encodes no character`, "/a"},
+		{"high surrogate before a non-pair", `{"a":"\uD83D\u0041"}`, `lone surrogate escape \uD83D at line 1, column 7: an escape of U+D800 to U+DFFF must be one half of a pair, as it encodes no character`, "/a"},
 		{"not an object", `[]`, `the query must be a JSON object`, ""},
 	}
 	for _, tt := range tests {

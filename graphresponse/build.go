@@ -261,7 +261,8 @@ func hydratedValue(v any, typ string) (Value, error) {
 // probe row only sets has_more. hydration holds the rows of the hydration statement for
 // neighbors and path_finding; nil leaves those nodes without properties. A neighbors row or
 // path that references a node hydration did not return is dropped (the row was deleted or
-// moved between the two statements).
+// moved between the two statements). A string that is not valid UTF-8 is repaired and
+// counted in [Response.Repaired].
 func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 	rows, hasMore := p.page(base.Values)
 	ix := index(base.Columns)
@@ -290,6 +291,7 @@ func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.Repaired = repairText(r)
 	r.Pagination = &Pagination{HasMore: hasMore, Truncated: hasMore}
 	if p.Paginate && hasMore && len(rows) > 0 {
 		last := rows[len(rows)-1]

@@ -30,6 +30,12 @@ type Response struct {
 	GroupColumns  []GroupColumn // aggregation only; nil when absent
 	Rows          []Row         // aggregation only; nil when absent
 	Pagination    *Pagination   // nil when absent
+
+	// Repaired counts the strings [Build] found not valid UTF-8 in the engine's rows and
+	// repaired, each run of bad bytes replaced by U+FFFD (docs/formats.md, "Text that is
+	// not UTF-8"). It is metadata for the faces (added to altered_values): no encoder
+	// writes it, decoders leave it 0 and [Response.Equal] ignores it.
+	Repaired int
 }
 
 // Node is one entity instance. Props holds its properties; the raw JSON

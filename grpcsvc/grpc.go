@@ -61,7 +61,19 @@ type deferredCodec struct{ proto encoding.CodecV2 }
 
 func (c deferredCodec) Name() string { return protocodec.Name }
 
-func (c deferredCodec) Marshal(v any) (mem.BufferSlice, error) { return c.proto.Marshal(v) }
+// Marshal marshals a response. grpc-go sends a marshaling error's text to the client, so
+// protobuf's own message (naming a message type and field) is replaced by a fixed one; the
+// handlers send only UTF-8 text, so this is a bug when it happens (see ExecuteQuery).
+func (c deferredCodec) Marshal(v any) (mem.BufferSlice, error) {
+	b, err := c.proto.Marshal(v)
+	if err != nil {
+		return nil, errResponseEncoding
+	}
+	return b, nil
+}
+
+// errResponseEncoding is what a client sees of a response that does not marshal.
+var errResponseEncoding = errors.New("the response could not be encoded")
 
 func (c deferredCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	m, ok := v.(proto.Message)

@@ -3,6 +3,7 @@ package grpcsvc
 import (
 	"context"
 	"strconv"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -107,6 +108,13 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 	md, err := queryMetadata(ctx, a, preq.Claims, true)
 	if err != nil {
 		return nil, statusFromError(err)
+	}
+	if !utf8.Valid(a.Text) {
+		// A proto3 string must be UTF-8: sent, it would fail to marshal and grpc-go would
+		// hand the client protobuf's message. graphresponse.Build repairs the engine's
+		// strings, so this is a formatter bug, logged here and answered as INTERNAL.
+		s.log.ErrorContext(ctx, "answer_not_utf8", "format", a.Format)
+		return nil, status.Error(codes.Internal, "internal error")
 	}
 	resp := &pb.ExecuteQueryResponse{Metadata: md}
 	if a.Format == formatter.JSON && req.GetFormat() != pb.ResponseFormat_RESPONSE_FORMAT_LLM {

@@ -313,6 +313,9 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 			}
 			add(c.name, "enum", v+" IS NOT NULL AND "+v+" NOT IN ("+strings.Join(labels, ", ")+")")
 		}
+		if uc, ok := utf8Check(c); ok {
+			checks = append(checks, uc)
+		}
 	}
 	if t.rel == nil {
 		return checks, nil
@@ -349,7 +352,7 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 }
 
 var reasons = map[string]error{
-	"missing": ErrMissing, "path": ErrPath, "type": ErrType, "enum": ErrEnum, "pair": ErrPair, "dangling": ErrDangling,
+	"missing": ErrMissing, "path": ErrPath, "type": ErrType, "enum": ErrEnum, "pair": ErrPair, "dangling": ErrDangling, "utf8": ErrUTF8,
 }
 
 // readIssue reports an engine failure to read a file (malformed input, an unknown JSON key

@@ -166,9 +166,9 @@ func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, claim
 	}
 	if q[0] == '"' {
 		// The query as a JSON string: its content is the DSL document.
-		var text string
-		if err := json.Unmarshal(q, &text); err != nil {
-			return nil, &argError{msg: "query is not a valid JSON string", pointer: "/query"}
+		text, err := unquoteQuery(q)
+		if err != nil {
+			return nil, err
 		}
 		q = []byte(text)
 	}

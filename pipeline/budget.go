@@ -142,7 +142,7 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 }
 
 func (a *Answer) fill(o rendered, resp *graphresponse.Response, rows int64, truncated bool) {
-	a.Text, a.Format, a.Version, a.Altered, a.Tokens = o.out.Bytes, o.out.Name, o.out.Version, o.out.Altered, o.tokens
+	a.Text, a.Format, a.Version, a.Altered, a.Tokens = o.out.Bytes, o.out.Name, o.out.Version, o.out.Altered+resp.Repaired, o.tokens
 	a.PackRoot, a.Outcome = o.root, o.outcome
 	a.Rows, a.Truncated = rows, truncated
 	if pg := resp.Pagination; pg != nil {

@@ -184,7 +184,9 @@ type Answer struct {
 	Format  string // the format that produced Text (the chosen one for auto)
 	Version string
 	// Altered counts the values whose text the format's text-safety
-	// substitution changed.
+	// substitution changed, plus the strings from the engine that were not
+	// valid UTF-8 and were repaired ([graphresponse.Response.Repaired], the
+	// same in every format).
 	Altered int
 	// QueryType is the DSL query type.
 	QueryType string
@@ -299,7 +301,7 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	a := x.a
-	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered, pageRows(x.q, a.Executed)
+	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+x.resp.Repaired, pageRows(x.q, a.Executed)
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
 		a.HasMore = pg.HasMore

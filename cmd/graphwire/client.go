@@ -125,5 +125,5 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 		_, err = io.WriteString(stdout, r.FormattedText)
 	}
 	md := resp.GetMetadata()
-	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount())}, err
+	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
 }

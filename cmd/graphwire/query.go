@@ -198,6 +198,7 @@ type queryStats struct {
 	tokens          int
 	bytes           int64
 	elapsed         time.Duration
+	altered         int64 // altered_values: text-safety markers and repaired text that was not UTF-8
 }
 
 func (s queryStats) String() string {
@@ -205,7 +206,11 @@ func (s queryStats) String() string {
 	if s.version != "" {
 		name += " " + s.version
 	}
-	return fmt.Sprintf("%s, %d rows, %d tokens (o200k_base), %d bytes, %s", name, s.rows, s.tokens, s.bytes, s.elapsed.Round(time.Millisecond))
+	altered := ""
+	if s.altered > 0 {
+		altered = fmt.Sprintf("%d altered values, ", s.altered)
+	}
+	return fmt.Sprintf("%s, %d rows, %d tokens (o200k_base), %d bytes, %s%s", name, s.rows, s.tokens, s.bytes, altered, s.elapsed.Round(time.Millisecond))
 }
 
 // formatName is the formatter that --format and --llm-format choose; dot and mermaid draw the
@@ -281,7 +286,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 		if err != nil {
 			return queryStats{}, err
 		}
-		st := queryStats{format: a.Format, version: a.Version, rows: a.Rows, tokens: a.Tokens}
+		st := queryStats{format: a.Format, version: a.Version, rows: a.Rows, tokens: a.Tokens, altered: int64(a.Altered)}
 		return st, writeAnswer(stdout, f.format, []byte(a.Text))
 	}
 	w := bufio.NewWriter(stdout)
@@ -289,7 +294,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	if err != nil {
 		return queryStats{}, err
 	}
-	return queryStats{format: a.Format, version: a.Version, rows: a.Rows}, w.Flush()
+	return queryStats{format: a.Format, version: a.Version, rows: a.Rows, altered: int64(a.Altered)}, w.Flush()
 }
 
 // writeAnswer writes a formatted answer; for dot and mermaid, text is the raw JSON response,

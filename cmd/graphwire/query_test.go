@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -71,6 +72,19 @@ func TestRunQuery(t *testing.T) {
 			args:       []string{"--explain", `{"query_type":`},
 			wantCode:   exitInvalid,
 			wantStderr: "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
+		},
+		{
+			// Text that is not UTF-8 is refused where it is, never run with U+FFFD.
+			name:       "invalid UTF-8",
+			args:       []string{"--explain", "{\"query_type\":\"traversal\",\"nodes\":[{\"id\":\"u\",\"entity\":\"User\",\"filters\":{\"username\":\"a\xffb\"}}]}"},
+			wantCode:   exitInvalid,
+			wantStderr: "graphwire query: invalid_query PARSE_ERROR /nodes/0/filters/username: invalid UTF-8 (byte 0xff) at line 1, column 86: the query must be UTF-8 text\n",
+		},
+		{
+			name:       "lone surrogate escape",
+			args:       []string{"--explain", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":"a\ud800b"}}]}`},
+			wantCode:   exitInvalid,
+			wantStderr: "graphwire query: invalid_query PARSE_ERROR /nodes/0/filters/username: lone surrogate escape \\ud800 at line 1, column 86: an escape of U+D800 to U+DFFF must be one half of a pair, as it encodes no character\n",
 		},
 		{
 			name:       "query over the limit",
@@ -194,5 +208,27 @@ func TestExplainReadsTableSizes(t *testing.T) {
 	unsized := runCLI("query", "--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--explain", q)
 	if unsized.code != exitOK || !strings.HasSuffix(unsized.stdout, noSizes) || !strings.Contains(unsized.stdout, "_arr_h0))) WHERE") {
 		t.Errorf("explain without a graph: exit %d, want the narrowed statement and the note:\n%s", unsized.code, unsized.stdout)
+	}
+}
+
+// TestQueryStatsAltered: --stats names the altered values (text-safety markers, and stored
+// text that was not UTF-8, answered repaired) when there are any, before the time.
+func TestQueryStatsAltered(t *testing.T) {
+	tests := []struct {
+		name string
+		st   queryStats
+		want string
+	}{
+		{"none", queryStats{format: "goon", version: "4.1.0", rows: 2, tokens: 30, bytes: 90, elapsed: 12 * time.Millisecond},
+			"goon 4.1.0, 2 rows, 30 tokens (o200k_base), 90 bytes, 12ms"},
+		{"two", queryStats{format: "json", version: "5.0.1", rows: 1, tokens: 40, bytes: 120, elapsed: 3 * time.Millisecond, altered: 2},
+			"json 5.0.1, 1 rows, 40 tokens (o200k_base), 120 bytes, 2 altered values, 3ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.st.String(); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

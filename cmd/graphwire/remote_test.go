@@ -17,7 +17,7 @@ import (
 )
 
 // statsRE is the line query --stats prints, locally and from a server alike.
-var statsRE = regexp.MustCompile(`^graphwire query: (goon 4\.\d+\.\d+|json 5\.\d+\.\d+), [1-9]\d* rows, [1-9]\d* tokens \(o200k_base\), [1-9]\d* bytes, [0-9.]+(ms|s|µs)\n$`)
+var statsRE = regexp.MustCompile(`^graphwire query: (goon 4\.\d+\.\d+|json 5\.\d+\.\d+), [1-9]\d* rows, [1-9]\d* tokens \(o200k_base\), [1-9]\d* bytes, ([1-9]\d* altered values, )?[0-9.]+(ms|s|µs)\n$`)
 
 // TestLocalAndServerAgree runs the same queries on the embedded engine and through a real
 // graphwire server on loopback: errors print the same line (kind, reason code, JSON pointer,

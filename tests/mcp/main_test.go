@@ -31,7 +31,12 @@ var env struct {
 	err                   error
 }
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(storeHelperEnv); dir != "" {
+		os.Exit(storeHelper(dir)) // a child process of a test: see storeInvalidUTF8
+	}
+	os.Exit(runMain(m))
+}
 
 func runMain(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "graphwire-mcp-")
@@ -79,8 +84,14 @@ func ready(t *testing.T) {
 // client to it; the process ends with the test.
 func stdio(t *testing.T, caller ...string) *mcp.ClientSession {
 	t.Helper()
+	return stdioAt(t, env.data, caller...)
+}
+
+// stdioAt is [stdio] on the graph in data.
+func stdioAt(t *testing.T, data string, caller ...string) *mcp.ClientSession {
+	t.Helper()
 	ready(t)
-	args := append([]string{"mcp", "--embedded", env.data}, caller...)
+	args := append([]string{"mcp", "--embedded", data}, caller...)
 	cmd := exec.Command(env.bin, args...)
 	stderr := &logBuffer{}
 	cmd.Stderr = stderr
@@ -205,6 +216,7 @@ type result struct {
 		Truncated      bool   `json:"truncated"`
 		PackRoot       string `json:"pack_root"`
 		GraphOutcome   string `json:"graph_outcome"`
+		AlteredValues  int    `json:"altered_values"`
 		AutoConsidered []struct {
 			Format string `json:"format"`
 			Tokens int    `json:"tokens"`
@@ -219,7 +231,8 @@ type result struct {
 	}
 }
 
-func call(t *testing.T, s *mcp.ClientSession, tool string, args map[string]any) result {
+// call calls tool with args: a map, or a json.RawMessage sent as it is.
+func call(t *testing.T, s *mcp.ClientSession, tool string, args any) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
