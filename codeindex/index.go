@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/types/typeutil"
@@ -51,6 +53,26 @@ type Progress struct {
 type Stats struct {
 	Packages, Files, Definitions, Imports, Edges int
 	TypeErrors                                   int // packages with type errors (indexed as far as they check)
+	// ParseErrors counts the files with syntax errors: those indexed as far as they parse, and
+	// those the parser could not read at all (skipped, also in Skipped).
+	ParseErrors int
+	// Skipped counts the files left out because the parser returned no syntax tree for them.
+	Skipped int
+	// InvalidUTF8 counts the files holding bytes that are not UTF-8; their content (and that of
+	// their definitions) is stored with each such byte replaced by U+FFFD.
+	InvalidUTF8 int
+	// Problems names the first few files that did not parse or held invalid UTF-8, each with the
+	// parser's first message ("a.go:5:11: expected ')'"), for the user to act on.
+	Problems []string
+}
+
+// maxProblems bounds [Stats.Problems]; the counts say how many there were in all.
+const maxProblems = 10
+
+func (st *Stats) problem(msg string) {
+	if len(st.Problems) < maxProblems {
+		st.Problems = append(st.Problems, msg)
+	}
 }
 
 // Index type-checks the Go packages under dir with the go command and go/types, and returns
@@ -100,12 +122,24 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 		if len(p.Errors) > 0 {
 			st.TypeErrors++
 		}
+		bad := parseErrors(p, root)
+		for _, name := range slices.Sorted(maps.Keys(bad)) {
+			st.ParseErrors++
+			st.problem(bad[name])
+		}
 		if p.Types == nil || p.TypesInfo == nil {
 			continue
 		}
 		st.Packages++
 		for _, f := range p.Syntax {
-			name := p.Fset.File(f.Pos()).Name()
+			// FileStart, not Pos: a file the parser gave up on early (bytes that are not
+			// UTF-8, no package clause) has an empty tree whose Pos is unset.
+			tf := p.Fset.File(f.FileStart)
+			if tf == nil {
+				st.Skipped++ // no position at all: nothing to index
+				continue
+			}
+			name := tf.Name()
 			rel, err := filepath.Rel(root, name)
 			if err != nil || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
 				continue // generated elsewhere (cgo) or outside the tree
@@ -113,6 +147,10 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 			src, err := os.ReadFile(name)
 			if err != nil {
 				return nil, st, fmt.Errorf("codeindex: %w", err)
+			}
+			if !utf8.Valid(src) {
+				st.InvalidUTF8++
+				st.problem(fmt.Sprintf("%s: holds bytes that are not UTF-8 (stored as U+FFFD)", filepath.ToSlash(rel)))
 			}
 			u := unit{pkg: p, file: f, rel: filepath.ToSlash(rel), src: string(src)}
 			u.fileID = x.file(u)
@@ -212,7 +250,7 @@ func (x *indexer) dir(p string) int64 {
 
 func (x *indexer) file(u unit) int64 {
 	c := x.common("File", u.rel)
-	x.g.Files = append(x.g.Files, File{Common: c, Path: u.rel, Name: path.Base(u.rel), Extension: "go", Language: "go", Content: u.src})
+	x.g.Files = append(x.g.Files, File{Common: c, Path: u.rel, Name: path.Base(u.rel), Extension: "go", Language: "go", Content: strings.ToValidUTF8(u.src, "\uFFFD")})
 	x.edge("CONTAINS", "Directory", x.dir(path.Dir(u.rel)), "File", c.ID)
 	x.onBranch("File", c.ID)
 	return c.ID
@@ -261,9 +299,49 @@ func ptr(s *string) string {
 
 type pos struct{ line, off int64 }
 
+// span returns the positions of from and to in u. A syntax tree recovered from a file that does
+// not parse can hold nodes without an end, or ends before their start: the span is then clamped
+// to the file and never runs backwards, so it always slices u.src.
 func (x *indexer) span(u *unit, from, to token.Pos) (pos, pos) {
 	a, b := u.pkg.Fset.Position(from), u.pkg.Fset.Position(to)
-	return pos{int64(a.Line), int64(a.Offset)}, pos{int64(b.Line), int64(b.Offset)}
+	s, e := pos{int64(a.Line), int64(a.Offset)}, pos{int64(b.Line), int64(b.Offset)}
+	n := int64(len(u.src))
+	if !a.IsValid() || s.off < 0 || s.off > n {
+		s = pos{max(int64(a.Line), 1), min(max(s.off, 0), n)}
+	}
+	if !b.IsValid() || e.off < s.off || e.off > n {
+		e = s
+	}
+	return s, e
+}
+
+// text is the source between two positions of span, as stored: valid UTF-8.
+func (u *unit) text(s, e pos) string {
+	return strings.ToValidUTF8(u.src[s.off:e.off], "\uFFFD")
+}
+
+// parseErrors maps each file of p with a syntax error to the first such error, as the user
+// reads it: "sub/a.go:5:11: expected ')'", the path relative to root when it is under it.
+func parseErrors(p *packages.Package, root string) map[string]string {
+	out := map[string]string{}
+	for _, e := range p.Errors {
+		if e.Kind != packages.ParseError {
+			continue
+		}
+		file, at, _ := strings.Cut(e.Pos, ":")
+		if rel, err := filepath.Rel(root, file); err == nil && !strings.HasPrefix(rel, "..") {
+			file = filepath.ToSlash(rel)
+		}
+		if _, ok := out[file]; ok {
+			continue
+		}
+		if at == "" {
+			out[file] = file + ": " + e.Msg
+		} else {
+			out[file] = file + ":" + at + ": " + e.Msg
+		}
+	}
+	return out
 }
 
 // key names an object across packages: the fully qualified name of a function or method
@@ -292,7 +370,7 @@ func (x *indexer) define(u *unit, obj types.Object, kind string, node ast.Node, 
 	c := x.common("Definition", unique)
 	s, e := x.span(u, node.Pos(), node.End())
 	x.g.Definitions = append(x.g.Definitions, Definition{Common: c, Name: obj.Name(), FQN: fqn, DefinitionType: kind, FilePath: u.rel,
-		StartLine: s.line, EndLine: e.line, StartByte: s.off, EndByte: e.off, Content: u.src[s.off:e.off]})
+		StartLine: s.line, EndLine: e.line, StartByte: s.off, EndByte: e.off, Content: u.text(s, e)})
 	if unique == k {
 		x.defs[k] = c.ID
 	}

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -286,5 +288,66 @@ func TestDigests(t *testing.T) {
 	}
 	if !cmp.Equal(ds, again.Digests()) {
 		t.Error("digests of the same code differ between two indexes")
+	}
+}
+
+// writeModule writes a module of the given files (name → content) into a temporary directory.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/broken\n\ngo 1.22\n"
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestFilesThatDoNotParse: a syntax error, bytes that are not UTF-8 and a file that is not Go
+// at all are reported and counted; the rest of the package is indexed, and every stored
+// content is valid UTF-8 within its file.
+func TestFilesThatDoNotParse(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"good.go":   "package broken\n\nfunc Good() int { return 1 }\n",
+		"syntax.go": "package broken\n\nfunc Before() {}\n\nfunc Bad( {\n\treturn\n}\n",
+		"latin1.go": "package broken\n\n// caf\xe9\nfunc Latin() {}\n",
+		"binary.go": "\xff\xfe\x00garbage, not Go\x00\x01",
+	})
+	g, st, err := codeindex.Index(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatalf("Index: %v", err)
+	}
+	if st.ParseErrors != 3 || st.InvalidUTF8 != 2 {
+		t.Errorf("ParseErrors = %d, InvalidUTF8 = %d; want 3 and 2 (stats %+v)", st.ParseErrors, st.InvalidUTF8, st)
+	}
+	for _, want := range []string{"syntax.go:5:11: ", "latin1.go:3:", "binary.go:1:1:"} {
+		if !slices.ContainsFunc(st.Problems, func(p string) bool { return strings.HasPrefix(p, want) }) {
+			t.Errorf("Problems %q: none starts with %q", st.Problems, want)
+		}
+	}
+	fqns := map[string]bool{}
+	for _, d := range g.Definitions {
+		fqns[d.FQN] = true
+		if !utf8.ValidString(d.Content) || d.StartByte > d.EndByte {
+			t.Errorf("definition %s: content %q, bytes %d–%d", d.FQN, d.Content, d.StartByte, d.EndByte)
+		}
+	}
+	for _, want := range []string{"example.com/broken.Good", "example.com/broken.Before"} {
+		if !fqns[want] {
+			t.Errorf("definition %s missing; have %v", want, fqns)
+		}
+	}
+	files := map[string]bool{}
+	for _, f := range g.Files {
+		files[f.Path] = true
+		if !utf8.ValidString(f.Content) {
+			t.Errorf("file %s: content is not valid UTF-8", f.Path)
+		}
+	}
+	for _, want := range []string{"good.go", "syntax.go", "latin1.go", "binary.go"} {
+		if !files[want] {
+			t.Errorf("file %s not indexed; have %v", want, files)
+		}
 	}
 }

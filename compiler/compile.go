@@ -21,6 +21,9 @@ type Options struct {
 	// whose request limit is raised (graphwire serve --max-recv-msg-size) sets the same number
 	// here, so that the query text it accepts is also compiled.
 	MaxQueryBytes int
+	// CursorKeys sign the cursors of answers and verify those sent back; nil means a random
+	// key of this compiler's own (cursors then stay valid while it lives).
+	CursorKeys *CursorKeys
 }
 
 // TableSizes reports the approximate number of rows stored in a table (every stored version
@@ -39,6 +42,7 @@ type Compiler struct {
 	schema *validator
 	sizes  TableSizes // nil: no table is known to be small
 	limit  int        // the longest DSL text in bytes (Options.MaxQueryBytes)
+	keys   *CursorKeys
 }
 
 // catalogFor returns the view of the catalog caller may read: validation, lowering, the
@@ -70,8 +74,15 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	if limit <= 0 {
 		limit = MaxQueryBytes
 	}
-	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit}, nil
+	keys := opts.CursorKeys
+	if keys == nil {
+		keys = RandomCursorKeys()
+	}
+	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit, keys: keys}, nil
 }
+
+// CursorKeys returns the keys that sign and verify this compiler's cursors.
+func (c *Compiler) CursorKeys() *CursorKeys { return c.keys }
 
 // MaxQueryBytes returns the longest DSL text Compile reads (Options.MaxQueryBytes, its
 // default filled in).
@@ -137,10 +148,11 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 		PageSize:      r.pageSize(),
 		Paginate:      r.cursor != nil,
 		QueryHash:     hash,
+		SignCursor:    signer(c.keys, caller, r.cursor != nil),
 		FormatVersion: config.RawVersion(),
 	}}
 	if r.cursor != nil && r.cursor.hasAfter {
-		if l.after, err = decodeCursor(r.cursor.after, hash); err != nil {
+		if l.after, err = decodeCursor(r.cursor.after, hash, c.keys, caller); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -3,7 +3,6 @@ package compiler
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -27,14 +26,15 @@ func queryHash(doc map[string]any) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// decodeCursor parses an "after" token and checks that it was issued for hash.
-func decodeCursor(token, hash string) ([]*string, error) {
-	bad := newErr("/cursor/after", ErrInvalidCursor, "the cursor is malformed; restart pagination without after")
+// decodeCursor checks that an "after" token was signed for caller ([CursorKeys]) and issued
+// for hash, and returns its keys.
+func decodeCursor(token, hash string, keys *CursorKeys, caller *Caller) ([]*string, error) {
+	bad := newErr("/cursor/after", ErrInvalidCursor, "the cursor is malformed or was altered; restart pagination without after")
 	if len(token) > maxCursorBytes {
 		return nil, bad
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil {
+	raw, ok := keys.Open(caller, token)
+	if !ok {
 		return nil, bad
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))

@@ -33,7 +33,12 @@ func newCompiler(tb testing.TB) *compiler.Compiler {
 			compilerErr = err
 			return
 		}
-		theCompiler, compilerErr = compiler.New(ont, compiler.Options{})
+		keys, err := compiler.NewCursorKeys(testCursorKey)
+		if err != nil {
+			compilerErr = err
+			return
+		}
+		theCompiler, compilerErr = compiler.New(ont, compiler.Options{CursorKeys: keys})
 	})
 	if compilerErr != nil {
 		tb.Fatalf("new compiler: %v", compilerErr)
@@ -43,6 +48,18 @@ func newCompiler(tb testing.TB) *compiler.Compiler {
 
 // specCaller is the caller of the golden cases that have no caller.json, the six worked
 // examples among them (docs/compiler.md, "Tests"): user 1, Developer (30) on "100/".
+// testCursorKey signs the cursors of the package's tests, so that the golden cursors verify.
+var testCursorKey = []byte("graphwire compiler tests: the cursor key")
+
+// signed returns payload as a cursor signed with testCursorKey for caller.
+func signed(caller *compiler.Caller, payload string) string {
+	keys, err := compiler.NewCursorKeys(testCursorKey)
+	if err != nil {
+		panic(err) // a fixed key of the right length
+	}
+	return keys.Sign(caller, []byte(payload))
+}
+
 var specCaller = &compiler.Caller{Subject: "1", Scopes: []compiler.Scope{{Path: "100/", Level: 30}}}
 
 // callerFile is the optional caller.json of a golden case.

@@ -17,19 +17,22 @@ import (
 // pagination works (the result is described in docs/formats.md, "The raw JSON response").
 // The compiler fills it in; it is plain data and safe to share between goroutines.
 type BuildPlan struct {
-	QueryType     string       // traversal, aggregation, path_finding or neighbors
-	PageSize      int          // rows (paths) per page; the statement returns one more as a probe
-	Paginate      bool         // the request had a cursor: emit next_cursor when more rows exist
-	QueryHash     string       // binds next_cursor to the query (16 hex characters)
-	SortKeys      int          // number of _k<i> readback columns (with Paginate)
-	FormatVersion string       // stamped into the response
-	Nodes         []PlanNode   // node selectors in input order
-	Edges         []PlanEdge   // traversal: relationship selectors in input order
-	Metrics       []PlanMetric // aggregation: metrics in input order
-	Groups        []PlanGroup  // aggregation: group keys in input order
-	Hydration     []PlanKind   // neighbors, path_finding: hydration columns per entity
-	PathFrom      int          // path_finding: node index of the start selector
-	PathTo        int          // path_finding: node index of the end selector
+	QueryType string // traversal, aggregation, path_finding or neighbors
+	PageSize  int    // rows (paths) per page; the statement returns one more as a probe
+	Paginate  bool   // the request had a cursor: emit next_cursor when more rows exist
+	QueryHash string // binds next_cursor to the query (16 hex characters)
+	// SignCursor turns a cursor's payload into the token handed out (the compiler signs it for
+	// the caller); nil hands out the payload alone, in base64url.
+	SignCursor    func(payload []byte) string `json:"-"`
+	SortKeys      int                         // number of _k<i> readback columns (with Paginate)
+	FormatVersion string                      // stamped into the response
+	Nodes         []PlanNode                  // node selectors in input order
+	Edges         []PlanEdge                  // traversal: relationship selectors in input order
+	Metrics       []PlanMetric                // aggregation: metrics in input order
+	Groups        []PlanGroup                 // aggregation: group keys in input order
+	Hydration     []PlanKind                  // neighbors, path_finding: hydration columns per entity
+	PathFrom      int                         // path_finding: node index of the start selector
+	PathTo        int                         // path_finding: node index of the end selector
 }
 
 // PlanNode is one node selector: its alias, entity and selected properties. Its columns in a
@@ -310,15 +313,24 @@ func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 			}
 		}
 		tok := EncodeCursor(p.QueryHash, keys)
+		if p.SignCursor != nil {
+			tok = p.SignCursor(CursorPayload(p.QueryHash, keys))
+		}
 		r.Pagination.NextCursor = &tok
 	}
 	return r, nil
 }
 
-// EncodeCursor returns the pagination token {"h": hash, "k": keys} in base64url without
-// padding (docs/dsl.md, "Ordering, limits and pages"; docs/compiler.md, "Stages"). A nil key
-// is a NULL sort value.
+// EncodeCursor returns the unsigned pagination token: [CursorPayload] in base64url without
+// padding. A compiled plan signs its tokens instead ([BuildPlan.SignCursor]).
 func EncodeCursor(hash string, keys []*string) string {
+	return base64.RawURLEncoding.EncodeToString(CursorPayload(hash, keys))
+}
+
+// CursorPayload returns what a pagination token carries, {"h": hash, "k": keys} as JSON
+// (docs/dsl.md, "Ordering, limits and pages"; docs/compiler.md, "Stages"). A nil key is a
+// NULL sort value.
+func CursorPayload(hash string, keys []*string) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -326,7 +338,7 @@ func EncodeCursor(hash string, keys []*string) string {
 		H string    `json:"h"`
 		K []*string `json:"k"`
 	}{hash, keys})
-	return base64.RawURLEncoding.EncodeToString(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 type nodeSet struct {

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 
@@ -12,10 +11,13 @@ import (
 )
 
 // page is how a budgeted or continued request was paged: the page size the
-// statement ran with and whether the query had its own cursor member.
+// statement ran with, whether the query had its own cursor member, and
+// what signs the cursors handed out (the compiler's keys, for the caller).
 type page struct {
 	size     int
 	explicit bool
+	keys     *compiler.CursorKeys
+	caller   *compiler.Caller
 }
 
 // finish fixes the pagination of the engine's full page: a cursor the
@@ -31,13 +33,13 @@ func (pg *page) finish(resp *graphresponse.Response) {
 		p.NextCursor = nil
 		return
 	}
-	tok := encodeBudgetCursor(budgetCursor{After: *p.NextCursor})
+	tok := pg.encode(budgetCursor{After: *p.NextCursor})
 	p.NextCursor = &tok
 }
 
 // budgetPrefix is the budget cursor prefix; a cursor without it is the
-// compiler's own token.
-const budgetPrefix = "gwc1."
+// compiler's own token. (gwc1., the unsigned form before it, is refused.)
+const budgetPrefix = "gwc2."
 
 // budgetCursor continues an answer: After is the compiler's keyset token
 // of the last row sent (bound to the query's hash), Left the rows of the
@@ -47,19 +49,21 @@ type budgetCursor struct {
 	Left  int    `json:"n,omitempty"`
 }
 
-func encodeBudgetCursor(c budgetCursor) string {
+// encode signs c for the page's caller, as the compiler signs its own
+// tokens, so that neither part can be altered.
+func (pg *page) encode(c budgetCursor) string {
 	b, _ := json.Marshal(c) // two plain fields: cannot fail
-	return budgetPrefix + base64.RawURLEncoding.EncodeToString(b)
+	return budgetPrefix + pg.keys.Sign(pg.caller, b)
 }
 
-func decodeBudgetCursor(s string) (budgetCursor, error) {
+func (pg *page) decode(s string) (budgetCursor, error) {
 	rest, ok := strings.CutPrefix(s, budgetPrefix)
 	if !ok {
-		return budgetCursor{After: s}, nil
+		return budgetCursor{After: s}, nil // the compiler checks its own token
 	}
-	bad := &RequestError{Field: "cursor", Reason: "INVALID_CURSOR", Message: "the cursor is malformed; restart without cursor"}
-	raw, err := base64.RawURLEncoding.DecodeString(rest)
-	if err != nil {
+	bad := &RequestError{Field: "cursor", Reason: "INVALID_CURSOR", Message: "the cursor is malformed or was altered; restart without cursor"}
+	raw, ok := pg.keys.Open(pg.caller, rest)
+	if !ok {
 		return budgetCursor{}, bad
 	}
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -100,7 +104,7 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 			return nil, err
 		}
 		if pr.Pagination != nil && pr.Pagination.NextCursor != nil {
-			tok := encodeBudgetCursor(budgetCursor{After: *pr.Pagination.NextCursor, Left: pg.size - k})
+			tok := pg.encode(budgetCursor{After: *pr.Pagination.NextCursor, Left: pg.size - k})
 			pr.Pagination.NextCursor = &tok
 		}
 		return pr, nil

@@ -141,6 +141,10 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 // Admission returns the controller that hands out the query slots.
 func (p *Pipeline) Admission() *admission.Controller { return p.opts.Admission }
 
+// CursorKeys returns the keys that sign the cursors of its answers (the
+// compiler's).
+func (p *Pipeline) CursorKeys() *compiler.CursorKeys { return p.opts.Compiler.CursorKeys() }
+
 // Registry returns the formats the pipeline serves.
 func (p *Pipeline) Registry() *formatter.Registry { return p.reg }
 
@@ -411,7 +415,7 @@ func (p *Pipeline) paged(req Request) ([]byte, *page, error) {
 		// Let the compiler report where the document is broken.
 		return req.Query, nil, nil
 	}
-	pg := &page{size: 30}
+	pg := &page{size: 30, keys: p.opts.Compiler.CursorKeys(), caller: CallerOf(req.Claims)}
 	cur, hasCursor := doc["cursor"].(map[string]any)
 	pg.explicit = hasCursor
 	switch {
@@ -431,7 +435,7 @@ func (p *Pipeline) paged(req Request) ([]byte, *page, error) {
 		}
 	}
 	if req.Cursor != "" {
-		bc, err := decodeBudgetCursor(req.Cursor)
+		bc, err := pg.decode(req.Cursor)
 		if err != nil {
 			return nil, nil, err
 		}

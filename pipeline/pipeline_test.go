@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -60,8 +61,10 @@ func TestRejectedBeforeTheEngine(t *testing.T) {
 		req    pipeline.Request
 		reason string
 	}{
-		{"malformed budget cursor", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.%%%"}, "INVALID_CURSOR"},
-		{"budget cursor with unknown member", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.eyJ4IjoxfQ"}, "INVALID_CURSOR"},
+		{"malformed budget cursor", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc2.%%%"}, "INVALID_CURSOR"},
+		{"budget cursor with unknown member", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc2." + p.CursorKeys().Sign(pipeline.CallerOf(admin), []byte(`{"x":1}`))}, "INVALID_CURSOR"},
+		{"budget cursor with its count edited", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc2." + edited(p.CursorKeys().Sign(pipeline.CallerOf(admin), []byte(`{"a":"x","n":3}`)), `{"a":"x","n":900}`)}, "INVALID_CURSOR"},
+		{"budget cursor of another caller", pipeline.Request{Query: q, Claims: admin, Cursor: "gwc2." + p.CursorKeys().Sign(pipeline.CallerOf(&auth.Claims{UserID: 1, Scopes: []auth.Scope{{Path: "1/", Level: 30}}}), []byte(`{"a":"x","n":3}`))}, "INVALID_CURSOR"},
 		{"negative budget", pipeline.Request{Query: q, Claims: admin, MaxTokens: -1}, "INVALID_ARGUMENT"},
 	}
 	for _, tt := range tests {
@@ -80,12 +83,22 @@ func TestRejectedBeforeTheEngine(t *testing.T) {
 	if _, err := p.Run(t.Context(), pipeline.Request{Query: q, Claims: admin, Format: "yaml"}); !errors.As(err, &ue) {
 		t.Errorf("unknown format: %v", err)
 	}
+	// The unsigned budget cursor of earlier releases is no token of this one.
+	if _, err := p.Run(t.Context(), pipeline.Request{Query: q, Claims: admin, Cursor: "gwc1.eyJhIjoieCIsIm4iOjN9"}); !errors.Is(err, compiler.ErrInvalidCursor) {
+		t.Errorf("unsigned gwc1 cursor: %v, want INVALID_CURSOR", err)
+	}
 	// A compiler cursor the query was not issued for is the compiler's error.
 	var ce *compiler.Error
-	_, err := p.Run(t.Context(), pipeline.Request{Query: q, Claims: admin, Cursor: "eyJoIjoiMDEyMzQ1Njc4OWFiY2RlZiIsImsiOltdfQ"})
+	_, err := p.Run(t.Context(), pipeline.Request{Query: q, Claims: admin, Cursor: p.CursorKeys().Sign(pipeline.CallerOf(admin), []byte(`{"h":"0123456789abcdef","k":[]}`))})
 	if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrCursorMismatch) {
 		t.Errorf("foreign cursor: %v", err)
 	}
+}
+
+// edited replaces the payload of a signed token, keeping its signature.
+func edited(tok, payload string) string {
+	_, sig, _ := strings.Cut(tok, ".")
+	return base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + sig
 }
 
 // bigQuery is a valid traversal DSL document of exactly n bytes (n ≥ 100), padded with

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -91,6 +92,13 @@ func gitInfo(ctx context.Context, dir string) (branch, commit string) {
 }
 
 func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
+	// The go command runs in PATH: a missing or non-directory PATH would otherwise surface as
+	// the go command itself failing to start.
+	if fi, err := os.Stat(f.dir); err != nil {
+		return err // *fs.PathError: "no such file or directory" is exit 6
+	} else if !fi.IsDir() {
+		return usageErrorf("%s is not a directory (PATH is a module or workspace directory)", f.dir)
+	}
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return err
@@ -119,6 +127,11 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 		return err
 	}
 	indexed := time.Since(start)
+	if st.Files == 0 {
+		// Nothing to write: say so before the data directory is opened (or created).
+		return &classError{code: exitNotFound, msg: fmt.Sprintf("no Go files found under %s (patterns %s; test files are not indexed)",
+			f.dir, strings.Join(patternsOrDefault(f.patterns), " ")), err: errNoGoFiles}
+	}
 	eng, err := f.engine.openWritable(stderr)
 	if err != nil {
 		return err
@@ -205,6 +218,16 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	if st.TypeErrors > 0 {
 		fmt.Fprintf(stderr, "warning: %d packages have type errors; they are indexed as far as they type-check\n", st.TypeErrors)
 	}
+	if st.ParseErrors > 0 || st.InvalidUTF8 > 0 {
+		fmt.Fprintf(stderr, "warning: %d files do not parse (%d of them skipped: no syntax tree), %d hold bytes that are not UTF-8; the rest of each is indexed as far as it parses:\n",
+			st.ParseErrors, st.Skipped, st.InvalidUTF8)
+		for _, p := range st.Problems {
+			fmt.Fprintf(stderr, "  %s\n", p)
+		}
+		if n := st.ParseErrors + st.InvalidUTF8 - len(st.Problems); n > 0 {
+			fmt.Fprintf(stderr, "  … and %d more\n", n)
+		}
+	}
 	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files, %d definitions, %d imports, %d edges\n",
 		f.dir, branch, short(commit), f.engine.describe(), f.namespace, f.project, st.Packages, st.Files, st.Definitions, st.Imports, st.Edges)
 	fmt.Fprintf(stderr, "time %s (type-check and extract %s, open, compare digests and write files %s, load %s); %.0f files/s, %.0f edges/s\n",
@@ -215,6 +238,16 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	}
 	printLoadReport(stderr, f.engine.describe(), rep, loaded)
 	return nil
+}
+
+// errNoGoFiles is the cause of index's error when PATH holds no Go file to index.
+var errNoGoFiles = errors.New("no Go files")
+
+func patternsOrDefault(p []string) []string {
+	if len(p) == 0 {
+		return []string{"./..."}
+	}
+	return p
 }
 
 // indexState is the table of the digests of each file's rows (codeindex.Graph.Digests) at

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -196,5 +198,43 @@ func TestLoadCLIRefuses(t *testing.T) {
 		"graphwire load: refused: 1 invalid rows, nothing written (--skip-invalid loads the valid ones)\n"
 	if r.code != exitInvalid || r.stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
+	}
+}
+
+// TestIndexRefusesWhatIsNotAModule: a missing PATH, a file and a directory without Go files
+// each get their own message and exit code, before the go command runs and before any data
+// directory is created.
+func TestIndexRefusesWhatIsNotAModule(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	empty := filepath.Join(dir, "empty")
+	for _, p := range []string{empty, filepath.Join(empty, "sub")} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(file, []byte("not a module\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, "sub", "README.md"), []byte("# no Go here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{filepath.Join(dir, "missing"), exitNotFound, "no such file or directory"},
+		{file, exitUsage, file + " is not a directory"},
+		{empty, exitNotFound, "no Go files found under " + empty},
+	} {
+		data := filepath.Join(dir, "data")
+		r := runCLI("index", "--embedded", data, c.path)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "fork/exec") {
+			t.Errorf("index %s: exit %d, stderr:\n%s\nwant exit %d and %q", c.path, r.code, r.stderr, c.code, c.want)
+		}
+		if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("index %s: the data directory was created (stat: %v)", c.path, err)
+		}
 	}
 }

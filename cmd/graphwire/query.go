@@ -225,6 +225,15 @@ func (f *queryFlags) formatName() string {
 	return f.llmFormat
 }
 
+// localCursorKeys are the cursor keys of a local query: one fixed key, so that a cursor
+// printed by one run continues in the next. A local run reads the graph with whatever
+// authorization its flags give (graphwire sql reads it whole), so its cursors guard against
+// mistakes, not against its user; a server signs with keys derived from its JWT keys.
+func localCursorKeys() *compiler.CursorKeys {
+	k, _ := compiler.NewCursorKeys(compiler.DeriveCursorKey([]byte("graphwire local query cursors v1"))) // 32 bytes: cannot fail
+	return k
+}
+
 func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (queryStats, error) {
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
@@ -233,7 +242,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	caller := &compiler.Caller{Subject: "cli", Admin: f.admin, Scopes: f.scopes}
 	// Compile once without the graph, so that a bad query is reported whether or not there
 	// is one.
-	plain, err := compiler.New(ont, compiler.Options{})
+	plain, err := compiler.New(ont, compiler.Options{CursorKeys: localCursorKeys()})
 	if err != nil {
 		return queryStats{}, err
 	}
@@ -260,7 +269,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	}
 	defer eng.Close()
 	sizes, unknown := readSizes(ctx, eng, stderr)
-	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes})
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, CursorKeys: localCursorKeys()})
 	if err != nil {
 		return queryStats{}, err
 	}

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +233,65 @@ func TestQueryStatsAltered(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLocalCursorAcrossRuns: the next_cursor one local run prints continues in the next run
+// (local cursors are signed with a fixed key), and the same cursor with an edited payload is
+// INVALID_CURSOR, exit 3, instead of a seek elsewhere.
+func TestLocalCursorAcrossRuns(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	page := func(after string) (ids []string, next string, r result) {
+		q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":1000}}],"cursor":{"page_size":3` + after + `}}`
+		r = runCLI("query", "--embedded", dir, "--admin", q)
+		if r.code != exitOK {
+			return nil, "", r
+		}
+		var resp struct {
+			Nodes []struct {
+				ID string `json:"id"`
+			} `json:"nodes"`
+			Pagination struct {
+				NextCursor string `json:"next_cursor"`
+			} `json:"pagination"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &resp); err != nil {
+			t.Fatalf("answer %q: %v", r.stdout, err)
+		}
+		for _, n := range resp.Nodes {
+			ids = append(ids, n.ID)
+		}
+		return ids, resp.Pagination.NextCursor, r
+	}
+	first, cur, r := page("")
+	if len(first) != 3 || cur == "" {
+		t.Fatalf("first page %v, cursor %q (exit %d, %s)", first, cur, r.code, r.stderr)
+	}
+	second, _, r := page(`,"after":"` + cur + `"`)
+	if r.code != exitOK || len(second) == 0 || slices.Contains(second, first[len(first)-1]) {
+		t.Fatalf("second page %v after %v: exit %d, %s", second, first, r.code, r.stderr)
+	}
+	payload, sig, _ := strings.Cut(cur, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		H string    `json:"h"`
+		K []*string `json:"k"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil || len(c.K) == 0 || c.K[0] == nil {
+		t.Fatalf("cursor payload %s: %v", raw, err)
+	}
+	zero := "0"
+	c.K[0] = &zero // seek back to the start
+	raw, _ = json.Marshal(c)
+	_, _, r = page(`,"after":"` + base64.RawURLEncoding.EncodeToString(raw) + "." + sig + `"`)
+	if r.code != exitInvalid || !strings.Contains(r.stderr, "altered") {
+		t.Errorf("edited cursor: exit %d, stderr %s; want exit %d, the cursor was altered", r.code, r.stderr, exitInvalid)
 	}
 }

@@ -121,11 +121,13 @@ type service struct {
 	grpcOpts []grpc.ServerOption
 	// verifier checks every face's bearer tokens; SIGHUP replaces its keys.
 	verifier *auth.Verifier
+	// cursors sign and verify pagination cursors; SIGHUP replaces them with the JWT keys.
+	cursors *compiler.CursorKeys
 }
 
 // newPipeline builds the request pipeline over ctl (nil: a controller with
 // admission's defaults), recording into m when it is set.
-func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, cursors *compiler.CursorKeys, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -146,7 +148,7 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 		note(err)
 		sizes.OnRefresh = note
 	}
-	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery})
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery, CursorKeys: cursors})
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +187,11 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 			return nil, err
 		}
 	}
-	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.Logger)
+	cursors, err := compiler.NewCursorKeys(cursorKeys(o.Keys)...)
+	if err != nil {
+		return nil, err
+	}
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, cursors, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +207,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	if err != nil {
 		return nil, err
 	}
-	return &service{server: srv, mcp: mc, metrics: m, grpcOpts: o.GRPC, verifier: v}, nil
+	return &service{server: srv, mcp: mc, metrics: m, grpcOpts: o.GRPC, verifier: v, cursors: cursors}, nil
 }
 
 // runServe is the running half of graphwire serve. It prints its own errors and returns the
@@ -255,7 +261,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 	defer signal.Stop(hup)
 	hctx, stopHup := context.WithCancel(ctx)
 	defer stopHup()
-	go reloadOnHangup(hctx, hup, c.JWTSecretFile, svc.verifier, certs, logger)
+	go reloadOnHangup(hctx, hup, c.JWTSecretFile, svc.verifier, svc.cursors, certs, logger)
 	adm := svc.server.Admission().Options()
 	logger.Info("listening", "addr", ls.grpc.Addr().String(), "engine", ef.describe(), "tls", certs != nil, "mtls", c.TLSClientCA != "",
 		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
@@ -329,14 +335,14 @@ func listen(c serveconfig.Config, certs *serveconfig.CertLoader, logger *slog.Lo
 // key file into v (a rotation without a restart) and the TLS material when
 // there is some. A file that fails to read or validate is logged and the
 // last good keys or certificates stay in force.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, keyFile string, v *auth.Verifier, certs *serveconfig.CertLoader, logger *slog.Logger) {
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, keyFile string, v *auth.Verifier, cursors *compiler.CursorKeys, certs *serveconfig.CertLoader, logger *slog.Logger) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
 		}
-		if err := reloadKeys(keyFile, v); err != nil {
+		if err := reloadKeys(keyFile, v, cursors); err != nil {
 			logger.Error("jwt_keys_reload_failed", "err", err)
 		} else {
 			logger.Info("jwt_keys_reloaded")
@@ -352,13 +358,29 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, keyFile string, v
 	}
 }
 
-// reloadKeys reads the JWT key file and gives its keys to v.
-func reloadKeys(file string, v *auth.Verifier) error {
+// reloadKeys reads the JWT key file and gives its keys to v, and the cursor keys derived
+// from them to cursors.
+func reloadKeys(file string, v *auth.Verifier, cursors *compiler.CursorKeys) error {
 	keys, err := serveconfig.ReadKeys(file)
 	if err != nil {
 		return err
 	}
-	return v.SetKeys(splitKeys(keys))
+	secrets, ids := splitKeys(keys)
+	if err := v.SetKeys(secrets, ids); err != nil {
+		return err
+	}
+	return cursors.Set(cursorKeys(secrets)...)
+}
+
+// cursorKeys derives the keys that sign and verify pagination cursors from the JWT keys, so
+// that a key rotation rotates them too: the newest JWT key (the last, as readSecret takes it)
+// signs, and every key verifies.
+func cursorKeys(jwtKeys [][]byte) [][]byte {
+	out := make([][]byte, 0, len(jwtKeys))
+	for i := len(jwtKeys) - 1; i >= 0; i-- {
+		out = append(out, compiler.DeriveCursorKey(jwtKeys[i]))
+	}
+	return out
 }
 
 // splitKeys returns the secrets of keys and their ids, in the two lists auth takes.

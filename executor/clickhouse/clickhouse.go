@@ -49,7 +49,13 @@ type Options struct {
 type Executor struct {
 	conn driver.Conn
 	opts Options
+	http bool // the DSN chose HTTP: the driver reports no progress (rows and bytes read)
 }
+
+// ReportsProgress reports whether statements report the rows and bytes they read
+// ([executor.Rows.Stats]): over the native protocol they do; over HTTP the driver reads no
+// progress, and the stats stay zero.
+func (e *Executor) ReportsProgress() bool { return !e.http }
 
 // Open parses the DSN and opens a connection pool. It does not contact the server; use Ping.
 func Open(opts Options) (*Executor, error) {
@@ -64,7 +70,8 @@ func Open(opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("parse DSN: %w", err))
 	}
-	o.Protocol = ch.Native
+	// The scheme chooses the protocol: clickhouse:// and tcp:// the native one, http:// and
+	// https:// HTTP (ParseDSN sets it; forcing native made an http DSN fail its handshake).
 	if o.Compression == nil {
 		o.Compression = &ch.Compression{Method: ch.CompressionLZ4}
 	}
@@ -89,7 +96,7 @@ func Open(opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, classify(op, err)
 	}
-	return &Executor{conn: conn, opts: opts}, nil
+	return &Executor{conn: conn, opts: opts, http: o.Protocol == ch.HTTP}, nil
 }
 
 // createDatabase connects to the default database and creates o's database if missing.

@@ -54,7 +54,9 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	env.ont = ont
-	if env.compiler, err = compiler.New(ont, compiler.Options{}); err != nil {
+	// One set of cursor keys for both compilers: a cursor of one continues in the other.
+	keys := compiler.RandomCursorKeys()
+	if env.compiler, err = compiler.New(ont, compiler.Options{CursorKeys: keys}); err != nil {
 		fmt.Fprintln(os.Stderr, "new compiler:", err)
 		return 1
 	}
@@ -74,7 +76,7 @@ func runMain(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		if env.sized, err = compiler.New(ont, compiler.Options{Sizes: sizes}); err != nil {
+		if env.sized, err = compiler.New(ont, compiler.Options{Sizes: sizes, CursorKeys: keys}); err != nil {
 			fmt.Fprintln(os.Stderr, "new compiler:", err)
 			return 1
 		}

@@ -260,7 +260,7 @@ func TestToolErrors(t *testing.T) {
 		{"unknown entity", "UNKNOWN_ENTITY", "/nodes/0/entity", "User",
 			map[string]any{"query": `{"query_type":"traversal","nodes":[{"id":"u","entity":"Usr"}]}`}},
 		{"bad json", "PARSE_ERROR", "", "", map[string]any{"query": `{"query_type":`}},
-		{"bad cursor", "INVALID_CURSOR", "/cursor", "", map[string]any{"query": usersQuery, "cursor": "gwc1.!!!"}},
+		{"bad cursor", "INVALID_CURSOR", "/cursor", "", map[string]any{"query": usersQuery, "cursor": "gwc2.!!!"}},
 		{"unknown format", "UNKNOWN_FORMAT", "/format", "", map[string]any{"query": usersQuery, "format": "yaml"}},
 		{"unknown argument", "INVALID_ARGUMENTS", "", "", map[string]any{"query": usersQuery, "colour": "red"}},
 		// The compiler's limit on the query text holds over MCP too.
