@@ -14,6 +14,7 @@ import (
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/executor/clickhouse"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
@@ -41,6 +42,10 @@ var env struct {
 	sized    *compiler.Compiler // with the graph's table sizes (all small here): far scans read whole
 	ont      *ontology.Ontology
 	err      error // why the engine is unavailable
+	// server is the same graph, seeded alike, in a database of its own on the ClickHouse
+	// server named by GRAPHWIRE_CLICKHOUSE_DSN (server_test.go); nil without one.
+	server    *clickhouse.Executor
+	serverErr error
 }
 
 func TestMain(m *testing.M) {
@@ -81,7 +86,40 @@ func runMain(m *testing.M) int {
 			return 1
 		}
 	}
+	if dsn := os.Getenv("GRAPHWIRE_CLICKHOUSE_DSN"); dsn != "" && env.err == nil {
+		drop, err := openServer(dsn)
+		env.serverErr = err
+		defer drop()
+	}
 	return m.Run()
+}
+
+// openServer seeds the graph of openSeeded into a new database of the server at dsn, and
+// returns what drops it again.
+func openServer(dsn string) (drop func(), err error) {
+	db := fmt.Sprintf("gw_compilertest_%d_%d", os.Getpid(), time.Now().UnixNano())
+	e, err := clickhouse.Open(clickhouse.Options{DSN: dsn, Database: db, CreateDatabase: true, DialTimeout: 10 * time.Second})
+	if err != nil {
+		return func() {}, fmt.Errorf("open %s: %w", dsn, err)
+	}
+	drop = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := e.Exec(ctx, "DROP DATABASE IF EXISTS "+db+" SYNC"); err != nil {
+			fmt.Fprintln(os.Stderr, "drop the test database:", err)
+		}
+		e.Close()
+	}
+	opts := seed.Options{Scale: seedScale(), Seed: 42}
+	g, err := seed.Generate(env.ont, opts)
+	if err != nil {
+		return drop, err
+	}
+	if _, err := seed.Load(context.Background(), e, env.ont, g, opts); err != nil {
+		return drop, fmt.Errorf("seed %s on %s: %w", db, dsn, err)
+	}
+	env.server = e
+	return drop, nil
 }
 
 func openSeeded(dir string) error {
