@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: all demo test test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
+.PHONY: all demo test test-server test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
 
 all: build
 
@@ -17,7 +17,7 @@ demo:
 ## test: gofmt check, go.mod tidiness, buf lint, go vet, the race-enabled test suite (and the
 ## scorecard build's). What CI runs. The suite includes the format gates' tests (./formatter,
 ## ./tests/gates), so test does not run the gates target again.
-test: fmt-check tidy-check buf-lint vet test-go test-scorecard
+test: fmt-check tidy-check buf-lint vet test-go test-scorecard test-server
 
 ## test-short: the inner loop. go vet and go test -short without -race: it leaves out the race
 ## detector, the scorecard build, the gates and tidiness, and -short cuts the long property and
@@ -46,6 +46,12 @@ vet:
 
 test-go:
 	$(GO) test -race -count=1 $(PKGS)
+
+## test-server: the suites that run whole on a ClickHouse server too (GRAPHWIRE_TEST_ENGINE=server:
+## a database of their own on GRAPHWIRE_CLICKHOUSE_DSN; without one, scripts/with-clickhouse-server.sh
+## starts a private ClickHouse 26.7 server from the embedded engine's library for the run).
+test-server:
+	bash scripts/with-clickhouse-server.sh env GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout 20m ./tests/orbit
 
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.

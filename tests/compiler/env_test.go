@@ -18,6 +18,7 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
+	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
 // defaultSeedScale is the size of the shared test graph (about 2 800 nodes and 8 900 edges
@@ -97,18 +98,9 @@ func runMain(m *testing.M) int {
 // openServer seeds the graph of openSeeded into a new database of the server at dsn, and
 // returns what drops it again.
 func openServer(dsn string) (drop func(), err error) {
-	db := fmt.Sprintf("gw_compilertest_%d_%d", os.Getpid(), time.Now().UnixNano())
-	e, err := clickhouse.Open(clickhouse.Options{DSN: dsn, Database: db, CreateDatabase: true, DialTimeout: 10 * time.Second})
+	e, drop, err := serverdb.Open(dsn, "gw_compilertest")
 	if err != nil {
-		return func() {}, fmt.Errorf("open %s: %w", dsn, err)
-	}
-	drop = func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := e.Exec(ctx, "DROP DATABASE IF EXISTS "+db+" SYNC"); err != nil {
-			fmt.Fprintln(os.Stderr, "drop the test database:", err)
-		}
-		e.Close()
+		return drop, err
 	}
 	opts := seed.Options{Scale: seedScale(), Seed: 42}
 	g, err := seed.Generate(env.ont, opts)
@@ -116,7 +108,7 @@ func openServer(dsn string) (drop func(), err error) {
 		return drop, err
 	}
 	if _, err := seed.Load(context.Background(), e, env.ont, g, opts); err != nil {
-		return drop, fmt.Errorf("seed %s on %s: %w", db, dsn, err)
+		return drop, fmt.Errorf("seed the graph on %s: %w", dsn, err)
 	}
 	env.server = e
 	return drop, nil

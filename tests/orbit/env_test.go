@@ -13,14 +13,23 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
+	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
 // env is the engine and compiler shared by the package's tests: chDB allows one data path
-// per process, so TestMain opens and seeds it once (scale 0.2, seed 42).
+// per process, so TestMain opens and seeds it once (scale 0.2, seed 42). With
+// GRAPHWIRE_TEST_ENGINE=server the engine is instead a database of its own on the ClickHouse
+// server GRAPHWIRE_CLICKHOUSE_DSN names (make test runs the package both ways).
 var env struct {
-	engine   *chdb.Executor
+	engine   testEngine
 	compiler *compiler.Compiler
 	err      error
+}
+
+// testEngine is what the suite needs of an engine: seeding and running statements.
+type testEngine interface {
+	seed.Engine
+	Close() error
 }
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -41,8 +50,23 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	env.err = openSeeded(ont, dir)
-	if env.engine != nil {
+	onServer, err := serverdb.OnServer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if onServer {
+		e, drop, err := serverdb.Open(os.Getenv(serverdb.DSNEnv), "gw_orbittest")
+		defer drop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err) // a run asked for the server cannot skip it
+			return 1
+		}
+		env.err = seedInto(ont, e)
+	} else {
+		env.err = openSeeded(ont, dir)
+	}
+	if env.engine != nil && !onServer {
 		defer env.engine.Close()
 	}
 	return m.Run()
@@ -57,6 +81,11 @@ func openSeeded(ont *ontology.Ontology, dir string) error {
 	if err != nil {
 		return fmt.Errorf("open chdb: %w", err)
 	}
+	return seedInto(ont, e)
+}
+
+// seedInto makes e the suite's engine and seeds the graph into it.
+func seedInto(ont *ontology.Ontology, e testEngine) error {
 	env.engine = e
 	opts := seed.Options{Scale: 0.2, Seed: 42}
 	g, err := seed.Generate(ont, opts)
@@ -67,7 +96,7 @@ func openSeeded(ont *ontology.Ontology, dir string) error {
 	return err
 }
 
-func engine(t testing.TB) *chdb.Executor {
+func engine(t testing.TB) testEngine {
 	t.Helper()
 	if env.err != nil {
 		if os.Getenv("CI") == "true" {
