@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/internal/hermetic"
 )
 
 // childEnv makes the test binary act as graphwire (run with its arguments) instead of running
@@ -25,7 +28,9 @@ const childEnv = "GRAPHWIRE_TEST_CHILD"
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "":
-		os.Exit(m.Run())
+		// The tests run graphwire, which falls back on the user's data directory, config and
+		// GRAPHWIRE_ variables: give them a home of their own. A child inherits it.
+		os.Exit(hermetic.Main(m, chdb.DefaultCacheDir()))
 	case "run":
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	case "stall":

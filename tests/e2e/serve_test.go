@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/executor/chdb"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
@@ -396,19 +397,15 @@ func TestServeRefusesBadConfig(t *testing.T) {
 }
 
 // tool finds an external test tool on PATH or where .ci/run installs it
-// ($GRAPHWIRE_CACHE or ~/.cache/graphwire, then tools/bin). Missing, it
+// (tools/bin under graphwire's cache, chdb.DefaultCacheDir: $GRAPHWIRE_CACHE, else
+// ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire, resolved before TestMain moved HOME). Missing, it
 // fails the test under CI=true and skips it otherwise.
 func tool(t *testing.T, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	cache := os.Getenv("GRAPHWIRE_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "graphwire")
-	}
-	p := filepath.Join(cache, "tools", "bin", name)
+	p := filepath.Join(chdb.DefaultCacheDir(), "tools", "bin", name)
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}

@@ -9,25 +9,28 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/graphwire/graphwire/executor/chdb"
 )
 
 // inspectorVersion is the MCP Inspector release .ci/run installs.
 const inspectorVersion = "2.12.0"
 
 // inspector finds the MCP Inspector's CLI: $GRAPHWIRE_INSPECTOR, or the
-// copy .ci/run installs under ~/.cache/graphwire/inspector.
+// copy .ci/run installs under inspector/ in graphwire's cache
+// (chdb.DefaultCacheDir: $GRAPHWIRE_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire).
 func inspector(t *testing.T) string {
 	t.Helper()
 	p := os.Getenv("GRAPHWIRE_INSPECTOR")
+	dir := filepath.Join(chdb.DefaultCacheDir(), "inspector")
 	if p == "" {
-		home, _ := os.UserHomeDir()
-		p = filepath.Join(home, ".cache", "graphwire", "inspector", "node_modules", ".bin", "mcp-inspector")
+		p = filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
 	}
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and the MCP Inspector is not installed at %s (.ci/run installs it)", p)
 		}
-		t.Skipf("MCP Inspector not installed at %s: npm install --prefix ~/.cache/graphwire/inspector @modelcontextprotocol/inspector@%s", p, inspectorVersion)
+		t.Skipf("MCP Inspector not installed at %s: npm install --prefix %s @modelcontextprotocol/inspector@%s", p, dir, inspectorVersion)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {
