@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -285,6 +287,40 @@ func TestServeMTLSReload(t *testing.T) {
 	}
 	if st, err := check(mtls); err != nil || st != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("after a failed reload: %v %v, want SERVING", st, err)
+	}
+}
+
+// TestServeLogsOnlyJSON: under --log-format json every line serve writes to stderr, from
+// start-up to shutdown, is a JSON object; net/http's own errors too (a TLS handshake that fails
+// on the MCP listener was a plain line of the log package).
+func TestServeLogsOnlyJSON(t *testing.T) {
+	p := newPKI(t, "graphwire-e2e")
+	cert, key := p.issue(t, "server-1", true)
+	s := startServe(t, nil, "--jwt-secret-file", keyFile(t), "--tls-cert", cert, "--tls-key", key,
+		"--mcp-listen", "127.0.0.1:0", "--log-format", "json")
+	conn, err := net.Dial("tcp", s.mcp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not a TLS record, and not an HTTP request either (which net/http answers without logging).
+	if _, err := conn.Write([]byte("hello, not TLS\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	io.Copy(io.Discard, conn) // until the server hangs up
+	conn.Close()
+	for !strings.Contains(s.next(t).raw, "TLS handshake error") { // next fails after a minute of silence
+	}
+	s.stop()
+	lines := strings.Split(strings.TrimSuffix(s.output(), "\n"), "\n")
+	for _, raw := range lines {
+		var l map[string]any
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			t.Errorf("stderr line is not JSON: %q", raw)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, `"msg":"stopped"`) {
+		t.Errorf("last line %q, want the stopped line", last)
 	}
 }
 

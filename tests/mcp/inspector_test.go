@@ -47,7 +47,9 @@ func inspect(t *testing.T, bin string, args ...string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	full := append([]string{"--cli", env.bin, "mcp", "--embedded", env.data, "--admin"}, args...)
+	// The Inspector starts the server with a few variables of its own (HOME, PATH, ...), not
+	// ours; TestMain's HOME has no cache, so the library path is passed on.
+	full := append([]string{"--cli", "-e", "GRAPHWIRE_CHDB_LIB=" + chdb.DefaultLibrary(), env.bin, "mcp", "--embedded", env.data, "--admin"}, args...)
 	cmd := exec.CommandContext(ctx, bin, full...)
 	out, err := cmd.Output()
 	if err != nil {
@@ -92,7 +94,7 @@ func TestInspectorCLI(t *testing.T) {
 	// The Inspector exits non-zero on an isError result and says so.
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--cli", env.bin, "mcp", "--embedded", env.data, "--admin",
+	out, err := exec.CommandContext(ctx, bin, "--cli", "-e", "GRAPHWIRE_CHDB_LIB="+chdb.DefaultLibrary(), env.bin, "mcp", "--embedded", env.data, "--admin",
 		"--method", "tools/call", "--tool-name", "query_graph",
 		"--tool-arg", `query={"query_type":"traversal","nodes":[{"id":"u","entity":"Usr"}]}`).Output()
 	if err == nil || !strings.Contains(string(out), `"reason": "UNKNOWN_ENTITY"`) {
