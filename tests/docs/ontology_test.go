@@ -121,10 +121,9 @@ func ontologyDoc(o *ontology.Ontology) []byte {
 	p("Columns: the property name, its type (`?` marks a nullable one), then flags: **default**\n")
 	p("(returned when a node selector has no `columns`), **filter** (usable in `filters`), **long**\n")
 	p("(long text: only `contains`, `starts_with`, `ends_with`, `is_null`, `is_not_null` and, with\n")
-	p("**words**, the word operators),\n")
-	p("**words** (word-searchable: `token_match`, `all_tokens`, `any_tokens`), **admin**\n")
-	p("(administrators only), **virtual** (filled by an indexer, else null), and the labels of an\n")
-	p("enum. `id` (Int64) is on every entity and always returned.\n")
+	p("**words**, the word operators), **words** (word-searchable: `token_match`, `all_tokens`,\n")
+	p("`any_tokens`), **admin** (administrators only), **virtual** (filled by an indexer, else\n")
+	p("null), and the labels of an enum. `id` (Int64) is on every entity and always returned.\n")
 	for _, e := range o.Entities {
 		p("\n### %s\n\n%s\n\n", e.Name, cell(e.Description))
 		if e.Namespaced() {
