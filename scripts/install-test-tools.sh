@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-inspector_version=2.12.0 # keep in step with tests/mcp/inspector_test.go
+inspector_version=2.12.0 # keep in step with inspectorVersion in tests/mcp/inspector_test.go
 go_tools=(github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4 github.com/grpc-ecosystem/grpc-health-probe@v0.4.61)
 
 cache="$(bash scripts/install-chdb.sh --cache-dir)"

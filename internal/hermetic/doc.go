@@ -10,8 +10,9 @@
 //
 // Before the tests run, HOME and the XDG base directories point into a fresh temporary
 // directory, removed afterwards; every GRAPHWIRE_ variable is unset except the tests' own knobs
-// ([Kept]); and GRAPHWIRE_CACHE names the cache directory given, so that libchdb.so and the
-// test tools (grpcurl, grpc-health-probe, the MCP Inspector) stay where scripts/install-chdb.sh
-// and .ci/run put them. The go command keeps its build and module caches and its env file, so
-// a test that runs go build does not start from nothing.
+// (GRAPHWIRE_CHDB_LIB, GRAPHWIRE_PROP_SEED, GRAPHWIRE_PROP_CASES, the engines' DSNs, ...); and
+// GRAPHWIRE_CACHE names the cache directory given, so that libchdb.so and the test tools
+// (grpcurl, grpc-health-probe, the MCP Inspector) stay where scripts/install-chdb.sh and
+// scripts/install-test-tools.sh put them. The go command keeps its build and module caches and
+// its env file, so a test that runs go build does not start from nothing.
 package hermetic

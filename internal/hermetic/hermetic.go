@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// Kept reports whether the variable name survives [Setup]: every name that does not start with
+// kept reports whether the variable name survives [Setup]: every name that does not start with
 // GRAPHWIRE_, and the graphwire variables that steer the tests themselves (the library path,
 // property seeds and case counts, seed scales, engines to test against, the conformance root
 // and tool overrides), none of which the CLI reads.
-func Kept(name string) bool {
+func kept(name string) bool {
 	if !strings.HasPrefix(name, "GRAPHWIRE_") {
 		return true
 	}
@@ -49,7 +49,7 @@ func Setup(cacheDir string) (cleanup func(), err error) {
 	cleanup = func() { os.RemoveAll(home) }
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !Kept(name) {
+		if !kept(name) {
 			os.Unsetenv(name)
 		}
 	}

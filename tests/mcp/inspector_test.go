@@ -13,7 +13,7 @@ import (
 	"github.com/graphwire/graphwire/executor/chdb"
 )
 
-// inspectorVersion is the MCP Inspector release .ci/run installs.
+// inspectorVersion is the MCP Inspector release scripts/install-test-tools.sh installs.
 const inspectorVersion = "2.12.0"
 
 // inspector finds the MCP Inspector's CLI: $GRAPHWIRE_INSPECTOR, or the
