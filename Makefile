@@ -1,6 +1,10 @@
 # graphwire — see README.md. `make test` is what CI runs (through .ci/run).
 GO ?= go
 PKGS := ./...
+## TEST_TIMEOUT: go test's per-package deadline (its default, 10m, was not enough on a busy
+## machine). Sized for a shared 2-core machine under -race: the slowest package, tests/compiler,
+## took 253 s there at load average 15-19 (its property runs wait on the engine, not on Go).
+TEST_TIMEOUT ?= 30m
 
 .PHONY: all demo test test-server test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
 
@@ -24,7 +28,7 @@ test: fmt-check tidy-check buf-lint vet test-go test-scorecard test-server
 ## authorization-matrix runs (gcx, toon, tests/compiler). Run make test before you push.
 test-short:
 	$(GO) vet $(PKGS)
-	$(GO) test -short -count=1 $(PKGS)
+	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"; \
@@ -45,7 +49,7 @@ vet:
 	$(GO) vet -tags scorecard ./cmd/graphwire
 
 test-go:
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## test-server: the suites that run whole on a ClickHouse server too (GRAPHWIRE_TEST_ENGINE=server:
 ## a database of their own on GRAPHWIRE_CLICKHOUSE_DSN; without one, scripts/with-clickhouse-server.sh
@@ -56,20 +60,20 @@ test-server:
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.
 test-scorecard:
-	$(GO) test -race -count=1 -tags scorecard -run 'Bench' ./cmd/graphwire
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -tags scorecard -run 'Bench' ./cmd/graphwire
 
 ## gates: the format-version fingerprint (config/format-versions.lock) and the
 ## path gate's own tests, alone (test-go runs them too). The path gate itself needs a base ref:
 ## scripts/check-format-version.sh origin/main
 gates:
-	$(GO) test -count=1 -run 'TestFormatVersionsLock|TestLockGateFailsWhenItShould' ./formatter
-	$(GO) test -count=1 ./tests/gates
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run 'TestFormatVersionsLock|TestLockGateFailsWhenItShould' ./formatter
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./tests/gates
 
 update-format-lock:
-	UPDATE_FORMAT_LOCK=1 $(GO) test -count=1 -run TestFormatVersionsLock ./formatter
+	UPDATE_FORMAT_LOCK=1 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run TestFormatVersionsLock ./formatter
 
 update-snapshots:
-	UPDATE_SNAPS=true $(GO) test -count=1 $(PKGS)
+	UPDATE_SNAPS=true $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## bench: the format scorecard, docs/scorecard.md and docs/scorecard.png (the scorecard build:
 ## -tags scorecard).

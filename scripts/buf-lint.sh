@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # buf-lint.sh [--install] — runs `buf lint` on proto/ (rules in proto/buf.yaml; every exception is
 # a buf:lint:ignore comment in the .proto saying why). buf comes from npm (@bufbuild/buf, pinned
-# below) and is installed once into ${XDG_CACHE_HOME:-~/.cache}/graphwire/buf; --install only
+# below) and is installed once into buf/ under graphwire's cache (scripts/install-chdb.sh
+# --cache-dir: $GRAPHWIRE_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/graphwire); --install only
 # installs it. A buf on PATH of the same version is used as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 version=1.75.0
-cache="${XDG_CACHE_HOME:-$HOME/.cache}"
-case "$cache" in /*) ;; *) cache="$HOME/.cache" ;; esac
-dir="$cache/graphwire/buf"
+dir="$(bash scripts/install-chdb.sh --cache-dir)/buf"
 buf="$dir/node_modules/.bin/buf"
 
 if command -v buf >/dev/null 2>&1 && [ "$(buf --version 2>/dev/null)" = "$version" ]; then

@@ -10,7 +10,8 @@
 # It is idempotent: when the library is already there with the pinned checksum it does nothing
 # (no network). It prints the library path on stdout as its last line; with --env it prints
 # `export GRAPHWIRE_CHDB_LIB=<path>` instead, for `source <(bash scripts/install-chdb.sh --env)`;
-# with --where it only prints the path, installing nothing.
+# with --where it only prints the path, installing nothing; with --cache-dir it only prints
+# graphwire's cache directory, the root every script and test keeps its tools under.
 set -euo pipefail
 
 CHDB_NPM_PACKAGE="@chdb/lib-linux-x64-gnu"
@@ -23,10 +24,11 @@ case "${1:-}" in
   "") ;;
   --env) mode=env ;;
   --where) mode=where ;;
+  --cache-dir) mode=cache-dir ;;
   -h|--help)
     sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exit 0 ;;
-  *) echo "install-chdb.sh: unknown argument: $1 (usage: install-chdb.sh [--env|--where])" >&2; exit 2 ;;
+  *) echo "install-chdb.sh: unknown argument: $1 (usage: install-chdb.sh [--env|--where|--cache-dir])" >&2; exit 2 ;;
 esac
 
 log() { echo "install-chdb: $*" >&2; }
@@ -35,6 +37,10 @@ log() { echo "install-chdb: $*" >&2; }
 xdg_cache="$HOME/.cache"
 if [[ ${XDG_CACHE_HOME:-} == /* ]]; then xdg_cache="$XDG_CACHE_HOME"; fi
 cache="${GRAPHWIRE_CACHE:-$xdg_cache/graphwire}"
+if [[ $mode == cache-dir ]]; then
+  echo "$cache"
+  exit 0
+fi
 dest_dir="$cache/chdb/$CHDB_VERSION"
 lib="$dest_dir/libchdb.so"
 if [[ $mode == where ]]; then

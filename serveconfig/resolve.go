@@ -2,7 +2,9 @@ package serveconfig
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"os"
@@ -16,15 +18,20 @@ import (
 // ConfigEnv names the config file when Resolve's file argument is empty.
 const ConfigEnv = "GRAPHWIRE_CONFIG"
 
+// MaxFileBytes bounds the config file: a file of serve's options is a few hundred bytes, and a
+// larger one is refused before it is read whole (a 200 MB file once took 1.56 GB to parse).
+const MaxFileBytes = 1 << 20
+
 // Resolve layers serve's configuration: for each option, the flag the user
 // gave (explicit, flag name → text, as [FlagValue] records it), else its
 // environment variable ([Option.Env], read with getenv; an empty value
 // counts as unset), else the config file's key, else the default. file is
 // the path of a YAML config file (a mapping of option names to scalars),
-// "" for $GRAPHWIRE_CONFIG or none. Unknown names in explicit or the file
-// are errors, and so is every value that does not parse or that breaks a
-// rule between options; every error is an [*Error] that says where the
-// value came from, the file's with its line.
+// "" for $GRAPHWIRE_CONFIG or none; it holds one YAML document of at most
+// [MaxFileBytes]. Unknown names in explicit or the file are errors, and so
+// is every value that does not parse or that breaks a rule between options;
+// every error is an [*Error] that says where the value came from, the file's
+// with its line.
 func Resolve(explicit map[string]string, getenv func(string) string, file string) (Config, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -39,9 +46,9 @@ func Resolve(explicit map[string]string, getenv func(string) string, file string
 	}
 	var fromFile map[string]fileValue
 	if file != "" {
-		data, err := os.ReadFile(file)
+		data, err := readFile(file)
 		if err != nil {
-			return Config{}, fmt.Errorf("serveconfig: read config file: %w", err)
+			return Config{}, err
 		}
 		if fromFile, err = parseFile(file, data); err != nil {
 			return Config{}, err
@@ -103,15 +110,52 @@ type fileValue struct {
 	line int
 }
 
-// parseFile reads a config file: one YAML mapping of option names to
-// scalar values.
+// readFile reads the config file name, refusing one over [MaxFileBytes]: by its size when it
+// is a regular file, before reading, and otherwise (a pipe, say) once it has read one byte
+// more than the limit.
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("serveconfig: read config file: %w", err)
+	}
+	defer f.Close()
+	tooLarge := func(size string) error {
+		return &Error{Source: name, Err: fmt.Errorf("%w: %s bytes, over the limit of %d bytes", ErrInvalidFile, size, MaxFileBytes)}
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxFileBytes {
+		return nil, tooLarge(strconv.FormatInt(fi.Size(), 10))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("serveconfig: read config file: %w", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge("more than " + strconv.Itoa(MaxFileBytes))
+	}
+	return data, nil
+}
+
+// parseFile reads a config file: one YAML document, a mapping of option
+// names to scalar values. A second document is refused rather than
+// ignored, with the line it starts on.
 func parseFile(name string, data []byte) (map[string]fileValue, error) {
 	out := map[string]fileValue{}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return out, nil
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return out, nil // comments only
+		}
+		return nil, &Error{Source: name, Err: fmt.Errorf("%w: %w", ErrInvalidFile, err)}
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, &Error{Source: fmt.Sprintf("%s:%d", name, next.Line), Err: fmt.Errorf("%w: a second YAML document; the file holds one mapping", ErrInvalidFile)}
+	case !errors.Is(err, io.EOF):
 		return nil, &Error{Source: name, Err: fmt.Errorf("%w: %w", ErrInvalidFile, err)}
 	}
 	if len(doc.Content) == 0 {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,6 +122,9 @@ func TestErrors(t *testing.T) {
 		{"unknown file key", secret, nil, "listen: 127.0.0.1:1\n\nlisten-adress: x\n", "FILE:3", "listen-adress", serveconfig.ErrUnknownOption},
 		{"repeated file key", secret, nil, "listen: 127.0.0.1:1\nlisten: 127.0.0.1:2\n", "FILE:2", "listen", serveconfig.ErrInvalidFile},
 		{"file not a mapping", secret, nil, "- listen\n", "FILE:1", "", serveconfig.ErrInvalidFile},
+		{"second document", secret, nil, "listen: 127.0.0.1:1\n\n---\nlisten: 0.0.0.0:1\n", "FILE:3", "", serveconfig.ErrInvalidFile},
+		{"empty second document", secret, nil, "# serve\n---\nlisten: 127.0.0.1:1\n...\n---\n", "FILE:5", "", serveconfig.ErrInvalidFile},
+		{"file over the size limit", secret, nil, "listen: 127.0.0.1:1\n#" + strings.Repeat("x", serveconfig.MaxFileBytes) + "\n", "FILE", "", serveconfig.ErrInvalidFile},
 		{"file list value", secret, nil, "listen: [a, b]\n", "FILE:1", "listen", serveconfig.ErrInvalidValue},
 		{"file bad int", secret, nil, "\nmax-concurrent: many\n", "FILE:2", "max-concurrent", serveconfig.ErrInvalidValue},
 		{"env bad duration", secret, map[string]string{"GRAPHWIRE_ADMISSION_WAIT": "soon"}, "", "GRAPHWIRE_ADMISSION_WAIT", "admission-wait", serveconfig.ErrInvalidValue},
@@ -156,6 +161,56 @@ func TestErrors(t *testing.T) {
 				t.Errorf("error %v = {Source %q Option %q}, want {%q %q} wrapping %v", err, ce.Source, ce.Option, wantSource, tt.wantOption, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestFileSize: a config file over MaxFileBytes is refused with its size, by its size alone
+// when it is a regular file (a sparse 200 MB file is not read), and after MaxFileBytes+1 bytes
+// when it is a pipe.
+func TestFileSize(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "serve.yaml")
+	if err := os.WriteFile(big, []byte("listen: 127.0.0.1:1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 200<<20); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "serve.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer f.Close()
+		line := []byte("# " + strings.Repeat("x", 1021) + "\n")
+		for range serveconfig.MaxFileBytes/len(line) + 2 { // bounded: just over the limit
+			if _, err := f.Write(line); err != nil {
+				break // the reader stopped at the limit and closed the pipe
+			}
+		}
+		done <- nil
+	}()
+	tests := []struct {
+		name, path, want string
+	}{
+		{"regular file", big, "serveconfig: " + big + ": invalid config file: 209715200 bytes, over the limit of 1048576 bytes"},
+		{"pipe", fifo, "serveconfig: " + fifo + ": invalid config file: more than 1048576 bytes, over the limit of 1048576 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := serveconfig.Resolve(map[string]string{"jwt-secret-file": "/s"}, nil, tt.path)
+			if err == nil || err.Error() != tt.want || !errors.Is(err, serveconfig.ErrInvalidFile) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -10,8 +10,9 @@ import (
 )
 
 // TestDirsFollowXDG: the library cache and the default data directory follow the XDG base
-// directories, the graphwire variables win, and scripts/install-chdb.sh installs the library
-// where the CLI looks for it.
+// directories, the graphwire variables win, scripts/install-chdb.sh installs the library where
+// the CLI looks for it, and every script keeps its tools under the same cache directory
+// (.ci/run installs the tests' tools through install-test-tools.sh).
 func TestDirsFollowXDG(t *testing.T) {
 	lib := filepath.Join("chdb", chdb.LibraryVersion, "libchdb.so")
 	tests := []struct {
@@ -67,6 +68,22 @@ func TestDirsFollowXDG(t *testing.T) {
 			}
 			if got := strings.TrimSpace(string(out)); got != wantLib {
 				t.Errorf("install-chdb.sh --where = %q, want %q (where the CLI looks)", got, wantLib)
+			}
+			out, err = exec.Command("bash", filepath.Join("..", "..", "scripts", "install-chdb.sh"), "--cache-dir").CombinedOutput()
+			if err != nil {
+				t.Fatalf("install-chdb.sh --cache-dir: %v\n%s", err, out)
+			}
+			if got := strings.TrimSpace(string(out)); got != tt.wantCache {
+				t.Errorf("install-chdb.sh --cache-dir = %q, want %q", got, tt.wantCache)
+			}
+			// tests/mcp and tests/e2e look for their tools under chdb.DefaultCacheDir().
+			out, err = exec.Command("bash", filepath.Join("..", "..", "scripts", "install-test-tools.sh"), "--where").CombinedOutput()
+			if err != nil {
+				t.Fatalf("install-test-tools.sh --where: %v\n%s", err, out)
+			}
+			wantTools := "inspector " + filepath.Join(tt.wantCache, "inspector") + "\ntools " + filepath.Join(tt.wantCache, "tools") + "\n"
+			if got := string(out); got != wantTools {
+				t.Errorf("install-test-tools.sh --where = %q, want %q", got, wantTools)
 			}
 		})
 	}

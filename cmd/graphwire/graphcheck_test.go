@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/internal/hermetic"
 )
 
 // childEnv makes the test binary act as graphwire (run with its arguments) instead of running
@@ -25,7 +29,9 @@ const childEnv = "GRAPHWIRE_TEST_CHILD"
 func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "":
-		os.Exit(m.Run())
+		// The tests run graphwire, which falls back on the user's data directory, config and
+		// GRAPHWIRE_ variables: give them a home of their own. A child inherits it.
+		os.Exit(hermetic.Main(m, chdb.DefaultCacheDir()))
 	case "run":
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	case "stall":
@@ -178,7 +184,8 @@ func TestInterruptedSeed(t *testing.T) {
 }
 
 // runServeOnce runs serve in this process and stops it as soon as it logs "listening", so a
-// serve that wrongly starts ends too. It returns the exit code and stderr.
+// serve that wrongly starts ends too. It returns the exit code and stderr, and fails the test
+// when a line of stderr is not JSON (serve's default --log-format).
 func runServeOnce(t *testing.T, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -191,15 +198,35 @@ func runServeOnce(t *testing.T, args ...string) result {
 		done <- code
 	}()
 	var stderr strings.Builder
+	loggedCode := -1
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
-		stderr.WriteString(sc.Text() + "\n")
 		if strings.Contains(sc.Text(), `"msg":"listening"`) {
 			cancel()
 		}
+		// serve logs JSON lines (its default --log-format), down to the error it stops with;
+		// that one is returned as the plain line the other commands print, to compare.
+		var l struct {
+			Msg      string
+			Err      string
+			ExitCode *int `json:"exit_code"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Errorf("serve wrote a line that is not JSON: %q", sc.Text())
+		}
+		if l.Msg == "serve_failed" && l.ExitCode != nil {
+			stderr.WriteString("graphwire serve: " + l.Err + "\n")
+			loggedCode = *l.ExitCode
+			continue
+		}
+		stderr.WriteString(sc.Text() + "\n")
 	}
 	io.Copy(io.Discard, pr)
-	return result{<-done, "", stderr.String()}
+	code := <-done
+	if loggedCode >= 0 && loggedCode != code {
+		t.Errorf("serve logged exit_code %d and exited %d", loggedCode, code)
+	}
+	return result{code, "", stderr.String()}
 }
 
 // TestNoGraph runs every command that reads the graph on a data directory that is missing or

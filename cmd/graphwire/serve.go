@@ -210,19 +210,28 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	return &service{server: srv, mcp: mc, metrics: m, grpcOpts: o.GRPC, verifier: v, cursors: cursors}, nil
 }
 
-// runServe is the running half of graphwire serve. It prints its own errors and returns the
-// exit code.
+// runServe is the running half of graphwire serve. It reports its own errors and returns the
+// exit code. Under --log-format json every line serve writes to stderr is a JSON object, the
+// error it stops with included (msg serve_failed, with err and exit_code); under text the error
+// is the plain "graphwire serve: ..." line of the other commands.
 func runServe(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.Writer) int {
-	if err := serve(ctx, c, ef, stderr); err != nil {
-		fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
-		return exitCode(err)
+	logger := newLogger(c, stderr)
+	if err := serve(ctx, c, ef, logger); err != nil {
+		code := exitCode(err)
+		if c.LogFormat == "text" {
+			fmt.Fprintf(stderr, "graphwire serve: %s\n", oneLine(err))
+		} else {
+			logger.Error("serve_failed", "err", oneLine(err), "exit_code", code)
+		}
+		return code
 	}
 	return exitOK
 }
 
-// serve runs the service as c says until ctx ends.
-func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.Writer) error {
-	logger := newLogger(c, stderr)
+// serve runs the service as c says until ctx ends, logging to logger: the engine's warnings
+// and the HTTP servers' own errors too, so that nothing bypasses its format.
+func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *slog.Logger) error {
+	ef.logger = logger
 	keys, err := serveconfig.ReadKeys(c.JWTSecretFile)
 	if err != nil {
 		return err
@@ -241,7 +250,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 	if err != nil {
 		return err
 	}
-	eng, err := ef.openGraph(ctx, ont, stderr)
+	eng, err := ef.openGraph(ctx, ont, io.Discard) // the engine logs to ef.logger
 	if err != nil {
 		return err
 	}
@@ -265,9 +274,8 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 	adm := svc.server.Admission().Options()
 	logger.Info("listening", "addr", ls.grpc.Addr().String(), "engine", ef.describe(), "tls", certs != nil, "mtls", c.TLSClientCA != "",
 		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
-	if err := serveUntilDone(ctx, svc, ls, c.PProf, c.ShutdownGrace); err != nil {
-		logger.Error("serve_failed", "err", err)
-		return err
+	if err := serveUntilDone(ctx, svc, ls, c.PProf, c.ShutdownGrace, logger); err != nil {
+		return err // runServe logs it
 	}
 	logger.Info("stopped")
 	return nil
@@ -411,7 +419,7 @@ func metricsHandler(m *telemetry.Metrics, withPProf bool) http.Handler {
 // gracefully, falling back to a hard stop after grace. Meanwhile a watcher
 // keeps the health status in step with the engine; from the start of the
 // shutdown it is NOT_SERVING.
-func serveUntilDone(ctx context.Context, svc *service, ls listeners, withPProf bool, grace time.Duration) error {
+func serveUntilDone(ctx context.Context, svc *service, ls listeners, withPProf bool, grace time.Duration, logger *slog.Logger) error {
 	g := svc.server.GRPCServer(svc.grpcOpts...)
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
@@ -421,7 +429,9 @@ func serveUntilDone(ctx context.Context, svc *service, ls listeners, withPProf b
 	go func() { errc <- g.Serve(ls.grpc) }()
 	var https []*http.Server
 	serveHTTP := func(lis net.Listener, h http.Handler) {
-		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		// ErrorLog: net/http's own errors (TLS handshakes, accept failures) go through the
+		// logger, not the log package's plain lines on the process's stderr.
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 		https = append(https, hs)
 		go func() {
 			if err := hs.Serve(lis); !errors.Is(err, http.ErrServerClosed) {

@@ -31,6 +31,9 @@ type engineFlags struct {
 	clickhouse   string
 	memoryBudget byteSize
 	engineLog    string
+	// logger, when set, receives the engine's warnings (serve's, in its log format); nil means
+	// text lines on the command's stderr.
+	logger *slog.Logger
 }
 
 func (f *engineFlags) register(fs *pflag.FlagSet) {
@@ -91,7 +94,10 @@ func (f *engineFlags) openWritable(stderr io.Writer) (engine, error) {
 }
 
 func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := f.logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	if f.clickhouse != "" {
 		return clickhouse.Open(clickhouse.Options{DSN: f.clickhouse, CreateDatabase: write, Logger: logger})
 	}

@@ -3,6 +3,7 @@ package docs
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/config"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -111,5 +113,49 @@ func TestDSLExamplesExtraction(t *testing.T) {
 	}
 	if _, err := dslExamples([]byte("```json\n{}\n")); err == nil {
 		t.Error("an unterminated block gave no error")
+	}
+}
+
+// TestDSLDocOperators: docs/dsl.md's operator table lists every filter operator of the DSL
+// schema, and its "Not supported yet" section names none of them (it once listed token_match,
+// all_tokens and any_tokens, which the compiler supports).
+func TestDSLDocOperators(t *testing.T) {
+	var schema struct {
+		Defs struct {
+			FilterOperator struct {
+				Enum []string `json:"enum"`
+			}
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(config.GraphQuerySchema(), &schema); err != nil {
+		t.Fatal(err)
+	}
+	ops := schema.Defs.FilterOperator.Enum
+	if len(ops) < 10 {
+		t.Fatalf("the schema's FilterOperator lists %d operators; the lookup is broken", len(ops))
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "dsl.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	_, unsupported, ok := strings.Cut(text, "\n## Not supported yet\n")
+	if !ok {
+		t.Fatal(`docs/dsl.md has no "## Not supported yet" section`)
+	}
+	unsupported, _, _ = strings.Cut(unsupported, "\n## ")
+	tableRow := regexp.MustCompile("(?m)^\\| `[a-z_]+[`:].*\\|$")
+	var rows strings.Builder
+	for _, r := range tableRow.FindAllString(text, -1) {
+		first, _, _ := strings.Cut(strings.TrimPrefix(r, "| "), " | ")
+		rows.WriteString(first + "\n")
+	}
+	for _, op := range ops {
+		if !strings.Contains(rows.String(), "`"+op+"`") && !strings.Contains(rows.String(), "`"+op+":") {
+			t.Errorf("docs/dsl.md's operator table has no row for %s", op)
+		}
+		if strings.Contains(unsupported, "`"+op+"`") {
+			t.Errorf("docs/dsl.md lists %s as not supported; the compiler supports it", op)
+		}
 	}
 }

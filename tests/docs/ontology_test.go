@@ -120,9 +120,10 @@ func ontologyDoc(o *ontology.Ontology) []byte {
 	p("\n## Entities\n\n")
 	p("Columns: the property name, its type (`?` marks a nullable one), then flags: **default**\n")
 	p("(returned when a node selector has no `columns`), **filter** (usable in `filters`), **long**\n")
-	p("(long text: only `contains`, `starts_with`, `ends_with`, `is_null`, `is_not_null`),\n")
-	p("**admin** (administrators only), **virtual** (filled by an indexer, else null), and the\n")
-	p("labels of an enum. `id` (Int64) is on every entity and always returned.\n")
+	p("(long text: only `contains`, `starts_with`, `ends_with`, `is_null`, `is_not_null` and, with\n")
+	p("**words**, the word operators), **words** (word-searchable: `token_match`, `all_tokens`,\n")
+	p("`any_tokens`), **admin** (administrators only), **virtual** (filled by an indexer, else\n")
+	p("null), and the labels of an enum. `id` (Int64) is on every entity and always returned.\n")
 	for _, e := range o.Entities {
 		p("\n### %s\n\n%s\n\n", e.Name, cell(e.Description))
 		if e.Namespaced() {
@@ -174,7 +175,7 @@ func flags(pr ontology.Property) string {
 	for _, x := range []struct {
 		on   bool
 		name string
-	}{{pr.Default, "default"}, {pr.Filterable, "filter"}, {pr.LongText, "long"}, {pr.AdminOnly, "admin"}, {pr.Virtual, "virtual"}} {
+	}{{pr.Default, "default"}, {pr.Filterable, "filter"}, {pr.LongText, "long"}, {pr.Tokens, "words"}, {pr.AdminOnly, "admin"}, {pr.Virtual, "virtual"}} {
 		if x.on {
 			f = append(f, "**"+x.name+"**")
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/grpcsvc"
+	"github.com/graphwire/graphwire/internal/hermetic"
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 	"github.com/graphwire/graphwire/seed"
@@ -50,7 +51,18 @@ var env struct {
 	err    error
 }
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+// TestMain runs the tests in a home of their own (internal/hermetic): the graphwire binary they
+// start falls back on the user's data directory, config and GRAPHWIRE_ variables.
+func TestMain(m *testing.M) {
+	cleanup, err := hermetic.Setup(chdb.DefaultCacheDir())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := runMain(m)
+	cleanup()
+	os.Exit(code)
+}
 
 func runMain(m *testing.M) int {
 	var err error

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/executor/chdb"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
@@ -287,6 +290,40 @@ func TestServeMTLSReload(t *testing.T) {
 	}
 }
 
+// TestServeLogsOnlyJSON: under --log-format json every line serve writes to stderr, from
+// start-up to shutdown, is a JSON object; net/http's own errors too (a TLS handshake that fails
+// on the MCP listener was a plain line of the log package).
+func TestServeLogsOnlyJSON(t *testing.T) {
+	p := newPKI(t, "graphwire-e2e")
+	cert, key := p.issue(t, "server-1", true)
+	s := startServe(t, nil, "--jwt-secret-file", keyFile(t), "--tls-cert", cert, "--tls-key", key,
+		"--mcp-listen", "127.0.0.1:0", "--log-format", "json")
+	conn, err := net.Dial("tcp", s.mcp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not a TLS record, and not an HTTP request either (which net/http answers without logging).
+	if _, err := conn.Write([]byte("hello, not TLS\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(time.Minute))
+	io.Copy(io.Discard, conn) // until the server hangs up
+	conn.Close()
+	for !strings.Contains(s.next(t).raw, "TLS handshake error") { // next fails after a minute of silence
+	}
+	s.stop()
+	lines := strings.Split(strings.TrimSuffix(s.output(), "\n"), "\n")
+	for _, raw := range lines {
+		var l map[string]any
+		if err := json.Unmarshal([]byte(raw), &l); err != nil {
+			t.Errorf("stderr line is not JSON: %q", raw)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, `"msg":"stopped"`) {
+		t.Errorf("last line %q, want the stopped line", last)
+	}
+}
+
 // TestServeConfigLayersAndLogs configures serve from a file, the
 // environment and flags at once, checks which source won, and then that
 // the debug-level log has a request id on every line about a request and
@@ -396,19 +433,15 @@ func TestServeRefusesBadConfig(t *testing.T) {
 }
 
 // tool finds an external test tool on PATH or where .ci/run installs it
-// ($GRAPHWIRE_CACHE or ~/.cache/graphwire, then tools/bin). Missing, it
+// (tools/bin under graphwire's cache, chdb.DefaultCacheDir: $GRAPHWIRE_CACHE, else
+// ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire, resolved before TestMain moved HOME). Missing, it
 // fails the test under CI=true and skips it otherwise.
 func tool(t *testing.T, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	cache := os.Getenv("GRAPHWIRE_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "graphwire")
-	}
-	p := filepath.Join(cache, "tools", "bin", name)
+	p := filepath.Join(chdb.DefaultCacheDir(), "tools", "bin", name)
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}

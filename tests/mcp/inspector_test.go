@@ -9,25 +9,28 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/graphwire/graphwire/executor/chdb"
 )
 
-// inspectorVersion is the MCP Inspector release .ci/run installs.
+// inspectorVersion is the MCP Inspector release scripts/install-test-tools.sh installs.
 const inspectorVersion = "2.12.0"
 
 // inspector finds the MCP Inspector's CLI: $GRAPHWIRE_INSPECTOR, or the
-// copy .ci/run installs under ~/.cache/graphwire/inspector.
+// copy .ci/run installs under inspector/ in graphwire's cache
+// (chdb.DefaultCacheDir: $GRAPHWIRE_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire).
 func inspector(t *testing.T) string {
 	t.Helper()
 	p := os.Getenv("GRAPHWIRE_INSPECTOR")
+	dir := filepath.Join(chdb.DefaultCacheDir(), "inspector")
 	if p == "" {
-		home, _ := os.UserHomeDir()
-		p = filepath.Join(home, ".cache", "graphwire", "inspector", "node_modules", ".bin", "mcp-inspector")
+		p = filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
 	}
 	if _, err := os.Stat(p); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true and the MCP Inspector is not installed at %s (.ci/run installs it)", p)
 		}
-		t.Skipf("MCP Inspector not installed at %s: npm install --prefix ~/.cache/graphwire/inspector @modelcontextprotocol/inspector@%s", p, inspectorVersion)
+		t.Skipf("MCP Inspector not installed at %s: npm install --prefix %s @modelcontextprotocol/inspector@%s", p, dir, inspectorVersion)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -44,7 +47,9 @@ func inspect(t *testing.T, bin string, args ...string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	full := append([]string{"--cli", env.bin, "mcp", "--embedded", env.data, "--admin"}, args...)
+	// The Inspector starts the server with a few variables of its own (HOME, PATH, ...), not
+	// ours; TestMain's HOME has no cache, so the library path is passed on.
+	full := append([]string{"--cli", "-e", "GRAPHWIRE_CHDB_LIB=" + chdb.DefaultLibrary(), env.bin, "mcp", "--embedded", env.data, "--admin"}, args...)
 	cmd := exec.CommandContext(ctx, bin, full...)
 	out, err := cmd.Output()
 	if err != nil {
@@ -89,7 +94,7 @@ func TestInspectorCLI(t *testing.T) {
 	// The Inspector exits non-zero on an isError result and says so.
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--cli", env.bin, "mcp", "--embedded", env.data, "--admin",
+	out, err := exec.CommandContext(ctx, bin, "--cli", "-e", "GRAPHWIRE_CHDB_LIB="+chdb.DefaultLibrary(), env.bin, "mcp", "--embedded", env.data, "--admin",
 		"--method", "tools/call", "--tool-name", "query_graph",
 		"--tool-arg", `query={"query_type":"traversal","nodes":[{"id":"u","entity":"Usr"}]}`).Output()
 	if err == nil || !strings.Contains(string(out), `"reason": "UNKNOWN_ENTITY"`) {

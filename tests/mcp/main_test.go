@@ -21,6 +21,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/internal/hermetic"
 )
 
 var secret = []byte("mcp-test-secret-0123456789abcdef0123")
@@ -31,11 +33,20 @@ var env struct {
 	err                   error
 }
 
+// TestMain runs the tests in a home of their own (internal/hermetic): the graphwire binary they
+// start falls back on the user's data directory, config and GRAPHWIRE_ variables.
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(storeHelperEnv); dir != "" {
 		os.Exit(storeHelper(dir)) // a child process of a test: see storeInvalidUTF8
 	}
-	os.Exit(runMain(m))
+	cleanup, err := hermetic.Setup(chdb.DefaultCacheDir())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := runMain(m)
+	cleanup()
+	os.Exit(code)
 }
 
 func runMain(m *testing.M) int {
@@ -50,11 +61,8 @@ func runMain(m *testing.M) int {
 }
 
 func setup(dir string) error {
-	if os.Getenv("GRAPHWIRE_CHDB_LIB") == "" {
-		home, _ := os.UserHomeDir()
-		if _, err := os.Stat(filepath.Join(home, ".cache", "graphwire", "chdb")); err != nil {
-			return fmt.Errorf("GRAPHWIRE_CHDB_LIB is not set and no cached libchdb: %w", err)
-		}
+	if _, err := os.Stat(chdb.DefaultLibrary()); err != nil {
+		return fmt.Errorf("libchdb.so not found (run bash scripts/install-chdb.sh, or set GRAPHWIRE_CHDB_LIB): %w", err)
 	}
 	env.bin = filepath.Join(dir, "graphwire")
 	build := exec.Command("go", "build", "-o", env.bin, "github.com/graphwire/graphwire/cmd/graphwire")

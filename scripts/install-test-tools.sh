@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# install-test-tools.sh [--where] — installs the external tools the test suites drive, pinned,
+# into graphwire's cache (scripts/install-chdb.sh --cache-dir: $GRAPHWIRE_CACHE, else
+# ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire), where the tests look for them:
+#
+#   inspector/  the MCP Inspector (npm), for tests/mcp
+#   tools/bin/  grpcurl and grpc-health-probe (Go modules), for tests/e2e
+#
+# It is idempotent: a tool already installed at its pinned version is left alone. --where only
+# prints the two directories ("inspector DIR", "tools DIR"), installing nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+inspector_version=2.12.0 # keep in step with inspectorVersion in tests/mcp/inspector_test.go
+go_tools=(github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4 github.com/grpc-ecosystem/grpc-health-probe@v0.4.61)
+
+cache="$(bash scripts/install-chdb.sh --cache-dir)"
+inspector_dir="$cache/inspector"
+tools_dir="$cache/tools"
+case "${1:-}" in
+  "") ;;
+  --where) printf 'inspector %s\ntools %s\n' "$inspector_dir" "$tools_dir"; exit 0 ;;
+  *) echo "install-test-tools.sh: unknown argument: $1 (usage: install-test-tools.sh [--where])" >&2; exit 2 ;;
+esac
+
+if [ "$(cat "$inspector_dir/.version" 2>/dev/null)" != "$inspector_version" ] || [ ! -x "$inspector_dir/node_modules/.bin/mcp-inspector" ]; then
+  mkdir -p "$inspector_dir"
+  npm install --no-audit --no-fund --prefix "$inspector_dir" "@modelcontextprotocol/inspector@$inspector_version" >/dev/null
+  echo "$inspector_version" > "$inspector_dir/.version"
+fi
+
+# Debian has no grpcurl package; both tools are Go modules, installed by version.
+for t in "${go_tools[@]}"; do
+  name="$(basename "${t%@*}")"
+  if [ "$(cat "$tools_dir/$name.version" 2>/dev/null)" != "$t" ] || [ ! -x "$tools_dir/bin/$name" ]; then
+    mkdir -p "$tools_dir/bin"
+    GOBIN="$tools_dir/bin" go install "$t"
+    echo "$t" > "$tools_dir/$name.version"
+  fi
+done
