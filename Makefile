@@ -55,7 +55,7 @@ test-go:
 ## a database of their own on GRAPHWIRE_CLICKHOUSE_DSN; without one, scripts/with-clickhouse-server.sh
 ## starts a private ClickHouse 26.7 server from the embedded engine's library for the run).
 test-server:
-	bash scripts/with-clickhouse-server.sh env GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout 20m ./tests/orbit
+	bash scripts/with-clickhouse-server.sh env GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit
 
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.

@@ -79,7 +79,7 @@ lib="$(bash scripts/install-chdb.sh 2>/dev/null | tail -n 1)"
 # The loader, compiled once per version of its source.
 src=scripts/chserver/chserver.c
 sum="$(sha256sum "$src" | cut -c1-16)"
-cache="${GRAPHWIRE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/graphwire}/chserver/$sum"
+cache="$(bash scripts/install-chdb.sh --cache-dir)/chserver/$sum"
 bin="$cache/chserver"
 if [[ ! -x $bin ]]; then
   command -v gcc >/dev/null 2>&1 || { log "gcc is needed to build the loader (apt-get install gcc)"; exit 1; }
