@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"time"
 )
 
 // Error kinds. Every error an executor returns matches exactly one of them with errors.Is.
@@ -105,4 +106,12 @@ func ParseCode(msg string) (int, bool) {
 	}
 	n, err := strconv.Atoi(m[1])
 	return n, err == nil
+}
+
+// DeadlineSeconds is the max_execution_time, in seconds, for a statement with left before its
+// context's deadline: left rounded up to the millisecond, at least one millisecond (a
+// deadline already passed still gives the engine a limit, never 0, which means none).
+func DeadlineSeconds(left time.Duration) float64 {
+	ms := max((left+time.Millisecond-1)/time.Millisecond, 1)
+	return float64(ms) / 1000
 }
