@@ -337,11 +337,11 @@ type rows struct {
 	c      *conn          // nil once given back
 	stream unsafe.Pointer // chdb stream handle; nil when none
 	marker string
-	eof    bool          // the engine sent its last chunk
+	eof    bool // the engine sent its last chunk
 	// detached is set when ctx ended during an engine call: the goroutine of that call
 	// then owns the connection and ends the statement (see await); the reader is done.
 	detached bool
-	done   chan struct{} // closed when the statement has ended
+	done     chan struct{} // closed when the statement has ended
 	// stopWatch stops the context watch that kills the statement.
 	stopWatch func() bool
 

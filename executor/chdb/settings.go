@@ -19,8 +19,8 @@ var settingRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 // limits are what the executor itself adds to every statement.
 type limits struct {
 	left        time.Duration // time left before the context's deadline; zero or less: none
-	queryMemory int64     // cap on max_memory_usage; zero or negative: none
-	marker      string    // log_comment naming the statement for KILL QUERY
+	queryMemory int64         // cap on max_memory_usage; zero or negative: none
+	marker      string        // log_comment naming the statement for KILL QUERY
 }
 
 // statementSQL returns q.SQL with the settings it must run with merged into its trailing
