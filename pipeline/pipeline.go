@@ -237,6 +237,11 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	defer release()
+	// The deadline holds after the engine too: every stage below looks at ctx, and
+	// formatting stops within 64 KiB of output once it ends (formatter.ContextWriter).
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	// full is the answer rendered whole: auto has rendered its choice
 	// already; otherwise it is a trial when a budget may yet cut it (see
@@ -244,17 +249,20 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 	var full rendered
 	auto := x.f == nil
 	if auto {
-		if x.f, x.a.Considered, full, err = p.pickAuto(x.resp); err != nil {
+		if x.f, x.a.Considered, full, err = p.pickAuto(ctx, x.resp); err != nil {
 			return nil, err
 		}
 	}
-	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req), caller: strconv.FormatInt(req.Claims.UserID, 10)}
+	r := &render{ctx: ctx, p: p, f: x.f, req: req, authz: p.authzKey(req), caller: strconv.FormatInt(req.Claims.UserID, 10)}
 	if !auto {
 		if full, err = r.run(x.resp, req.MaxTokens == 0); err != nil {
 			return nil, err
 		}
 	}
 	if err := p.fit(r, x.q, x.a.Executed, x.resp, full, x.page, x.a); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	a := x.a
@@ -293,7 +301,7 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 	}
 	start := time.Now()
 	var text bytes.Buffer
-	altered, err := formatter.FormatCount(x.f, &text, x.resp)
+	altered, err := formatter.FormatCountContext(ctx, x.f, &text, x.resp)
 	release()
 	if err != nil {
 		return nil, err
