@@ -10,7 +10,10 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/config"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/ontology"
 )
 
 // expiring is a context whose deadline passes when expire is called: no clock is involved.
@@ -88,5 +91,49 @@ func TestDeadlineAfterEngine(t *testing.T) {
 	}
 	if n := p.Admission().Stats().Running; n != 0 {
 		t.Errorf("%d admission slots still held", n)
+	}
+}
+
+// lingering is an engine whose statements fail at the caller's deadline while the engine
+// still holds them, until ended is closed.
+type lingering struct{ ended chan struct{} }
+
+func (l lingering) Run(ctx context.Context, _ *compiler.Query) (executor.Rows, error) {
+	return nil, &executor.Error{Kind: executor.ErrTimeout, Err: context.DeadlineExceeded, Op: "run query", Ended: l.ended}
+}
+
+// TestSlotHeldUntilEngineLetsGo: a caller answered at its deadline while the engine still
+// holds the statement keeps its admission slot until the engine lets go, so abandoning
+// statements never gives a caller more of the engine than its slots.
+func TestSlotHeldUntilEngineLetsGo(t *testing.T) {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp, err := compiler.New(ont, compiler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := lingering{ended: make(chan struct{})}
+	p, err := New(eng, Options{Compiler: comp, Ontology: ont, DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := []byte(`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`)
+	if _, err := p.Run(t.Context(), Request{Query: q, Claims: &auth.Claims{UserID: 1, Admin: true}}); !errors.Is(err, executor.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	if n := p.Admission().Stats().Running; n != 1 {
+		t.Fatalf("%d slots held while the engine holds the statement, want 1", n)
+	}
+	close(eng.ended)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for p.Admission().Stats().Running != 0 {
+		select {
+		case <-t.Context().Done():
+			t.Fatal("the slot was never given back")
+		case <-tick.C:
+		}
 	}
 }

@@ -378,7 +378,18 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	resp, ex, err := executor.Respond(ctx, p.exec, p.opts.Compiler, q)
 	p.opts.Metrics.Engine(queryType, time.Since(start))
 	if err != nil {
-		release()
+		// A statement the engine has not let go of yet (the caller is answered at its
+		// deadline, see executor.Error.Ended) keeps the caller's slot until it has, so
+		// that abandoning statements never gives a caller more of the engine than its
+		// slots.
+		if ended := executor.Ended(err); ended != nil {
+			go func() {
+				<-ended
+				release()
+			}()
+		} else {
+			release()
+		}
 		// Log the class of the failure only: engine messages can quote
 		// parameter values, which never go to the log.
 		p.log.WarnContext(ctx, "query_failed", "query_type", queryType, "kind", errorKind(err))

@@ -277,7 +277,7 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 	var errText string
 	start := func() { s, errText = c.startStream(sql, outputFormat, names, values) }
 	if !r.await(start, func() { r.stream = s }) {
-		return nil, executor.FromContext(op, ctx.Err())
+		return nil, r.abandoned(op)
 	}
 	if errText != "" && notStreamable(errText) {
 		return r.runWhole(op, sql, names, values)
@@ -415,6 +415,16 @@ func (r *rows) await(call, adopt func()) bool {
 	return false
 }
 
+// abandoned is the error of a statement await left running: the context's, with Ended set
+// to close when the engine lets go of the statement.
+func (r *rows) abandoned(op string) error {
+	err := executor.FromContext(op, r.ctx.Err())
+	if e, ok := err.(*executor.Error); ok {
+		e.Ended = r.done
+	}
+	return err
+}
+
 // finish ends the statement and gives the connection back; clean means the stream reached
 // its end without an error, so the connection can be reused as it is. After await has
 // abandoned the statement, the goroutine it left owns the connection and finish does nothing.
@@ -456,7 +466,7 @@ func (r *rows) fetch() bool {
 	}
 	var res result
 	if !r.await(func() { res = r.c.fetch(r.stream) }, nil) {
-		r.err = executor.FromContext("read rows", r.ctx.Err())
+		r.err = r.abandoned("read rows")
 		return false
 	}
 	if res.errText != "" {

@@ -174,6 +174,15 @@ func TestCancelStopsEngine(t *testing.T) {
 		if !errors.Is(err, executor.ErrTimeout) {
 			t.Fatalf("heavy statement: err = %v, want ErrTimeout", err)
 		}
+		// Answered at the deadline, the statement may still be stopping: Ended says when
+		// the engine has let go of it.
+		if ended := executor.Ended(err); ended != nil {
+			select {
+			case <-ended:
+			case <-ctx.Done():
+				t.Fatal("the abandoned statement never ended")
+			}
+		}
 		wantFiveNumbers(t, ctx, e)
 	})
 
