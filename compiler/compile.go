@@ -21,6 +21,11 @@ type Options struct {
 	// whose request limit is raised (graphwire serve --max-recv-msg-size) sets the same number
 	// here, so that the query text it accepts is also compiled.
 	MaxQueryBytes int
+	// MaxWalkCost bounds the estimated work of a variable-length relationship (edge
+	// combinations, from the engine's edge counts when Sizes implements [EdgeSizes]): a
+	// query above it fails with QUERY_TOO_EXPENSIVE before it runs. 0 means
+	// [DefaultMaxWalkCost]; negative means no bound.
+	MaxWalkCost float64
 }
 
 // TableSizes reports the approximate number of rows stored in a table (every stored version
@@ -39,6 +44,7 @@ type Compiler struct {
 	schema *validator
 	sizes  TableSizes // nil: no table is known to be small
 	limit  int        // the longest DSL text in bytes (Options.MaxQueryBytes)
+	cost   float64    // the largest walk estimate allowed (Options.MaxWalkCost); negative: none
 }
 
 // catalogFor returns the view of the catalog caller may read: validation, lowering, the
@@ -70,7 +76,11 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	if limit <= 0 {
 		limit = MaxQueryBytes
 	}
-	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit}, nil
+	cost := opts.MaxWalkCost
+	if cost == 0 {
+		cost = DefaultMaxWalkCost
+	}
+	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit, cost: cost}, nil
 }
 
 // MaxQueryBytes returns the longest DSL text Compile reads (Options.MaxQueryBytes, its
@@ -146,6 +156,11 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	}
 	if err := restrict(r, caller); err != nil {
 		return nil, nil, err
+	}
+	if r.queryType == qTraversal || r.queryType == qAggregation {
+		if err := l.checkCost(c.cost); err != nil {
+			return nil, nil, err
+		}
 	}
 	var stmt *selectStmt
 	switch r.queryType {

@@ -125,7 +125,7 @@ type service struct {
 
 // newPipeline builds the request pipeline over ctl (nil: a controller with
 // admission's defaults), recording into m when it is set.
-func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -146,7 +146,7 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 		note(err)
 		sizes.OnRefresh = note
 	}
-	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery})
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery, MaxWalkCost: maxWalkCost})
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,8 @@ type serviceOptions struct {
 	Keys             [][]byte // HMAC keys; tokens signed with any verify
 	KeyIDs           []string // the keys' kid names (auth.Options.KeyIDs)
 	Issuer, Audience string
-	MaxQueryBytes    int // grpcsvc.Options.MaxQueryBytes
+	MaxQueryBytes    int     // grpcsvc.Options.MaxQueryBytes
+	MaxWalkCost      float64 // compiler.Options.MaxWalkCost
 	Admission        admission.Options
 	HealthInterval   time.Duration
 	// Metrics makes the service record Prometheus metrics (service.metrics).
@@ -185,7 +186,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 			return nil, err
 		}
 	}
-	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.Logger)
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +223,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 		return err
 	}
 	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
-		MaxQueryBytes: c.MaxRecvMsgSize, Metrics: c.MetricsListen != "", Logger: logger}
+		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), Metrics: c.MetricsListen != "", Logger: logger}
 	o.Keys, o.KeyIDs = splitKeys(keys)
 	var certs *serveconfig.CertLoader
 	if c.TLSCert != "" {
