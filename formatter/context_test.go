@@ -60,3 +60,19 @@ func TestFormatStopsOnContext(t *testing.T) {
 		})
 	}
 }
+
+// TestGCXLongRow: a gcx row is one line of at most 4 MiB; an answer with a longer one (a
+// 10 MiB value with the server's cap turned off) is ErrUnrepresentable, which the faces report
+// as UNREPRESENTABLE, not an internal error.
+func TestGCXLongRow(t *testing.T) {
+	r := &graphresponse.Response{QueryType: graphresponse.QueryTraversal, Edges: []graphresponse.Edge{},
+		Nodes: []graphresponse.Node{{Type: "Note", ID: 1,
+			Props: []graphresponse.Member{{Key: "note", Value: graphresponse.String(strings.Repeat("lorem ipsum ", 10<<20/12))}}}}}
+	f, err := formatter.Default().Lookup(formatter.GCX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := formatter.Stamp(f, r); !errors.Is(err, formatter.ErrUnrepresentable) {
+		t.Errorf("err = %v, want ErrUnrepresentable", err)
+	}
+}

@@ -67,6 +67,12 @@ type Options struct {
 	Metrics *telemetry.Metrics
 	// Logger receives one line per failed query; nil discards.
 	Logger *slog.Logger
+	// MaxValueBytes is the longest string value an answer in gcf, gcf-graph, gcx, toon or
+	// auto carries whole: a longer one is cut to it, at a code point boundary,
+	// and ends with the marker "…[truncated D of N bytes]" (docs/formats.md, "Long
+	// values"). json answers stay exact; goon truncates long strings itself, far shorter
+	// (its spec's "..." and key_len). 0 means [DefaultMaxValueBytes]; negative, no cap.
+	MaxValueBytes int
 }
 
 // Pipeline is the one code path from a request to formatted bytes, shared
@@ -110,6 +116,9 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 	}
 	opts.GraphSnapshotsPerCaller = min(opts.GraphSnapshotsPerCaller, opts.GraphSnapshots)
 	opts.GraphSnapshotBytesPerCaller = min(opts.GraphSnapshotBytesPerCaller, opts.GraphSnapshotBytes)
+	if opts.MaxValueBytes == 0 {
+		opts.MaxValueBytes = DefaultMaxValueBytes
+	}
 	if opts.GraphSessions == 0 {
 		opts.GraphSessions = 256
 	}
@@ -183,9 +192,11 @@ type Answer struct {
 	Text    []byte
 	Format  string // the format that produced Text (the chosen one for auto)
 	Version string
-	// Altered counts the values whose text the format's text-safety
-	// substitution changed.
+	// Altered counts the values whose text the answer changed: those the
+	// format's text-safety substitution changed, and the Capped ones.
 	Altered int
+	// Capped counts the string values cut to Options.MaxValueBytes.
+	Capped int
 	// QueryType is the DSL query type.
 	QueryType string
 	// Rows is the number of result rows in this answer (after a budget
@@ -243,6 +254,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	start := time.Now()
+	capped := p.capValues(x)
 	// full is the answer rendered whole: auto has rendered its choice
 	// already; otherwise it is a trial when a budget may yet cut it (see
 	// render.final).
@@ -266,6 +278,8 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	a := x.a
+	a.Capped = capped
+	a.Altered += capped
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, a.Tokens, len(a.Text))
 	if a.Outcome != "" {
 		p.opts.Metrics.GraphAnswer(a.Outcome)
@@ -300,6 +314,7 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	start := time.Now()
+	capped := p.capValues(x)
 	var text bytes.Buffer
 	altered, err := formatter.FormatCountContext(ctx, x.f, &text, x.resp)
 	release()
@@ -307,7 +322,8 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	a := x.a
-	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered, pageRows(x.q, a.Executed)
+	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+capped, pageRows(x.q, a.Executed)
+	a.Capped = capped
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
 		a.HasMore = pg.HasMore
@@ -319,6 +335,16 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	return a, nil
+}
+
+// capValues cuts the long string values of an answer in an LLM format and returns how many
+// it cut. json stays exact, and goon cuts every long string far shorter itself (its spec's
+// "..." and key_len breadcrumb, which then names the value's whole length).
+func (p *Pipeline) capValues(x *executed) int {
+	if x.f != nil && (x.f.Name() == formatter.JSON || x.f.Name() == formatter.GOON) {
+		return 0
+	}
+	return capValues(x.resp, p.opts.MaxValueBytes)
 }
 
 // executed is a request run on the engine, before formatting.
