@@ -125,7 +125,7 @@ type service struct {
 
 // newPipeline builds the request pipeline over ctl (nil: a controller with
 // admission's defaults), recording into m when it is set.
-func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, maxValueBytes int, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -151,7 +151,8 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 		return nil, err
 	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger,
+		MaxValueBytes: maxValueBytes})
 }
 
 // serviceOptions are what serve sets of the service beyond the engine.
@@ -161,6 +162,7 @@ type serviceOptions struct {
 	Issuer, Audience string
 	MaxQueryBytes    int     // grpcsvc.Options.MaxQueryBytes
 	MaxWalkCost      float64 // compiler.Options.MaxWalkCost
+	MaxValueBytes    int     // pipeline.Options.MaxValueBytes
 	Admission        admission.Options
 	HealthInterval   time.Duration
 	// Metrics makes the service record Prometheus metrics (service.metrics).
@@ -186,7 +188,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 			return nil, err
 		}
 	}
-	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.Logger)
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +225,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr io.
 		return err
 	}
 	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
-		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), Metrics: c.MetricsListen != "", Logger: logger}
+		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger}
 	o.Keys, o.KeyIDs = splitKeys(keys)
 	var certs *serveconfig.CertLoader
 	if c.TLSCert != "" {
