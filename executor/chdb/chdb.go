@@ -240,7 +240,8 @@ func engineError(op, text string) error {
 // [Options]); nothing else is sent. When ctx ends before the statement does, the statement is
 // killed in the engine (KILL QUERY from the control connection), so its connection is free
 // again within moments instead of running on to max_execution_time, and the error matches
-// ctx.Err(). A connection whose statement failed, was killed or was abandoned is replaced,
+// ctx.Err(); Run and Rows.Next return that error when ctx ends, without waiting for the
+// engine call in progress (see rows.await). A connection whose statement failed, was killed or was abandoned is replaced,
 // never reused.
 func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
 	const op = "run query"
@@ -382,8 +383,10 @@ func (r *rows) failure(op, text string) error {
 // the statement is abandoned: the call's goroutine waits for the engine, runs adopt (which
 // keeps what the call returned that must be released), then ends the statement and gives
 // the connection back. Until then the connection stays out of the pool, so the engine never
-// runs more statements than the pool has connections; the caller's answer, and its
-// admission slot, no longer wait for it. On true the call has returned and adopt has not run.
+// runs more statements than the pool has connections. The caller's answer no longer waits for
+// the engine; the error's Ended ([executor.Error]) says when the engine let go, and the
+// pipeline keeps the caller's admission slot until then. On true the call has returned and
+// adopt has not run.
 func (r *rows) await(call, adopt func()) bool {
 	if r.ctx.Done() == nil {
 		call()
