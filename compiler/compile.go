@@ -24,6 +24,11 @@ type Options struct {
 	// CursorKeys sign the cursors of answers and verify those sent back; nil means a random
 	// key of this compiler's own (cursors then stay valid while it lives).
 	CursorKeys *CursorKeys
+	// MaxWalkCost bounds the estimated work of a variable-length relationship (edge
+	// combinations, from the engine's edge counts when Sizes implements [EdgeSizes]): a
+	// query above it fails with QUERY_TOO_EXPENSIVE before it runs. 0 means
+	// [DefaultMaxWalkCost]; negative means no bound.
+	MaxWalkCost float64
 }
 
 // TableSizes reports the approximate number of rows stored in a table (every stored version
@@ -43,6 +48,7 @@ type Compiler struct {
 	sizes  TableSizes // nil: no table is known to be small
 	limit  int        // the longest DSL text in bytes (Options.MaxQueryBytes)
 	keys   *CursorKeys
+	cost   float64 // the largest walk estimate allowed (Options.MaxWalkCost); negative: none
 }
 
 // catalogFor returns the view of the catalog caller may read: validation, lowering, the
@@ -78,7 +84,11 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	if keys == nil {
 		keys = RandomCursorKeys()
 	}
-	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit, keys: keys}, nil
+	cost := opts.MaxWalkCost
+	if cost == 0 {
+		cost = DefaultMaxWalkCost
+	}
+	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit, keys: keys, cost: cost}, nil
 }
 
 // CursorKeys returns the keys that sign and verify this compiler's cursors.
@@ -158,6 +168,11 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	}
 	if err := restrict(r, caller); err != nil {
 		return nil, nil, err
+	}
+	if r.queryType == qTraversal || r.queryType == qAggregation {
+		if err := l.checkCost(c.cost); err != nil {
+			return nil, nil, err
+		}
 	}
 	var stmt *selectStmt
 	switch r.queryType {

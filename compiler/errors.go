@@ -12,7 +12,9 @@ type Kind string
 const (
 	KindInvalidQuery     Kind = "invalid_query"
 	KindPermissionDenied Kind = "permission_denied"
-	KindInternal         Kind = "internal"
+	// KindResourceExhausted: a legal query whose estimated cost is above the server's limit.
+	KindResourceExhausted Kind = "resource_exhausted"
+	KindInternal          Kind = "internal"
 )
 
 // Reason is a sentinel error naming one failure reason of docs/dsl.md, "Errors". Match
@@ -66,6 +68,11 @@ var (
 	// property (User.email, User.is_admin, …) in columns, filters, order_by, group_by or an
 	// aggregation target.
 	ErrAdminOnlyProperty = &Reason{code: "ADMIN_ONLY_PROPERTY", kind: KindPermissionDenied}
+
+	// ErrQueryTooExpensive refuses, before it runs, a query whose estimated work is above the
+	// limit (Options.MaxWalkCost); the message names the estimate, the limit and the part of
+	// the query that drives it.
+	ErrQueryTooExpensive = &Reason{code: "QUERY_TOO_EXPENSIVE", kind: KindResourceExhausted}
 
 	ErrSecurityCheckFailed = &Reason{code: "SECURITY_CHECK_FAILED", kind: KindInternal}
 	ErrCompilerBug         = &Reason{code: "COMPILER_BUG", kind: KindInternal}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"time"
 )
 
 // Error kinds. Every error an executor returns matches exactly one of them with errors.Is.
@@ -33,6 +34,11 @@ type Error struct {
 	Code int    // ClickHouse exception code, 0 when the failure did not come from the engine
 	Err  error  // the original error
 	Op   string // what was being done, e.g. "run query"
+	// Ended, when not nil, is closed once the engine has let go of the statement: an
+	// executor that answers a caller at its deadline without waiting for the engine (the
+	// embedded one, see chdb's Run) sets it, and the statement outlives the error until then.
+	// Use [Ended] to read it through wrapping.
+	Ended <-chan struct{}
 }
 
 func (e *Error) Error() string {
@@ -40,6 +46,16 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s: %v (code %d): %v", e.Op, e.Kind, e.Code, e.Err)
 	}
 	return fmt.Sprintf("%s: %v: %v", e.Op, e.Kind, e.Err)
+}
+
+// Ended returns the channel that closes once the engine has let go of the statement that
+// failed with err, or nil when it already has (or err is not an [*Error]).
+func Ended(err error) <-chan struct{} {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Ended
+	}
+	return nil
 }
 
 // Unwrap returns the original error.
@@ -105,4 +121,12 @@ func ParseCode(msg string) (int, bool) {
 	}
 	n, err := strconv.Atoi(m[1])
 	return n, err == nil
+}
+
+// DeadlineSeconds is the max_execution_time, in seconds, for a statement with left before its
+// context's deadline: left rounded up to the millisecond, at least one millisecond (a
+// deadline already passed still gives the engine a limit, never 0, which means none).
+func DeadlineSeconds(left time.Duration) float64 {
+	ms := max((left+time.Millisecond-1)/time.Millisecond, 1)
+	return float64(ms) / 1000
 }

@@ -1,6 +1,8 @@
 package formatter
 
 import (
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/graphwire/graphwire/gcx"
@@ -24,6 +26,11 @@ func (f gcxFormatter) Format(w io.Writer, r *graphresponse.Response) error {
 func (f gcxFormatter) FormatCount(w io.Writer, r *graphresponse.Response) (int, error) {
 	e := gcx.NewEncoder(w, gcx.Options{})
 	err := e.Encode(r)
+	if errors.Is(err, gcx.ErrLineTooLong) {
+		// A GCX row is one line of at most 4 MiB (gcx.DefaultMaxLineBytes): a longer row
+		// is the answer's limit in this format, not a failure of the server.
+		err = fmt.Errorf("%w: %w", ErrUnrepresentable, err)
+	}
 	return e.Altered(), err
 }
 func (f gcxFormatter) Parse(data []byte) (*graphresponse.Response, error) {

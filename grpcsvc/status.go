@@ -43,6 +43,8 @@ func statusFromError(err error) error {
 			return withDetails(codes.InvalidArgument, ce.Error(), ce.Reason(), ce.Path)
 		case compiler.KindPermissionDenied:
 			return withDetails(codes.PermissionDenied, ce.Error(), ce.Reason(), ce.Path)
+		case compiler.KindResourceExhausted:
+			return withDetails(codes.ResourceExhausted, ce.Error(), ce.Reason(), ce.Path)
 		default:
 			return status.Error(codes.Internal, "internal error")
 		}

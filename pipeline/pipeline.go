@@ -67,6 +67,12 @@ type Options struct {
 	Metrics *telemetry.Metrics
 	// Logger receives one line per failed query; nil discards.
 	Logger *slog.Logger
+	// MaxValueBytes is the longest string value an answer in gcf, gcf-graph, gcx, toon or
+	// auto carries whole: a longer one is cut to it, at a code point boundary,
+	// and ends with the marker "…[truncated D of N bytes]" (docs/formats.md, "Long
+	// values"). json answers stay exact; goon truncates long strings itself, far shorter
+	// (its spec's "..." and key_len). 0 means [DefaultMaxValueBytes]; negative, no cap.
+	MaxValueBytes int
 }
 
 // Pipeline is the one code path from a request to formatted bytes, shared
@@ -110,6 +116,9 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 	}
 	opts.GraphSnapshotsPerCaller = min(opts.GraphSnapshotsPerCaller, opts.GraphSnapshots)
 	opts.GraphSnapshotBytesPerCaller = min(opts.GraphSnapshotBytesPerCaller, opts.GraphSnapshotBytes)
+	if opts.MaxValueBytes == 0 {
+		opts.MaxValueBytes = DefaultMaxValueBytes
+	}
 	if opts.GraphSessions == 0 {
 		opts.GraphSessions = 256
 	}
@@ -187,11 +196,13 @@ type Answer struct {
 	Text    []byte
 	Format  string // the format that produced Text (the chosen one for auto)
 	Version string
-	// Altered counts the values whose text the format's text-safety
-	// substitution changed, plus the strings from the engine that were not
-	// valid UTF-8 and were repaired ([graphresponse.Response.Repaired], the
-	// same in every format).
+	// Altered counts the values whose text the answer changed: those the
+	// format's text-safety substitution changed, the Capped ones, and the
+	// strings from the engine that were not valid UTF-8 and were repaired
+	// ([graphresponse.Response.Repaired], the same in every format).
 	Altered int
+	// Capped counts the string values cut to Options.MaxValueBytes.
+	Capped int
 	// QueryType is the DSL query type.
 	QueryType string
 	// Rows is the number of result rows in this answer (after a budget
@@ -243,18 +254,24 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	defer release()
+	// The deadline holds after the engine too: every stage below looks at ctx, and
+	// formatting stops within 64 KiB of output once it ends (formatter.ContextWriter).
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
+	capped := p.capValues(x)
 	// full is the answer rendered whole: auto has rendered its choice
 	// already; otherwise it is a trial when a budget may yet cut it (see
 	// render.final).
 	var full rendered
 	auto := x.f == nil
 	if auto {
-		if x.f, x.a.Considered, full, err = p.pickAuto(x.resp); err != nil {
+		if x.f, x.a.Considered, full, err = p.pickAuto(ctx, x.resp); err != nil {
 			return nil, err
 		}
 	}
-	r := &render{p: p, f: x.f, req: req, authz: p.authzKey(req), caller: strconv.FormatInt(req.Claims.UserID, 10)}
+	r := &render{ctx: ctx, p: p, f: x.f, req: req, authz: p.authzKey(req), caller: strconv.FormatInt(req.Claims.UserID, 10)}
 	if !auto {
 		if full, err = r.run(x.resp, req.MaxTokens == 0); err != nil {
 			return nil, err
@@ -263,7 +280,12 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 	if err := p.fit(r, x.q, x.a.Executed, x.resp, full, x.page, x.a); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	a := x.a
+	a.Capped = capped
+	a.Altered += capped
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, a.Tokens, len(a.Text))
 	if a.Outcome != "" {
 		p.opts.Metrics.GraphAnswer(a.Outcome)
@@ -298,14 +320,16 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	start := time.Now()
+	capped := p.capValues(x)
 	var text bytes.Buffer
-	altered, err := formatter.FormatCount(x.f, &text, x.resp)
+	altered, err := formatter.FormatCountContext(ctx, x.f, &text, x.resp)
 	release()
 	if err != nil {
 		return nil, err
 	}
 	a := x.a
-	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+x.resp.Repaired, pageRows(x.q, a.Executed)
+	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+capped+x.resp.Repaired, pageRows(x.q, a.Executed)
+	a.Capped = capped
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
 		a.HasMore = pg.HasMore
@@ -317,6 +341,16 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	return a, nil
+}
+
+// capValues cuts the long string values of an answer in an LLM format and returns how many
+// it cut. json stays exact, and goon cuts every long string far shorter itself (its spec's
+// "..." and key_len breadcrumb, which then names the value's whole length).
+func (p *Pipeline) capValues(x *executed) int {
+	if x.f != nil && (x.f.Name() == formatter.JSON || x.f.Name() == formatter.GOON) {
+		return 0
+	}
+	return capValues(x.resp, p.opts.MaxValueBytes)
 }
 
 // executed is a request run on the engine, before formatting.
@@ -376,7 +410,18 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	resp, ex, err := executor.Respond(ctx, p.exec, p.opts.Compiler, q)
 	p.opts.Metrics.Engine(queryType, time.Since(start))
 	if err != nil {
-		release()
+		// A statement the engine has not let go of yet (the caller is answered at its
+		// deadline, see executor.Error.Ended) keeps the caller's slot until it has, so
+		// that abandoning statements never gives a caller more of the engine than its
+		// slots.
+		if ended := executor.Ended(err); ended != nil {
+			go func() {
+				<-ended
+				release()
+			}()
+		} else {
+			release()
+		}
 		// Log the class of the failure only: engine messages can quote
 		// parameter values, which never go to the log.
 		p.log.WarnContext(ctx, "query_failed", "query_type", queryType, "kind", errorKind(err))

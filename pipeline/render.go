@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/graphwire/graphwire/formatter"
@@ -13,6 +14,7 @@ import (
 
 // render formats answers of one request.
 type render struct {
+	ctx    context.Context // the request's: rendering stops when it ends
 	p      *Pipeline
 	f      formatter.Formatter
 	req    Request
@@ -66,7 +68,10 @@ func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error
 		if commit && r.req.PackRoot != "" {
 			r.p.opts.Metrics.SnapshotLookup(r.base != nil)
 		}
-		b, root, outcome, err := r.p.respondGraph(r.caller, r.authz, sess, r.base, resp, r.req.PackRoot, commit)
+		b, root, outcome, err := r.p.respondGraph(r.ctx, r.caller, r.authz, sess, r.base, resp, r.req.PackRoot, commit)
+		if err := r.ctx.Err(); err != nil {
+			return o, err
+		}
 		if err != nil {
 			return o, fmt.Errorf("%w: %w", formatter.ErrUnrepresentable, err)
 		}
@@ -74,9 +79,12 @@ func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error
 		o.root, o.outcome = root, outcome
 	} else {
 		var err error
-		if o.out, err = formatter.Stamp(r.f, resp); err != nil {
+		if o.out, err = formatter.StampContext(r.ctx, r.f, resp); err != nil {
 			return o, err
 		}
+	}
+	if err := r.ctx.Err(); err != nil {
+		return o, err
 	}
 	n, err := r.p.tokens.Count(tokens.O200k, string(o.out.Bytes))
 	if err != nil {
@@ -108,7 +116,7 @@ var autoCandidates = []string{formatter.GOON, formatter.GCF, formatter.GCX, form
 // to resp), every lossless candidate with its count, and the chosen
 // format's rendering of resp. json is always lossless, so there is always
 // a choice.
-func (p *Pipeline) pickAuto(resp *graphresponse.Response) (formatter.Formatter, []Candidate, rendered, error) {
+func (p *Pipeline) pickAuto(ctx context.Context, resp *graphresponse.Response) (formatter.Formatter, []Candidate, rendered, error) {
 	var best formatter.Formatter
 	var chosen rendered
 	var considered []Candidate
@@ -121,7 +129,13 @@ func (p *Pipeline) pickAuto(resp *graphresponse.Response) (formatter.Formatter, 
 		if !ok {
 			continue
 		}
-		out, err := formatter.Stamp(f, resp)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, rendered{}, err
+		}
+		out, err := formatter.StampContext(ctx, f, resp)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, nil, rendered{}, ctxErr
+		}
 		if err != nil || out.Altered > 0 {
 			continue
 		}
@@ -163,13 +177,13 @@ func (p *Pipeline) authzKey(req Request) string {
 // delta is worth it, the full graph otherwise — with reference lines for
 // the nodes sess (nil for none) already holds; sess records the nodes
 // sent. When commit is set, the graph sent is remembered for the next call.
-func (p *Pipeline) respondGraph(caller, authz string, sess *gcf.Session, base *gcf.Graph, resp *graphresponse.Response, clientRoot string, commit bool) ([]byte, string, string, error) {
+func (p *Pipeline) respondGraph(ctx context.Context, caller, authz string, sess *gcf.Session, base *gcf.Graph, resp *graphresponse.Response, clientRoot string, commit bool) ([]byte, string, string, error) {
 	cur, err := gcf.ToGraph(resp, gcf.GraphOptions{})
 	if err != nil {
 		return nil, "", "", err
 	}
 	var out bytes.Buffer
-	outcome, err := gcf.Respond(&out, cur, gcf.GraphState{Session: sess, ClientRoot: clientRoot, Base: base}, gcf.Options{Profile: gcf.ProfileGraph})
+	outcome, err := gcf.Respond(formatter.NewContextWriter(ctx, &out), cur, gcf.GraphState{Session: sess, ClientRoot: clientRoot, Base: base}, gcf.Options{Profile: gcf.ProfileGraph})
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -75,6 +75,10 @@ type Config struct {
 
 	HealthInterval, ShutdownGrace time.Duration
 	Admission                     admission.Options
+	// MaxWalkCost is compiler.Options.MaxWalkCost (0: its default, -1: no bound).
+	MaxWalkCost int
+	// MaxValueBytes is pipeline.Options.MaxValueBytes (0: its default, -1: no cap).
+	MaxValueBytes int
 
 	TLSCert, TLSKey, TLSClientCA string
 	Plaintext                    bool
@@ -130,6 +134,10 @@ var table = []Option{
 		func(c *Config) any { return &c.Admission.MaxQueued }},
 	{"admission-wait", Duration, admission.DefaultWait.String(), "how long a query waits for a slot before RESOURCE_EXHAUSTED",
 		func(c *Config) any { return &c.Admission.Wait }},
+	{"max-walk-cost", Int, "0", "refuse a walk of several hops estimated above this many edge combinations, before it runs (QUERY_TOO_EXPENSIVE; 0: 10000000000, -1: no bound)",
+		func(c *Config) any { return &c.MaxWalkCost }},
+	{"max-value-bytes", Int, "0", "longest string value an answer in gcf, gcf-graph, gcx, toon or auto carries whole; a longer one is cut and marked (0: 65536, -1: no cap; json stays exact)",
+		func(c *Config) any { return &c.MaxValueBytes }},
 	{"tls-cert", String, "", "PEM certificate (chain) of the gRPC and MCP listeners; reloaded on SIGHUP",
 		func(c *Config) any { return &c.TLSCert }},
 	{"tls-key", String, "", "PEM private key of --tls-cert; reloaded on SIGHUP",

@@ -105,6 +105,8 @@ func exitCode(err error) int {
 			return exitInvalid
 		case compiler.KindPermissionDenied:
 			return exitPermission
+		case compiler.KindResourceExhausted:
+			return exitUnavailable
 		}
 		return exitFailure
 	case errors.As(err, &re), errors.As(err, &ve), errors.Is(err, executor.ErrInvalidQuery):

@@ -112,7 +112,7 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer eng.Close()
-	pipe, err := newPipeline(eng, ont, nil, nil, 0, nil, logger)
+	pipe, err := newPipeline(eng, ont, nil, nil, 0, 0, 0, nil, logger)
 	if err != nil {
 		return err
 	}

@@ -127,7 +127,7 @@ type service struct {
 
 // newPipeline builds the request pipeline over ctl (nil: a controller with
 // admission's defaults), recording into m when it is set.
-func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, cursors *compiler.CursorKeys, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, maxValueBytes int, cursors *compiler.CursorKeys, logger *slog.Logger) (*pipeline.Pipeline, error) {
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -148,12 +148,13 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 		note(err)
 		sizes.OnRefresh = note
 	}
-	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery, CursorKeys: cursors})
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery, MaxWalkCost: maxWalkCost, CursorKeys: cursors})
 	if err != nil {
 		return nil, err
 	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
-		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger})
+		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger,
+		MaxValueBytes: maxValueBytes})
 }
 
 // serviceOptions are what serve sets of the service beyond the engine.
@@ -161,7 +162,9 @@ type serviceOptions struct {
 	Keys             [][]byte // HMAC keys; tokens signed with any verify
 	KeyIDs           []string // the keys' kid names (auth.Options.KeyIDs)
 	Issuer, Audience string
-	MaxQueryBytes    int // grpcsvc.Options.MaxQueryBytes
+	MaxQueryBytes    int     // grpcsvc.Options.MaxQueryBytes
+	MaxWalkCost      float64 // compiler.Options.MaxWalkCost
+	MaxValueBytes    int     // pipeline.Options.MaxValueBytes
 	Admission        admission.Options
 	HealthInterval   time.Duration
 	// Metrics makes the service record Prometheus metrics (service.metrics).
@@ -191,7 +194,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	if err != nil {
 		return nil, err
 	}
-	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, cursors, o.Logger)
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +240,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		return err
 	}
 	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
-		MaxQueryBytes: c.MaxRecvMsgSize, Metrics: c.MetricsListen != "", Logger: logger}
+		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger}
 	o.Keys, o.KeyIDs = splitKeys(keys)
 	var certs *serveconfig.CertLoader
 	if c.TLSCert != "" {

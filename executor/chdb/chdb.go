@@ -240,7 +240,8 @@ func engineError(op, text string) error {
 // [Options]); nothing else is sent. When ctx ends before the statement does, the statement is
 // killed in the engine (KILL QUERY from the control connection), so its connection is free
 // again within moments instead of running on to max_execution_time, and the error matches
-// ctx.Err(). A connection whose statement failed, was killed or was abandoned is replaced,
+// ctx.Err(); Run and Rows.Next return that error when ctx ends, without waiting for the
+// engine call in progress (see rows.await). A connection whose statement failed, was killed or was abandoned is replaced,
 // never reused.
 func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
 	const op = "run query"
@@ -250,7 +251,7 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 	}
 	lim := limits{queryMemory: e.opts.QueryMemory, marker: e.markerPrefix + strconv.FormatUint(e.seq.Add(1), 10)}
 	if dl, ok := ctx.Deadline(); ok {
-		lim.deadline = dl
+		lim.left = max(time.Until(dl), time.Millisecond) // a deadline passed: ctx.Err below
 	}
 	sql, err := statementSQL(q, lim)
 	if err != nil {
@@ -273,7 +274,12 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 		r.finish(false)
 		return nil, executor.New(op, executor.ErrUnavailable, errors.New("chdb connection lost"))
 	}
-	s, errText := c.startStream(sql, outputFormat, names, values)
+	var s unsafe.Pointer
+	var errText string
+	start := func() { s, errText = c.startStream(sql, outputFormat, names, values) }
+	if !r.await(start, func() { r.stream = s }) {
+		return nil, r.abandoned(op)
+	}
 	if errText != "" && notStreamable(errText) {
 		return r.runWhole(op, sql, names, values)
 	}
@@ -332,8 +338,11 @@ type rows struct {
 	c      *conn          // nil once given back
 	stream unsafe.Pointer // chdb stream handle; nil when none
 	marker string
-	eof    bool          // the engine sent its last chunk
-	done   chan struct{} // closed when the statement has ended
+	eof    bool // the engine sent its last chunk
+	// detached is set when ctx ended during an engine call: the goroutine of that call
+	// then owns the connection and ends the statement (see await); the reader is done.
+	detached bool
+	done     chan struct{} // closed when the statement has ended
 	// stopWatch stops the context watch that kills the statement.
 	stopWatch func() bool
 
@@ -367,9 +376,70 @@ func (r *rows) failure(op, text string) error {
 	return engineError(op, text)
 }
 
+// await runs call, a blocking engine call on r's connection, and waits for it or for ctx to
+// end, whichever comes first. The engine does not check max_execution_time or a KILL
+// everywhere (a hash join being built, a scalar sub-query being evaluated): a statement can
+// run on for seconds past both. So when ctx ends first, await returns false at once and
+// the statement is abandoned: the call's goroutine waits for the engine, runs adopt (which
+// keeps what the call returned that must be released), then ends the statement and gives
+// the connection back. Until then the connection stays out of the pool, so the engine never
+// runs more statements than the pool has connections. The caller's answer no longer waits for
+// the engine; the error's Ended ([executor.Error]) says when the engine let go, and the
+// pipeline keeps the caller's admission slot until then. On true the call has returned and
+// adopt has not run.
+func (r *rows) await(call, adopt func()) bool {
+	if r.ctx.Done() == nil {
+		call()
+		return true
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		call()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-r.ctx.Done():
+	}
+	select {
+	case <-done:
+		return true
+	default:
+	}
+	r.detached = true
+	go func() {
+		<-done
+		if adopt != nil {
+			adopt()
+		}
+		r.release(false)
+	}()
+	return false
+}
+
+// abandoned is the error of a statement await left running: the context's, with Ended set
+// to close when the engine lets go of the statement.
+func (r *rows) abandoned(op string) error {
+	err := executor.FromContext(op, r.ctx.Err())
+	if e, ok := err.(*executor.Error); ok {
+		e.Ended = r.done
+	}
+	return err
+}
+
 // finish ends the statement and gives the connection back; clean means the stream reached
-// its end without an error, so the connection can be reused as it is.
+// its end without an error, so the connection can be reused as it is. After await has
+// abandoned the statement, the goroutine it left owns the connection and finish does nothing.
 func (r *rows) finish(clean bool) {
+	if r.detached {
+		return
+	}
+	r.release(clean)
+}
+
+// release does the work of finish.
+func (r *rows) release(clean bool) {
 	if r.c == nil {
 		return
 	}
@@ -397,7 +467,11 @@ func (r *rows) fetch() bool {
 	if r.c == nil {
 		return false
 	}
-	res := r.c.fetch(r.stream)
+	var res result
+	if !r.await(func() { res = r.c.fetch(r.stream) }, nil) {
+		r.err = r.abandoned("read rows")
+		return false
+	}
 	if res.errText != "" {
 		r.err = r.failure("read rows", res.errText)
 		r.finish(false)

@@ -174,6 +174,15 @@ func TestCancelStopsEngine(t *testing.T) {
 		if !errors.Is(err, executor.ErrTimeout) {
 			t.Fatalf("heavy statement: err = %v, want ErrTimeout", err)
 		}
+		// Answered at the deadline, the statement may still be stopping: Ended says when
+		// the engine has let go of it.
+		if ended := executor.Ended(err); ended != nil {
+			select {
+			case <-ended:
+			case <-ctx.Done():
+				t.Fatal("the abandoned statement never ended")
+			}
+		}
 		wantFiveNumbers(t, ctx, e)
 	})
 
@@ -285,6 +294,16 @@ func TestStatementSettings(t *testing.T) {
 		got := get(ctx, "SELECT toFloat64(getSetting('max_execution_time')) SETTINGS max_execution_time = 30")
 		if f, _ := got.(float64); f < 1 || f > 5 {
 			t.Errorf("max_execution_time = %v, want 1..5", got)
+		}
+		// Fractional: what is left of 2.5 s, not rounded up to whole seconds; and a statement
+		// that reaches it fails instead of answering with what it read so far.
+		ctx3, cancel3 := context.WithTimeout(t.Context(), 2500*time.Millisecond)
+		defer cancel3()
+		if f, _ := get(ctx3, "SELECT toFloat64(getSetting('max_execution_time'))").(float64); f <= 0 || f > 2.5 {
+			t.Errorf("max_execution_time with 2.5 s left = %v, want at most 2.5", f)
+		}
+		if got := get(ctx3, "SELECT toString(getSetting('timeout_overflow_mode')) SETTINGS timeout_overflow_mode = 'break'"); got != "throw" {
+			t.Errorf("timeout_overflow_mode with a deadline = %v, want throw", got)
 		}
 		if got := get(t.Context(), "SELECT toFloat64(getSetting('max_execution_time')) SETTINGS max_execution_time = 30"); got != 30.0 {
 			t.Errorf("max_execution_time without a deadline = %v, want 30", got)

@@ -2,7 +2,6 @@ package chdb
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,9 +18,9 @@ var settingRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
 // limits are what the executor itself adds to every statement.
 type limits struct {
-	deadline    time.Time // zero: none
-	queryMemory int64     // cap on max_memory_usage; zero or negative: none
-	marker      string    // log_comment naming the statement for KILL QUERY
+	left        time.Duration // time left before the context's deadline; zero or less: none
+	queryMemory int64         // cap on max_memory_usage; zero or negative: none
+	marker      string        // log_comment naming the statement for KILL QUERY
 }
 
 // statementSQL returns q.SQL with the settings it must run with merged into its trailing
@@ -30,8 +29,9 @@ type limits struct {
 // The SQL's own SETTINGS clause is authoritative: a key of q.Settings that the clause already
 // sets is not repeated. Keys it does not set are appended (readonly is skipped: query
 // connections already run with readonly = 2, which may not be changed). Then the executor's
-// limits: max_execution_time is lowered to the whole seconds left before the deadline (at
-// least 1), max_memory_usage is lowered to lim.queryMemory when it allows more or nothing, and
+// limits: max_execution_time is lowered to the time left before the deadline (seconds, to the
+// millisecond, at least 0.001; see [executor.DeadlineSeconds]) with timeout_overflow_mode =
+// 'throw', max_memory_usage is lowered to lim.queryMemory when it allows more or nothing, and
 // log_comment carries lim.marker. Within one SETTINGS clause the last value of a key wins, so
 // appending ", key = value" overrides the clause's earlier value; a second SETTINGS clause
 // would not (the SELECT's own clause is applied after the query-level one).
@@ -76,12 +76,15 @@ func statementSQL(q *compiler.Query, lim limits) (string, error) {
 		v, ok := have[key]
 		return v, ok
 	}
-	if !lim.deadline.IsZero() {
-		left := max(int64(math.Ceil(time.Until(lim.deadline).Seconds())), 1)
+	if lim.left > 0 {
+		left := executor.DeadlineSeconds(lim.left)
 		text, ok := current("max_execution_time")
-		if n, isNum := number(text); !ok || !isNum || n <= 0 || float64(left) < n {
-			set("max_execution_time", strconv.FormatInt(left, 10))
+		if n, isNum := number(text); !ok || !isNum || n <= 0 || left < n {
+			set("max_execution_time", strconv.FormatFloat(left, 'f', -1, 64))
 		}
+		// The default, but a statement that reached its limit must fail, never answer
+		// with what it had read so far (timeout_overflow_mode = 'break').
+		set("timeout_overflow_mode", "'throw'")
 	}
 	if lim.queryMemory > 0 {
 		// Without the key, the connection's own max_memory_usage (the same cap) applies.

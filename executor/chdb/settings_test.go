@@ -15,7 +15,7 @@ func TestStatementSQL(t *testing.T) {
 		{Key: "max_memory_usage", Value: int64(4294967296)},
 		{Key: "readonly", Value: int64(2)},
 	}
-	soon := time.Now().Add(4500 * time.Millisecond) // 5 whole seconds left, rounded up
+	soon := 4500*time.Millisecond + 300*time.Microsecond // 4.501 s: rounded up to the millisecond
 	tests := []struct {
 		name string
 		q    compiler.Query
@@ -30,14 +30,14 @@ func TestStatementSQL(t *testing.T) {
 		{
 			name: "marker, deadline and memory cap extend the clause",
 			q:    compiler.Query{SQL: "SELECT 1\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296", Settings: compiled},
-			lim:  limits{deadline: soon, queryMemory: 1 << 30, marker: "graphwire-ab-1"},
-			want: "SELECT 1\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, max_execution_time = 5, max_memory_usage = 1073741824, log_comment = 'graphwire-ab-1'",
+			lim:  limits{left: soon, queryMemory: 1 << 30, marker: "graphwire-ab-1"},
+			want: "SELECT 1\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, max_execution_time = 4.501, timeout_overflow_mode = 'throw', max_memory_usage = 1073741824, log_comment = 'graphwire-ab-1'",
 		},
 		{
 			name: "limits already lower stay",
 			q:    compiler.Query{SQL: "SELECT 1 SETTINGS max_execution_time = 2, max_memory_usage = 1000"},
-			lim:  limits{deadline: soon, queryMemory: 1 << 30},
-			want: "SELECT 1 SETTINGS max_execution_time = 2, max_memory_usage = 1000",
+			lim:  limits{left: soon, queryMemory: 1 << 30},
+			want: "SELECT 1 SETTINGS max_execution_time = 2, max_memory_usage = 1000, timeout_overflow_mode = 'throw'",
 		},
 		{
 			name: "unlimited memory is capped",

@@ -90,3 +90,48 @@ func TestTableSizes(t *testing.T) {
 		t.Errorf("after a failed refresh Rows(small) = %d, %v; want the last snapshot's 1010", n, ok)
 	}
 }
+
+// TestEdgeRows: with the edge table there, a refresh also counts its rows per relationship
+// type and end kinds (every stored version); without it, edge counts are unknown.
+func TestEdgeRows(t *testing.T) {
+	e := open(t, chdb.Options{})
+	ctx := context.Background()
+	s := executor.NewTableSizes(e, time.Hour)
+	if err := e.Exec(ctx, "CREATE TABLE other (id Int64) ENGINE = MergeTree ORDER BY id"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Exec(ctx, "INSERT INTO other VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := s.EdgeRows("AUTHORED", "User", "MergeRequest"); ok {
+		t.Errorf("no edge table: EdgeRows = %d, true; want unknown", n)
+	}
+	for _, stmt := range []string{
+		"CREATE TABLE gl_edge (relationship_kind LowCardinality(String), source_kind LowCardinality(String), target_kind LowCardinality(String), v UInt64) ENGINE = MergeTree ORDER BY relationship_kind",
+		"INSERT INTO gl_edge SELECT 'AUTHORED', 'User', 'MergeRequest', number FROM numbers(30)",
+		"INSERT INTO gl_edge SELECT 'AUTHORED', 'User', 'MergeRequest', 1 FROM numbers(5)",
+		"INSERT INTO gl_edge SELECT 'IN_PROJECT', 'MergeRequest', 'Project', number FROM numbers(7)",
+	} {
+		if err := e.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		rel, from, to string
+		want          int64
+	}{
+		{"AUTHORED", "User", "MergeRequest", 35},
+		{"IN_PROJECT", "MergeRequest", "Project", 7},
+		{"IN_PROJECT", "Project", "MergeRequest", 0},
+	} {
+		if n, ok := s.EdgeRows(tt.rel, tt.from, tt.to); !ok || n != tt.want {
+			t.Errorf("EdgeRows(%s, %s, %s) = %d, %v; want %d, true", tt.rel, tt.from, tt.to, n, ok, tt.want)
+		}
+	}
+}

@@ -154,15 +154,33 @@ func (e *Executor) queryContext(ctx context.Context, q *compiler.Query, st *stat
 		}
 		opts = append(opts, ch.WithParameters(ch.Parameters(params)))
 	}
-	if len(q.Settings) > 0 {
-		s := make(ch.Settings, len(q.Settings))
-		for _, kv := range q.Settings {
-			s[kv.Key] = settingValue(kv.Value)
-		}
+	s := make(ch.Settings, len(q.Settings)+1)
+	for _, kv := range q.Settings {
+		s[kv.Key] = settingValue(kv.Value)
+	}
+	deadlineSetting(ctx, s)
+	if len(s) > 0 {
 		opts = append(opts, ch.WithSettings(s))
 	}
 	opts = append(opts, ch.WithProgress(st.add))
 	return ch.Context(ctx, opts...), nil
+}
+
+// deadlineSetting lowers s's max_execution_time to the seconds left before ctx's deadline, so
+// that the server stops the statement itself (TIMEOUT_EXCEEDED, an [executor.ErrTimeout])
+// even where the driver's cancel on ctx does not reach it. Whole seconds, rounded up, at least
+// 1: servers before 20.1 take only integer settings (see settingValue). The server's
+// timeout_overflow_mode is left at its default, throw: such servers would refuse its string.
+func deadlineSetting(ctx context.Context, s ch.Settings) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return
+	}
+	left := int(math.Ceil(executor.DeadlineSeconds(time.Until(dl))))
+	if cur, ok := s["max_execution_time"].(int); ok && cur > 0 && cur <= left {
+		return
+	}
+	s["max_execution_time"] = left
 }
 
 // settingValue converts a setting to what the driver encodes: servers before settings were sent
