@@ -54,6 +54,12 @@ type Options struct {
 	// refused with 403 before its token is looked at (DNS rebinding, see originGate). New
 	// ignores entries that are not origins; [CheckOrigins] finds them.
 	AllowedOrigins []string
+	// WriteTimeout, when positive, bounds each write of an authenticated request's response
+	// to a client that does not read, renewed for every message of a stream, and lifts the
+	// server's read deadline once the request body is read (see streamDeadlines); serve it
+	// with an http.Server whose ReadTimeout and WriteTimeout bound the rest. 0 leaves the
+	// server's deadlines alone.
+	WriteTimeout time.Duration
 	// Authenticated, when set, is called for every HTTP request whose bearer token
 	// verifies, before the request is served. serve uses it to move the request's
 	// connection out of the budget of unauthenticated connections.
@@ -191,7 +197,7 @@ func (s *Server) HTTPHandler() http.Handler {
 		return &sdkauth.TokenInfo{UserID: c.Fingerprint(), Extra: map[string]any{"claims": c}}, nil
 	}
 	limit := newSessionLimit(s.mcp, s.opts.MaxSessions, s.opts.MaxSessionsPerCaller, sessionRetryAfter)
-	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.refuseBatches(body, limit.wrap(h)))
+	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamDeadlines(s.opts.WriteTimeout, s.refuseBatches(body, limit.wrap(h))))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.origins.allows(r.Header.Get("Origin")) {
 			refuseOrigin(w)
