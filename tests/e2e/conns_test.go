@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -175,4 +176,91 @@ func isTimeout(err error) bool {
 func tail(text string, n int) string {
 	lines := strings.Split(text, "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestStreamOutlivesTimeouts: the HTTP read and write timeouts bound a request's arrival
+// and each write, not an authenticated exchange as a whole. With a write timeout of 1 s, a
+// request whose body takes 2 s to arrive (within the 5 s read timeout) still gets its
+// answer: a plain http.Server WriteTimeout counts from the request's headers, so the
+// answer's first write failed and the client got no answer. A standalone SSE stream (GET
+// /mcp) stays open past both timeouts and ends when its session is deleted.
+func TestStreamOutlivesTimeouts(t *testing.T) {
+	s := startServe(t, nil, "--jwt-secret-file", keyFile(t), "--mcp-listen", "127.0.0.1:0",
+		"--http-read-timeout", "5s", "--http-write-timeout", "1s")
+	tok := mint(t, secret, "", admin)
+	dial := func() (net.Conn, *bufio.Reader) {
+		t.Helper()
+		c, err := net.Dial("tcp", s.mcp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetReadDeadline(time.Now().Add(readBound))
+		return c, bufio.NewReader(c)
+	}
+	head := "Host: " + s.mcp + "\r\nAuthorization: Bearer " + tok + "\r\nAccept: application/json, text/event-stream\r\n"
+
+	// A slow client: the body's second half comes 2 s after its first (pacing the client,
+	// not waiting for the server).
+	c, br := dial()
+	body := initializeBody("2025-06-18")
+	io.WriteString(c, "POST /mcp HTTP/1.1\r\n"+head+"Content-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(body))+"\r\n\r\n"+body[:10])
+	time.Sleep(2 * time.Second)
+	io.WriteString(c, body[10:])
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("initialize sent over 2 s with a 1 s write timeout: no answer: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize sent over 2 s: %d, session %q", resp.StatusCode, session)
+	}
+	note := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	io.WriteString(c, "POST /mcp HTTP/1.1\r\n"+head+"Mcp-Session-Id: "+session+"\r\nContent-Type: application/json\r\nContent-Length: "+fmt.Sprint(len(note))+"\r\n\r\n"+note)
+	if resp, err = http.ReadResponse(br, nil); err != nil || resp.StatusCode >= 300 {
+		t.Fatalf("initialized: %v %v", resp, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	c, br = dial()
+	io.WriteString(c, "GET /mcp HTTP/1.1\r\n"+head+"Mcp-Session-Id: "+session+"\r\n\r\n")
+	if resp, err = http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", resp, err)
+	}
+	if len(resp.TransferEncoding) == 0 || resp.TransferEncoding[0] != "chunked" {
+		t.Fatalf("GET stream: transfer encoding %v, want chunked", resp.TransferEncoding)
+	}
+	// Four times the write timeout, past the read timeout too: the stream is still open.
+	if streamEnded(c, br, 6*time.Second) {
+		t.Fatal("the SSE stream ended within 6 s; the timeouts cut it")
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, "http://"+s.mcp+"/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Mcp-Session-Id", session)
+	if dr, err := http.DefaultClient.Do(req); err != nil || dr.StatusCode >= 300 {
+		t.Fatalf("DELETE session: %v %v", dr, err)
+	}
+	if !streamEnded(c, br, readBound) {
+		t.Errorf("the SSE stream stayed open after its session was deleted")
+	}
+}
+
+// streamEnded reads the raw chunked body of a response from br (over c) for at most d and
+// reports whether it ended: its last chunk arrived or the connection closed.
+func streamEnded(c net.Conn, br *bufio.Reader, d time.Duration) bool {
+	c.SetReadDeadline(time.Now().Add(d))
+	var seen []byte
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return !isTimeout(err)
+		}
+		seen = append(seen, b)
+		if bytes.HasSuffix(seen, []byte("\r\n0\r\n\r\n")) || string(seen) == "0\r\n\r\n" {
+			return true
+		}
+	}
 }
