@@ -54,6 +54,9 @@ func (s *Server) authenticate(ctx context.Context, fullMethod string) (context.C
 	if err != nil {
 		return nil, status.Error(codes.Unauthenticated, "invalid or missing token")
 	}
+	if s.opts.Authenticated != nil {
+		s.opts.Authenticated(ctx)
+	}
 	return context.WithValue(ctx, claimsKey{}, claims), nil
 }
 

@@ -1,6 +1,7 @@
 package grpcsvc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,6 +81,10 @@ type Options struct {
 	// nothing. Set the same metrics in the pipeline's options for engine and
 	// format series.
 	Metrics *telemetry.Metrics
+	// Authenticated, when set, is called with the context of every call whose bearer token
+	// verifies, before the call runs (its peer.FromContext names the connection). serve
+	// uses it to move the connection out of the budget of unauthenticated connections.
+	Authenticated func(ctx context.Context)
 	// Logger receives one line per call; nil discards. Records carry the
 	// request's context: wrap the handler with [telemetry.NewLogHandler] to
 	// add request_id to every line.

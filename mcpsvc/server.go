@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,6 +48,22 @@ type Options struct {
 	// [RequestBytes] of the pipeline's query limit, so that every query the pipeline
 	// accepts fits however it is escaped, and a body far over that limit is not read.
 	MaxRequestBytes int64
+	// AllowedOrigins are the browser origins (scheme://host[:port]) whose requests the HTTP
+	// transport serves besides loopback ones; "*" allows every origin. A request without an
+	// Origin header (a non-browser client) is always served; one from any other origin is
+	// refused with 403 before its token is looked at (DNS rebinding, see originGate). New
+	// ignores entries that are not origins; [CheckOrigins] finds them.
+	AllowedOrigins []string
+	// WriteTimeout, when positive, bounds each write of an authenticated request's response
+	// to a client that does not read, renewed for every message of a stream, and lifts the
+	// server's read deadline once the request body is read (see streamDeadlines); serve it
+	// with an http.Server whose ReadTimeout and WriteTimeout bound the rest. 0 leaves the
+	// server's deadlines alone.
+	WriteTimeout time.Duration
+	// Authenticated, when set, is called for every HTTP request whose bearer token
+	// verifies, before the request is served. serve uses it to move the request's
+	// connection out of the budget of unauthenticated connections.
+	Authenticated func(*http.Request)
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
 }
@@ -57,6 +74,8 @@ type Server struct {
 	mcp  *mcp.Server
 	opts Options
 	log  *slog.Logger
+	// origins decides which browser origins the HTTP transport serves.
+	origins originGate
 	// fixed holds the caller of each stdio or in-process session.
 	fixed sync.Map // *mcp.ServerSession → *auth.Claims
 }
@@ -88,7 +107,8 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{pipe: opts.Pipeline, opts: opts, log: log}
+	opts.AllowedOrigins = slices.Clone(opts.AllowedOrigins)
+	s := &Server{pipe: opts.Pipeline, opts: opts, log: log, origins: newOriginGate(opts.AllowedOrigins)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "graphwire", Title: "graphwire graph query service", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions})
 	s.register()
@@ -147,6 +167,13 @@ func (s *Server) Connect(ctx context.Context, claims *auth.Claims, t mcp.Transpo
 // bounded per caller and in all (Options.MaxSessions,
 // MaxSessionsPerCaller): beyond them, opening one more answers 429. A request body
 // longer than Options.MaxRequestBytes answers 413 without being read whole.
+//
+// A request with an Origin header that is neither a loopback origin nor one of
+// Options.AllowedOrigins answers 403 (DNS rebinding; the SDK checks Host). A JSON-RPC
+// batch answers 400 with a JSON-RPC error unless the request's protocol version (its
+// Mcp-Protocol-Version header, else its session's) is one before 2025-06-18, which
+// removed batches. A refusal for a missing or bad token or a foreign origin closes the
+// connection (Connection: close), so that an unauthenticated peer cannot keep it.
 func (s *Server) HTTPHandler() http.Handler {
 	body := s.opts.MaxRequestBytes
 	if body <= 0 {
@@ -154,7 +181,7 @@ func (s *Server) HTTPHandler() http.Handler {
 	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
 		&mcp.StreamableHTTPOptions{Logger: s.log, SessionTimeout: s.opts.SessionTimeout, MaxRequestBodyBytes: body})
-	verify := func(_ context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+	verify := func(_ context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
 		if s.opts.Verifier == nil {
 			return nil, sdkauth.ErrInvalidToken
 		}
@@ -162,13 +189,20 @@ func (s *Server) HTTPHandler() http.Handler {
 		if err != nil {
 			return nil, sdkauth.ErrInvalidToken
 		}
+		if s.opts.Authenticated != nil {
+			s.opts.Authenticated(r)
+		}
 		// UserID binds the session: the SDK refuses a request of another
 		// authorization context on it.
 		return &sdkauth.TokenInfo{UserID: c.Fingerprint(), Extra: map[string]any{"claims": c}}, nil
 	}
 	limit := newSessionLimit(s.mcp, s.opts.MaxSessions, s.opts.MaxSessionsPerCaller, sessionRetryAfter)
-	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(limit.wrap(h))
+	inner := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamDeadlines(s.opts.WriteTimeout, s.refuseBatches(body, limit.wrap(h))))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.origins.allows(r.Header.Get("Origin")) {
+			refuseOrigin(w)
+			return
+		}
 		// Every response, a refusal too, names its request; a tool call
 		// carried by this request takes the same id from the header.
 		id := telemetry.RequestID(r.Header.Get(RequestIDHeader))
@@ -198,9 +232,14 @@ const sessionRetryAfter = 10 * time.Second
 // challenge adds the WWW-Authenticate header to a 401 (RFC 6750 §3).
 type challenge struct{ http.ResponseWriter }
 
+// The connection closes after a 401 (Connection: close; over HTTP/2 a GOAWAY): a peer
+// without a valid token gets its answer and nothing more, and cannot hold the socket.
 func (c *challenge) WriteHeader(code int) {
-	if code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
-		c.Header().Set("WWW-Authenticate", `Bearer realm="graphwire", error="invalid_token"`)
+	if code == http.StatusUnauthorized {
+		if c.Header().Get("WWW-Authenticate") == "" {
+			c.Header().Set("WWW-Authenticate", `Bearer realm="graphwire", error="invalid_token"`)
+		}
+		c.Header().Set("Connection", "close")
 	}
 	c.ResponseWriter.WriteHeader(code)
 }

@@ -88,6 +88,15 @@ type Config struct {
 	KeepaliveTime, KeepaliveTimeout time.Duration
 	MaxRecvMsgSize, MaxSendMsgSize  int
 	MaxConcurrentStreams            int
+
+	// Connection bounds (docs/service.md, "Connections and file descriptors").
+	ReadHeaderTimeout, HTTPReadTimeout, HTTPWriteTimeout, HTTPIdleTimeout time.Duration
+	GRPCMaxConnectionIdle, KeepaliveMinTime                               time.Duration
+	MaxConnections, MaxConnectionsPerIP, MaxUnauthenticatedConnections    int
+	EngineFDReserve                                                       int
+	// MCPAllowedOrigins lists, comma-separated, the browser origins MCP serves besides
+	// loopback ones ("*": every origin).
+	MCPAllowedOrigins string
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -158,8 +167,30 @@ var table = []Option{
 		func(c *Config) any { return &c.MaxRecvMsgSize }},
 	{"max-send-msg-size", Int, "0", "largest gRPC response message in bytes (0: gRPC's default, 2 GiB)",
 		func(c *Config) any { return &c.MaxSendMsgSize }},
-	{"max-concurrent-streams", Int, "0", "concurrent gRPC calls per client connection (0: unlimited)",
+	{"max-concurrent-streams", Int, "100", "concurrent gRPC calls per client connection (0: unlimited)",
 		func(c *Config) any { return &c.MaxConcurrentStreams }},
+	{"keepalive-min-time", Duration, "5m", "a gRPC client that pings more often than this, or pings with no call open, is disconnected (gRPC's enforcement policy)",
+		func(c *Config) any { return &c.KeepaliveMinTime }},
+	{"grpc-max-connection-idle", Duration, "5m", "close a gRPC connection that has had no call open for this long",
+		func(c *Config) any { return &c.GRPCMaxConnectionIdle }},
+	{"read-header-timeout", Duration, "10s", "time a new connection has to send its HTTP request headers, or to finish the TLS and HTTP/2 handshake on gRPC",
+		func(c *Config) any { return &c.ReadHeaderTimeout }},
+	{"http-read-timeout", Duration, "30s", "time an HTTP request (MCP, metrics) has to arrive whole, body included",
+		func(c *Config) any { return &c.HTTPReadTimeout }},
+	{"http-write-timeout", Duration, "60s", "time an HTTP response write may wait for a slow client (MCP renews it for every message of a stream)",
+		func(c *Config) any { return &c.HTTPWriteTimeout }},
+	{"http-idle-timeout", Duration, "2m", "close an HTTP keep-alive connection idle between requests for this long",
+		func(c *Config) any { return &c.HTTPIdleTimeout }},
+	{"max-connections", Int, "0", "connections open at once over the gRPC, MCP and metrics listeners (0: what the descriptor limit leaves after --engine-fd-reserve)",
+		func(c *Config) any { return &c.MaxConnections }},
+	{"max-connections-per-ip", Int, "0", "connections open at once from one client address (0: a quarter of --max-connections)",
+		func(c *Config) any { return &c.MaxConnectionsPerIP }},
+	{"max-unauthenticated-connections", Int, "0", "connections open at once that have not yet sent a valid token; beyond, the oldest is closed (0: a quarter of --max-connections)",
+		func(c *Config) any { return &c.MaxUnauthenticatedConnections }},
+	{"engine-fd-reserve", Int, "1024", "file descriptors kept free of connections for the engine (at most half the descriptor limit)",
+		func(c *Config) any { return &c.EngineFDReserve }},
+	{"mcp-allowed-origins", String, "", "browser origins (scheme://host[:port], comma-separated; * for any) MCP serves besides loopback ones; other origins get 403",
+		func(c *Config) any { return &c.MCPAllowedOrigins }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

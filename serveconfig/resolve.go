@@ -216,6 +216,26 @@ func check(c *Config) error {
 		return bad("max-send-msg-size", "must not be negative")
 	case c.MaxConcurrentStreams < 0:
 		return bad("max-concurrent-streams", "must not be negative")
+	case c.KeepaliveMinTime <= 0:
+		return bad("keepalive-min-time", "must be positive")
+	case c.GRPCMaxConnectionIdle <= 0:
+		return bad("grpc-max-connection-idle", "must be positive")
+	case c.ReadHeaderTimeout <= 0:
+		return bad("read-header-timeout", "must be positive")
+	case c.HTTPReadTimeout <= 0:
+		return bad("http-read-timeout", "must be positive")
+	case c.HTTPWriteTimeout <= 0:
+		return bad("http-write-timeout", "must be positive")
+	case c.HTTPIdleTimeout <= 0:
+		return bad("http-idle-timeout", "must be positive")
+	case c.MaxConnections < 0:
+		return bad("max-connections", "must not be negative")
+	case c.MaxConnectionsPerIP < 0:
+		return bad("max-connections-per-ip", "must not be negative")
+	case c.MaxUnauthenticatedConnections < 0:
+		return bad("max-unauthenticated-connections", "must not be negative")
+	case c.EngineFDReserve < 0:
+		return bad("engine-fd-reserve", "must not be negative")
 	case (c.TLSCert == "") != (c.TLSKey == ""):
 		return bad("tls-cert", "--tls-cert and --tls-key go together")
 	case c.TLSClientCA != "" && c.TLSCert == "":

@@ -69,7 +69,9 @@ func TestPrecedence(t *testing.T) {
 		Listen: "127.0.0.1:7447", JWTSecretFile: "/s", JWTAudience: "graphwire",
 		HealthInterval: 5 * time.Second, ShutdownGrace: 10 * time.Second,
 		LogLevel: "info", LogFormat: "json", KeepaliveTime: 2 * time.Hour, KeepaliveTimeout: 20 * time.Second,
-		MaxRecvMsgSize: serveconfig.DefaultMaxRecvMsgSize,
+		MaxRecvMsgSize: serveconfig.DefaultMaxRecvMsgSize, MaxConcurrentStreams: 100,
+		KeepaliveMinTime: 5 * time.Minute, GRPCMaxConnectionIdle: 5 * time.Minute, ReadHeaderTimeout: 10 * time.Second,
+		HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: time.Minute, HTTPIdleTimeout: 2 * time.Minute, EngineFDReserve: 1024,
 	}
 	base.Admission.MaxConcurrent, base.Admission.Wait = 4, time.Second
 	for _, tt := range tests {
@@ -141,6 +143,9 @@ func TestErrors(t *testing.T) {
 		{"log level", with("log-level", "verbose"), nil, "", "", "log-level", serveconfig.ErrInvalid},
 		{"log format", with("log-format", "xml"), nil, "", "", "log-format", serveconfig.ErrInvalid},
 		{"negative streams", with("max-concurrent-streams", "-1"), nil, "", "", "max-concurrent-streams", serveconfig.ErrInvalid},
+		{"zero read timeout", with("http-read-timeout", "0s"), nil, "", "", "http-read-timeout", serveconfig.ErrInvalid},
+		{"negative connections", with("max-connections", "-1"), nil, "", "", "max-connections", serveconfig.ErrInvalid},
+		{"negative reserve", with("engine-fd-reserve", "-1"), nil, "", "", "engine-fd-reserve", serveconfig.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/mcpsvc"
+	"github.com/graphwire/graphwire/netlimit"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
 	"github.com/graphwire/graphwire/serveconfig"
@@ -53,6 +54,9 @@ func newServeCmd(s streams) *cobra.Command {
 			c, err := serveconfig.Resolve(explicit, os.Getenv, file)
 			if err != nil {
 				return &usageError{err}
+			}
+			if bad, ok := mcpsvc.CheckOrigins(splitOrigins(c.MCPAllowedOrigins)); !ok {
+				return &usageError{fmt.Errorf("--mcp-allowed-origins: %q is not an origin (scheme://host[:port], http or https) or *", bad)}
 			}
 			ef, err := serveEngine(c)
 			if err != nil {
@@ -170,8 +174,13 @@ type serviceOptions struct {
 	// Metrics makes the service record Prometheus metrics (service.metrics).
 	Metrics bool
 	// GRPC are extra gRPC server options (TLS, keepalive, limits).
-	GRPC   []grpc.ServerOption
-	Logger *slog.Logger
+	GRPC []grpc.ServerOption
+	// MCPOrigins are mcpsvc.Options.AllowedOrigins; MCPWriteTimeout is its WriteTimeout.
+	MCPOrigins      []string
+	MCPWriteTimeout time.Duration
+	// ConnLimit, when set, learns which connections authenticated.
+	ConnLimit *netlimit.Limiter
+	Logger    *slog.Logger
 }
 
 // newService wires the faces of o over one pipeline on eng.
@@ -198,15 +207,22 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	if err != nil {
 		return nil, err
 	}
+	var grpcAuthed func(context.Context)
+	var httpAuthed func(*http.Request)
+	if o.ConnLimit != nil {
+		grpcAuthed, httpAuthed = connAuthenticated(o.ConnLimit)
+	}
 	srv, err := grpcsvc.New(eng, pipe.Registry(), grpcsvc.Options{
 		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
 		HealthInterval: o.HealthInterval, MaxQueryBytes: o.MaxQueryBytes, Metrics: m, Logger: o.Logger,
+		Authenticated: grpcAuthed,
 	})
 	if err != nil {
 		return nil, err
 	}
-	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger})
+	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger,
+		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed})
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +256,8 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		return err
 	}
 	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
-		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger}
+		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger,
+		MCPOrigins: splitOrigins(c.MCPAllowedOrigins), MCPWriteTimeout: c.HTTPWriteTimeout}
 	o.Keys, o.KeyIDs = splitKeys(keys)
 	var certs *serveconfig.CertLoader
 	if c.TLSCert != "" {
@@ -258,11 +275,18 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		return err
 	}
 	defer eng.Close()
+	// Sized once the engine is open, so that its descriptors count as in use.
+	budget := sizeConnections(c, raiseFileLimit(), openFiles())
+	budget.opts.Logger = logger
+	if o.ConnLimit, err = netlimit.New(budget.opts); err != nil {
+		return err
+	}
+	budget.log(logger)
 	svc, err := newService(eng, ont, o)
 	if err != nil {
 		return err
 	}
-	ls, err := listen(c, certs, logger)
+	ls, err := listen(c, certs, o.ConnLimit, logger)
 	if err != nil {
 		return err
 	}
@@ -277,7 +301,8 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	adm := svc.server.Admission().Options()
 	logger.Info("listening", "addr", ls.grpc.Addr().String(), "engine", ef.describe(), "tls", certs != nil, "mtls", c.TLSClientCA != "",
 		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
-	if err := serveUntilDone(ctx, svc, ls, c.PProf, c.ShutdownGrace, logger); err != nil {
+	newHTTP := func(h http.Handler) *http.Server { return newHTTPServer(c, h, logger) }
+	if err := serveUntilDone(ctx, svc, ls, newHTTP, c.PProf, c.ShutdownGrace); err != nil {
 		return err // runServe logs it
 	}
 	logger.Info("stopped")
@@ -285,9 +310,14 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 }
 
 // grpcServerOptions are the gRPC transport settings of c: credentials,
-// keepalive and limits (the request size limit is grpcsvc's).
+// keepalive and its enforcement, idle and handshake timeouts and limits (the
+// request size limit is grpcsvc's).
 func grpcServerOptions(c serveconfig.Config, certs *serveconfig.CertLoader) []grpc.ServerOption {
-	opts := []grpc.ServerOption{grpc.KeepaliveParams(keepalive.ServerParameters{Time: c.KeepaliveTime, Timeout: c.KeepaliveTimeout})}
+	opts := []grpc.ServerOption{
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: c.KeepaliveTime, Timeout: c.KeepaliveTimeout, MaxConnectionIdle: c.GRPCMaxConnectionIdle}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: c.KeepaliveMinTime}),
+		grpc.ConnectionTimeout(c.ReadHeaderTimeout),
+	}
 	if c.MaxSendMsgSize > 0 {
 		opts = append(opts, grpc.MaxSendMsgSize(c.MaxSendMsgSize))
 	}
@@ -314,19 +344,22 @@ func (ls listeners) close() {
 	}
 }
 
-// listen opens the listeners c asks for; the MCP one speaks TLS when
-// certs is set (gRPC's credentials do that themselves).
-func listen(c serveconfig.Config, certs *serveconfig.CertLoader, logger *slog.Logger) (listeners, error) {
+// listen opens the listeners c asks for, their connections bounded by
+// lim; the MCP one speaks TLS when certs is set (gRPC's credentials do that
+// themselves).
+func listen(c serveconfig.Config, certs *serveconfig.CertLoader, lim *netlimit.Limiter, logger *slog.Logger) (listeners, error) {
 	var ls listeners
 	var err error
 	if ls.grpc, err = net.Listen("tcp", c.Listen); err != nil {
 		return ls, err
 	}
+	ls.grpc = lim.Listener(ls.grpc)
 	if c.MCPListen != "" {
 		if ls.mcp, err = net.Listen("tcp", c.MCPListen); err != nil {
 			ls.close()
 			return ls, err
 		}
+		ls.mcp = lim.Listener(ls.mcp)
 		if certs != nil {
 			ls.mcp = tls.NewListener(ls.mcp, certs.TLSConfig("h2", "http/1.1"))
 		}
@@ -337,6 +370,7 @@ func listen(c serveconfig.Config, certs *serveconfig.CertLoader, logger *slog.Lo
 			ls.close()
 			return ls, err
 		}
+		ls.metrics = lim.Listener(ls.metrics)
 		logger.Info("metrics_listening", "addr", ls.metrics.Addr().String(), "path", "/metrics", "pprof", c.PProf)
 	}
 	return ls, nil
@@ -418,11 +452,11 @@ func metricsHandler(m *telemetry.Metrics, withPProf bool) http.Handler {
 }
 
 // serveUntilDone serves gRPC, and MCP over streamable HTTP and the metrics
-// when their listeners are set, until ctx ends, then stops them
+// (HTTP servers from newHTTP) when their listeners are set, until ctx ends, then stops them
 // gracefully, falling back to a hard stop after grace. Meanwhile a watcher
 // keeps the health status in step with the engine; from the start of the
 // shutdown it is NOT_SERVING.
-func serveUntilDone(ctx context.Context, svc *service, ls listeners, withPProf bool, grace time.Duration, logger *slog.Logger) error {
+func serveUntilDone(ctx context.Context, svc *service, ls listeners, newHTTP func(http.Handler) *http.Server, withPProf bool, grace time.Duration) error {
 	g := svc.server.GRPCServer(svc.grpcOpts...)
 	wctx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan struct{})
@@ -432,9 +466,9 @@ func serveUntilDone(ctx context.Context, svc *service, ls listeners, withPProf b
 	go func() { errc <- g.Serve(ls.grpc) }()
 	var https []*http.Server
 	serveHTTP := func(lis net.Listener, h http.Handler) {
-		// ErrorLog: net/http's own errors (TLS handshakes, accept failures) go through the
-		// logger, not the log package's plain lines on the process's stderr.
-		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+		// newHTTP bounds every connection's reads and writes (conns.go) and sends net/http's own
+		// errors (TLS handshakes, accept failures) through the logger.
+		hs := newHTTP(h)
 		https = append(https, hs)
 		go func() {
 			if err := hs.Serve(lis); !errors.Is(err, http.ErrServerClosed) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -66,8 +67,16 @@ type logLine struct {
 // and stops it (SIGINT) when the test ends.
 func startServe(t *testing.T, environ []string, args ...string) *served {
 	t.Helper()
+	return startServeWrapped(t, nil, environ, args...)
+}
+
+// startServeWrapped is startServe with the command run by wrap (a program and its first
+// arguments, e.g. a shell that lowers a limit and execs the rest); nil runs it directly.
+func startServeWrapped(t *testing.T, wrap []string, environ []string, args ...string) *served {
+	t.Helper()
 	bin, data := binary(t)
-	cmd := exec.Command(bin, append([]string{"serve", "--embedded", data, "--listen", "127.0.0.1:0", "--shutdown-grace", "2s"}, args...)...)
+	argv := slices.Concat(wrap, []string{bin, "serve", "--embedded", data, "--listen", "127.0.0.1:0", "--shutdown-grace", "2s"}, args)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), environ...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

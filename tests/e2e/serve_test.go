@@ -421,6 +421,7 @@ func TestServeRefusesBadConfig(t *testing.T) {
 		{"public plaintext from env", []string{"GRAPHWIRE_MCP_LISTEN=0.0.0.0:0"}, nil, "--plaintext"},
 		{"unknown file key", nil, []string{"--config", config}, config + ":2: listen-adress: unknown option"},
 		{"bad env value", []string{"GRAPHWIRE_MAX_CONCURRENT=many"}, nil, "GRAPHWIRE_MAX_CONCURRENT: max-concurrent: invalid value"},
+		{"not an origin", nil, []string{"--mcp-allowed-origins", "https://ok.example, ok.example/app"}, `--mcp-allowed-origins: "ok.example/app" is not an origin`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
