@@ -152,7 +152,8 @@ func (d *doc) header(cells []string) {
 	d.str("\n")
 }
 
-// cells renders one table row from a function appending each cell.
+// rowLine renders one table row of n cells, each appended by cell, and
+// returns it without leaving it in the buffer.
 func (d *doc) rowLine(n int, cell func(i int)) []byte {
 	start := len(d.buf)
 	d.str("|")

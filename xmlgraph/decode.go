@@ -361,6 +361,7 @@ func (p *parser) nodes() ([]graphresponse.Node, error) {
 			return err
 		}
 		seen := map[string]bool{}
+		// The node's attributes are checked above; items sees its name only.
 		err = p.items(xml.StartElement{Name: s.Name}, "property", func(c xml.StartElement) error {
 			m, err := p.keyed(c, seen, "type", "id")
 			if err != nil {

@@ -21,8 +21,9 @@ func FuzzDecode(f *testing.F) {
 		f.Add(marshal(f, hostile(rng)))
 	}
 	f.Add([]byte(head + "<nodes><node type=\"T\" id=\"1\"><property key=\"k\" type=\"array\"><item type=\"object\"><member key=\"a\" type=\"int\">1</member></item></property></node></nodes><edges/></graph_response>"))
-	f.Add([]byte(head + "<nodes>"))
-	f.Add([]byte(""))
+	for _, tt := range decodeErrors {
+		f.Add([]byte(tt.in))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := xmlgraph.Unmarshal(data, xmlgraph.Options{})
 		if err != nil {

@@ -273,35 +273,38 @@ func TestKinds(t *testing.T) {
 
 const head = `<graph_response xmlns="urn:graphwire:graph_response:1" format_version="1" query_type="q">`
 
+// decodeErrors are malformed or invalid documents with the error each
+// gives; FuzzDecode seeds from them too.
+var decodeErrors = []struct {
+	name string
+	in   string
+	want *xmlgraph.SyntaxError
+}{
+	{"empty", "", &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrMalformed}},
+	{"not xml", "{}", &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
+	{"wrong root", `<response xmlns="urn:graphwire:graph_response:1"/>`, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
+	{"no namespace", `<graph_response format_version="1" query_type="q"><nodes/><edges/></graph_response>`, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
+	{"missing attribute", `<graph_response xmlns="urn:graphwire:graph_response:1" query_type="q"/>`, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrAttribute}},
+	{"unknown attribute", head + "\n<nodes/><edges/><pagination has_more=\"true\" truncated=\"false\" more=\"1\"/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 17, Err: xmlgraph.ErrAttribute}},
+	{"missing edges", head + "\n<nodes/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 9, Err: xmlgraph.ErrElement}},
+	{"sections out of order", head + "<nodes/><edges/><rows/><columns/></graph_response>", &xmlgraph.SyntaxError{Line: 1, Column: 113, Err: xmlgraph.ErrElement}},
+	{"bad id", head + "\n<nodes>\n  <node type=\"T\" id=\"1.5\"/></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 3, Column: 3, Err: xmlgraph.ErrAttribute}},
+	{"id overflow", head + "<nodes/><edges><edge from=\"a\" from_id=\"9223372036854775808\" to=\"b\" to_id=\"1\" type=\"R\"/></edges></graph_response>", &xmlgraph.SyntaxError{Line: 1, Column: 105, Err: xmlgraph.ErrAttribute}},
+	{"bad int", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"int\">1.0</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrValue}},
+	{"bad float", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"float\">NaN</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrValue}},
+	{"bad bool", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"bool\">1</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrValue}},
+	{"unknown type", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"date\">1</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrAttribute}},
+	{"duplicate property", head + "<nodes><node type=\"T\" id=\"1\"><property key=\"k\" type=\"null\"/>\n<property key=\"k\" type=\"null\"/></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 1, Err: xmlgraph.ErrAttribute}},
+	{"text in a section", head + "<nodes>x</nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 1, Column: 97, Err: xmlgraph.ErrElement}},
+	{"truncated", head + "<nodes>", &xmlgraph.SyntaxError{Line: 1, Column: 97, Err: xmlgraph.ErrMalformed}},
+	{"mismatched tag", head + "<nodes></edges>", &xmlgraph.SyntaxError{Line: 1, Column: 105, Err: xmlgraph.ErrMalformed}},
+	{"trailing element", head + "<nodes/><edges/></graph_response>\n<x/>", &xmlgraph.SyntaxError{Line: 2, Column: 1, Err: xmlgraph.ErrTrailing}},
+	{"doctype", `<!DOCTYPE x [<!ENTITY a "b">]>` + head, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
+	{"other encoding", `<?xml version="1.0" encoding="ISO-8859-1"?>` + head, &xmlgraph.SyntaxError{Line: 1, Column: 44, Err: xmlgraph.ErrMalformed}},
+}
+
 func TestDecodeErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want *xmlgraph.SyntaxError
-	}{
-		{"empty", "", &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrMalformed}},
-		{"not xml", "{}", &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
-		{"wrong root", `<response xmlns="urn:graphwire:graph_response:1"/>`, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
-		{"no namespace", `<graph_response format_version="1" query_type="q"><nodes/><edges/></graph_response>`, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
-		{"missing attribute", `<graph_response xmlns="urn:graphwire:graph_response:1" query_type="q"/>`, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrAttribute}},
-		{"unknown attribute", head + "\n<nodes/><edges/><pagination has_more=\"true\" truncated=\"false\" more=\"1\"/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 17, Err: xmlgraph.ErrAttribute}},
-		{"missing edges", head + "\n<nodes/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 9, Err: xmlgraph.ErrElement}},
-		{"sections out of order", head + "<nodes/><edges/><rows/><columns/></graph_response>", &xmlgraph.SyntaxError{Line: 1, Column: 113, Err: xmlgraph.ErrElement}},
-		{"bad id", head + "\n<nodes>\n  <node type=\"T\" id=\"1.5\"/></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 3, Column: 3, Err: xmlgraph.ErrAttribute}},
-		{"id overflow", head + "<nodes/><edges><edge from=\"a\" from_id=\"9223372036854775808\" to=\"b\" to_id=\"1\" type=\"R\"/></edges></graph_response>", &xmlgraph.SyntaxError{Line: 1, Column: 105, Err: xmlgraph.ErrAttribute}},
-		{"bad int", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"int\">1.0</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrValue}},
-		{"bad float", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"float\">NaN</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrValue}},
-		{"bad bool", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"bool\">1</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrValue}},
-		{"unknown type", head + "<nodes><node type=\"T\" id=\"1\">\n <property key=\"k\" type=\"date\">1</property></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 2, Err: xmlgraph.ErrAttribute}},
-		{"duplicate property", head + "<nodes><node type=\"T\" id=\"1\"><property key=\"k\" type=\"null\"/>\n<property key=\"k\" type=\"null\"/></node></nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 2, Column: 1, Err: xmlgraph.ErrAttribute}},
-		{"text in a section", head + "<nodes>x</nodes><edges/></graph_response>", &xmlgraph.SyntaxError{Line: 1, Column: 97, Err: xmlgraph.ErrElement}},
-		{"truncated", head + "<nodes>", &xmlgraph.SyntaxError{Line: 1, Column: 97, Err: xmlgraph.ErrMalformed}},
-		{"mismatched tag", head + "<nodes></edges>", &xmlgraph.SyntaxError{Line: 1, Column: 105, Err: xmlgraph.ErrMalformed}},
-		{"trailing element", head + "<nodes/><edges/></graph_response>\n<x/>", &xmlgraph.SyntaxError{Line: 2, Column: 1, Err: xmlgraph.ErrTrailing}},
-		{"doctype", `<!DOCTYPE x [<!ENTITY a "b">]>` + head, &xmlgraph.SyntaxError{Line: 1, Column: 1, Err: xmlgraph.ErrElement}},
-		{"other encoding", `<?xml version="1.0" encoding="ISO-8859-1"?>` + head, &xmlgraph.SyntaxError{Line: 1, Column: 44, Err: xmlgraph.ErrMalformed}},
-	}
-	for _, tt := range tests {
+	for _, tt := range decodeErrors {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := xmlgraph.Unmarshal([]byte(tt.in), xmlgraph.Options{})
 			var se *xmlgraph.SyntaxError
