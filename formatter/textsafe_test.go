@@ -76,7 +76,7 @@ func unsafeAt(name string, out []byte) string {
 // quotes; markdown marks everything but LF (which it writes as <br>).
 func wantAltered(name string, r *graphresponse.Response) int {
 	keep := map[string]func(rune) bool{
-		formatter.GCX:  func(r rune) bool { return r == '\t' || r == '\n' },
+		formatter.GCX:      func(r rune) bool { return r == '\t' || r == '\n' },
 		formatter.GOON:     func(r rune) bool { return r == '\t' || r == '\n' || r == '\r' },
 		formatter.Markdown: func(r rune) bool { return r == '\n' },
 	}[name]
