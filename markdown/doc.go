@@ -59,7 +59,8 @@
 //
 // Values are written as their JSON text without quotes: strings as they
 // are, numbers, true, false and null bare, arrays and objects as compact
-// JSON, a node bucket of an aggregation as Type:id. A missing property or
-// cell is an empty cell, as is an empty string: the rendering is lossy by
-// design.
+// JSON, a node bucket of an aggregation as Type:id with its properties
+// in key order, as in Group:3 (full_path: acme/web, name: Web). A missing
+// property or cell is an empty cell, as is an empty string: the rendering
+// is lossy by design.
 package markdown

@@ -386,18 +386,33 @@ func (d *doc) rows(r *graphresponse.Response) {
 	}
 }
 
-// cell writes an aggregation cell: a node bucket as Type:id.
+// cell writes an aggregation cell: a node bucket as Type:id, followed by
+// its properties in key order, (key: value, …), when it has any.
 func (d *doc) cell(v graphresponse.Value) {
 	t, okT := v.Get("type")
 	id, okID := v.Get("id")
-	_, okP := v.Get("properties")
-	if len(v.Members()) == 3 && okT && okID && okP && t.Kind() == graphresponse.KindString && id.Kind() == graphresponse.KindString {
-		d.text(t.Str())
-		d.str(":")
-		d.text(id.Str())
+	props, okP := v.Get("properties")
+	if len(v.Members()) != 3 || !okT || !okID || !okP || t.Kind() != graphresponse.KindString ||
+		id.Kind() != graphresponse.KindString || props.Kind() != graphresponse.KindObject {
+		d.value(v)
 		return
 	}
-	d.value(v)
+	d.text(t.Str())
+	d.str(":")
+	d.text(id.Str())
+	for i, m := range graphresponse.SortedMembers(props.Members()) {
+		if i == 0 {
+			d.str(" (")
+		} else {
+			d.str(", ")
+		}
+		d.text(m.Key)
+		d.str(": ")
+		d.value(m.Value)
+	}
+	if len(props.Members()) > 0 {
+		d.str(")")
+	}
 }
 
 // value writes v as its JSON text, strings without quotes.

@@ -140,7 +140,8 @@ func TestPropertyStructure(t *testing.T) {
 		}
 		k := graphgen.Hostile(rng)
 		r.Rows = []graphresponse.Row{{{Key: k, Value: graphresponse.String(graphgen.Hostile(rng))}},
-			{{Key: k, Value: graphresponse.NodeBucket(graphgen.Hostile(rng), graphgen.Hostile(rng), nil)}}}
+			{{Key: k, Value: graphresponse.NodeBucket(graphgen.Hostile(rng), graphgen.Hostile(rng),
+				[]graphresponse.Member{{Key: graphgen.Hostile(rng), Value: graphresponse.String(graphgen.Hostile(rng))}})}}}
 		cur := graphgen.Hostile(rng)
 		r.QueryType = graphgen.Hostile(rng)
 		r.Pagination = &graphresponse.Pagination{NextCursor: &cur}
