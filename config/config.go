@@ -25,6 +25,10 @@ var (
 	gcxVersion string
 	//go:embed TOON_OUTPUT_FORMAT_VERSION
 	toonVersion string
+	//go:embed MARKDOWN_OUTPUT_FORMAT_VERSION
+	markdownVersion string
+	//go:embed XML_OUTPUT_FORMAT_VERSION
+	xmlVersion string
 	//go:embed QUERY_DSL_VERSION
 	dslVersion string
 
@@ -69,6 +73,16 @@ var gcxVersionOnce = sync.OnceValue(func() string { return version("GCX_OUTPUT_F
 func TOONVersion() string { return toonVersionOnce() }
 
 var toonVersionOnce = sync.OnceValue(func() string { return version("TOON_OUTPUT_FORMAT_VERSION", toonVersion) })
+
+// MarkdownVersion returns config/MARKDOWN_OUTPUT_FORMAT_VERSION.
+func MarkdownVersion() string { return markdownVersionOnce() }
+
+var markdownVersionOnce = sync.OnceValue(func() string { return version("MARKDOWN_OUTPUT_FORMAT_VERSION", markdownVersion) })
+
+// XMLVersion returns config/XML_OUTPUT_FORMAT_VERSION.
+func XMLVersion() string { return xmlVersionOnce() }
+
+var xmlVersionOnce = sync.OnceValue(func() string { return version("XML_OUTPUT_FORMAT_VERSION", xmlVersion) })
 
 // QueryDSLVersion returns config/QUERY_DSL_VERSION.
 func QueryDSLVersion() string { return dslVersionOnce() }

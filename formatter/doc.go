@@ -1,7 +1,7 @@
 // Package formatter turns a GraphResponse into the bytes a caller asked for.
 //
-// A [Registry] maps format names (json, goon, and as the codecs land gcf,
-// gcf-graph, gcx and toon) to [Formatter] values. [Default] builds the
+// A [Registry] maps format names (json, goon, gcf, gcf-graph, gcx, toon,
+// markdown and xml) to [Formatter] values. [Default] builds the
 // built-ins explicitly, with versions read from config/. Callers pick a
 // formatter with [Registry.Lookup] or, for RAW/LLM dispatch,
 // [Registry.Select], and stamp the output with [Stamp]:

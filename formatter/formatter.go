@@ -19,6 +19,8 @@ const (
 	GCFGraph = "gcf-graph"
 	GCX      = "gcx"
 	TOON     = "toon"
+	Markdown = "markdown"
+	XML      = "xml"
 )
 
 // Formatter renders a GraphResponse in one output format.
@@ -47,7 +49,8 @@ type Stamped struct {
 	Version string
 	// Altered is how many string values text safety changed beyond the
 	// format's own escapes (see [FormatCount]); 0 for json, gcf,
-	// gcf-graph and toon, which escape every such code point losslessly.
+	// gcf-graph, toon and xml, which escape every such code point
+	// losslessly.
 	Altered int
 }
 
@@ -63,9 +66,9 @@ func Stamp(f Formatter, r *graphresponse.Response) (Stamped, error) {
 }
 
 // Counter is implemented by formatters that may change a value's text for
-// text safety: goon and gcx write the code points no LLM format may carry
-// raw (C0 and C1 controls, DEL, U+2028, U+2029, bidirectional controls,
-// U+FEFF; docs/formats.md) as visible ⟦U+XXXX⟧ markers, and GOON drops the
+// text safety: goon, gcx and markdown write the code points no LLM format
+// may carry raw (C0 and C1 controls, DEL, U+2028, U+2029, bidirectional
+// controls, U+FEFF; docs/formats.md) as visible ⟦U+XXXX⟧ markers, and GOON drops the
 // C0 controls its spec drops. FormatCount formats like Format and also
 // returns how many strings were changed that way, each counted once per
 // time it is written.
@@ -171,6 +174,8 @@ func Default() *Registry {
 		NewGCX(config.GCXVersion()),
 		NewGCF(config.GCFVersion()),
 		NewGCFGraph(config.GCFVersion()),
+		NewMarkdown(config.MarkdownVersion()),
+		NewXML(config.XMLVersion()),
 	)
 	if err != nil {
 		panic("formatter: built-in registry: " + err.Error())

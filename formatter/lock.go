@@ -25,6 +25,8 @@ var versionFiles = map[string]string{
 	GCFGraph: "config/GCF_OUTPUT_FORMAT_VERSION",
 	GCX:      "config/GCX_OUTPUT_FORMAT_VERSION",
 	TOON:     "config/TOON_OUTPUT_FORMAT_VERSION",
+	Markdown: "config/MARKDOWN_OUTPUT_FORMAT_VERSION",
+	XML:      "config/XML_OUTPUT_FORMAT_VERSION",
 }
 
 // corpusItem is one golden input of the fingerprint corpus.

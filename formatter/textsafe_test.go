@@ -48,8 +48,8 @@ func llmFormatters(t *testing.T) []formatter.Formatter {
 			out = append(out, f)
 		}
 	}
-	if len(out) != 5 {
-		t.Fatalf("want the five LLM formats, got %d", len(out))
+	if len(out) != 7 {
+		t.Fatalf("want the seven text formats, got %d", len(out))
 	}
 	return out
 }
@@ -69,14 +69,16 @@ func unsafeAt(name string, out []byte) string {
 }
 
 // wantAltered is the number of string values a format changes beyond its
-// escapes (formatter.Counter): gcf and toon escape everything as \uXXXX
-// and gcf-graph prints no values; gcx marks or drops everything but TAB
-// and LF (which it escapes); goon marks or drops everything but LF, CR
-// and TAB inside quotes.
+// escapes (formatter.Counter): gcf and toon escape everything as \uXXXX,
+// xml as character references or reversible markers, and gcf-graph prints
+// no values; gcx marks or drops everything but TAB and LF (which it
+// escapes); goon marks or drops everything but LF, CR and TAB inside
+// quotes; markdown marks everything but LF (which it writes as <br>).
 func wantAltered(name string, r *graphresponse.Response) int {
 	keep := map[string]func(rune) bool{
-		formatter.GCX:  func(r rune) bool { return r == '\t' || r == '\n' },
-		formatter.GOON: func(r rune) bool { return r == '\t' || r == '\n' || r == '\r' },
+		formatter.GCX:      func(r rune) bool { return r == '\t' || r == '\n' },
+		formatter.GOON:     func(r rune) bool { return r == '\t' || r == '\n' || r == '\r' },
+		formatter.Markdown: func(r rune) bool { return r == '\n' },
 	}[name]
 	if keep == nil {
 		return 0
@@ -131,8 +133,8 @@ func TestPropertyTextSafety(t *testing.T) {
 			if want := wantAltered(f.Name(), r); out.Altered != want {
 				return fmt.Sprintf("%s: Altered = %d, want %d\n%s", f.Name(), out.Altered, want, out.Bytes)
 			}
-			if f.Name() == formatter.GCFGraph {
-				continue // topology only: values are digested, not printed
+			if f.Name() == formatter.GCFGraph || f.Name() == formatter.Markdown {
+				continue // topology only, or no reader: nothing to read back
 			}
 			back, err := f.(formatter.Parser).Parse(out.Bytes)
 			if err != nil {
@@ -217,7 +219,7 @@ func TestTextSafetyServed(t *testing.T) {
 		Nodes:         []graphresponse.Node{{Type: "User", ID: 1, Props: []graphresponse.Member{{Key: "name", Value: graphresponse.String(hostile)}}}},
 		Edges:         []graphresponse.Edge{},
 	}
-	wantAlteredBy := map[string]int{formatter.GOON: 1, formatter.GCX: 1}
+	wantAlteredBy := map[string]int{formatter.GOON: 1, formatter.GCX: 1, formatter.Markdown: 1}
 	for _, f := range llmFormatters(t) {
 		t.Run(f.Name(), func(t *testing.T) {
 			out, err := formatter.Stamp(f, r)

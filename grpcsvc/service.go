@@ -27,6 +27,8 @@ var llmNames = map[pb.FormatName]string{
 	pb.FormatName_FORMAT_NAME_GCX:         formatter.GCX,
 	pb.FormatName_FORMAT_NAME_TOON:        formatter.TOON,
 	pb.FormatName_FORMAT_NAME_AUTO:        pipeline.Auto,
+	pb.FormatName_FORMAT_NAME_MARKDOWN:    formatter.Markdown,
+	pb.FormatName_FORMAT_NAME_XML:         formatter.XML,
 }
 
 // request turns an ExecuteQueryRequest into the pipeline's request for

@@ -45,6 +45,9 @@ const (
 	RoundTripLossy = "lossy"
 	// RoundTripFail: the output does not parse back.
 	RoundTripFail = "FAIL"
+	// RoundTripNone: the format has no reader (markdown, a view for
+	// people); its size is shown but never counted as a saving.
+	RoundTripNone = "no reader"
 )
 
 // Format is one scorecard column: how to encode and decode a
@@ -53,7 +56,8 @@ type Format struct {
 	Name string
 	// Baseline describes the encoding in the report.
 	Baseline string
-	// Graph, when set, encodes a GraphResponse; Parse decodes it back.
+	// Graph, when set, encodes a GraphResponse; Parse decodes it back, and
+	// is nil for a format that has no reader.
 	Graph func(r *graphresponse.Response) ([]byte, error)
 	Parse func(data []byte) (*graphresponse.Response, error)
 	// Value, when set, encodes a generic JSON document; ParseValue decodes
@@ -66,8 +70,8 @@ type Format struct {
 }
 
 // Formats returns the scorecard formats, in column order: compact JSON,
-// pretty JSON, then the registered LLM formats goon, gcf, gcf-graph, gcx
-// and toon of reg.
+// pretty JSON, then the registered text formats goon, gcf, gcf-graph, gcx,
+// toon, xml and markdown of reg. Markdown has no reader: its Parse is nil.
 func Formats(reg *formatter.Registry) ([]Format, error) {
 	lookup := func(name string) (formatter.Formatter, formatter.Parser, error) {
 		f, err := reg.Lookup(name)
@@ -75,7 +79,7 @@ func Formats(reg *formatter.Registry) ([]Format, error) {
 			return nil, nil, err
 		}
 		p, ok := f.(formatter.Parser)
-		if !ok {
+		if !ok && name != formatter.Markdown {
 			return nil, nil, errors.New("scorecard: format " + name + " cannot parse")
 		}
 		return f, p, nil
@@ -122,12 +126,15 @@ func Formats(reg *formatter.Registry) ([]Format, error) {
 			},
 		},
 	)
-	for _, name := range []string{formatter.GOON, formatter.GCF, formatter.GCFGraph, formatter.GCX, formatter.TOON} {
+	for _, name := range []string{formatter.GOON, formatter.GCF, formatter.GCFGraph, formatter.GCX, formatter.TOON, formatter.XML, formatter.Markdown} {
 		f, p, err := lookup(name)
 		if err != nil {
 			return nil, err
 		}
-		ft := Format{Name: name, Baseline: name + " " + f.Version() + " (formatter.Default)", Graph: graph(f), Parse: p.Parse}
+		ft := Format{Name: name, Baseline: name + " " + f.Version() + " (formatter.Default)", Graph: graph(f)}
+		if p != nil {
+			ft.Parse = p.Parse
+		}
 		switch name {
 		case formatter.GCF:
 			ft.Value = func(_ string, doc []byte) ([]byte, error) {
@@ -285,6 +292,9 @@ func Lossless(r, back *graphresponse.Response) bool {
 
 // roundTripGraph grades f's output out for r.
 func roundTripGraph(f Format, r *graphresponse.Response, out []byte) string {
+	if f.Parse == nil {
+		return RoundTripNone
+	}
 	back, err := f.Parse(out)
 	if err != nil {
 		return RoundTripFail

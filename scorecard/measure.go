@@ -139,7 +139,7 @@ func measureCell(counter *tokens.Counter, c Case, f Format, opts Options) (Cell,
 		if cell.Encode, err = timeOp(encode, budget); err != nil {
 			return Cell{}, err
 		}
-		if cell.RoundTrip != RoundTripFail {
+		if cell.RoundTrip != RoundTripFail && cell.RoundTrip != RoundTripNone {
 			if cell.Decode, err = timeOp(decode, budget); err != nil {
 				return Cell{}, err
 			}

@@ -75,7 +75,8 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 	p("- `%s` (gcx): Parse(Format(r)) equals `gcx.Canon(r)`, GCX's documented canonical form, in which every value comes back as its cell text.\n", RoundTripCanonical)
 	p("- `%s` (gcf-graph): the node (type, id) set and the deduplicated (from, to, type) set of edges between returned nodes come back (spec gcf.md §3.3.5, §3.3.8: properties are not carried, and edges to nodes outside the response are left out and counted in `omitted_edges`).\n", RoundTripTopology)
 	p("- `%s`: lossy by design, but a fixed point: Format(Parse(Format(x))) == Format(x).\n", RoundTripStable)
-	p("- `%s`: parses back, none of the above; `%s`: does not parse back.\n\n", RoundTripLossy, RoundTripFail)
+	p("- `%s`: parses back, none of the above; `%s`: does not parse back.\n", RoundTripLossy, RoundTripFail)
+	p("- `%s` (markdown): the format has no reader; a view for people, shown for its size and never counted as a saving.\n\n", RoundTripNone)
 	p("The per-case **winner** is the format with the fewest tokens (ties: the earlier column) among the lossless-or-canonical cells; ")
 	p("the summary counts o200k_base wins. gcf-graph is shown but cannot win: it carries topology only, not properties.\n\n")
 

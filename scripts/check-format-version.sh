@@ -33,6 +33,8 @@ table=(
   "gcf;^gcf/.*\\.go$;config/GCF_OUTPUT_FORMAT_VERSION"
   "gcx;^gcx/.*\\.go$;config/GCX_OUTPUT_FORMAT_VERSION"
   "toon;^toon/.*\\.go$;config/TOON_OUTPUT_FORMAT_VERSION"
+  "markdown;^markdown/.*\\.go$;config/MARKDOWN_OUTPUT_FORMAT_VERSION"
+  "xml;^xmlgraph/.*\\.go$;^config/schemas/graph_response\\.xsd$;config/XML_OUTPUT_FORMAT_VERSION"
 )
 
 # Buffer the log before grepping, so grep -q cannot SIGPIPE git under pipefail.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/config"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/loadstate"
 )
@@ -89,6 +90,11 @@ func TestVersion(t *testing.T) {
 	r := runCLI("--version")
 	if r.code != exitOK || r.stderr != "" || !regexp.MustCompile(`(?m)^graphwire \S+\n(?s:.*)^go:\s+go1\.\S+ \S+/\S+\n(?s:.*)^formats: .*goon \d+\.\d+\.\d+`).MatchString(r.stdout) {
 		t.Fatalf("graphwire --version: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	for _, want := range []string{"markdown " + config.MarkdownVersion(), "xml " + config.XMLVersion()} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("graphwire --version lacks %q:\n%s", want, r.stdout)
+		}
 	}
 	got := describeBuild(&debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.time", Value: "2026-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"},

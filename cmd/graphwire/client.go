@@ -27,6 +27,8 @@ var formatEnums = map[string]pb.FormatName{
 	"gcf-graph": pb.FormatName_FORMAT_NAME_GCF_GRAPH,
 	"gcx":       pb.FormatName_FORMAT_NAME_GCX,
 	"toon":      pb.FormatName_FORMAT_NAME_TOON,
+	"markdown":  pb.FormatName_FORMAT_NAME_MARKDOWN,
+	"xml":       pb.FormatName_FORMAT_NAME_XML,
 }
 
 // dial connects to a graphwire server over plaintext gRPC (an in-process

@@ -86,10 +86,39 @@ func TestFormatList(t *testing.T) {
 	if code := run([]string{"format", "--list"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"goon       " + config.GOONVersion(), "json       " + config.RawVersion()} {
+	for _, want := range []string{"goon       " + config.GOONVersion(), "json       " + config.RawVersion(),
+		"markdown   " + config.MarkdownVersion() + "    text/markdown", "xml        " + config.XMLVersion() + "    application/xml"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--list output lacks %q:\n%s", want, stdout.String())
 		}
+	}
+}
+
+// TestFormatMarkdownXML: json → xml → json is exact, json → markdown
+// renders tables, and markdown cannot be read back, with an error that
+// says which formats can.
+func TestFormatMarkdownXML(t *testing.T) {
+	in := `{"format_version":"5.0.1","query_type":"traversal","nodes":[{"type":"User","id":"1","score":2.0,"username":"a|b"}],"edges":[{"from":"User","from_id":"1","to":"Group","to_id":"3","type":"MEMBER_OF","depth":1}],"pagination":{"has_more":true,"truncated":false,"next_cursor":""}}`
+	var xmlOut, back, md, stderr bytes.Buffer
+	if code := run([]string{"format", "--to", "xml"}, strings.NewReader(in), &xmlOut, &stderr); code != 0 {
+		t.Fatalf("json → xml exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"format", "--from", "xml", "--to", "json"}, bytes.NewReader(xmlOut.Bytes()), &back, &stderr); code != 0 {
+		t.Fatalf("xml → json exit %d: %s", code, stderr.String())
+	}
+	if strings.TrimSuffix(back.String(), "\n") != in {
+		t.Errorf("json → xml → json:\n got %s\nwant %s", back.String(), in)
+	}
+	if code := run([]string{"format", "--to", "markdown"}, strings.NewReader(in), &md, &stderr); code != 0 {
+		t.Fatalf("json → markdown exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(md.String(), "| 1 | 2.0 | a\\|b |\n") {
+		t.Errorf("markdown output:\n%s", md.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"format", "--from", "markdown", "--to", "json"}, strings.NewReader(md.String()), &back, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), `format "markdown" cannot be read back`) {
+		t.Errorf("--from markdown: exit %d, stderr %q", code, stderr.String())
 	}
 }
 

@@ -87,7 +87,7 @@ func newQueryCmd(s streams) *cobra.Command {
 	fs.BoolVar(&f.admin, "admin", false, "run as an admin caller (sees everything)")
 	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
 	fs.StringVar(&f.format, "format", "raw", "raw (GraphResponse JSON), llm (text for language models, see --llm-format), dot (Graphviz) or mermaid (flowchart)")
-	fs.StringVar(&f.llmFormat, "llm-format", "", "LLM format with --format llm: goon, gcf, gcf-graph, gcx or toon (default goon)")
+	fs.StringVar(&f.llmFormat, "llm-format", "", "text format with --format llm: goon, gcf, gcf-graph, gcx, toon, or markdown and xml (for people and XML tools) (default goon)")
 	fs.BoolVar(&f.explain, "explain", false, "print the compiled SQL and parameters instead of running it")
 	fs.BoolVar(&f.stats, "stats", false, "print the format, rows, tokens (o200k_base), bytes and time on stderr")
 	fs.DurationVar(&f.timeout, "timeout", 0, "give up after this long, e.g. 30s (0: no limit beyond the engine's own)")
@@ -95,7 +95,7 @@ func newQueryCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.token, "token", "", "bearer JWT for --server (default $GRAPHWIRE_TOKEN)")
 	f.tls.register(fs)
 	completeWords(cmd, "format", queryFormats...)
-	completeWords(cmd, "llm-format", "goon", "gcf", "gcf-graph", "gcx", "toon")
+	completeWords(cmd, "llm-format", "goon", "gcf", "gcf-graph", "gcx", "toon", "markdown", "xml")
 	return cmd
 }
 

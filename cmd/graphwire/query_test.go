@@ -103,9 +103,9 @@ func TestRunQuery(t *testing.T) {
 		// A bad flag value is reported before the graph is looked for.
 		{
 			name:       "unknown llm format without a graph",
-			args:       []string{"--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--format", "llm", "--llm-format", "xml", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`},
+			args:       []string{"--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--format", "llm", "--llm-format", "yaml", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`},
 			wantCode:   exitUsage,
-			wantStderr: "graphwire query: formatter: unknown LLM format \"xml\" (known: gcf, gcf-graph, gcx, goon, toon)\nRun 'graphwire query --help' for usage.\n",
+			wantStderr: "graphwire query: formatter: unknown LLM format \"yaml\" (known: gcf, gcf-graph, gcx, goon, markdown, toon, xml)\nRun 'graphwire query --help' for usage.\n",
 		},
 	}
 	for _, tt := range tests {

@@ -206,7 +206,8 @@ var queries = map[string]string{
 var llmFormats = map[string]pb.FormatName{
 	formatter.GOON: pb.FormatName_FORMAT_NAME_GOON, formatter.GCF: pb.FormatName_FORMAT_NAME_GCF,
 	formatter.GCFGraph: pb.FormatName_FORMAT_NAME_GCF_GRAPH, formatter.GCX: pb.FormatName_FORMAT_NAME_GCX,
-	formatter.TOON: pb.FormatName_FORMAT_NAME_TOON,
+	formatter.TOON: pb.FormatName_FORMAT_NAME_TOON, formatter.Markdown: pb.FormatName_FORMAT_NAME_MARKDOWN,
+	formatter.XML: pb.FormatName_FORMAT_NAME_XML,
 }
 
 func raw(t *testing.T, c pb.QueryServiceClient, ctx context.Context, q string) *graphresponse.Response {
@@ -256,7 +257,7 @@ func TestEveryQueryTypeEveryFormat(t *testing.T) {
 					t.Errorf("%s: text %d bytes, json %d bytes, tokens %d", fname, len(text), len(resp.GetResultJson()), md.GetTokenCount())
 				}
 				// Lossless formats read back to the raw node and edge counts.
-				if p, ok := f.(formatter.Parser); ok && (fname == formatter.GCF || fname == formatter.GCX) {
+				if p, ok := f.(formatter.Parser); ok && (fname == formatter.GCF || fname == formatter.GCX || fname == formatter.XML) {
 					back, err := p.Parse([]byte(text))
 					if err != nil {
 						t.Fatalf("%s does not read back: %v", fname, err)

@@ -94,8 +94,12 @@ const (
 	FormatName_FORMAT_NAME_TOON        FormatName = 6
 	// AUTO chooses, per answer, the format with the fewest o200k tokens among
 	// those that carry the answer losslessly (goon, gcf, gcx, toon, json);
-	// metadata.format_name says which.
+	// metadata.format_name says which. It never picks markdown or xml.
 	FormatName_FORMAT_NAME_AUTO FormatName = 7
+	// GitHub-flavoured Markdown tables, for people (encode only).
+	FormatName_FORMAT_NAME_MARKDOWN FormatName = 8
+	// XML of config/schemas/graph_response.xsd, lossless.
+	FormatName_FORMAT_NAME_XML FormatName = 9
 )
 
 // Enum value maps for FormatName.
@@ -109,6 +113,8 @@ var (
 		5: "FORMAT_NAME_GCX",
 		6: "FORMAT_NAME_TOON",
 		7: "FORMAT_NAME_AUTO",
+		8: "FORMAT_NAME_MARKDOWN",
+		9: "FORMAT_NAME_XML",
 	}
 	FormatName_value = map[string]int32{
 		"FORMAT_NAME_UNSPECIFIED": 0,
@@ -119,6 +125,8 @@ var (
 		"FORMAT_NAME_GCX":         5,
 		"FORMAT_NAME_TOON":        6,
 		"FORMAT_NAME_AUTO":        7,
+		"FORMAT_NAME_MARKDOWN":    8,
+		"FORMAT_NAME_XML":         9,
 	}
 )
 
@@ -1195,7 +1203,7 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\aformats\x18\x03 \x03(\v2\x18.graphwire.v1.FormatInfoR\aformats*B\n" +
 	"\x0eResponseFormat\x12\x17\n" +
 	"\x13RESPONSE_FORMAT_RAW\x10\x00\x12\x17\n" +
-	"\x13RESPONSE_FORMAT_LLM\x10\x01*\xc5\x01\n" +
+	"\x13RESPONSE_FORMAT_LLM\x10\x01*\xf4\x01\n" +
 	"\n" +
 	"FormatName\x12\x1b\n" +
 	"\x17FORMAT_NAME_UNSPECIFIED\x10\x00\x12\x13\n" +
@@ -1205,7 +1213,9 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\x15FORMAT_NAME_GCF_GRAPH\x10\x04\x12\x13\n" +
 	"\x0fFORMAT_NAME_GCX\x10\x05\x12\x14\n" +
 	"\x10FORMAT_NAME_TOON\x10\x06\x12\x14\n" +
-	"\x10FORMAT_NAME_AUTO\x10\a2\xd8\x03\n" +
+	"\x10FORMAT_NAME_AUTO\x10\a\x12\x18\n" +
+	"\x14FORMAT_NAME_MARKDOWN\x10\b\x12\x13\n" +
+	"\x0fFORMAT_NAME_XML\x10\t2\xd8\x03\n" +
 	"\fQueryService\x12U\n" +
 	"\fExecuteQuery\x12!.graphwire.v1.ExecuteQueryRequest\x1a\".graphwire.v1.ExecuteQueryResponse\x12Z\n" +
 	"\x12ExecuteQueryStream\x12!.graphwire.v1.ExecuteQueryRequest\x1a\x1f.graphwire.v1.ExecuteQueryChunk0\x01\x12[\n" +
