@@ -22,7 +22,7 @@ import (
 const (
 	queryGraphInput = `{"type":"object","additionalProperties":false,"required":["query"],"properties":{
 "query":{"anyOf":[{"type":"object"},{"type":"string"}],"description":"The graph query in the DSL (see get_query_dsl), as a JSON object or a JSON string."},
-"format":{"type":"string","enum":["goon","gcf","gcf-graph","gcx","toon","json","auto"],"default":"goon","description":"Answer format; auto picks the lossless format with the fewest tokens."},
+"format":{"type":"string","enum":["goon","gcf","gcf-graph","gcx","toon","json","markdown","xml","auto"],"default":"goon","description":"Answer format; auto picks the lossless format with the fewest tokens."},
 "cursor":{"type":"string","description":"next_cursor of an earlier answer to the same query: continue after its last row."},
 "pack_root":{"type":"string","description":"gcf-graph: the pack_root you hold, for an unchanged or delta answer."},
 "max_tokens":{"type":"integer","minimum":1,"description":"The answer's text never exceeds this many o200k tokens; when it would, it stops after the last whole row that fits, with has_more and next_cursor."}}}`

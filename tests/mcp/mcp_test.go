@@ -108,7 +108,7 @@ func TestSchemaAndDSL(t *testing.T) {
 // lossless format it considered.
 func TestEveryFormatAndAuto(t *testing.T) {
 	s := stdio(t, "--admin")
-	for _, f := range []string{"goon", "gcf", "gcf-graph", "gcx", "toon", "json"} {
+	for _, f := range []string{"goon", "gcf", "gcf-graph", "gcx", "toon", "json", "markdown", "xml"} {
 		r := query(t, s, map[string]any{"query": usersQuery, "format": f})
 		if r.Meta.Format != f || r.Text == "" || r.Meta.TokenCount == 0 || r.Meta.RowCount == 0 {
 			t.Errorf("%s: %+v", f, r.Meta)
