@@ -31,6 +31,9 @@ type stage struct {
 	deltas map[string]bool // graph tables with a delta
 	order  []string        // the same, in creation order
 	empty  map[string]bool // graph tables found without rows before the load wrote to them
+	// versioned holds the graph tables a file with a _version column wrote to; only their
+	// rows can lose to a version already in the graph (see shadowed).
+	versioned map[string]bool
 }
 
 func (s *stage) exec(ctx context.Context, what, sql string) error {
@@ -266,6 +269,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	if err != nil {
 		return fr, nil, err
 	}
+	s.markVersioned(t, present)
 	// The file's rows are in the key and delta tables now. Its tables in memory go before
 	// the next file is read, so a load holds one file's raw rows at a time.
 	for _, n := range []string{raw, bad} {
@@ -314,6 +318,7 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 			add(c.name, "enum", v+" IS NOT NULL AND "+v+" NOT IN ("+strings.Join(labels, ", ")+")")
 		}
 	}
+	checks = append(checks, versionChecks(present)...)
 	if t.rel == nil {
 		return checks, nil
 	}
@@ -350,6 +355,7 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 
 var reasons = map[string]error{
 	"missing": ErrMissing, "path": ErrPath, "type": ErrType, "enum": ErrEnum, "pair": ErrPair, "dangling": ErrDangling,
+	"version": ErrVersion,
 }
 
 // readIssue reports an engine failure to read a file (malformed input, an unknown JSON key

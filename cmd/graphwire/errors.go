@@ -107,7 +107,7 @@ func exitCode(err error) int {
 			return exitPermission
 		}
 		return exitFailure
-	case errors.As(err, &re), errors.As(err, &ve), errors.Is(err, executor.ErrInvalidQuery):
+	case errors.As(err, &re), errors.As(err, &ve), errors.Is(err, load.ErrShadowed), errors.Is(err, executor.ErrInvalidQuery):
 		return exitInvalid
 	case errors.Is(err, auth.ErrInvalidToken), errors.Is(err, pipeline.ErrUnauthenticated):
 		return exitAuth

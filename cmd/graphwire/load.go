@@ -107,6 +107,9 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Duration) {
 	fmt.Fprintf(w, "loaded %s: %d rows in from %d files, %d valid, %d invalid (skipped); %d written, %d unchanged, %d tombstoned; version %d\n",
 		where, rep.RowsIn, len(rep.Files), rep.Valid, rep.Invalid, rep.Written, rep.Unchanged, rep.Tombstoned, rep.Version)
+	if rep.Shadowed > 0 {
+		fmt.Fprintf(w, "shadowed: %d rows not applied, a higher _version of their key is already in the graph (skipped)\n", rep.Shadowed)
+	}
 	fmt.Fprintf(w, "rows queryable: %d of %d live keys loaded", rep.Queryable, rep.Live)
 	if rep.Queryable != rep.Live {
 		fmt.Fprintf(w, " (%d lost to a higher _version already in the graph)", rep.Live-rep.Queryable)
