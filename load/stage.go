@@ -156,6 +156,13 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	if t.entity != nil {
 		cols = entityColumns(t.entity)
 	}
+	// A file without rows has no schema to infer, and the engine refuses to read it.
+	if blank, header, err := blankRows(t.src.Path, t.src.Format); err != nil || blank {
+		if err != nil {
+			return fr, nil, err
+		}
+		return fr, nil, s.blankFile(ctx, t, cols, header)
+	}
 	// The file's columns, as the engine's schema inference sees them.
 	res, err := collect(ctx, s.e, &compiler.Query{
 		SQL:    "DESCRIBE file({p0:String}, " + t.src.Format.engineFormat() + ")" + describeSettings,
@@ -169,26 +176,10 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		name, _ := row[0].(string)
 		have = append(have, name)
 	}
+	if err := columnIssues(t, cols, have); err != nil {
+		return fr, nil, err
+	}
 	var issues []Issue
-	byName := map[string]column{}
-	for _, c := range cols {
-		byName[c.name] = c
-	}
-	for _, h := range have {
-		if _, ok := byName[h]; !ok {
-			issues = append(issues, Issue{File: t.src.Path, Row: -1, Column: h, Err: ErrUnknownProperty})
-		}
-	}
-	for _, c := range cols {
-		if c.required && !slices.Contains(have, c.name) {
-			issues = append(issues, Issue{File: t.src.Path, Row: -1, Column: c.name, Err: ErrMissing})
-		}
-	}
-	if len(issues) > 0 {
-		// A file-level problem refuses the load even with SkipInvalid: no row of the file
-		// can be read right.
-		return fr, nil, &ValidationError{Issues: issues, Count: int64(len(issues))}
-	}
 	raw := s.prefix + "raw" + strconv.Itoa(i)
 	var defs, names []string
 	for _, h := range have {
