@@ -139,6 +139,11 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 		}
 		ts = append(ts, t)
 	}
+	unlink, err := literalPaths(ts)
+	defer unlink()
+	if err != nil {
+		return rep, err
+	}
 	// Nodes before edges: edge endpoints are checked against the nodes of the load.
 	slices.SortStableFunc(ts, func(a, b *target) int { return cmp.Compare(btoi(a.entity == nil), btoi(b.entity == nil)) })
 	if err := createSchema(ctx, e, ont); err != nil {

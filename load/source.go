@@ -83,6 +83,9 @@ type target struct {
 	entity *ontology.Entity       // nil for a relationship
 	rel    *ontology.Relationship // nil for an entity
 	size   int64
+	// enginePath is the path handed to the engine: src.Path, or a link to it with a name
+	// free of glob characters (see literalPaths).
+	enginePath string
 }
 
 func (t *target) name() string {

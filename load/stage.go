@@ -166,7 +166,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	// The file's columns, as the engine's schema inference sees them.
 	res, err := collect(ctx, s.e, &compiler.Query{
 		SQL:    "DESCRIBE file({p0:String}, " + t.src.Format.engineFormat() + ")" + describeSettings,
-		Params: []compiler.Param{{Name: "p0", Type: "String", Value: t.src.Path}},
+		Params: []compiler.Param{{Name: "p0", Type: "String", Value: t.enginePath}},
 	})
 	if err != nil {
 		return fr, nil, s.readIssue(t, err)
@@ -193,7 +193,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		return fr, nil, err
 	}
 	ins := "INSERT INTO " + raw + " SELECT toUInt64(_row_number), " + strings.Join(names, ", ") +
-		" FROM file(" + quote(t.src.Path) + ", " + t.src.Format.engineFormat() + ", " + quote(structure) + ")" +
+		" FROM file(" + quote(t.enginePath) + ", " + t.src.Format.engineFormat() + ", " + quote(structure) + ")" +
 		" SETTINGS input_format_skip_unknown_fields = 0, input_format_json_read_numbers_as_strings = 1," +
 		" input_format_json_read_bools_as_strings = 1, input_format_json_read_objects_as_strings = 1," +
 		" input_format_json_read_arrays_as_strings = 1, input_format_csv_empty_as_default = 1," +
