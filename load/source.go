@@ -125,8 +125,8 @@ func resolve(ont *ontology.Ontology, s Source) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("load: %s is a directory", s.Path)
+	if err := regularFile(s.Path, fi); err != nil {
+		return nil, err
 	}
 	t := &target{src: s, size: fi.Size()}
 	t.src.Path = abs

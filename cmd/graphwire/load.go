@@ -45,7 +45,8 @@ func newLoadCmd(s streams) *cobra.Command {
 			if err := f.engine.check(); err != nil {
 				return &usageError{err}
 			}
-			return loadFiles(cmd.Context(), f, s.stderr)
+			// A load blocked where cancelling does not reach still ends on SIGINT or SIGTERM.
+			return untilInterrupted(cmd.Context(), interruptGrace, func() error { return loadFiles(cmd.Context(), f, s.stderr) })
 		},
 	}
 	fs := cmd.Flags()
