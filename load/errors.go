@@ -12,7 +12,7 @@ var (
 	ErrMissing         = errors.New("missing required value")
 	ErrType            = errors.New("value does not have the property's type")
 	ErrEnum            = errors.New("value is not a label of the property's enum")
-	ErrPath            = errors.New("traversal_path is not a path of ids such as 1/22/")
+	ErrPath            = errors.New("traversal_path is not a path a scope can name: 1 to 20 positive ids without leading zeros, each followed by / (1/22/)")
 	ErrPair            = errors.New("endpoint kinds are not a pair of the relationship")
 	ErrDangling        = errors.New("edge endpoint exists neither in the load nor in the graph")
 	ErrFormat          = errors.New("unsupported file format")

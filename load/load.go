@@ -127,6 +127,9 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if len(srcs) == 0 {
 		return rep, errors.New("load: no input files")
 	}
+	if opts.Replace != nil && !compiler.ValidPath(opts.Replace.TraversalPath) {
+		return rep, fmt.Errorf("load: replace scope %q: %w", opts.Replace.TraversalPath, ErrPath)
+	}
 	var ts []*target
 	for _, s := range srcs {
 		t, err := resolve(ont, s)

@@ -296,7 +296,7 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 			add(c.name, "missing", v+" IS NULL OR "+v+" = ''")
 		}
 		if c.name == "traversal_path" {
-			add(c.name, "path", v+" IS NOT NULL AND "+v+" != '' AND NOT match("+v+", '^([0-9]+/)+$')")
+			add(c.name, "path", v+" IS NOT NULL AND "+v+" != '' AND NOT "+validPathSQL(v))
 		}
 		if bt := baseType(c.typ); bt != "String" {
 			add(c.name, "type", v+" IS NOT NULL AND "+v+" != '' AND accurateCastOrNull("+v+", "+quote(bt)+") IS NULL")

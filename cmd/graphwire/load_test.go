@@ -148,3 +148,13 @@ func TestUntilInterrupted(t *testing.T) {
 		t.Errorf("without an interruption: err = %v, want %v", err, errStop)
 	}
 }
+
+// TestIndexNamespaceNoTokenNames: --namespace must be a path a token's scope can name.
+func TestIndexNamespaceNoTokenNames(t *testing.T) {
+	for _, ns := range []string{"0/", "01/22/", "99999999999999999999/", "1"} {
+		r := runCLI("index", "--embedded", t.TempDir(), "--namespace", ns, t.TempDir())
+		if r.code != exitUsage {
+			t.Errorf("--namespace %s: exit %d, want %d\n%s", ns, r.code, exitUsage, r.stderr)
+		}
+	}
+}
