@@ -350,22 +350,17 @@ var reasons = map[string]error{
 }
 
 // readIssue reports an engine failure to read a file (malformed input, an unknown JSON key
-// past the rows schema inference saw) as a validation error naming the file.
+// past the rows schema inference saw) as a file-level validation error naming the file, with
+// the engine's whole message (the first line alone cut off its reason).
 func (s *stage) readIssue(t *target, err error) error {
 	var ee *executor.Error
 	if errors.As(err, &ee) && (errors.Is(err, executor.ErrInvalidQuery) || errors.Is(err, executor.ErrInternal)) && ee.Code != 0 {
-		is := Issue{File: t.src.Path, Row: -1, Column: "-", Err: fmt.Errorf("%w: %s", ErrRead, firstLine(ee.Error()))}
+		is := Issue{File: t.src.Path, Row: -1, Column: "-", Err: fmt.Errorf("%w: %s", ErrRead, ee.Error())}
 		return &ValidationError{Issues: []Issue{is}, Count: 1}
 	}
 	return fmt.Errorf("load: read %s: %w", t.src.Path, err)
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
 
 // endpoints returns, for each node kind the rows of raw name in a pair of rel, a query of the
 // id of every node of that kind an edge may end at: the live nodes the load writes, and the

@@ -176,7 +176,11 @@ func report(w io.Writer, name string, err error) {
 		for _, is := range ve.Issues {
 			fmt.Fprintf(w, "%s: %s\n", name, oneLine(is))
 		}
-		fmt.Fprintf(w, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", name, ve.Count)
+		if ve.FileLevel() {
+			fmt.Fprintf(w, "%s: refused: %d file-level problems, nothing written (--skip-invalid skips invalid rows, not these)\n", name, ve.Count)
+		} else {
+			fmt.Fprintf(w, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", name, ve.Count)
+		}
 	default:
 		if st, ok := status.FromError(err); ok && st.Code() != codes.OK {
 			fmt.Fprintf(w, "%s: %s\n", name, statusLine(st))

@@ -158,3 +158,23 @@ func TestIndexNamespaceNoTokenNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadFileError: a file the engine cannot read is a file error naming the file, with the
+// engine's whole message; it was reported as "1 invalid rows", the reason cut off.
+func TestLoadFileError(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "Milestone.parquet")
+	if err := os.WriteFile(bad, []byte("PAR1 not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI("load", "--embedded", filepath.Join(dir, "data"), bad)
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	wantFirst := "graphwire load: load: " + bad + ": engine could not read the file: "
+	wantLast := "graphwire load: refused: 1 file-level problems, nothing written (--skip-invalid skips invalid rows, not these)"
+	if r.code != exitInvalid || len(lines) != 2 || !strings.HasPrefix(lines[0], wantFirst) || lines[1] != wantLast ||
+		!strings.Contains(lines[0], "Not a Parquet file") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d, a line starting %q with the engine's reason (Not a Parquet file), then %q",
+			r.code, r.stderr, exitInvalid, wantFirst, wantLast)
+	}
+}
