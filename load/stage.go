@@ -361,7 +361,6 @@ func (s *stage) readIssue(t *target, err error) error {
 	return fmt.Errorf("load: read %s: %w", t.src.Path, err)
 }
 
-
 // endpoints returns, for each node kind the rows of raw name in a pair of rel, a query of the
 // id of every node of that kind an edge may end at: the live nodes the load writes, and the
 // live nodes of the graph the load does not delete. Both sides of every row are checked
