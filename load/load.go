@@ -100,14 +100,17 @@ type FileReport struct {
 // ([*ShadowError]); with [Options.SkipInvalid] it is counted in Shadowed instead (and in
 // neither Written nor Unchanged), and a FINAL read keeps showing the stored row.
 type Report struct {
-	Files                       []FileReport
-	Version                     uint64
-	RowsIn, Valid, Invalid      int64
-	Unchanged, Written          int64
-	Tombstoned                  int64
-	Shadowed                    int64 // with SkipInvalid: rows that lost to a higher _version in the graph
-	Live, Queryable             int64
-	Skipped                     []Issue // with SkipInvalid: the first MaxIssues skipped rows
+	Files                  []FileReport
+	Version                uint64
+	RowsIn, Valid, Invalid int64
+	Unchanged, Written     int64
+	Tombstoned             int64
+	Shadowed               int64 // with SkipInvalid: rows that lost to a higher _version in the graph
+	Live, Queryable        int64
+	Skipped                []Issue // with SkipInvalid: the first MaxIssues skipped rows
+	// Recovered lists the earlier loads, killed after writing their manifest, that this
+	// load finished first; their rows are not counted above.
+	Recovered                   []Recovered
 	Staged, Committed, Verified time.Duration
 }
 
@@ -152,7 +155,9 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if err := createSchema(ctx, e, ont); err != nil {
 		return rep, err
 	}
-	if err := Recover(ctx, e, ont, opts); err != nil {
+	rec, err := recoverLoads(ctx, e, ont, opts)
+	rep.Recovered = rec
+	if err != nil {
 		return rep, err
 	}
 	prefix, err := newStagePrefix()

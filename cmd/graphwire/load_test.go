@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/graphwire/graphwire/load"
 )
 
 // TestIndexWithoutImports indexes a module whose files import nothing: its
@@ -176,5 +178,23 @@ func TestLoadFileError(t *testing.T) {
 		!strings.Contains(lines[0], "Not a Parquet file") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit %d, a line starting %q with the engine's reason (Not a Parquet file), then %q",
 			r.code, r.stderr, exitInvalid, wantFirst, wantLast)
+	}
+}
+
+// TestLoadReportNamesRecovery: the note a load ends with names an interrupted earlier load it
+// completed first, with its rows, before its own counts.
+func TestLoadReportNamesRecovery(t *testing.T) {
+	var b strings.Builder
+	printLoadReport(&b, "embedded /data", load.Report{
+		Version: 3, RowsIn: 1, Valid: 1, Written: 1, Live: 1, Queryable: 1,
+		Recovered: []load.Recovered{{Staging: "gw_stage_0123456789ab_", Version: 2, Nodes: 3, Edges: 1}},
+	}, time.Second)
+	lines := strings.Split(b.String(), "\n")
+	want := []string{
+		"completed first: an earlier load interrupted after its manifest (staging gw_stage_0123456789ab_, version 2): 3 node rows and 1 edge rows attached, not counted below",
+		"loaded embedded /data: 1 rows in from 0 files, 1 valid, 0 invalid (skipped); 1 written, 0 unchanged, 0 tombstoned; version 3",
+	}
+	if len(lines) < 2 || lines[0] != want[0] || lines[1] != want[1] {
+		t.Errorf("report:\n%s\nwant it to start:\n%s", b.String(), strings.Join(want, "\n"))
 	}
 }
