@@ -100,18 +100,19 @@ type FileReport struct {
 // ([*ShadowError]); with [Options.SkipInvalid] it is counted in Shadowed instead (and in
 // neither Written nor Unchanged), and a FINAL read keeps showing the stored row.
 type Report struct {
-	Files                  []FileReport
-	Version                uint64
-	RowsIn, Valid, Invalid int64
-	Unchanged, Written     int64
-	Tombstoned             int64
-	Shadowed               int64 // with SkipInvalid: rows that lost to a higher _version in the graph
-	Live, Queryable        int64
-	Skipped                []Issue // with SkipInvalid: the first MaxIssues skipped rows
+	Files                       []FileReport
+	Version                     uint64
+	RowsIn, Valid, Invalid      int64
+	Unchanged, Written          int64
+	Tombstoned                  int64
+	Shadowed                    int64 // with SkipInvalid: rows that lost to a higher _version in the graph
+	Live, Queryable             int64
+	Skipped                     []Issue // with SkipInvalid: the first MaxIssues skipped rows
+	Staged, Committed, Verified time.Duration
+
 	// Recovered lists the earlier loads, killed after writing their manifest, that this
 	// load finished first; their rows are not counted above.
-	Recovered                   []Recovered
-	Staged, Committed, Verified time.Duration
+	Recovered []Recovered
 }
 
 // Load validates files against ont and writes them to the graph e holds.
