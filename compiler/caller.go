@@ -49,6 +49,12 @@ func validLevel(n int) bool {
 	return false
 }
 
+// ValidPath reports whether p is a traversal path a scope can name: 1 to 20 segments, each a
+// positive int64 without leading zeros followed by "/" ("1/", "100/101/"). Tokens (package
+// auth), --scope and the rows graphwire load writes all follow this rule, so a row's path is
+// always one some scope covers.
+func ValidPath(p string) bool { return validPath(p) }
+
 // validPath reports whether p matches ^([1-9][0-9]{0,18}/){1,20}$ with int64 segments.
 func validPath(p string) bool {
 	if p == "" || !strings.HasSuffix(p, "/") {

@@ -59,11 +59,18 @@ func commit(ctx context.Context, e Engine, ont *ontology.Ontology, opts Options,
 // the staging tables of loads that stopped before that. [Load] calls it first; call it to
 // bring a graph back after a crash without loading anything.
 func Recover(ctx context.Context, e Engine, ont *ontology.Ontology, opts Options) error {
+	_, err := recoverLoads(ctx, e, ont, opts)
+	return err
+}
+
+// recoverLoads is [Recover], returning the loads it finished.
+func recoverLoads(ctx context.Context, e Engine, ont *ontology.Ontology, opts Options) ([]Recovered, error) {
 	opts = opts.withDefaults()
 	names, err := stagingTables(ctx, e, stagePrefix)
 	if err != nil {
-		return fmt.Errorf("load: recover: %w", err)
+		return nil, fmt.Errorf("load: recover: %w", err)
 	}
+	var done []Recovered
 	prefixes := map[string]bool{}
 	manifests := map[string]bool{}
 	for _, n := range names {
@@ -82,16 +89,22 @@ func Recover(ctx context.Context, e Engine, ont *ontology.Ontology, opts Options
 		if manifests[p] {
 			version, err := count(ctx, e, "SELECT v FROM "+p+"params")
 			if err != nil {
-				return fmt.Errorf("load: recover %s: %w", p, err)
+				return done, fmt.Errorf("load: recover %s: %w", p, err)
 			}
-			opts.Logger.Warn("load_recovered", "staging", p)
-			if err := commit(ctx, e, ont, opts, p, loadstate.Totals{Version: uint64(version)}, true); err != nil {
-				return err
+			nodes, edges, err := manifestRows(ctx, e, ont, p)
+			if err != nil {
+				return done, fmt.Errorf("load: recover %s: %w", p, err)
 			}
+			opts.Logger.Warn("load_recovered", "staging", p, "version", version, "nodes", nodes, "edges", edges)
+			totals := loadstate.Totals{Version: uint64(version), Nodes: uint64(nodes), Edges: uint64(edges)}
+			if err := commit(ctx, e, ont, opts, p, totals, true); err != nil {
+				return done, err
+			}
+			done = append(done, Recovered{Staging: p, Version: uint64(version), Nodes: nodes, Edges: edges})
 		}
 		if err := dropPrefix(ctx, e, p); err != nil {
-			return fmt.Errorf("load: recover: %w", err)
+			return done, fmt.Errorf("load: recover: %w", err)
 		}
 	}
-	return nil
+	return done, nil
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Sentinels an [Issue] wraps; compare with errors.Is.
@@ -12,7 +13,7 @@ var (
 	ErrMissing         = errors.New("missing required value")
 	ErrType            = errors.New("value does not have the property's type")
 	ErrEnum            = errors.New("value is not a label of the property's enum")
-	ErrPath            = errors.New("traversal_path is not a path of ids such as 1/22/")
+	ErrPath            = errors.New("traversal_path is not a path a scope can name: 1 to 20 positive ids without leading zeros, each followed by / (1/22/)")
 	ErrPair            = errors.New("endpoint kinds are not a pair of the relationship")
 	ErrDangling        = errors.New("edge endpoint exists neither in the load nor in the graph")
 	ErrFormat          = errors.New("unsupported file format")
@@ -40,6 +41,9 @@ func (i Issue) Error() string {
 		where = fmt.Sprintf("%s: row %d", i.File, i.Row)
 	}
 	msg := fmt.Sprintf("load: %s: column %s: %v", where, i.Column, i.Err)
+	if i.Column == "-" { // about the whole file, no column
+		msg = fmt.Sprintf("load: %s: %v", where, i.Err)
+	}
 	if i.Value != "" {
 		msg += fmt.Sprintf(" (%q)", i.Value)
 	}
@@ -62,7 +66,17 @@ func (e *ValidationError) Error() string {
 	if e.Count <= 1 {
 		return e.Issues[0].Error()
 	}
+	if e.FileLevel() {
+		return fmt.Sprintf("%s (and %d more file problems)", e.Issues[0].Error(), e.Count-1)
+	}
 	return fmt.Sprintf("%s (and %d more invalid rows)", e.Issues[0].Error(), e.Count-1)
+}
+
+// FileLevel reports whether the load was refused for problems with whole files (Row -1: a
+// file the engine could not read, an unknown or missing column) rather than for invalid rows;
+// Count then counts those problems, and SkipInvalid does not get past them.
+func (e *ValidationError) FileLevel() bool {
+	return len(e.Issues) > 0 && !slices.ContainsFunc(e.Issues, func(i Issue) bool { return i.Row >= 0 })
 }
 
 // Unwrap returns the first issue, so errors.Is matches its sentinel.

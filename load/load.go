@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/graphwire/graphwire/compiler"
@@ -96,17 +95,24 @@ type FileReport struct {
 // written (upserts and tombstones) and Unchanged were not, being already in the graph exactly
 // so, tombstones of rows that are not live, or repeats of a key within the load;
 // Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
-// keys the load holds and Queryable how many of them a FINAL read finds after the load:
-// equal unless a row lost to a higher _version already in the graph.
+// keys the load holds and Queryable how many of them a FINAL read finds after the load.
+// A row that would lose to a higher _version already in the graph refuses the load
+// ([*ShadowError]); with [Options.SkipInvalid] it is counted in Shadowed instead (and in
+// neither Written nor Unchanged), and a FINAL read keeps showing the stored row.
 type Report struct {
 	Files                       []FileReport
 	Version                     uint64
 	RowsIn, Valid, Invalid      int64
 	Unchanged, Written          int64
 	Tombstoned                  int64
+	Shadowed                    int64 // with SkipInvalid: rows that lost to a higher _version in the graph
 	Live, Queryable             int64
 	Skipped                     []Issue // with SkipInvalid: the first MaxIssues skipped rows
 	Staged, Committed, Verified time.Duration
+
+	// Recovered lists the earlier loads, killed after writing their manifest, that this
+	// load finished first; their rows are not counted above.
+	Recovered []Recovered
 }
 
 // Load validates files against ont and writes them to the graph e holds.
@@ -125,6 +131,9 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if len(srcs) == 0 {
 		return rep, errors.New("load: no input files")
 	}
+	if opts.Replace != nil && !compiler.ValidPath(opts.Replace.TraversalPath) {
+		return rep, fmt.Errorf("load: replace scope %q: %w", opts.Replace.TraversalPath, ErrPath)
+	}
 	var ts []*target
 	for _, s := range srcs {
 		t, err := resolve(ont, s)
@@ -137,12 +146,19 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 		}
 		ts = append(ts, t)
 	}
+	unlink, err := literalPaths(ts)
+	defer unlink()
+	if err != nil {
+		return rep, err
+	}
 	// Nodes before edges: edge endpoints are checked against the nodes of the load.
 	slices.SortStableFunc(ts, func(a, b *target) int { return cmp.Compare(btoi(a.entity == nil), btoi(b.entity == nil)) })
 	if err := createSchema(ctx, e, ont); err != nil {
 		return rep, err
 	}
-	if err := Recover(ctx, e, ont, opts); err != nil {
+	rec, err := recoverLoads(ctx, e, ont, opts)
+	rep.Recovered = rec
+	if err != nil {
 		return rep, err
 	}
 	prefix, err := newStagePrefix()
@@ -158,11 +174,9 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 			st.drop(context.WithoutCancel(ctx))
 		}
 	}()
-	base, err := maxVersion(ctx, e, ont)
-	if err != nil {
+	if rep.Version, err = loadVersion(ctx, e, ont); err != nil {
 		return rep, err
 	}
-	rep.Version = base + 1
 	if err := st.params(ctx, rep.Version); err != nil {
 		return rep, err
 	}
@@ -218,8 +232,19 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if err != nil {
 		return rep, err
 	}
-	rep.Written = written - rep.Tombstoned
-	rep.Unchanged = rep.Valid - rep.Written
+	shadow, err := st.shadowed(ctx)
+	if err != nil {
+		return rep, err
+	}
+	if shadow != nil {
+		if !opts.SkipInvalid {
+			return rep, shadow
+		}
+		// Written, they lose: they are counted as shadowed, not as written or unchanged.
+		rep.Shadowed = shadow.Count
+	}
+	rep.Written = written - rep.Tombstoned - rep.Shadowed
+	rep.Unchanged = rep.Valid - rep.Written - rep.Shadowed
 	rep.Staged = time.Since(start)
 	if err := st.writeManifest(ctx); err != nil {
 		return rep, err
@@ -308,34 +333,6 @@ func createSchema(ctx context.Context, e Engine, ont *ontology.Ontology) error {
 		}
 	}
 	return nil
-}
-
-// maxVersion returns the greatest _version in any graph table, 0 when they are empty. Only
-// the tables that hold rows are read: into a new graph, that is none.
-func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, error) {
-	var names []string
-	for _, ent := range ont.Entities {
-		names = append(names, ent.Table)
-	}
-	names = append(names, ont.EdgeTable)
-	full, err := tables(ctx, e, names, true)
-	if err != nil {
-		return 0, fmt.Errorf("load: read versions: %w", err)
-	}
-	var parts []string
-	for _, n := range names {
-		if full[n] {
-			parts = append(parts, "SELECT max(_version) AS v FROM "+n)
-		}
-	}
-	if len(parts) == 0 {
-		return 0, nil
-	}
-	res, err := collect(ctx, e, &compiler.Query{SQL: "SELECT max(v) FROM (" + strings.Join(parts, " UNION ALL ") + ")"})
-	if err != nil {
-		return 0, fmt.Errorf("load: read versions: %w", err)
-	}
-	return unsigned(res, "read versions")
 }
 
 func collect(ctx context.Context, r executor.Runner, q *compiler.Query) (*executor.Result, error) {

@@ -83,6 +83,9 @@ type target struct {
 	entity *ontology.Entity       // nil for a relationship
 	rel    *ontology.Relationship // nil for an entity
 	size   int64
+	// enginePath is the path handed to the engine: src.Path, or a link to it with a name
+	// free of glob characters (see literalPaths).
+	enginePath string
 }
 
 func (t *target) name() string {
@@ -122,8 +125,8 @@ func resolve(ont *ontology.Ontology, s Source) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("load: %s is a directory", s.Path)
+	if err := regularFile(s.Path, fi); err != nil {
+		return nil, err
 	}
 	t := &target{src: s, size: fi.Size()}
 	t.src.Path = abs

@@ -31,6 +31,9 @@ type stage struct {
 	deltas map[string]bool // graph tables with a delta
 	order  []string        // the same, in creation order
 	empty  map[string]bool // graph tables found without rows before the load wrote to them
+	// versioned holds the graph tables a file with a _version column wrote to; only their
+	// rows can lose to a version already in the graph (see shadowed).
+	versioned map[string]bool
 }
 
 func (s *stage) exec(ctx context.Context, what, sql string) error {
@@ -153,10 +156,17 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	if t.entity != nil {
 		cols = entityColumns(t.entity)
 	}
+	// A file without rows has no schema to infer, and the engine refuses to read it.
+	if blank, header, err := blankRows(t.src.Path, t.src.Format); err != nil || blank {
+		if err != nil {
+			return fr, nil, err
+		}
+		return fr, nil, s.blankFile(ctx, t, cols, header)
+	}
 	// The file's columns, as the engine's schema inference sees them.
 	res, err := collect(ctx, s.e, &compiler.Query{
 		SQL:    "DESCRIBE file({p0:String}, " + t.src.Format.engineFormat() + ")" + describeSettings,
-		Params: []compiler.Param{{Name: "p0", Type: "String", Value: t.src.Path}},
+		Params: []compiler.Param{{Name: "p0", Type: "String", Value: t.enginePath}},
 	})
 	if err != nil {
 		return fr, nil, s.readIssue(t, err)
@@ -166,26 +176,10 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		name, _ := row[0].(string)
 		have = append(have, name)
 	}
+	if err := columnIssues(t, cols, have); err != nil {
+		return fr, nil, err
+	}
 	var issues []Issue
-	byName := map[string]column{}
-	for _, c := range cols {
-		byName[c.name] = c
-	}
-	for _, h := range have {
-		if _, ok := byName[h]; !ok {
-			issues = append(issues, Issue{File: t.src.Path, Row: -1, Column: h, Err: ErrUnknownProperty})
-		}
-	}
-	for _, c := range cols {
-		if c.required && !slices.Contains(have, c.name) {
-			issues = append(issues, Issue{File: t.src.Path, Row: -1, Column: c.name, Err: ErrMissing})
-		}
-	}
-	if len(issues) > 0 {
-		// A file-level problem refuses the load even with SkipInvalid: no row of the file
-		// can be read right.
-		return fr, nil, &ValidationError{Issues: issues, Count: int64(len(issues))}
-	}
 	raw := s.prefix + "raw" + strconv.Itoa(i)
 	var defs, names []string
 	for _, h := range have {
@@ -199,7 +193,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		return fr, nil, err
 	}
 	ins := "INSERT INTO " + raw + " SELECT toUInt64(_row_number), " + strings.Join(names, ", ") +
-		" FROM file(" + quote(t.src.Path) + ", " + t.src.Format.engineFormat() + ", " + quote(structure) + ")" +
+		" FROM file(" + quote(t.enginePath) + ", " + t.src.Format.engineFormat() + ", " + quote(structure) + ")" +
 		" SETTINGS input_format_skip_unknown_fields = 0, input_format_json_read_numbers_as_strings = 1," +
 		" input_format_json_read_bools_as_strings = 1, input_format_json_read_objects_as_strings = 1," +
 		" input_format_json_read_arrays_as_strings = 1, input_format_csv_empty_as_default = 1," +
@@ -266,6 +260,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	if err != nil {
 		return fr, nil, err
 	}
+	s.markVersioned(t, present)
 	// The file's rows are in the key and delta tables now. Its tables in memory go before
 	// the next file is read, so a load holds one file's raw rows at a time.
 	for _, n := range []string{raw, bad} {
@@ -301,7 +296,7 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 			add(c.name, "missing", v+" IS NULL OR "+v+" = ''")
 		}
 		if c.name == "traversal_path" {
-			add(c.name, "path", v+" IS NOT NULL AND "+v+" != '' AND NOT match("+v+", '^([0-9]+/)+$')")
+			add(c.name, "path", v+" IS NOT NULL AND "+v+" != '' AND NOT "+validPathSQL(v))
 		}
 		if bt := baseType(c.typ); bt != "String" {
 			add(c.name, "type", v+" IS NOT NULL AND "+v+" != '' AND accurateCastOrNull("+v+", "+quote(bt)+") IS NULL")
@@ -317,6 +312,7 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 			checks = append(checks, uc)
 		}
 	}
+	checks = append(checks, versionChecks(present)...)
 	if t.rel == nil {
 		return checks, nil
 	}
@@ -353,24 +349,19 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 
 var reasons = map[string]error{
 	"missing": ErrMissing, "path": ErrPath, "type": ErrType, "enum": ErrEnum, "pair": ErrPair, "dangling": ErrDangling, "utf8": ErrUTF8,
+	"version": ErrVersion,
 }
 
 // readIssue reports an engine failure to read a file (malformed input, an unknown JSON key
-// past the rows schema inference saw) as a validation error naming the file.
+// past the rows schema inference saw) as a file-level validation error naming the file, with
+// the engine's whole message (the first line alone cut off its reason).
 func (s *stage) readIssue(t *target, err error) error {
 	var ee *executor.Error
 	if errors.As(err, &ee) && (errors.Is(err, executor.ErrInvalidQuery) || errors.Is(err, executor.ErrInternal)) && ee.Code != 0 {
-		is := Issue{File: t.src.Path, Row: -1, Column: "-", Err: fmt.Errorf("%w: %s", ErrRead, firstLine(ee.Error()))}
+		is := Issue{File: t.src.Path, Row: -1, Column: "-", Err: fmt.Errorf("%w: %s", ErrRead, ee.Error())}
 		return &ValidationError{Issues: []Issue{is}, Count: 1}
 	}
 	return fmt.Errorf("load: read %s: %w", t.src.Path, err)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // endpoints returns, for each node kind the rows of raw name in a pair of rel, a query of the

@@ -109,7 +109,7 @@ func exitCode(err error) int {
 			return exitUnavailable
 		}
 		return exitFailure
-	case errors.As(err, &re), errors.As(err, &ve), errors.Is(err, executor.ErrInvalidQuery):
+	case errors.As(err, &re), errors.As(err, &ve), errors.Is(err, load.ErrShadowed), errors.Is(err, executor.ErrInvalidQuery):
 		return exitInvalid
 	case errors.Is(err, auth.ErrInvalidToken), errors.Is(err, pipeline.ErrUnauthenticated):
 		return exitAuth
@@ -178,7 +178,11 @@ func report(w io.Writer, name string, err error) {
 		for _, is := range ve.Issues {
 			fmt.Fprintf(w, "%s: %s\n", name, oneLine(is))
 		}
-		fmt.Fprintf(w, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", name, ve.Count)
+		if ve.FileLevel() {
+			fmt.Fprintf(w, "%s: refused: %d file-level problems, nothing written (--skip-invalid skips invalid rows, not these)\n", name, ve.Count)
+		} else {
+			fmt.Fprintf(w, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", name, ve.Count)
+		}
 	default:
 		if st, ok := status.FromError(err); ok && st.Code() != codes.OK {
 			fmt.Fprintf(w, "%s: %s\n", name, statusLine(st))

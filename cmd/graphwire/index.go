@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -39,8 +38,6 @@ type indexFlags struct {
 	patterns  []string
 }
 
-var namespaceRE = regexp.MustCompile(`^([0-9]+/)+$`)
-
 func newIndexCmd(s streams) *cobra.Command {
 	var f indexFlags
 	cmd := &cobra.Command{
@@ -50,8 +47,8 @@ func newIndexCmd(s streams) *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dir, f.patterns = args[0], args[1:]
-			if !namespaceRE.MatchString(f.namespace) {
-				return usageErrorf("--namespace %q is not a path of ids such as 1/22/", f.namespace)
+			if !compiler.ValidPath(f.namespace) {
+				return usageErrorf("--namespace %q is not a path a scope can name: 1 to 20 positive ids without leading zeros, each followed by / (1/22/)", f.namespace)
 			}
 			if f.project <= 0 {
 				return usageErrorf("--project must be positive")
@@ -59,7 +56,8 @@ func newIndexCmd(s streams) *cobra.Command {
 			if err := f.engine.check(); err != nil {
 				return &usageError{err}
 			}
-			return indexCode(cmd.Context(), f, s.stderr)
+			// As for load: a blocked index still ends on SIGINT or SIGTERM.
+			return untilInterrupted(cmd.Context(), interruptGrace, func() error { return indexCode(cmd.Context(), f, s.stderr) })
 		},
 	}
 	fs := cmd.Flags()

@@ -45,7 +45,8 @@ func newLoadCmd(s streams) *cobra.Command {
 			if err := f.engine.check(); err != nil {
 				return &usageError{err}
 			}
-			return loadFiles(cmd.Context(), f, s.stderr)
+			// A load blocked where cancelling does not reach still ends on SIGINT or SIGTERM.
+			return untilInterrupted(cmd.Context(), interruptGrace, func() error { return loadFiles(cmd.Context(), f, s.stderr) })
 		},
 	}
 	fs := cmd.Flags()
@@ -93,6 +94,8 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 	}
 	rep, err := load.Load(ctx, eng, ont, srcs, opts)
 	if err != nil {
+		bar.finish()
+		printRecovered(stderr, rep)
 		return err
 	}
 	bar.finish()
@@ -105,8 +108,12 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 
 // printLoadReport prints the note every load ends with: rows in against rows queryable.
 func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Duration) {
+	printRecovered(w, rep)
 	fmt.Fprintf(w, "loaded %s: %d rows in from %d files, %d valid, %d invalid (skipped); %d written, %d unchanged, %d tombstoned; version %d\n",
 		where, rep.RowsIn, len(rep.Files), rep.Valid, rep.Invalid, rep.Written, rep.Unchanged, rep.Tombstoned, rep.Version)
+	if rep.Shadowed > 0 {
+		fmt.Fprintf(w, "shadowed: %d rows not applied, a higher _version of their key is already in the graph (skipped)\n", rep.Shadowed)
+	}
 	fmt.Fprintf(w, "rows queryable: %d of %d live keys loaded", rep.Queryable, rep.Live)
 	if rep.Queryable != rep.Live {
 		fmt.Fprintf(w, " (%d lost to a higher _version already in the graph)", rep.Live-rep.Queryable)
@@ -114,6 +121,14 @@ func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Du
 	fmt.Fprintf(w, "\ntime %s (stage and validate %s, commit %s, verify %s); %.0f rows/s; peak RSS %s\n",
 		elapsed.Round(time.Millisecond), rep.Staged.Round(time.Millisecond), rep.Committed.Round(time.Millisecond),
 		rep.Verified.Round(time.Millisecond), float64(rep.RowsIn)/max(elapsed.Seconds(), 1e-9), peakRSS())
+}
+
+// printRecovered names each earlier, interrupted load that this one completed first.
+func printRecovered(w io.Writer, rep load.Report) {
+	for _, r := range rep.Recovered {
+		fmt.Fprintf(w, "completed first: an earlier load interrupted after its manifest (staging %s, version %d): %d node rows and %d edge rows attached, not counted below\n",
+			r.Staging, r.Version, r.Nodes, r.Edges)
+	}
 }
 
 // isTerminal reports whether stream (a reader or a writer) is an *os.File open on a terminal
