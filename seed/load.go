@@ -3,6 +3,7 @@ package seed
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/graphwire/graphwire/compiler"
@@ -52,6 +53,12 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 	base, err := maxVersion(ctx, e, ont)
 	if err != nil {
 		return st, err
+	}
+	// The seed's rows take base + 2 and the tombstones of the previous run at most base + 1;
+	// both must stay above every stored version, and exact as an Int64, or a wrapped version
+	// would lose to the rows it is meant to replace.
+	if base > maxSeedBase {
+		return st, fmt.Errorf("seed: the graph's highest _version is %d; a seed needs two versions above it, at most %d", base, uint64(math.MaxInt64))
 	}
 	st.Version = base + 2
 	// Tombstones first: every live row of the previous run, version + 1 ≤ base + 1.
@@ -117,6 +124,10 @@ func columnIndex(cols []string, name string) int {
 	}
 	panic("seed: no column " + name)
 }
+
+// maxSeedBase is the highest stored _version a seed can go above: its own version, base + 2,
+// is at most math.MaxInt64.
+const maxSeedBase = math.MaxInt64 - 2
 
 // maxVersion returns the greatest _version in any graph table, 0 when they are empty.
 func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, error) {

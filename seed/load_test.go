@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -199,5 +200,23 @@ func TestLoadLeavesTablesMerged(t *testing.T) {
 		if len(res.Rows) != 0 {
 			t.Errorf("after load %d, tables with more than one active part: %v", i, res.Rows)
 		}
+	}
+}
+
+// TestLoadRefusesVersionWrap: after a row with the highest UInt64 _version, a seed is refused
+// with the reason instead of running at a version that wrapped to 1 and loses to every row.
+func TestLoadRefusesVersionWrap(t *testing.T) {
+	e := openChDB(t)
+	o := loadOntology(t)
+	g := generate(t, o, seed.Options{Scale: 0.02, Seed: 1})
+	if _, err := seed.Load(t.Context(), e, o, g, seed.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Exec(t.Context(), "INSERT INTO gl_user (id, username, _version) VALUES (900200, 'wrap', 18446744073709551615)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := seed.Load(t.Context(), e, o, g, seed.Options{})
+	if err == nil || !strings.Contains(err.Error(), "18446744073709551615") {
+		t.Fatalf("seed after a row at 2^64-1: %v, want a refusal naming the version", err)
 	}
 }
