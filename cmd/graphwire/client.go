@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
@@ -16,6 +17,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
@@ -105,6 +109,9 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	if !ok {
 		return queryStats{}, usageErrorf("unknown --llm-format %q", f.llmFormat)
 	}
+	if !utf8.Valid(f.query) {
+		return queryStats{}, refuseNotUTF8(f.query)
+	}
 	req := &pb.ExecuteQueryRequest{Query: string(f.query), LlmFormat: llm}
 	if f.format == "llm" {
 		req.Format = pb.ResponseFormat_RESPONSE_FORMAT_LLM
@@ -126,4 +133,22 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	}
 	md := resp.GetMetadata()
 	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
+}
+
+// refuseNotUTF8 returns the error local mode gives for query, which is not UTF-8: the
+// compiler's PARSE_ERROR at the offending string or byte. A protobuf string cannot carry
+// such a query, so sending it would fail with gRPC's marshaling error (INTERNAL) instead.
+func refuseNotUTF8(query []byte) error {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	comp, err := compiler.New(ont, compiler.Options{CursorKeys: localCursorKeys()})
+	if err != nil {
+		return err
+	}
+	if _, err := comp.Compile(query, &compiler.Caller{Subject: "cli", Admin: true}); err != nil {
+		return err
+	}
+	return &classError{code: exitInvalid, msg: "the query is not UTF-8 text"}
 }

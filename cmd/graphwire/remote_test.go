@@ -81,6 +81,14 @@ func TestLocalAndServerAgree(t *testing.T) {
 			wantCode: exitInvalid,
 			wantErr:  "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
 		},
+		{
+			// A protobuf string cannot carry it: the client refuses it as local mode does,
+			// not with gRPC's marshaling error (INTERNAL, exit 1).
+			name: "invalid UTF-8", local: []string{"--admin"}, token: admin,
+			args:     []string{"{\"query_type\":\"search\",\"node\":{\"id\":\"u\",\"entity\":\"User\",\"filters\":{\"username\":\"al\xffice\"}}}"},
+			wantCode: exitInvalid,
+			wantErr:  "graphwire query: invalid_query PARSE_ERROR /node/filters/username: invalid UTF-8 (byte 0xff) at line 1, column 82: the query must be UTF-8 text\n",
+		},
 		{name: "timeout", local: []string{"--admin"}, token: admin, args: []string{"--timeout", "1ns", mrs}, wantCode: exitTimeout},
 	}
 	for _, tt := range tests {
