@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -36,7 +37,14 @@ var formatEnums = map[string]pb.FormatName{
 // dial connects to a graphwire server over plaintext gRPC (an in-process
 // server on loopback).
 func dial(addr string) (*grpc.ClientConn, error) {
-	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), recvAnySize())
+}
+
+// recvAnySize lets a client take an answer of any size the server sends (serve bounds it
+// with --max-send-msg-size): gRPC's default of 4 MiB refused raw answers that local mode
+// prints whole, such as one holding a long stored text.
+func recvAnySize() grpc.DialOption {
+	return grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32))
 }
 
 // clientTLS are the transport flags of a client command, spelled as
@@ -94,7 +102,7 @@ func dialServer(addr string, c clientTLS) (*grpc.ClientConn, error) {
 	if cfg == nil {
 		return dial(addr)
 	}
-	return grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)), recvAnySize())
 }
 
 // withToken attaches the bearer token to outgoing calls.
