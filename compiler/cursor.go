@@ -42,9 +42,21 @@ func decodeCursor(token, hash string, keys *CursorKeys, caller *Caller) ([]*stri
 	var c struct {
 		H *string   `json:"h"`
 		K []*string `json:"k"`
+		X []int     `json:"x"` // keys in hex: not UTF-8 (graphresponse.CursorPayload)
 	}
 	if err := d.Decode(&c); err != nil || c.H == nil || c.K == nil {
 		return nil, bad
+	}
+	for _, i := range c.X {
+		if i < 0 || i >= len(c.K) || c.K[i] == nil {
+			return nil, bad
+		}
+		b, err := hex.DecodeString(*c.K[i])
+		if err != nil {
+			return nil, bad
+		}
+		s := string(b)
+		c.K[i] = &s
 	}
 	if _, err := d.Token(); err != io.EOF {
 		return nil, bad

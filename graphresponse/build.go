@@ -3,6 +3,7 @@ package graphresponse
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // BuildPlan is the column contract between a compiled query and [Build]: which columns the
@@ -329,15 +331,28 @@ func EncodeCursor(hash string, keys []*string) string {
 
 // CursorPayload returns what a pagination token carries, {"h": hash, "k": keys} as JSON
 // (docs/dsl.md, "Ordering, limits and pages"; docs/compiler.md, "Stages"). A nil key is a
-// NULL sort value.
+// NULL sort value. A key that is not UTF-8 (stored text the loader did not refuse) cannot
+// be a JSON string without turning into U+FFFD, which would seek to another place: it is
+// written in hex, and "x" lists the indexes of such keys.
 func CursorPayload(hash string, keys []*string) []byte {
+	var hexed []int
+	for i, k := range keys {
+		if k != nil && !utf8.ValidString(*k) {
+			if hexed == nil {
+				keys = slices.Clone(keys)
+			}
+			h := hex.EncodeToString([]byte(*k))
+			keys[i], hexed = &h, append(hexed, i)
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(struct {
 		H string    `json:"h"`
 		K []*string `json:"k"`
-	}{hash, keys})
+		X []int     `json:"x,omitempty"`
+	}{hash, keys, hexed})
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 

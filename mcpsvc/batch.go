@@ -19,8 +19,9 @@ var batchVersions = map[string]bool{"2024-11-05": true, "2025-03-26": true}
 
 // refuseBatches answers 400 with a JSON-RPC error to a POST whose body is a JSON-RPC batch
 // (a JSON array) unless the request's protocol version allows batches; other requests go
-// to next. The version is the Mcp-Protocol-Version header when present, else the version
-// the session named by Mcp-Session-Id negotiated. A batch that names no session would
+// to next. The version is the one the session named by Mcp-Session-Id negotiated when that
+// allows no batches, whatever the Mcp-Protocol-Version header claims; otherwise the header
+// when present, else the session's version. A batch that names no session would
 // open one, and an initialize must come alone (2025-03-26, lifecycle), so it is refused
 // too.
 //
@@ -51,8 +52,10 @@ func (s *Server) refuseBatches(limit int64, next http.Handler) http.Handler {
 			return
 		}
 		version, from := r.Header.Get(protocolHeader), "the "+protocolHeader+" header"
-		if version == "" {
-			version, from = s.sessionVersion(r.Header.Get(sessionHeader)), "the session's negotiated version"
+		// The session's negotiated version rules over the header: a header claiming an
+		// older version than the session negotiated does not bring batches back.
+		if sv := s.sessionVersion(r.Header.Get(sessionHeader)); sv != "" && (version == "" || !batchVersions[sv]) {
+			version, from = sv, "the session's negotiated version"
 		}
 		if batchVersions[version] {
 			next.ServeHTTP(w, r)

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
@@ -16,6 +18,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
@@ -34,7 +39,14 @@ var formatEnums = map[string]pb.FormatName{
 // dial connects to a graphwire server over plaintext gRPC (an in-process
 // server on loopback).
 func dial(addr string) (*grpc.ClientConn, error) {
-	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()), recvAnySize())
+}
+
+// recvAnySize lets a client take an answer of any size the server sends (serve bounds it
+// with --max-send-msg-size): gRPC's default of 4 MiB refused raw answers that local mode
+// prints whole, such as one holding a long stored text.
+func recvAnySize() grpc.DialOption {
+	return grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32))
 }
 
 // clientTLS are the transport flags of a client command, spelled as
@@ -92,7 +104,7 @@ func dialServer(addr string, c clientTLS) (*grpc.ClientConn, error) {
 	if cfg == nil {
 		return dial(addr)
 	}
-	return grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)))
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)), recvAnySize())
 }
 
 // withToken attaches the bearer token to outgoing calls.
@@ -106,6 +118,9 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	llm, ok := formatEnums[strings.ToLower(f.llmFormat)]
 	if !ok {
 		return queryStats{}, usageErrorf("unknown --llm-format %q", f.llmFormat)
+	}
+	if !utf8.Valid(f.query) {
+		return queryStats{}, refuseNotUTF8(f.query)
 	}
 	req := &pb.ExecuteQueryRequest{Query: string(f.query), LlmFormat: llm}
 	if f.format == "llm" {
@@ -128,4 +143,22 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	}
 	md := resp.GetMetadata()
 	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
+}
+
+// refuseNotUTF8 returns the error local mode gives for query, which is not UTF-8: the
+// compiler's PARSE_ERROR at the offending string or byte. A protobuf string cannot carry
+// such a query, so sending it would fail with gRPC's marshaling error (INTERNAL) instead.
+func refuseNotUTF8(query []byte) error {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		return err
+	}
+	comp, err := compiler.New(ont, compiler.Options{CursorKeys: localCursorKeys()})
+	if err != nil {
+		return err
+	}
+	if _, err := comp.Compile(query, &compiler.Caller{Subject: "cli", Admin: true}); err != nil {
+		return err
+	}
+	return &classError{code: exitInvalid, msg: "the query is not UTF-8 text"}
 }

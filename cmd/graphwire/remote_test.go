@@ -30,6 +30,15 @@ func TestLocalAndServerAgree(t *testing.T) {
 	if out, err := child(t, "run", "seed", "--embedded", dir, "--scale", "0.02").CombinedOutput(); err != nil {
 		t.Fatalf("seed: %v\n%s", err, out)
 	}
+	// A milestone whose description alone is over gRPC's default 4 MiB message: the raw
+	// answer reaches the client whole, as in local mode.
+	big := filepath.Join(tmp, "Milestone.jsonl")
+	if err := os.WriteFile(big, []byte(`{"id":900000,"traversal_path":"1/10/","iid":900000,"title":"big","description":"`+strings.Repeat("d", 5<<20)+`","state":"active","created_at":"2024-01-02 03:04:05"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI("load", "--embedded", dir, big); r.code != exitOK {
+		t.Fatalf("load the big milestone: %+v", r.stderr)
+	}
 	// chDB opens one data directory per process and locks it: the server gets a copy.
 	if out, err := exec.Command("cp", "-a", dir, served).CombinedOutput(); err != nil {
 		t.Fatalf("copy the graph: %v\n%s", err, out)
@@ -81,6 +90,15 @@ func TestLocalAndServerAgree(t *testing.T) {
 			wantCode: exitInvalid,
 			wantErr:  "graphwire query: invalid_query PARSE_ERROR /: malformed JSON at line 1, column 15: unexpected end of input, expected a value\n",
 		},
+		{
+			// A protobuf string cannot carry it: the client refuses it as local mode does,
+			// not with gRPC's marshaling error (INTERNAL, exit 1).
+			name: "invalid UTF-8", local: []string{"--admin"}, token: admin,
+			args:     []string{"{\"query_type\":\"search\",\"node\":{\"id\":\"u\",\"entity\":\"User\",\"filters\":{\"username\":\"al\xffice\"}}}"},
+			wantCode: exitInvalid,
+			wantErr:  "graphwire query: invalid_query PARSE_ERROR /node/filters/username: invalid UTF-8 (byte 0xff) at line 1, column 82: the query must be UTF-8 text\n",
+		},
+		{name: "answer over 4 MiB", local: []string{"--admin"}, token: admin, args: []string{`{"query_type":"traversal","nodes":[{"id":"m","entity":"Milestone","node_ids":[900000],"columns":["description"]}]}`}},
 		{name: "timeout", local: []string{"--admin"}, token: admin, args: []string{"--timeout", "1ns", mrs}, wantCode: exitTimeout},
 	}
 	for _, tt := range tests {

@@ -79,8 +79,8 @@ func TestMCPOriginChecked(t *testing.T) {
 // TestMCPBatchRefused: protocol version 2025-06-18 removed JSON-RPC batches. A batch on a
 // session that negotiated it is refused with 400 and a JSON-RPC Invalid Request error,
 // whether or not the request repeats the version in Mcp-Protocol-Version (the SDK refused
-// only with the header, and ran the batch without it), and so is a batch that would open a
-// session. A session that negotiated 2025-03-26 may still send batches.
+// only with the header, and ran the batch without it) and when the header claims an older
+// version than the session negotiated, and so is a batch that would open a session. A session that negotiated 2025-03-26 may still send batches.
 func TestMCPBatchRefused(t *testing.T) {
 	_, url := faces(t, engine(t), nil)
 	open := func(version string) string {
@@ -113,6 +113,8 @@ func TestMCPBatchRefused(t *testing.T) {
 	current := open("2025-06-18")
 	refused("batch on a 2025-06-18 session without the version header", "Mcp-Session-Id", current)
 	refused("batch on a 2025-06-18 session with the version header", "Mcp-Session-Id", current, "Mcp-Protocol-Version", "2025-06-18")
+	refused("batch on a 2025-06-18 session whose header claims 2025-03-26", "Mcp-Session-Id", current, "Mcp-Protocol-Version", "2025-03-26")
+	refused("batch on a 2025-06-18 session whose header claims 2024-11-05", "Mcp-Session-Id", current, "Mcp-Protocol-Version", "2024-11-05")
 	refused("batch opening a session")
 	// The session still answers single messages.
 	if code, _, body := rawMCP(t, url, `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`, "Mcp-Session-Id", current); code != http.StatusOK || !strings.Contains(body, "query_graph") {
