@@ -55,7 +55,7 @@ func (s *Server) authenticate(ctx context.Context, fullMethod string) (context.C
 		return nil, status.Error(codes.Unauthenticated, "invalid or missing token")
 	}
 	if s.opts.Authenticated != nil {
-		s.opts.Authenticated(ctx)
+		s.opts.Authenticated(ctx, claims.UserID)
 	}
 	return context.WithValue(ctx, claimsKey{}, claims), nil
 }

@@ -82,9 +82,10 @@ type Options struct {
 	// format series.
 	Metrics *telemetry.Metrics
 	// Authenticated, when set, is called with the context of every call whose bearer token
-	// verifies, before the call runs (its peer.FromContext names the connection). serve
-	// uses it to move the connection out of the budget of unauthenticated connections.
-	Authenticated func(ctx context.Context)
+	// verifies, before the call runs (its peer.FromContext names the connection), with the
+	// token's user. serve uses it to move the connection out of the budget of
+	// unauthenticated connections, up to a bound of connections per user.
+	Authenticated func(ctx context.Context, user int64)
 	// Logger receives one line per call; nil discards. Records carry the
 	// request's context: wrap the handler with [telemetry.NewLogHandler] to
 	// add request_id to every line.

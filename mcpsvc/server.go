@@ -61,9 +61,10 @@ type Options struct {
 	// server's deadlines alone.
 	WriteTimeout time.Duration
 	// Authenticated, when set, is called for every HTTP request whose bearer token
-	// verifies, before the request is served. serve uses it to move the request's
-	// connection out of the budget of unauthenticated connections.
-	Authenticated func(*http.Request)
+	// verifies, before the request is served, with the token's user. serve uses it to move
+	// the request's connection out of the budget of unauthenticated connections, up to a
+	// bound of connections per user.
+	Authenticated func(r *http.Request, user int64)
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
 }
@@ -190,7 +191,7 @@ func (s *Server) HTTPHandler() http.Handler {
 			return nil, sdkauth.ErrInvalidToken
 		}
 		if s.opts.Authenticated != nil {
-			s.opts.Authenticated(r)
+			s.opts.Authenticated(r, c.UserID)
 		}
 		// UserID binds the session: the SDK refuses a request of another
 		// authorization context on it.

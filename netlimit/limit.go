@@ -22,6 +22,10 @@ type Options struct {
 	// MaxUnauthenticated bounds the connections open at once that have not authenticated;
 	// 0 means MaxConns.
 	MaxUnauthenticated int
+	// MaxPerUser bounds the authenticated connections of one user: a connection of a user
+	// who already holds that many stays counted as unauthenticated, so it may be closed to
+	// make room for another peer, and one token cannot hold every slot. 0 means MaxPerIP.
+	MaxPerUser int
 	// LogEvery is the least time between two log lines of one kind (accept errors, shed
 	// connections); 0 means 10 s.
 	LogEvery time.Duration
@@ -47,6 +51,7 @@ type Limiter struct {
 	mu     sync.Mutex
 	open   int
 	perIP  map[netip.Addr]int
+	users  map[string]int   // user → authenticated connections
 	unauth *list.List       // of *conn, oldest first
 	byAddr map[string]*conn // local and remote address → open connection
 	stats  Stats
@@ -55,7 +60,7 @@ type Limiter struct {
 
 // New returns a Limiter with opts.
 func New(opts Options) (*Limiter, error) {
-	if opts.MaxConns <= 0 || opts.MaxPerIP < 0 || opts.MaxUnauthenticated < 0 {
+	if opts.MaxConns <= 0 || opts.MaxPerIP < 0 || opts.MaxUnauthenticated < 0 || opts.MaxPerUser < 0 {
 		return nil, errors.New("netlimit: MaxConns must be positive and the other bounds not negative")
 	}
 	if opts.MaxPerIP == 0 {
@@ -64,6 +69,9 @@ func New(opts Options) (*Limiter, error) {
 	if opts.MaxUnauthenticated == 0 {
 		opts.MaxUnauthenticated = opts.MaxConns
 	}
+	if opts.MaxPerUser == 0 {
+		opts.MaxPerUser = opts.MaxPerIP
+	}
 	if opts.LogEvery == 0 {
 		opts.LogEvery = 10 * time.Second
 	}
@@ -71,7 +79,7 @@ func New(opts Options) (*Limiter, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Limiter{opts: opts, log: log, perIP: map[netip.Addr]int{}, unauth: list.New(),
+	return &Limiter{opts: opts, log: log, perIP: map[netip.Addr]int{}, users: map[string]int{}, unauth: list.New(),
 		byAddr: map[string]*conn{}, notes: map[string]*note{}}, nil
 }
 
@@ -93,17 +101,24 @@ func (l *Limiter) Listener(inner net.Listener) net.Listener {
 }
 
 // Authenticated marks the open connection between the addresses local and remote (as
-// their String methods write them) as authenticated: it leaves the unauthenticated budget
-// and is never closed to make room. An unknown pair, or one already marked, is ignored.
-func (l *Limiter) Authenticated(local, remote string) {
+// their String methods write them) as authenticated by user: it leaves the unauthenticated
+// budget and is never closed to make room, unless user already holds MaxPerUser such
+// connections, when it stays as it was. An unknown pair, or one already marked, is ignored.
+func (l *Limiter) Authenticated(local, remote, user string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.byAddr[addrKey(local, remote)]
 	if c == nil || c.elem == nil {
 		return
 	}
+	if l.users[user] >= l.opts.MaxPerUser {
+		l.noteLocked("connection_over_user_bound", "reason", "the user holds its bound of authenticated connections; this one may be closed to make room", "max_per_user", l.opts.MaxPerUser)
+		return
+	}
 	l.unauth.Remove(c.elem)
 	c.elem = nil
+	c.user, c.authed = user, true
+	l.users[user]++
 }
 
 func addrKey(local, remote string) string { return local + "|" + remote }
@@ -170,6 +185,11 @@ func (l *Limiter) releaseLocked(c *conn) {
 		l.unauth.Remove(c.elem)
 		c.elem = nil
 	}
+	if c.authed {
+		if l.users[c.user]--; l.users[c.user] <= 0 {
+			delete(l.users, c.user)
+		}
+	}
 	if l.byAddr[c.key] == c {
 		delete(l.byAddr, c.key)
 	}
@@ -221,6 +241,9 @@ type conn struct {
 	// once it left the counts; both are guarded by lim.mu.
 	elem     *list.Element
 	released bool
+	// user is who authenticated it, when authed: it counts against that user's bound.
+	user   string
+	authed bool
 }
 
 // Close closes the connection and gives its place back.

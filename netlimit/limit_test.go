@@ -86,7 +86,7 @@ func TestOldestUnauthenticatedMakesRoom(t *testing.T) {
 	}
 	ln, accepted := serve(t, lim)
 	a := dial(t, ln, accepted)
-	lim.Authenticated(a.server.LocalAddr().String(), a.server.RemoteAddr().String())
+	lim.Authenticated(a.server.LocalAddr().String(), a.server.RemoteAddr().String(), "1")
 	b := dial(t, ln, accepted)
 	c := dial(t, ln, accepted) // two unauthenticated: b and c
 	d := dial(t, ln, accepted) // the unauthenticated bound: b, the oldest, makes room
@@ -102,7 +102,7 @@ func TestOldestUnauthenticatedMakesRoom(t *testing.T) {
 		t.Errorf("stats %+v, want 3 open, 2 unauthenticated, 1 evicted", got)
 	}
 	for _, p := range []pair{c, d} {
-		lim.Authenticated(p.server.LocalAddr().String(), p.server.RemoteAddr().String())
+		lim.Authenticated(p.server.LocalAddr().String(), p.server.RemoteAddr().String(), "1")
 	}
 	// Three authenticated connections fill the total: the next is refused.
 	e, err := net.Dial("tcp", ln.Addr().String())
@@ -189,5 +189,52 @@ func TestAcceptErrorsRetriedQuietly(t *testing.T) {
 	s.Close()
 	if n := strings.Count(logs.String(), "accept_failed"); n != 1 {
 		t.Errorf("%d accept_failed lines for 6 failures within LogEvery, want 1:\n%s", n, logs.String())
+	}
+}
+
+// TestOneUserCannotHoldEverySlot: a user's authenticated connections beyond MaxPerUser stay
+// unauthenticated, so when the total is full they make room for another peer instead of
+// locking it out; another user's connections still authenticate, and a closed connection
+// gives its user's place back.
+func TestOneUserCannotHoldEverySlot(t *testing.T) {
+	lim, err := netlimit.New(netlimit.Options{MaxConns: 4, MaxPerIP: 4, MaxUnauthenticated: 4, MaxPerUser: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, accepted := serve(t, lim)
+	auth := func(p pair, user string) {
+		lim.Authenticated(p.server.LocalAddr().String(), p.server.RemoteAddr().String(), user)
+	}
+	var held []pair
+	for range 4 {
+		p := dial(t, ln, accepted)
+		auth(p, "7")
+		held = append(held, p)
+	}
+	if got := lim.Stats(); got.Open != 4 || got.Unauthenticated != 2 {
+		t.Fatalf("stats %+v, want 4 open, 2 of them over user 7's bound and so unauthenticated", got)
+	}
+	other := dial(t, ln, accepted) // the total is full: one of user 7's extra connections makes room
+	if !open(t, other) {
+		t.Fatal("another peer's connection was refused while one user held every slot")
+	}
+	if !closedByServer(t, held[2].client) {
+		t.Error("user 7's oldest connection over its bound stayed open when the total was full")
+	}
+	for _, p := range held[:2] {
+		if !open(t, p) {
+			t.Error("a connection within user 7's bound was closed")
+		}
+	}
+	auth(other, "8")
+	if got := lim.Stats(); got.Unauthenticated != 1 {
+		t.Errorf("stats %+v, want user 8's connection authenticated and only user 7's last extra left", got)
+	}
+	held[0].client.Close()
+	held[0].server.Close()
+	again := dial(t, ln, accepted)
+	auth(again, "7")
+	if got := lim.Stats(); got.Unauthenticated != 1 || got.Open != 4 {
+		t.Errorf("stats %+v, want user 7's new connection to take the place its closed one gave back", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"google.golang.org/grpc/peer"
@@ -59,7 +60,7 @@ func sizeConnections(c serveconfig.Config, limit uint64, open int) connBudget {
 		}
 	}
 	quarter := max(1, total/4)
-	b.opts = netlimit.Options{MaxConns: total, MaxPerIP: quarter, MaxUnauthenticated: quarter}
+	b.opts = netlimit.Options{MaxConns: total, MaxPerIP: quarter, MaxUnauthenticated: quarter, MaxPerUser: quarter}
 	if c.MaxConnectionsPerIP > 0 {
 		b.opts.MaxPerIP = c.MaxConnectionsPerIP
 	}
@@ -72,7 +73,8 @@ func sizeConnections(c serveconfig.Config, limit uint64, open int) connBudget {
 // log reports the budget once at start, and warns when it could not be what was asked.
 func (b connBudget) log(logger *slog.Logger) {
 	args := []any{"fd_limit", b.limit, "fd_open", b.open, "fd_engine_reserve", b.reserve,
-		"max_connections", b.opts.MaxConns, "max_connections_per_ip", b.opts.MaxPerIP, "max_unauthenticated_connections", b.opts.MaxUnauthenticated}
+		"max_connections", b.opts.MaxConns, "max_connections_per_ip", b.opts.MaxPerIP, "max_unauthenticated_connections", b.opts.MaxUnauthenticated,
+		"max_connections_per_user", b.opts.MaxPerUser}
 	switch {
 	case b.low:
 		logger.Warn("descriptor limit too low for the engine reserve; raise ulimit -n", args...)
@@ -85,15 +87,15 @@ func (b connBudget) log(logger *slog.Logger) {
 
 // connAuthenticated returns the hooks that tell lim a connection has authenticated: a gRPC
 // call's (by its peer) and an HTTP request's.
-func connAuthenticated(lim *netlimit.Limiter) (grpcCall func(context.Context), httpRequest func(*http.Request)) {
-	grpcCall = func(ctx context.Context) {
+func connAuthenticated(lim *netlimit.Limiter) (grpcCall func(context.Context, int64), httpRequest func(*http.Request, int64)) {
+	grpcCall = func(ctx context.Context, user int64) {
 		if p, ok := peer.FromContext(ctx); ok && p.Addr != nil && p.LocalAddr != nil {
-			lim.Authenticated(p.LocalAddr.String(), p.Addr.String())
+			lim.Authenticated(p.LocalAddr.String(), p.Addr.String(), strconv.FormatInt(user, 10))
 		}
 	}
-	httpRequest = func(r *http.Request) {
+	httpRequest = func(r *http.Request, user int64) {
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-			lim.Authenticated(la.String(), r.RemoteAddr)
+			lim.Authenticated(la.String(), r.RemoteAddr, strconv.FormatInt(user, 10))
 		}
 	}
 	return grpcCall, httpRequest

@@ -23,16 +23,16 @@ func TestSizeConnections(t *testing.T) {
 		clamped     bool
 		low         bool
 	}{
-		{"default limit", 20000, 40, nil, netlimit.Options{MaxConns: 18936, MaxPerIP: 4734, MaxUnauthenticated: 4734}, 1024, false, false},
-		{"low limit: half reserved", 400, 40, nil, netlimit.Options{MaxConns: 160, MaxPerIP: 40, MaxUnauthenticated: 40}, 200, false, false},
-		{"limit below the engine's needs", 64, 50, nil, netlimit.Options{MaxConns: 16, MaxPerIP: 4, MaxUnauthenticated: 4}, 32, false, true},
-		{"unknown limit", 0, 40, nil, netlimit.Options{MaxConns: 4096, MaxPerIP: 1024, MaxUnauthenticated: 1024}, 0, false, false},
-		{"infinite limit", ^uint64(0), 40, nil, netlimit.Options{MaxConns: 1<<20 - 40 - 1024, MaxPerIP: (1<<20 - 40 - 1024) / 4, MaxUnauthenticated: (1<<20 - 40 - 1024) / 4}, 1024, false, false},
+		{"default limit", 20000, 40, nil, netlimit.Options{MaxConns: 18936, MaxPerIP: 4734, MaxUnauthenticated: 4734, MaxPerUser: 4734}, 1024, false, false},
+		{"low limit: half reserved", 400, 40, nil, netlimit.Options{MaxConns: 160, MaxPerIP: 40, MaxUnauthenticated: 40, MaxPerUser: 40}, 200, false, false},
+		{"limit below the engine's needs", 64, 50, nil, netlimit.Options{MaxConns: 16, MaxPerIP: 4, MaxUnauthenticated: 4, MaxPerUser: 4}, 32, false, true},
+		{"unknown limit", 0, 40, nil, netlimit.Options{MaxConns: 4096, MaxPerIP: 1024, MaxUnauthenticated: 1024, MaxPerUser: 1024}, 0, false, false},
+		{"infinite limit", ^uint64(0), 40, nil, netlimit.Options{MaxConns: 1<<20 - 40 - 1024, MaxPerIP: (1<<20 - 40 - 1024) / 4, MaxUnauthenticated: (1<<20 - 40 - 1024) / 4, MaxPerUser: (1<<20 - 40 - 1024) / 4}, 1024, false, false},
 		{"flags within the budget", 20000, 40, func(c *serveconfig.Config) {
 			c.MaxConnections, c.MaxConnectionsPerIP, c.MaxUnauthenticatedConnections, c.EngineFDReserve = 1000, 50, 100, 2000
-		}, netlimit.Options{MaxConns: 1000, MaxPerIP: 50, MaxUnauthenticated: 100}, 2000, false, false},
+		}, netlimit.Options{MaxConns: 1000, MaxPerIP: 50, MaxUnauthenticated: 100, MaxPerUser: 250}, 2000, false, false},
 		{"total above the budget", 1000, 40, func(c *serveconfig.Config) { c.MaxConnections = 5000 },
-			netlimit.Options{MaxConns: 460, MaxPerIP: 115, MaxUnauthenticated: 115}, 500, true, false},
+			netlimit.Options{MaxConns: 460, MaxPerIP: 115, MaxUnauthenticated: 115, MaxPerUser: 115}, 500, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -207,8 +207,8 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	if err != nil {
 		return nil, err
 	}
-	var grpcAuthed func(context.Context)
-	var httpAuthed func(*http.Request)
+	var grpcAuthed func(context.Context, int64)
+	var httpAuthed func(*http.Request, int64)
 	if o.ConnLimit != nil {
 		grpcAuthed, httpAuthed = connAuthenticated(o.ConnLimit)
 	}
