@@ -33,23 +33,59 @@ type walkCost struct {
 // table), every later step may read every edge of the walk's relationship types between the
 // entities a walk can pass there, in each direction it may go. The counts are the engine's
 // (EdgeSizes); when they are unknown nothing is refused.
-func (l *lowerer) checkCost(max float64) error {
+func (l *lowerer) checkCost(limit float64) error {
 	es, ok := l.sizes.(EdgeSizes)
-	if !ok || max < 0 || len(l.r.rels) == 0 {
+	if !ok || limit < 0 || len(l.r.rels) == 0 {
 		return nil
 	}
+	// A pattern of several walks joins them: each row one walk ends with starts the next, so
+	// the work of the whole is the first walk's estimate times, for every later walk, the
+	// combinations one of its start nodes opens (its average edges per node at step 1, then
+	// its later steps). One walk at a time, a pattern split into several short walks would
+	// pass where the walk as one is refused.
+	total, walks := 1.0, 0
+	var first *hop
 	for _, h := range joinTree(l.r, pickRoot(l.r.nodes)) {
 		if h.rs.maxHops < 2 {
 			continue
 		}
 		w, known := l.estimateWalk(h, es)
-		if !known || w.cost <= max {
-			continue
+		if !known {
+			return nil
 		}
-		return newErr("/relationships/"+strconv.Itoa(h.rs.idx), ErrQueryTooExpensive, w.describe(h, max))
+		if w.cost > limit {
+			return newErr("/relationships/"+strconv.Itoa(h.rs.idx), ErrQueryTooExpensive, w.describe(h, limit))
+		}
+		if walks == 0 {
+			total, first = w.cost, &h
+		} else {
+			per := max1(w.first / (l.startShare(h.near) * l.rowsOf(h.near)))
+			for _, n := range w.steps {
+				per *= float64(max(n, 1))
+			}
+			total *= per
+		}
+		walks++
+		if walks > 1 && total > limit {
+			return newErr("/relationships/"+strconv.Itoa(first.rs.idx), ErrQueryTooExpensive, fmt.Sprintf(
+				"query too expensive: the %d variable-length relationships of this pattern, joined, are estimated at %.3g edge combinations, over the limit of %.3g "+
+					"(each alone is within it; relationship %d and those after it multiply): name fewer relationship types, fewer hops or one direction, or select fewer %s nodes",
+				walks, total, limit, h.rs.idx, first.near.alias))
+		}
 	}
 	return nil
 }
+
+// rowsOf is the rows of n's table, at least 1 (1 when unknown).
+func (l *lowerer) rowsOf(n *nodeSel) float64 {
+	rows, ok := l.sizes.Rows(n.ent.table)
+	if !ok || rows <= 0 {
+		return 1
+	}
+	return float64(rows)
+}
+
+func max1(f float64) float64 { return max(f, 1) }
 
 // estimateWalk estimates the walk of hop h; known is false when a count is unknown.
 func (l *lowerer) estimateWalk(h hop, es EdgeSizes) (w walkCost, known bool) {

@@ -17,6 +17,13 @@ type uniformSizes struct{}
 func (uniformSizes) Rows(string) (int64, bool)                     { return 1000, true }
 func (uniformSizes) EdgeRows(string, string, string) (int64, bool) { return 100, true }
 
+// sparseSizes is a graph of 100,000 rows per table and one edge per relationship type and
+// pair of entities: a walk from a whole table stays within the limit.
+type sparseSizes struct{}
+
+func (sparseSizes) Rows(string) (int64, bool)                     { return 100000, true }
+func (sparseSizes) EdgeRows(string, string, string) (int64, bool) { return 1, true }
+
 type tableOnly struct{}
 
 func (tableOnly) Rows(string) (int64, bool) { return 1000, true }
@@ -87,5 +94,35 @@ func TestWalkCost(t *testing.T) {
 	// A higher limit lets the heavy walk through.
 	if _, err := costCompiler(t, compiler.Options{Sizes: uniformSizes{}, MaxWalkCost: 1e20}).Compile(heavy, adminCaller); err != nil {
 		t.Errorf("limit 1e20: err = %v, want none", err)
+	}
+}
+
+// TestWalkCostOverThePattern: the adversarial pass's split walk — merge requests to projects
+// to merge requests to projects to users, four relationships of any type, both directions,
+// up to two hops each — is refused as a whole, though each of its walks alone is within the
+// limit; a pattern of two typed walks from one group is not.
+func TestWalkCostOverThePattern(t *testing.T) {
+	c := costCompiler(t, compiler.Options{Sizes: sparseSizes{}})
+	rel := func(from, to string) string {
+		return `{"type":"*","from":"` + from + `","to":"` + to + `","direction":"both","hops":[1,2]}`
+	}
+	split := []byte(`{"query_type":"traversal","nodes":[{"id":"a","entity":"MergeRequest","node_ids":[1,2,3]},{"id":"b","entity":"Project"},` +
+		`{"id":"c","entity":"MergeRequest"},{"id":"d","entity":"Project"},{"id":"e","entity":"User"}],"relationships":[` +
+		rel("a", "b") + `,` + rel("b", "c") + `,` + rel("c", "d") + `,` + rel("d", "e") + `]}`)
+	_, err := c.Compile(split, adminCaller)
+	var ce *compiler.Error
+	if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrQueryTooExpensive) || !strings.Contains(ce.Message, "variable-length relationships of this pattern") {
+		t.Fatalf("split walk: err = %v, want QUERY_TOO_EXPENSIVE over the pattern", err)
+	}
+	for i, pair := range [][2]string{{"MergeRequest", "Project"}, {"Project", "MergeRequest"}, {"MergeRequest", "Project"}, {"Project", "User"}} {
+		one := []byte(`{"query_type":"traversal","nodes":[{"id":"a","entity":"` + pair[0] + `","id_range":{"start":1,"end":100000}},{"id":"b","entity":"` + pair[1] + `"}],"relationships":[` + rel("a", "b") + `]}`)
+		if _, err := c.Compile(one, adminCaller); err != nil {
+			t.Fatalf("walk %d alone, from a whole table: %v, want it within the limit (else the test proves nothing)", i, err)
+		}
+	}
+	typed := []byte(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[2]},{"id":"s","entity":"Group"},{"id":"p","entity":"Project"}],` +
+		`"relationships":[{"type":"CONTAINS","from":"g","to":"s","hops":[1,2]},{"type":"CONTAINS","from":"s","to":"p","hops":[1,2]}]}`)
+	if _, err := c.Compile(typed, adminCaller); err != nil {
+		t.Errorf("two typed walks from one group: %v, want none", err)
 	}
 }
