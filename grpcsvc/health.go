@@ -32,7 +32,7 @@ func (s *Server) CheckHealth(ctx context.Context) error {
 	}
 	s.healthMu.Lock()
 	changed := st != s.healthLast
-	s.healthLast = st
+	s.healthLast, s.healthErr = st, err
 	s.healthMu.Unlock()
 	if changed {
 		if err != nil {
@@ -65,5 +65,26 @@ func (s *Server) WatchHealth(ctx context.Context) {
 // stop sending new calls while in-flight ones finish; call it when a
 // graceful shutdown starts.
 func (s *Server) Drain() {
+	s.healthMu.Lock()
+	s.drained = true
+	s.healthMu.Unlock()
 	s.health.Shutdown()
+}
+
+// Ready reports what the gRPC health service says, for faces other than gRPC (serve's
+// /readyz): whether the last check found the engine answering with a complete graph and
+// the server is not draining, and otherwise why not.
+func (s *Server) Ready() (ready bool, reason string) {
+	s.healthMu.Lock()
+	defer s.healthMu.Unlock()
+	switch {
+	case s.drained:
+		return false, "draining: the server is shutting down"
+	case s.healthLast != healthpb.HealthCheckResponse_SERVING:
+		if s.healthErr != nil {
+			return false, s.healthErr.Error()
+		}
+		return false, "not serving"
+	}
+	return true, ""
 }

@@ -105,10 +105,13 @@ type Server struct {
 
 	// health is the standard health service, shared by every
 	// [Server.GRPCServer]; healthLast is the last status a check set, to
-	// log changes only.
+	// log changes only, healthErr why it was NOT_SERVING, and drained that [Server.Drain]
+	// ran.
 	health     *health.Server
 	healthMu   sync.Mutex
 	healthLast healthpb.HealthCheckResponse_ServingStatus
+	healthErr  error
+	drained    bool
 }
 
 // New returns a server that runs queries on exec and formats them with reg.

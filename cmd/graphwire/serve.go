@@ -438,9 +438,26 @@ func splitKeys(keys []serveconfig.Key) (secrets [][]byte, ids []string) {
 
 // metricsHandler serves m at /metrics and, with pprof, net/http/pprof at
 // /debug/pprof/.
-func metricsHandler(m *telemetry.Metrics, withPProf bool) http.Handler {
+func metricsHandler(m *telemetry.Metrics, withPProf bool, ready func() (bool, string)) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", m.Handler())
+	// /healthz: the process is up and serving HTTP (liveness). /readyz: the gRPC health
+	// status, the same signal — the engine answers with a complete graph, and the server is
+	// not draining — with the reason on 503 (readiness, for HTTP load balancers and probes).
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if ok, reason := ready(); !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "not ready: "+oneLine(errors.New(reason))+"\n")
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
 	if withPProf {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -482,7 +499,7 @@ func serveUntilDone(ctx context.Context, svc *service, ls listeners, newHTTP fun
 		serveHTTP(ls.mcp, mux)
 	}
 	if ls.metrics != nil {
-		serveHTTP(ls.metrics, metricsHandler(svc.metrics, withPProf))
+		serveHTTP(ls.metrics, metricsHandler(svc.metrics, withPProf, svc.server.Ready))
 	}
 	select {
 	case err := <-errc:

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +80,10 @@ func TestHealthFollowsEngine(t *testing.T) {
 	if got := healthStatus(t, hc); got != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("without gl_user: %v, want NOT_SERVING", got)
 	}
+	// Ready (serve's /readyz) says the same, with the check's reason.
+	if ok, reason := srv.Ready(); ok || !strings.Contains(reason, loadstate.ErrIncomplete.Error()) {
+		t.Errorf("Ready without gl_user: %v %q, want not ready naming the incomplete graph", ok, reason)
+	}
 	repair()
 	if err := srv.CheckHealth(t.Context()); err != nil {
 		t.Fatalf("check after the repair: %v", err)
@@ -135,5 +140,8 @@ func TestHealthDrain(t *testing.T) {
 	}
 	if got := healthStatus(t, hc); got != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("draining after a good check: %v, want NOT_SERVING", got)
+	}
+	if ok, reason := srv.Ready(); ok || !strings.Contains(reason, "draining") {
+		t.Errorf("Ready while draining: %v %q, want not ready, draining", ok, reason)
 	}
 }
