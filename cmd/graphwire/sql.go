@@ -174,8 +174,16 @@ func (f *sqlFlags) finish(args []string, stdin io.Reader) error {
 	if f.query == "" {
 		return errors.New("no query given")
 	}
+	if m := formatClauseRE.FindStringSubmatch(f.query); m != nil {
+		// The engine answers in RowBinary, which graphwire decodes and prints itself; a FORMAT
+		// clause of the query's own would make it answer in that format instead.
+		return fmt.Errorf("the query ends with FORMAT %s: graphwire sql prints the rows itself (--format table or json); drop the FORMAT clause", m[1])
+	}
 	return f.engine.check()
 }
+
+// formatClauseRE finds a FORMAT clause at the end of a statement (before an optional ';').
+var formatClauseRE = regexp.MustCompile(`(?is)\bFORMAT\s+([A-Za-z][A-Za-z0-9_]*)\s*;?\s*$`)
 
 // runSQL is the running half of graphwire sql.
 func runSQL(ctx context.Context, f sqlFlags, stdout, stderr io.Writer) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -77,5 +78,25 @@ func TestSQLStatementErrors(t *testing.T) {
 		if strings.Contains(r.stderr, "log_comment") {
 			t.Errorf("%s: stderr shows the executor's marker: %q", tt.sql, r.stderr)
 		}
+	}
+}
+
+// TestSQLOwnFormatClause: a statement ending with a FORMAT clause of its own is refused as a
+// usage error naming the clause, instead of failing to decode the engine's answer as
+// RowBinary; the word FORMAT inside a string is no clause.
+func TestSQLOwnFormatClause(t *testing.T) {
+	for _, sql := range []string{"SELECT 1 AS a FORMAT Vertical", "select 1 format JSONEachRow;", "SELECT 1\nFORMAT   CSV \n"} {
+		r := runCLI("sql", "--embedded", filepath.Join(t.TempDir(), "none"), sql)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "drop the FORMAT clause") || strings.Contains(r.stderr, "RowBinary") {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d naming the FORMAT clause", sql, r.code, r.stderr, exitUsage)
+		}
+	}
+	requireCHDB(t)
+	dir := t.TempDir()
+	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if r := runCLI("sql", "--embedded", dir, "SELECT 'x FORMAT Vertical' AS a"); r.code != exitOK || !strings.Contains(r.stdout, "x FORMAT Vertical") {
+		t.Errorf("FORMAT inside a string: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
