@@ -232,10 +232,29 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 		total.Round(time.Millisecond), indexed.Round(time.Millisecond), written.Round(time.Millisecond), loaded.Round(time.Millisecond),
 		float64(st.Files)/total.Seconds(), float64(st.Edges)/total.Seconds())
 	if prev != nil {
-		fmt.Fprintf(stderr, "files whose rows changed since the last index: %d of %d (the rest neither loaded nor compared)\n", len(scope.Files), st.Files)
+		fmt.Fprintf(stderr, "%s\n", changeSummary(scope.Files, digests, st.Files))
 	}
 	printLoadReport(stderr, f.engine.describe(), rep, loaded)
 	return nil
+}
+
+// changeSummary says how many of the files indexed now changed since the last index and how
+// many files of the last index are gone; the two are counted apart, so that re-indexing
+// another tree into the same project never reads "3 of 1".
+func changeSummary(files []string, digests map[string]string, indexed int) string {
+	changed, gone := 0, 0
+	for _, f := range files {
+		if _, ok := digests[f]; ok {
+			changed++
+		} else {
+			gone++
+		}
+	}
+	msg := fmt.Sprintf("files whose rows changed since the last index: %d of %d (the rest neither loaded nor compared)", changed, indexed)
+	if gone > 0 {
+		msg += fmt.Sprintf("; %d files of the last index are gone, their rows tombstoned", gone)
+	}
+	return msg
 }
 
 // errNoGoFiles is the cause of index's error when PATH holds no Go file to index.

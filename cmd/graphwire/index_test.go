@@ -238,3 +238,18 @@ func TestIndexRefusesWhatIsNotAModule(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeSummary: files that changed are counted among the files indexed now, files of
+// the last index that are gone apart from them (re-indexing another tree into the same
+// project once printed "3 of 1").
+func TestChangeSummary(t *testing.T) {
+	digests := map[string]string{"a.go": "1"}
+	got := changeSummary([]string{"a.go", "old/b.go", "old/c.go"}, digests, 1)
+	want := "files whose rows changed since the last index: 1 of 1 (the rest neither loaded nor compared); 2 files of the last index are gone, their rows tombstoned"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got := changeSummary([]string{"a.go"}, digests, 3); got != "files whose rows changed since the last index: 1 of 3 (the rest neither loaded nor compared)" {
+		t.Errorf("no file gone: %q", got)
+	}
+}
