@@ -71,7 +71,7 @@ func TestUsageErrors(t *testing.T) {
 		{"too many arguments", []string{"export", "a", "b"}, "graphwire export: accepts 1 arg(s), received 2\nRun 'graphwire export --help' for usage.\n"},
 		{"missing argument", []string{"load"}, "graphwire load: requires at least 1 arg(s), only received 0\nRun 'graphwire load --help' for usage.\n"},
 		{"bad flag value", []string{"seed", "--scale", "x"}, "graphwire seed: invalid argument \"x\" for \"--scale\" flag: strconv.ParseFloat: parsing \"x\": invalid syntax\nRun 'graphwire seed --help' for usage.\n"},
-		{"bad --format", []string{"query", "--format", "xml", "{}"}, "graphwire query: unknown --format \"xml\" (want raw, llm, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
+		{"bad --format", []string{"query", "--format", "yaml", "{}"}, "graphwire query: unknown --format \"yaml\" (want gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
 		{"token without secret", []string{"token", "--sub", "1"}, "graphwire token: --jwt-secret-file is required\nRun 'graphwire token --help' for usage.\n"},
 	}
 	for _, tt := range tests {
@@ -116,7 +116,7 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	r := runCLI("__complete", "query", "--format", "")
-	if r.code != exitOK || !strings.HasPrefix(r.stdout, "raw\nllm\ndot\nmermaid\n:") {
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "gcf\ngcf-graph\ngcx\ngoon\njson\nmarkdown\ntoon\nxml\nauto\ndot\nmermaid\n:") {
 		t.Errorf("__complete query --format: exit %d, stdout %q", r.code, r.stdout)
 	}
 	r = runCLI("__complete", "query", "--emb")

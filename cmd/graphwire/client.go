@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
@@ -20,13 +19,15 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
-// formatEnums maps --llm-format names to the proto enum.
+// formatEnums maps the --format names other than json (and the drawings of json) to the
+// proto enum; the request carries them with RESPONSE_FORMAT_LLM.
 var formatEnums = map[string]pb.FormatName{
-	"":          pb.FormatName_FORMAT_NAME_UNSPECIFIED,
+	"auto":      pb.FormatName_FORMAT_NAME_AUTO,
 	"goon":      pb.FormatName_FORMAT_NAME_GOON,
 	"gcf":       pb.FormatName_FORMAT_NAME_GCF,
 	"gcf-graph": pb.FormatName_FORMAT_NAME_GCF_GRAPH,
@@ -115,16 +116,16 @@ func withToken(ctx context.Context, token string) context.Context {
 // queryRemote sends the query to a graphwire server and writes its answer. A failure is the
 // server's status error, which exitCode and report treat like the local error behind it.
 func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStats, error) {
-	llm, ok := formatEnums[strings.ToLower(f.llmFormat)]
-	if !ok {
-		return queryStats{}, usageErrorf("unknown --llm-format %q", f.llmFormat)
-	}
 	if !utf8.Valid(f.query) {
 		return queryStats{}, refuseNotUTF8(f.query)
 	}
-	req := &pb.ExecuteQueryRequest{Query: string(f.query), LlmFormat: llm}
-	if f.format == "llm" {
-		req.Format = pb.ResponseFormat_RESPONSE_FORMAT_LLM
+	req := &pb.ExecuteQueryRequest{Query: string(f.query)}
+	if name := f.formatName(); name != formatter.JSON {
+		llm, ok := formatEnums[name]
+		if !ok {
+			return queryStats{}, usageErrorf("unknown --format %q for --server", name)
+		}
+		req.Format, req.LlmFormat = pb.ResponseFormat_RESPONSE_FORMAT_LLM, llm
 	}
 	conn, err := dialServer(f.server, f.tls)
 	if err != nil {
