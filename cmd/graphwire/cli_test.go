@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +23,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/config"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/loadstate"
 )
 
@@ -99,6 +101,30 @@ func TestVersion(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("graphwire --version lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	// graphwire version prints the same; --json the same figures as one object.
+	if v := runCLI("version"); v != r {
+		t.Errorf("graphwire version = %+v, want what --version prints %+v", v, r)
+	}
+	j := runCLI("version", "--json")
+	var d struct {
+		Version, Go, Platform, DSL, Engine string
+		Formats                            []struct{ Name, Version string }
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &d); j.code != exitOK || j.stderr != "" || err != nil {
+		t.Fatalf("graphwire version --json: exit %d, stderr %q, %v:\n%s", j.code, j.stderr, err, j.stdout)
+	}
+	if !strings.HasPrefix(r.stdout, "graphwire "+d.Version+"\n") || !strings.Contains(r.stdout, "go:      "+d.Go+" "+d.Platform+"\n") ||
+		!strings.Contains(r.stdout, "dsl:     "+d.DSL+"\n") || !strings.Contains(r.stdout, "engine:  "+d.Engine+" ") || len(d.Formats) != len(formatter.Default().Names()) {
+		t.Errorf("graphwire version --json %+v disagrees with --version:\n%s", d, r.stdout)
+	}
+	for _, f := range d.Formats {
+		if !strings.Contains(r.stdout, f.Name+" "+f.Version) {
+			t.Errorf("--json format %s %s not in --version:\n%s", f.Name, f.Version, r.stdout)
+		}
+	}
+	if u := runCLI("version", "extra"); u.code != exitUsage {
+		t.Errorf("graphwire version extra: exit %d, want %d", u.code, exitUsage)
 	}
 	got := describeBuild(&debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.time", Value: "2026-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"},

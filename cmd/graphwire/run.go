@@ -103,6 +103,7 @@ func newRootCmd(s streams) *cobra.Command {
 		{"formats", newConvertCmd(s)},
 		{"formats", newDemoCmd(s)},
 		{"formats", newBenchCmd(s)},
+		{"", newVersionCmd(s)},
 	} {
 		c.cmd.GroupID = c.group
 		c.cmd.SetFlagErrorFunc(flagError)
