@@ -9,13 +9,16 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
@@ -108,6 +111,29 @@ func dialServer(addr string, c clientTLS) (*grpc.ClientConn, error) {
 	return grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)), recvAnySize())
 }
 
+// transportHint adds to gRPC's message for a connection that failed because the client and
+// the server disagree about TLS what to change: a plaintext client reading a TLS server's
+// handshake sees only "error reading server preface: EOF", and a TLS client reading a
+// plaintext server "first record does not look like a TLS handshake". Other errors pass
+// through unchanged; the status code (unavailable, exit 7) is kept.
+func transportHint(err error, c clientTLS) error {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.Unavailable {
+		return err
+	}
+	cfg, _ := c.config() // dialServer already checked it
+	var hint string
+	switch {
+	case cfg == nil && strings.Contains(st.Message(), "error reading server preface"):
+		hint = "the server may require TLS: pass --tls (system CAs), --cacert FILE, or --insecure (testing only), and --cert/--key if it asks for a client certificate"
+	case cfg != nil && strings.Contains(st.Message(), "first record does not look like a TLS handshake"):
+		hint = "the server speaks plaintext, not TLS: drop --tls, --cacert, --insecure, --cert and --key"
+	default:
+		return err
+	}
+	return status.Error(codes.Unavailable, st.Message()+"; "+hint)
+}
+
 // withToken attaches the bearer token to outgoing calls.
 func withToken(ctx context.Context, token string) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
@@ -134,7 +160,7 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	defer conn.Close()
 	resp, err := pb.NewQueryServiceClient(conn).ExecuteQuery(withToken(ctx, f.token), req)
 	if err != nil {
-		return queryStats{}, err
+		return queryStats{}, transportHint(err, f.tls)
 	}
 	switch r := resp.Result.(type) {
 	case *pb.ExecuteQueryResponse_ResultJson:
