@@ -168,8 +168,10 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	case *pb.ExecuteQueryResponse_FormattedText:
 		_, err = io.WriteString(stdout, r.FormattedText)
 	}
+	// answer_rows are the rows printed, as local mode counts them; row_count is what the engine
+	// returned, one more (the probe row) when more rows follow the page.
 	md := resp.GetMetadata()
-	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
+	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetAnswerRows(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
 }
 
 // refuseNotUTF8 returns the error local mode gives for query, which is not UTF-8: the
