@@ -111,17 +111,37 @@ func (r *render) final(resp *graphresponse.Response, o rendered, trial bool) (re
 // topology only.
 var autoCandidates = []string{formatter.GOON, formatter.GCF, formatter.GCX, formatter.TOON, formatter.JSON}
 
+// PickAuto is format [Auto] for a response from elsewhere (graphwire format
+// --to auto): the format of reg with the fewest o200k tokens among goon,
+// gcf, gcx, toon and json (the first on a tie) that carries resp
+// losslessly, its text of resp, and every lossless candidate with its
+// count, as a [Request] with Format [Auto] chooses for an answer. json is
+// always lossless, so there is a choice when reg holds json. It is safe for
+// concurrent use.
+func PickAuto(ctx context.Context, reg *formatter.Registry, resp *graphresponse.Response) (formatter.Formatter, []byte, []Candidate, error) {
+	f, considered, chosen, err := pickAuto(ctx, reg, tokens.New(), resp)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return f, chosen.out.Bytes, considered, nil
+}
+
 // pickAuto returns the format with the fewest o200k tokens among those
 // that carry resp losslessly (scorecard.Lossless: the answer parses back
 // to resp), every lossless candidate with its count, and the chosen
 // format's rendering of resp. json is always lossless, so there is always
 // a choice.
 func (p *Pipeline) pickAuto(ctx context.Context, resp *graphresponse.Response) (formatter.Formatter, []Candidate, rendered, error) {
+	return pickAuto(ctx, p.reg, p.tokens, resp)
+}
+
+// pickAuto is [Pipeline.pickAuto] with the registry and the counter given.
+func pickAuto(ctx context.Context, reg *formatter.Registry, counter *tokens.Counter, resp *graphresponse.Response) (formatter.Formatter, []Candidate, rendered, error) {
 	var best formatter.Formatter
 	var chosen rendered
 	var considered []Candidate
 	for _, name := range autoCandidates {
-		f, err := p.reg.Lookup(name)
+		f, err := reg.Lookup(name)
 		if err != nil {
 			continue
 		}
@@ -143,7 +163,7 @@ func (p *Pipeline) pickAuto(ctx context.Context, resp *graphresponse.Response) (
 		if err != nil || !scorecard.Lossless(resp, back) {
 			continue
 		}
-		n, err := p.tokens.Count(tokens.O200k, string(out.Bytes))
+		n, err := counter.Count(tokens.O200k, string(out.Bytes))
 		if err != nil {
 			return nil, nil, rendered{}, err
 		}

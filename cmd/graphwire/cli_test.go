@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +23,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/config"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/loadstate"
 )
 
@@ -67,11 +69,15 @@ func TestUsageErrors(t *testing.T) {
 		{"no command", nil, "graphwire: no command given; the commands are listed by 'graphwire help'\nRun 'graphwire --help' for usage.\n"},
 		{"unknown command", []string{"frobnicate"}, "graphwire: unknown command \"frobnicate\" for \"graphwire\"\nRun 'graphwire --help' for usage.\n"},
 		{"unknown flag", []string{"query", "--frob", "{}"}, "graphwire query: unknown flag: --frob\nRun 'graphwire query --help' for usage.\n"},
+		{"mistyped flag", []string{"query", "--fromat", "json", "{}"}, "graphwire query: unknown flag: --fromat (did you mean --format?)\nRun 'graphwire query --help' for usage.\n"},
+		{"mistyped flag with a value", []string{"load", "--tpye=Project", "x.csv"}, "graphwire load: unknown flag: --tpye (did you mean --type?)\nRun 'graphwire load --help' for usage.\n"},
+		{"mistyped flag of another command", []string{"export", "--embeded", "d", "out"}, "graphwire export: unknown flag: --embeded (did you mean --embedded?)\nRun 'graphwire export --help' for usage.\n"},
+		{"mistyped root flag", []string{"--versoin"}, "graphwire: unknown flag: --versoin (did you mean --version?)\nRun 'graphwire --help' for usage.\n"},
 		{"single-dash long flag", []string{"query", "-admin", "{}"}, "graphwire query: unknown shorthand flag: 'a' in -admin\nRun 'graphwire query --help' for usage.\nLong flags take two dashes: --admin.\n"},
 		{"too many arguments", []string{"export", "a", "b"}, "graphwire export: accepts 1 arg(s), received 2\nRun 'graphwire export --help' for usage.\n"},
 		{"missing argument", []string{"load"}, "graphwire load: requires at least 1 arg(s), only received 0\nRun 'graphwire load --help' for usage.\n"},
 		{"bad flag value", []string{"seed", "--scale", "x"}, "graphwire seed: invalid argument \"x\" for \"--scale\" flag: strconv.ParseFloat: parsing \"x\": invalid syntax\nRun 'graphwire seed --help' for usage.\n"},
-		{"bad --format", []string{"query", "--format", "xml", "{}"}, "graphwire query: unknown --format \"xml\" (want raw, llm, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
+		{"bad --format", []string{"query", "--format", "yaml", "{}"}, "graphwire query: unknown --format \"yaml\" (want gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
 		{"token without secret", []string{"token", "--sub", "1"}, "graphwire token: --jwt-secret-file is required\nRun 'graphwire token --help' for usage.\n"},
 	}
 	for _, tt := range tests {
@@ -96,6 +102,30 @@ func TestVersion(t *testing.T) {
 			t.Errorf("graphwire --version lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	// graphwire version prints the same; --json the same figures as one object.
+	if v := runCLI("version"); v != r {
+		t.Errorf("graphwire version = %+v, want what --version prints %+v", v, r)
+	}
+	j := runCLI("version", "--json")
+	var d struct {
+		Version, Go, Platform, DSL, Engine string
+		Formats                            []struct{ Name, Version string }
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &d); j.code != exitOK || j.stderr != "" || err != nil {
+		t.Fatalf("graphwire version --json: exit %d, stderr %q, %v:\n%s", j.code, j.stderr, err, j.stdout)
+	}
+	if !strings.HasPrefix(r.stdout, "graphwire "+d.Version+"\n") || !strings.Contains(r.stdout, "go:      "+d.Go+" "+d.Platform+"\n") ||
+		!strings.Contains(r.stdout, "dsl:     "+d.DSL+"\n") || !strings.Contains(r.stdout, "engine:  "+d.Engine+" ") || len(d.Formats) != len(formatter.Default().Names()) {
+		t.Errorf("graphwire version --json %+v disagrees with --version:\n%s", d, r.stdout)
+	}
+	for _, f := range d.Formats {
+		if !strings.Contains(r.stdout, f.Name+" "+f.Version) {
+			t.Errorf("--json format %s %s not in --version:\n%s", f.Name, f.Version, r.stdout)
+		}
+	}
+	if u := runCLI("version", "extra"); u.code != exitUsage {
+		t.Errorf("graphwire version extra: exit %d, want %d", u.code, exitUsage)
+	}
 	got := describeBuild(&debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
 		{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.time", Value: "2026-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"},
 	}})
@@ -116,7 +146,7 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	r := runCLI("__complete", "query", "--format", "")
-	if r.code != exitOK || !strings.HasPrefix(r.stdout, "raw\nllm\ndot\nmermaid\n:") {
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "gcf\ngcf-graph\ngcx\ngoon\njson\nmarkdown\ntoon\nxml\nauto\ndot\nmermaid\n:") {
 		t.Errorf("__complete query --format: exit %d, stdout %q", r.code, r.stdout)
 	}
 	r = runCLI("__complete", "query", "--emb")

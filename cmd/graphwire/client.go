@@ -14,19 +14,23 @@ import (
 
 	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
-// formatEnums maps --llm-format names to the proto enum.
+// formatEnums maps the --format names other than json (and the drawings of json) to the
+// proto enum; the request carries them with RESPONSE_FORMAT_LLM.
 var formatEnums = map[string]pb.FormatName{
-	"":          pb.FormatName_FORMAT_NAME_UNSPECIFIED,
+	"auto":      pb.FormatName_FORMAT_NAME_AUTO,
 	"goon":      pb.FormatName_FORMAT_NAME_GOON,
 	"gcf":       pb.FormatName_FORMAT_NAME_GCF,
 	"gcf-graph": pb.FormatName_FORMAT_NAME_GCF_GRAPH,
@@ -107,6 +111,29 @@ func dialServer(addr string, c clientTLS) (*grpc.ClientConn, error) {
 	return grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(cfg)), recvAnySize())
 }
 
+// transportHint adds to gRPC's message for a connection that failed because the client and
+// the server disagree about TLS what to change: a plaintext client reading a TLS server's
+// handshake sees only "error reading server preface: EOF", and a TLS client reading a
+// plaintext server "first record does not look like a TLS handshake". Other errors pass
+// through unchanged; the status code (unavailable, exit 7) is kept.
+func transportHint(err error, c clientTLS) error {
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.Unavailable {
+		return err
+	}
+	cfg, _ := c.config() // dialServer already checked it
+	var hint string
+	switch {
+	case cfg == nil && strings.Contains(st.Message(), "error reading server preface"):
+		hint = "the server may require TLS: pass --tls (system CAs), --cacert FILE, or --insecure (testing only), and --cert/--key if it asks for a client certificate"
+	case cfg != nil && strings.Contains(st.Message(), "first record does not look like a TLS handshake"):
+		hint = "the server speaks plaintext, not TLS: drop --tls, --cacert, --insecure, --cert and --key"
+	default:
+		return err
+	}
+	return status.Error(codes.Unavailable, st.Message()+"; "+hint)
+}
+
 // withToken attaches the bearer token to outgoing calls.
 func withToken(ctx context.Context, token string) context.Context {
 	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
@@ -115,16 +142,16 @@ func withToken(ctx context.Context, token string) context.Context {
 // queryRemote sends the query to a graphwire server and writes its answer. A failure is the
 // server's status error, which exitCode and report treat like the local error behind it.
 func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStats, error) {
-	llm, ok := formatEnums[strings.ToLower(f.llmFormat)]
-	if !ok {
-		return queryStats{}, usageErrorf("unknown --llm-format %q", f.llmFormat)
-	}
 	if !utf8.Valid(f.query) {
 		return queryStats{}, refuseNotUTF8(f.query)
 	}
-	req := &pb.ExecuteQueryRequest{Query: string(f.query), LlmFormat: llm}
-	if f.format == "llm" {
-		req.Format = pb.ResponseFormat_RESPONSE_FORMAT_LLM
+	req := &pb.ExecuteQueryRequest{Query: string(f.query)}
+	if name := f.formatName(); name != formatter.JSON {
+		llm, ok := formatEnums[name]
+		if !ok {
+			return queryStats{}, usageErrorf("unknown --format %q for --server", name)
+		}
+		req.Format, req.LlmFormat = pb.ResponseFormat_RESPONSE_FORMAT_LLM, llm
 	}
 	conn, err := dialServer(f.server, f.tls)
 	if err != nil {
@@ -133,7 +160,7 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	defer conn.Close()
 	resp, err := pb.NewQueryServiceClient(conn).ExecuteQuery(withToken(ctx, f.token), req)
 	if err != nil {
-		return queryStats{}, err
+		return queryStats{}, transportHint(err, f.tls)
 	}
 	switch r := resp.Result.(type) {
 	case *pb.ExecuteQueryResponse_ResultJson:
@@ -141,8 +168,10 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	case *pb.ExecuteQueryResponse_FormattedText:
 		_, err = io.WriteString(stdout, r.FormattedText)
 	}
+	// answer_rows are the rows printed, as local mode counts them; row_count is what the engine
+	// returned, one more (the probe row) when more rows follow the page.
 	md := resp.GetMetadata()
-	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetRowCount(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
+	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetAnswerRows(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
 }
 
 // refuseNotUTF8 returns the error local mode gives for query, which is not UTF-8: the

@@ -11,8 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/gcx"
+	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/pipeline"
 	"github.com/graphwire/graphwire/toon"
 )
 
@@ -101,29 +104,36 @@ func newConvertCmd(s streams) *cobra.Command {
 			if to == "" {
 				return usageErrorf("--to is required")
 			}
-			src, ok1 := converters(tool)[from]
-			dst, ok2 := converters(tool)[to]
-			if !ok1 || !ok2 {
-				return usageErrorf("unknown format (known: %s)", strings.Join(names, ", "))
+			convs := converters(tool)
+			src, ok1 := convs[from]
+			_, ok2 := convs[to]
+			if !ok1 || !ok2 && to != pipeline.Auto {
+				return usageErrorf("unknown format (known: %s; --to also takes auto)", strings.Join(names, ", "))
 			}
 			file := ""
 			if len(args) == 1 {
 				file = args[0]
 			}
-			return runConvert(src, dst, file, s.stdin, s.stdout)
+			return runConvert(convs, src, to, file, s.stdin, s.stdout, s.stderr)
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&from, "from", "json", "input format: "+strings.Join(names, ", "))
-	fs.StringVar(&to, "to", "", "output format: "+strings.Join(names, ", "))
+	fs.StringVar(&to, "to", "", "output format: "+strings.Join(names, ", ")+", or auto (the fewest o200k tokens of "+strings.Join(autoConverts(), ", ")+", named on stderr)")
 	fs.StringVar(&tool, "tool", "value", "GCX section tool name for --to gcx")
 	completeWords(cmd, "from", names...)
-	completeWords(cmd, "to", names...)
+	completeWords(cmd, "to", append(names, pipeline.Auto)...)
 	return cmd
 }
 
-// runConvert is the running half of graphwire convert.
-func runConvert(src, dst converter, file string, stdin io.Reader, stdout io.Writer) error {
+// autoConverts are the formats convert --to auto chooses among: the lossless ones, in the
+// order the pipeline's auto prefers on a tie (gcx reads back as its section model, so it is
+// not one of them).
+func autoConverts() []string { return []string{formatter.GCF, formatter.TOON, formatter.JSON} }
+
+// runConvert is the running half of graphwire convert: src reads the input, and to names the
+// output format in convs, or auto.
+func runConvert(convs map[string]converter, src converter, to, file string, stdin io.Reader, stdout, stderr io.Writer) error {
 	name, in := "stdin", stdin
 	if file != "" && file != "-" {
 		f, err := os.Open(file)
@@ -141,8 +151,12 @@ func runConvert(src, dst converter, file string, stdin io.Reader, stdout io.Writ
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	out, err := dst.fromJSON(doc)
-	if err != nil {
+	var out []byte
+	if to == pipeline.Auto {
+		if out, err = pickConvert(convs, doc, stderr); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	} else if out, err = convs[to].fromJSON(doc); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	w := &endWriter{w: stdout}
@@ -150,4 +164,34 @@ func runConvert(src, dst converter, file string, stdin io.Reader, stdout io.Writ
 		return err
 	}
 	return w.finish()
+}
+
+// pickConvert renders doc in each of [autoConverts] and returns the text with the fewest
+// o200k tokens, the first on a tie; it names the choice and the counts on stderr, since the
+// output alone does not say how to read it back.
+func pickConvert(convs map[string]converter, doc []byte, stderr io.Writer) ([]byte, error) {
+	counter := tokens.New()
+	var best []byte
+	bestN, bestName := 0, ""
+	var counts []string
+	for _, name := range autoConverts() {
+		out, err := convs[name].fromJSON(doc)
+		if err != nil {
+			return nil, err
+		}
+		text := string(out)
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n" // counted as printed: every output ends with a newline
+		}
+		n, err := counter.Count(tokens.O200k, text)
+		if err != nil {
+			return nil, err
+		}
+		counts = append(counts, fmt.Sprintf("%s %d", name, n))
+		if best == nil || n < bestN {
+			best, bestN, bestName = out, n, name
+		}
+	}
+	fmt.Fprintf(stderr, "graphwire convert: auto chose %s (o200k tokens: %s)\n", bestName, strings.Join(counts, ", "))
+	return best, nil
 }

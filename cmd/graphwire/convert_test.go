@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/internal/tokens"
 )
 
 func TestConvertRoundTrip(t *testing.T) {
@@ -60,4 +65,55 @@ func TestConvertErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConvertAuto: --to auto writes the lossless format with the fewest o200k tokens (the
+// first of gcf, toon, json on a tie), names it and the counts on stderr, and reads back with
+// --from set to the name it gave.
+func TestConvertAuto(t *testing.T) {
+	docs := []string{
+		`{"users":[{"id":1,"name":"Ann"},{"id":2,"name":"Bob"},{"id":3,"name":"Cy"}]}`, // gcf (ties toon)
+		`{"name":"Ann","age":30,"city":"Oslo"}`,                                        // toon
+		`[1,2,3]`,                                                                      // json
+		`{"a":{"b":{"c":[{"d":"x y z","e":[1,{"f":null}]}]}}}`,
+	}
+	counter := tokens.New()
+	for _, doc := range docs {
+		t.Run(doc, func(t *testing.T) {
+			outs := map[string]string{}
+			bestName, bestN := "", 0
+			var counts []string
+			for _, name := range []string{"gcf", "toon", "json"} {
+				r := runCLIStdin(doc, "convert", "--to", name)
+				if r.code != exitOK {
+					t.Fatalf("--to %s: %+v", name, r)
+				}
+				outs[name] = r.stdout
+				n, err := counter.Count(tokens.O200k, r.stdout)
+				if err != nil {
+					t.Fatal(err)
+				}
+				counts = append(counts, fmt.Sprintf("%s %d", name, n))
+				if bestName == "" || n < bestN {
+					bestName, bestN = name, n
+				}
+			}
+			got := runCLIStdin(doc, "convert", "--to", "auto")
+			want := result{exitOK, outs[bestName], "graphwire convert: auto chose " + bestName + " (o200k tokens: " + strings.Join(counts, ", ") + ")\n"}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+			back := runCLIStdin(got.stdout, "convert", "--from", bestName, "--to", "json")
+			if back.code != exitOK || strings.TrimSuffix(back.stdout, "\n") != doc {
+				t.Errorf("read back from %s: %+v, want %s", bestName, back, doc)
+			}
+		})
+	}
+}
+
+// runCLIStdin runs the CLI with stdin.
+func runCLIStdin(stdin string, args ...string) result {
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
+	return result{code, stdout.String(), stderr.String()}
 }

@@ -326,7 +326,7 @@ func goonTruncationNotice(ts []goonTruncation) string {
 		values = "values"
 	}
 	return fmt.Sprintf("note: goon truncated %d %s over its length limit (the longest: %s, %d characters, cut to %d); "+
-		"the json result below, or --format raw, has the full text", len(ts), values, longest.Key, longest.Len, longest.Limit)
+		"the json result below, or --format json, has the full text", len(ts), values, longest.Key, longest.Len, longest.Limit)
 }
 
 // demoSamples prints every sample response in every registered format, with
@@ -371,7 +371,7 @@ func demoSamples(dir string, w io.Writer) error {
 				fmt.Fprintln(w)
 			}
 			if out.Name == formatter.GOON && notice != "" {
-				fmt.Fprintln(w, strings.Replace(notice, "the json result below, or --format raw,", "the json output", 1))
+				fmt.Fprintln(w, strings.Replace(notice, "the json result below, or --format json,", "the json output", 1))
 			}
 		}
 	}

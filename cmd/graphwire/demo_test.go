@@ -82,7 +82,7 @@ func TestGoonTruncationNotice(t *testing.T) {
 	}
 	got := goonTruncationNotice([]goonTruncation{{"title", 250, 200}, {"body", 100000, 200}})
 	want := "note: goon truncated 2 values over its length limit (the longest: body, 100000 characters, cut to 200); " +
-		"the json result below, or --format raw, has the full text"
+		"the json result below, or --format json, has the full text"
 	if got != want {
 		t.Errorf("notice = %q, want %q", got, want)
 	}

@@ -175,8 +175,14 @@ func report(w io.Writer, name string, err error) {
 		}
 		fmt.Fprintf(w, "%s: %s %s %s: %s\n", name, ke.Kind(), ke.Reason(), p, oneLine(errors.New(msg)))
 	case errors.As(err, &ve):
+		unknownType := false
 		for _, is := range ve.Issues {
 			fmt.Fprintf(w, "%s: %s\n", name, oneLine(is))
+			unknownType = unknownType || errors.Is(is, load.ErrUnknownType)
+		}
+		if unknownType {
+			// The type comes from --type or the file name (edges.csv reads as type "edges").
+			fmt.Fprintf(w, "%s: hint: name the type with --type T, or name the file after it: an entity (Definition, its table gl_definition or definition) or a relationship (CALLS), e.g. --type CALLS or CALLS.csv (docs/loading.md)\n", name)
 		}
 		if ve.FileLevel() {
 			fmt.Fprintf(w, "%s: refused: %d file-level problems, nothing written (--skip-invalid skips invalid rows, not these)\n", name, ve.Count)

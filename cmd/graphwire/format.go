@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/pipeline"
 )
 
 // formatFlags are the flags of "graphwire format".
@@ -46,7 +48,7 @@ func newFormatCmd(s streams) *cobra.Command {
 				f.file = args[0]
 			}
 			out := &endWriter{w: s.stdout}
-			if err := formatOnce(reg, f, s.stdin, out); err != nil {
+			if err := formatOnce(cmd.Context(), reg, f, s.stdin, out, s.stderr); err != nil {
 				return err
 			}
 			return out.finish()
@@ -54,16 +56,16 @@ func newFormatCmd(s streams) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.from, "from", formatter.JSON, "input format")
-	fs.StringVar(&f.to, "to", "", "output format (see --list)")
+	fs.StringVar(&f.to, "to", "", "output format (see --list), or auto: the fewest o200k tokens of goon, gcf, gcx, toon and json that carry the response losslessly, named on stderr")
 	fs.StringVar(&f.goonVersion, "goon-version", "", "GOON version to print (default: config/GOON_OUTPUT_FORMAT_VERSION)")
 	fs.BoolVar(&f.list, "list", false, "list the registered formats with their versions")
 	names := formatter.Default().Names()
 	completeWords(cmd, "from", names...)
-	completeWords(cmd, "to", names...)
+	completeWords(cmd, "to", append(names, pipeline.Auto)...)
 	return cmd
 }
 
-func formatOnce(reg *formatter.Registry, f formatFlags, stdin io.Reader, stdout io.Writer) error {
+func formatOnce(ctx context.Context, reg *formatter.Registry, f formatFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	from, err := reg.Lookup(f.from)
 	if err != nil {
 		return err
@@ -72,12 +74,15 @@ func formatOnce(reg *formatter.Registry, f formatFlags, stdin io.Reader, stdout 
 	if !ok {
 		return fmt.Errorf("format %q cannot be read back (readable: %s)", from.Name(), strings.Join(readable(reg), ", "))
 	}
-	to, err := reg.Lookup(f.to)
-	if err != nil {
-		return err
+	auto := strings.EqualFold(f.to, pipeline.Auto)
+	var to formatter.Formatter
+	if !auto {
+		if to, err = reg.Lookup(f.to); err != nil {
+			return err
+		}
 	}
 	if f.goonVersion != "" {
-		if to.Name() != formatter.GOON {
+		if auto || to.Name() != formatter.GOON {
 			return errors.New("--goon-version applies only to --to goon")
 		}
 		if to, err = formatter.NewGOON(f.goonVersion); err != nil {
@@ -101,6 +106,21 @@ func formatOnce(reg *formatter.Registry, f formatFlags, stdin io.Reader, stdout 
 	resp, err := parser.Parse(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if auto {
+		// The choice the pipeline makes for an answer in format auto, named on stderr so
+		// the output can be read back with --from.
+		to, text, considered, err := pipeline.PickAuto(ctx, reg, resp)
+		if err != nil {
+			return err
+		}
+		var counts []string
+		for _, c := range considered {
+			counts = append(counts, fmt.Sprintf("%s %d", c.Format, c.Tokens))
+		}
+		fmt.Fprintf(stderr, "graphwire format: auto chose %s (o200k tokens of the lossless formats: %s)\n", to.Name(), strings.Join(counts, ", "))
+		_, err = stdout.Write(text)
+		return err
 	}
 	w := bufio.NewWriter(stdout)
 	if err := to.Format(w, resp); err != nil {

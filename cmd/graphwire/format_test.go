@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/graphwire/graphwire/config"
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/conformance"
+	"github.com/graphwire/graphwire/internal/tokens"
+	"github.com/graphwire/graphwire/scorecard"
 )
 
 // TestFormatGOONConformance runs every non-quirk GOON conformance case
@@ -154,5 +159,62 @@ func TestFormatErrors(t *testing.T) {
 				t.Errorf("stdout not empty on error: %q", stdout.String())
 			}
 		})
+	}
+}
+
+// TestFormatAuto: format --to auto writes the response in the lossless format with the fewest
+// o200k tokens, as query --format auto does, and names it with each lossless format's count
+// on stderr; the output is that format's, and reads back to the same response.
+func TestFormatAuto(t *testing.T) {
+	in := "../../goon/testdata/traversal_multi_hop.input.json"
+	got := runCLI("format", "--to", "auto", in)
+	m := regexp.MustCompile(`^graphwire format: auto chose ([a-z-]+) \(o200k tokens of the lossless formats: (.*)\)\n$`).FindStringSubmatch(got.stderr)
+	if got.code != exitOK || m == nil {
+		t.Fatalf("exit %d, stderr %q", got.code, got.stderr)
+	}
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := graphresponse.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter := tokens.New()
+	best, bestN := "", 0
+	for _, c := range strings.Split(m[2], ", ") {
+		name, n, _ := strings.Cut(c, " ")
+		f, err := formatter.Default().Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text bytes.Buffer
+		if err := f.Format(&text, resp); err != nil {
+			t.Fatal(err)
+		}
+		want, err := counter.Count(tokens.O200k, text.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strconv.Itoa(want) != n {
+			t.Errorf("%s: %s tokens on stderr, %d counted", name, n, want)
+		}
+		if best == "" || want < bestN {
+			best, bestN = name, want
+		}
+	}
+	if m[1] != best || !strings.Contains(m[2], "json ") {
+		t.Errorf("auto chose %s among %s, want %s (json always among them)", m[1], m[2], best)
+	}
+	if want := runCLI("format", "--to", best, in); got.stdout != want.stdout {
+		t.Errorf("auto output differs from --to %s:\n%s", best, got.stdout)
+	}
+	back := runCLIStdin(got.stdout, "format", "--from", best, "--to", "json")
+	backResp, err := graphresponse.Unmarshal([]byte(back.stdout))
+	if back.code != exitOK || err != nil || !scorecard.Lossless(resp, backResp) {
+		t.Errorf("read back from %s: exit %d, %v, %s", best, back.code, err, back.stdout)
+	}
+	if r := runCLI("format", "--to", "auto", "--goon-version", "4.0.1", in); r.code != exitUsage && r.code != exitFailure || !strings.Contains(r.stderr, "--goon-version applies only to --to goon") {
+		t.Errorf("--to auto --goon-version: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -71,11 +71,11 @@ func TestIndexQueryReindex(t *testing.T) {
 	if got := written(t, r.stderr); got[1] != "0" || got[2] != "0" {
 		t.Errorf("first index: written, unchanged, tombstoned = %v, want nothing unchanged or tombstoned", got)
 	}
-	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "llm", callersOfUse)
+	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "goon", callersOfUse)
 	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
 		t.Fatalf("query: exit %d, want example.com/fix.Run among the callers\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runCLI("query", "--embedded", data, "--scope", "1/8/", "--format", "llm", callersOfUse)
+	r = runCLI("query", "--embedded", data, "--scope", "1/8/", "--format", "goon", callersOfUse)
 	if r.code != exitOK || strings.Contains(r.stdout, "example.com/fix") {
 		t.Fatalf("query from another namespace: exit %d, want no code\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -107,7 +107,7 @@ func TestIndexQueryReindex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := runCLI("query", "--server", lis.Addr().String(), "--token", tok, "--format", "llm", callersOfUse)
+		r := runCLI("query", "--server", lis.Addr().String(), "--token", tok, "--format", "goon", callersOfUse)
 		if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
 			t.Fatalf("query over gRPC: exit %d, want example.com/fix.Run among the callers\n%s%s", r.code, r.stdout, r.stderr)
 		}
@@ -133,7 +133,7 @@ func TestIndexQueryReindex(t *testing.T) {
 	if got := written(t, r.stderr); got[0] != "6" || got[2] != "10" {
 		t.Errorf("one-file re-index: written, unchanged, tombstoned = %v, want 6 written and 10 tombstoned\n%s", got, r.stderr)
 	}
-	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "llm", callersOfUse)
+	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "goon", callersOfUse)
 	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Other") || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
 		t.Fatalf("query after re-index: exit %d, want Run and Other among the callers\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -104,3 +104,33 @@ func TestLoadReportNamesRecovery(t *testing.T) {
 		t.Errorf("report:\n%s\nwant it to start:\n%s", b.String(), strings.Join(want, "\n"))
 	}
 }
+
+// TestLoadUnknownTypeHint: a file whose name is no type (edges.csv), or an unknown --type, is
+// refused with a line saying how to name the type: --type and the valid forms.
+func TestLoadUnknownTypeHint(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	edges := filepath.Join(dir, "edges.csv")
+	if err := os.WriteFile(edges, []byte("source_id,target_id\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const hint = "graphwire load: hint: name the type with --type T, or name the file after it: an entity (Definition, its table gl_definition or definition) or a relationship (CALLS), e.g. --type CALLS or CALLS.csv (docs/loading.md)\n"
+	tests := []struct {
+		name  string
+		flags []string
+		value string
+	}{
+		{"from the file name", nil, "edges"},
+		{"from --type", []string{"--type", "Edges"}, "Edges"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(append(append([]string{"load", "--embedded", filepath.Join(dir, "data")}, tt.flags...), edges)...)
+			want := "graphwire load: load: " + edges + ": unknown entity or relationship type (\"" + tt.value + "\")\n" + hint +
+				"graphwire load: refused: 1 file-level problems, nothing written (--skip-invalid skips invalid rows, not these)\n"
+			if r.code != exitInvalid || r.stderr != want {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", r.code, r.stderr, exitInvalid, want)
+			}
+		})
+	}
+}

@@ -60,8 +60,15 @@ type queryFlags struct {
 	tls       clientTLS // client mode: TLS to the server
 }
 
-// queryFormats are the values of query --format.
-var queryFormats = []string{"raw", "llm", "dot", "mermaid"}
+// drawFormats are the --format values that draw the raw response as a graph instead of
+// naming a formatter.
+var drawFormats = []string{"dot", "mermaid"}
+
+// queryFormatNames are the values of query --format: every registered format, auto (the
+// pipeline picks the fewest tokens), and the drawings.
+func queryFormatNames() []string {
+	return append(append(formatter.Default().Names(), pipeline.Auto), drawFormats...)
+}
 
 func newQueryCmd(s streams) *cobra.Command {
 	var f queryFlags
@@ -71,11 +78,14 @@ func newQueryCmd(s streams) *cobra.Command {
 		Long: "Compile and run a graph query (docs/dsl.md) on the embedded engine, a ClickHouse server, or a\n" +
 			"graphwire server (--server). The query is the argument, @FILE, or standard input when the\n" +
 			"argument is - or missing. The answer goes to stdout; --stats adds a line of figures on stderr.",
-		Example: "  graphwire query --scope 1/:30 --format llm @q.json\n" +
+		Example: "  graphwire query --scope 1/:30 --format goon @q.json\n" +
 			"  graphwire query --admin --format dot < q.json | dot -Tsvg > graph.svg\n" +
 			"  graphwire query --server 127.0.0.1:7447 --token \"$TOKEN\" --stats @q.json",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.resolveFormat(cmd.Flags().Changed("format"), s.stderr); err != nil {
+				return argError(err)
+			}
 			if err := f.finish(args, s.stdin); err != nil {
 				return argError(err)
 			}
@@ -86,27 +96,60 @@ func newQueryCmd(s streams) *cobra.Command {
 	f.engine.register(fs)
 	fs.BoolVar(&f.admin, "admin", false, "run as an admin caller (sees everything)")
 	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
-	fs.StringVar(&f.format, "format", "raw", "raw (GraphResponse JSON), llm (text for language models, see --llm-format), dot (Graphviz) or mermaid (flowchart)")
-	fs.StringVar(&f.llmFormat, "llm-format", "", "text format with --format llm: goon, gcf, gcf-graph, gcx, toon, or markdown and xml (for people and XML tools) (default goon)")
+	fs.StringVar(&f.format, "format", formatter.JSON, "answer format: json (GraphResponse), goon, gcf, gcf-graph, gcx or toon (text for language models),\n"+
+		"markdown or xml (for people and XML tools), auto (the fewest tokens of goon, gcf, gcx, toon and json),\n"+
+		"dot (Graphviz) or mermaid (flowchart); the old raw and llm still work, deprecated")
+	fs.StringVar(&f.llmFormat, "llm-format", "", "deprecated: use --format NAME")
+	fs.Lookup("llm-format").Hidden = true
 	fs.BoolVar(&f.explain, "explain", false, "print the compiled SQL and parameters instead of running it")
 	fs.BoolVar(&f.stats, "stats", false, "print the format, rows, tokens (o200k_base), bytes and time on stderr")
 	fs.DurationVar(&f.timeout, "timeout", 0, "give up after this long, e.g. 30s (0: no limit beyond the engine's own)")
 	fs.StringVar(&f.server, "server", "", "send the query to a graphwire server at ADDR instead of running it locally")
 	fs.StringVar(&f.token, "token", "", "bearer JWT for --server (default $GRAPHWIRE_TOKEN)")
 	f.tls.register(fs)
-	completeWords(cmd, "format", queryFormats...)
-	completeWords(cmd, "llm-format", "goon", "gcf", "gcf-graph", "gcx", "toon", "markdown", "xml")
+	completeWords(cmd, "format", queryFormatNames()...)
 	return cmd
+}
+
+// resolveFormat turns --format and the deprecated spellings into one format name: raw is
+// json, llm is --llm-format (default goon), and --llm-format alone is its value. A deprecated
+// spelling prints one line on stderr saying what to write instead. The result is a
+// registered format, auto, dot or mermaid.
+func (f *queryFlags) resolveFormat(formatSet bool, stderr io.Writer) error {
+	format, llm := strings.ToLower(f.format), strings.ToLower(f.llmFormat)
+	deprecated := func(old, name string) {
+		fmt.Fprintf(stderr, "graphwire query: %s is deprecated and will be removed; use --format %s\n", old, name)
+	}
+	switch {
+	case format == "llm":
+		name := llm
+		if name == "" {
+			name = formatter.DefaultLLM
+		}
+		old := "--format llm"
+		if llm != "" {
+			old += " --llm-format " + llm
+		}
+		deprecated(old, name)
+		format = name
+	case llm != "" && formatSet:
+		return fmt.Errorf("--llm-format goes with --format llm (deprecated); use --format %s alone", llm)
+	case llm != "":
+		deprecated("--llm-format "+llm, llm)
+		format = llm
+	case format == "raw":
+		deprecated("--format raw", formatter.JSON)
+		format = formatter.JSON
+	}
+	if !slices.Contains(queryFormatNames(), format) {
+		return fmt.Errorf("unknown --format %q (want %s)", format, strings.Join(queryFormatNames(), ", "))
+	}
+	f.format, f.llmFormat = format, ""
+	return nil
 }
 
 // finish checks the flags together and reads the query.
 func (f *queryFlags) finish(args []string, stdin io.Reader) error {
-	if !slices.Contains(queryFormats, f.format) {
-		return fmt.Errorf("unknown --format %q (want %s)", f.format, strings.Join(queryFormats, ", "))
-	}
-	if f.llmFormat != "" && f.format != "llm" {
-		return errors.New("--llm-format goes with --format llm")
-	}
 	if f.admin && len(f.scopes) > 0 {
 		return errors.New("use --admin or --scope, not both")
 	}
@@ -213,16 +256,13 @@ func (s queryStats) String() string {
 	return fmt.Sprintf("%s, %d rows, %d tokens (o200k_base), %d bytes, %s%s", name, s.rows, s.tokens, s.bytes, altered, s.elapsed.Round(time.Millisecond))
 }
 
-// formatName is the formatter that --format and --llm-format choose; dot and mermaid draw the
-// raw response.
+// formatName is the formatter (or auto) that --format chooses; dot and mermaid draw the
+// json response.
 func (f *queryFlags) formatName() string {
-	if f.format != "llm" {
+	if slices.Contains(drawFormats, f.format) {
 		return formatter.JSON
 	}
-	if f.llmFormat == "" {
-		return formatter.DefaultLLM
-	}
-	return f.llmFormat
+	return f.format
 }
 
 // localCursorKeys are the cursor keys of a local query: one fixed key, so that a cursor
@@ -250,13 +290,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	if err != nil {
 		return queryStats{}, err
 	}
-	// A bad flag value is a usage error whether or not there is a graph.
 	name := f.formatName()
-	if f.format == "llm" {
-		if _, err := formatter.Default().Select(formatter.LLM, name); err != nil {
-			return queryStats{}, &usageError{err}
-		}
-	}
 	// The SQL's shape depends on the sizes of the graph's tables (compiler.Options.Sizes), so
 	// the query is compiled again with them, --explain included, which then prints what a run
 	// would execute; without a graph --explain says the sizes are unknown.

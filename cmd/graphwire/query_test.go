@@ -96,16 +96,20 @@ func TestRunQuery(t *testing.T) {
 			wantCode:   exitInvalid,
 			wantStderr: "graphwire query: invalid_query LIMIT_EXCEEDED /: the query is 131150 bytes, over the limit of 131072 bytes\n",
 		},
-		{name: "bad format", args: []string{"--format", "xml", "{}"}, wantCode: exitUsage},
+		{
+			name: "bad format", args: []string{"--format", "yaml", "{}"}, wantCode: exitUsage,
+			wantStderr: "graphwire query: unknown --format \"yaml\" (want gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n",
+		},
 		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},
 		{name: "bad scope", args: []string{"--scope", "abc", "{}"}, wantCode: exitUsage},
 		{name: "no query", args: []string{"--admin"}, wantCode: exitUsage},
 		// A bad flag value is reported before the graph is looked for.
 		{
-			name:       "unknown llm format without a graph",
-			args:       []string{"--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--format", "llm", "--llm-format", "yaml", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`},
-			wantCode:   exitUsage,
-			wantStderr: "graphwire query: formatter: unknown LLM format \"yaml\" (known: gcf, gcf-graph, gcx, goon, markdown, toon, xml)\nRun 'graphwire query --help' for usage.\n",
+			name:     "unknown llm format without a graph",
+			args:     []string{"--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--format", "llm", "--llm-format", "yaml", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`},
+			wantCode: exitUsage,
+			wantStderr: "graphwire query: --format llm --llm-format yaml is deprecated and will be removed; use --format yaml\n" +
+				"graphwire query: unknown --format \"yaml\" (want gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n",
 		},
 	}
 	for _, tt := range tests {

@@ -70,7 +70,7 @@ func TestLocalAndServerAgree(t *testing.T) {
 		wantErr  string // the stderr line, the same in both modes
 	}{
 		{name: "answer", local: []string{"--admin"}, token: admin, args: []string{mrs}},
-		{name: "llm answer", local: []string{"--scope", "1/:30"}, token: scoped, args: []string{"--format", "llm", mrs}},
+		{name: "llm answer", local: []string{"--scope", "1/:30"}, token: scoped, args: []string{"--format", "goon", mrs}},
 		{name: "dot", local: []string{"--admin"}, token: admin, args: []string{"--format", "dot", mrs}},
 		{name: "mermaid", local: []string{"--admin"}, token: admin, args: []string{"--format", "mermaid", mrs}},
 		{
@@ -125,17 +125,90 @@ func TestLocalAndServerAgree(t *testing.T) {
 		})
 	}
 
-	t.Run("stats", func(t *testing.T) {
-		loc := runCLI("query", "--embedded", dir, "--admin", "--stats", "--format", "llm", mrs)
-		rem := runCLI("query", "--server", addr, "--token", admin, "--stats", "--format", "llm", mrs)
+	// --stats counts the rows printed, locally and from a server: a page with more rows after
+	// it (has_more) is read with one probe row more, which the server's row_count includes.
+	const morePages = `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":1000},"columns":["username"]}],"limit":5}`
+	for _, q := range []struct{ name, query, rows string }{{"stats", mrs, ""}, {"stats with has_more", morePages, ", 5 rows, "}} {
+		t.Run(q.name, func(t *testing.T) {
+			loc := runCLI("query", "--embedded", dir, "--admin", "--stats", "--format", "goon", q.query)
+			rem := runCLI("query", "--server", addr, "--token", admin, "--stats", "--format", "goon", q.query)
+			for _, r := range []result{loc, rem} {
+				if r.code != exitOK || !statsRE.MatchString(r.stderr) || !strings.Contains(r.stderr, q.rows) {
+					t.Errorf("exit %d, stderr %q, want a --stats line with %q", r.code, r.stderr, q.rows)
+				}
+			}
+			strip := func(s string) string { return regexp.MustCompile(`, [0-9.]+(ms|s|µs)\n$`).ReplaceAllString(s, "") }
+			if strip(loc.stderr) != strip(rem.stderr) || loc.stdout != rem.stdout {
+				t.Errorf("--stats differs:\nlocal  %q\nserver %q", loc.stderr, rem.stderr)
+			}
+		})
+	}
+
+	// Every format name and auto go to --format, locally and over --server (where the request
+	// carries the name as FORMAT_NAME_*); the old spellings give the same answer with one line
+	// saying what to write instead.
+	t.Run("format spellings", func(t *testing.T) {
+		deprecated := func(old, name string) string {
+			return "graphwire query: " + old + " is deprecated and will be removed; use --format " + name + "\n"
+		}
+		tests := []struct {
+			args       []string
+			name       string // the format the --stats line names
+			wantNotice string
+		}{
+			{args: []string{"--format", "json"}, name: "json"},
+			{args: []string{"--format", "goon"}, name: "goon"},
+			{args: []string{"--format", "gcf"}, name: "gcf"},
+			{args: []string{"--format", "gcf-graph"}, name: "gcf-graph"},
+			{args: []string{"--format", "gcx"}, name: "gcx"},
+			{args: []string{"--format", "toon"}, name: "toon"},
+			{args: []string{"--format", "markdown"}, name: "markdown"},
+			{args: []string{"--format", "xml"}, name: "xml"},
+			{args: []string{"--format", "TOON"}, name: "toon"},
+			{args: []string{"--format", "raw"}, name: "json", wantNotice: deprecated("--format raw", "json")},
+			{args: []string{"--format", "llm"}, name: "goon", wantNotice: deprecated("--format llm", "goon")},
+			{args: []string{"--format", "llm", "--llm-format", "toon"}, name: "toon", wantNotice: deprecated("--format llm --llm-format toon", "toon")},
+			{args: []string{"--llm-format", "gcx"}, name: "gcx", wantNotice: deprecated("--llm-format gcx", "gcx")},
+		}
+		statsName := regexp.MustCompile(`^graphwire query: ([a-z-]+) `)
+		for _, tt := range tests {
+			t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+				args := append(append([]string{}, tt.args...), "--stats", mrs)
+				loc := runCLI(append([]string{"query", "--embedded", dir, "--admin"}, args...)...)
+				rem := runCLI(append([]string{"query", "--server", addr, "--token", admin}, args...)...)
+				want := runCLI("query", "--embedded", dir, "--admin", "--format", tt.name, mrs)
+				for _, r := range []result{loc, rem} {
+					if r.code != exitOK {
+						t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+					}
+					notice, stats, _ := strings.Cut(r.stderr, "graphwire query: "+tt.name+" ")
+					if notice != tt.wantNotice || stats == "" {
+						t.Errorf("stderr %q, want %q then the --stats line of %s", r.stderr, tt.wantNotice, tt.name)
+					}
+					if r.stdout != want.stdout {
+						t.Errorf("stdout differs from --format %s:\n%s", tt.name, r.stdout)
+					}
+				}
+			})
+		}
+		// auto picks the same format (the fewest tokens) locally and on the server.
+		loc := runCLI("query", "--embedded", dir, "--admin", "--format", "auto", "--stats", mrs)
+		rem := runCLI("query", "--server", addr, "--token", admin, "--format", "auto", "--stats", mrs)
 		for _, r := range []result{loc, rem} {
-			if r.code != exitOK || !statsRE.MatchString(r.stderr) {
-				t.Errorf("exit %d, stderr %q, want a --stats line", r.code, r.stderr)
+			m := statsName.FindStringSubmatch(r.stderr)
+			if r.code != exitOK || m == nil || m[1] == "auto" {
+				t.Fatalf("--format auto: exit %d, stderr %q, want the chosen format's --stats line", r.code, r.stderr)
 			}
 		}
-		strip := func(s string) string { return regexp.MustCompile(`, [0-9.]+(ms|s|µs)\n$`).ReplaceAllString(s, "") }
-		if strip(loc.stderr) != strip(rem.stderr) || loc.stdout != rem.stdout {
-			t.Errorf("--stats differs:\nlocal  %q\nserver %q", loc.stderr, rem.stderr)
+		if loc.stdout != rem.stdout || statsName.FindString(loc.stderr) != statsName.FindString(rem.stderr) {
+			t.Errorf("--format auto differs:\nlocal  %q %q\nserver %q %q", loc.stderr, loc.stdout, rem.stderr, rem.stdout)
+		}
+		// --llm-format with a --format other than llm is refused, as before.
+		for _, mode := range [][]string{{"--embedded", dir, "--admin"}, {"--server", addr, "--token", admin}} {
+			r := runCLI(append(append([]string{"query"}, mode...), "--format", "json", "--llm-format", "toon", mrs)...)
+			if r.code != exitUsage || !strings.HasPrefix(r.stderr, "graphwire query: --llm-format goes with --format llm (deprecated); use --format toon alone\n") {
+				t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+			}
 		}
 	})
 

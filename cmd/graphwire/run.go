@@ -80,7 +80,7 @@ func newRootCmd(s streams) *cobra.Command {
 	root.SetOut(s.stdout)
 	root.SetErr(s.stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddGroup(
 		&cobra.Group{ID: "query", Title: "Query and serve:"},
 		&cobra.Group{ID: "data", Title: "Data:"},
@@ -103,12 +103,62 @@ func newRootCmd(s streams) *cobra.Command {
 		{"formats", newConvertCmd(s)},
 		{"formats", newDemoCmd(s)},
 		{"formats", newBenchCmd(s)},
+		{"", newVersionCmd(s)},
 	} {
 		c.cmd.GroupID = c.group
-		c.cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+		c.cmd.SetFlagErrorFunc(flagError)
 		root.AddCommand(c.cmd)
 	}
 	return root
+}
+
+// flagError is every command's FlagErrorFunc: a flag the command does not have is a usage
+// error that suggests the command's closest flag name (cobra suggests commands only).
+func flagError(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return &usageError{err}
+	}
+	if best := closestFlag(cmd, name); best != "" {
+		err = fmt.Errorf("%w (did you mean --%s?)", err, best)
+	}
+	return &usageError{err}
+}
+
+// closestFlag is the visible flag of cmd nearest to name, at an edit distance of at most 2,
+// the first in name order on a tie; "" when none is that near.
+func closestFlag(cmd *cobra.Command, name string) string {
+	best, bestDist := "", 3
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { // VisitAll goes in name order
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b in bytes (flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // isFlagOrArgError reports whether err is cobra's own complaint about the command line (an
