@@ -104,6 +104,9 @@ type Config struct {
 	// MCPAllowedOrigins lists, comma-separated, the browser origins MCP serves besides
 	// loopback ones ("*": every origin).
 	MCPAllowedOrigins string
+	// MCPResourceURL is MCP's public URL and JWTAuthorizationServers (comma-separated) the
+	// issuers of its tokens, both published as OAuth protected-resource metadata (RFC 9728).
+	MCPResourceURL, JWTAuthorizationServers string
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -216,6 +219,10 @@ var table = []Option{
 		func(c *Config) any { return &c.EngineFDReserve }},
 	{"mcp-allowed-origins", String, "", "browser origins (scheme://host[:port], comma-separated; * for any) MCP serves besides loopback ones; other origins get 403",
 		func(c *Config) any { return &c.MCPAllowedOrigins }},
+	{"mcp-resource-url", String, "", "public URL of the MCP endpoint (https://host/mcp), published at /.well-known/oauth-protected-resource/mcp (RFC 9728); default: each request's own scheme and host",
+		func(c *Config) any { return &c.MCPResourceURL }},
+	{"jwt-authorization-server", String, "", "issuer URLs (comma-separated) of the authorization servers that issue tokens, published in MCP's resource metadata (default: --jwt-issuer)",
+		func(c *Config) any { return &c.JWTAuthorizationServers }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

@@ -201,6 +201,8 @@ func check(c *Config) error {
 		return bad("jwks-url", "%q is not an https URL (or an http URL on a loopback host)", c.JWKSURL)
 	case c.JWKSRefresh <= 0 || c.JWKSMinRefresh <= 0 || c.JWKSTimeout <= 0:
 		return bad("jwks-refresh", "--jwks-refresh, --jwks-min-refresh and --jwks-timeout must be positive")
+	case c.MCPResourceURL != "" && !resourceURLOK(c.MCPResourceURL):
+		return bad("mcp-resource-url", "%q is not an absolute http or https URL without a query or fragment", c.MCPResourceURL)
 	case c.JWTClockSkew <= 0:
 		return bad("jwt-clock-skew", "must be positive")
 	case c.JWTUserClaim == "" || c.JWTScopesClaim == "" || c.JWTAdminClaim == "":
@@ -292,6 +294,14 @@ func jwksURLOK(u string) bool {
 		return ip != nil && ip.IsLoopback()
 	}
 	return false
+}
+
+// resourceURLOK reports whether u can name an OAuth protected resource (RFC 9728 §1.2): an
+// absolute http or https URL without a query or fragment.
+func resourceURLOK(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "https" || p.Scheme == "http") && p.Host != "" && p.User == nil &&
+		p.RawQuery == "" && p.Fragment == "" && !p.ForceQuery
 }
 
 // Loopback reports whether the listen address addr (host:port) only

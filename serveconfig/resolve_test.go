@@ -160,6 +160,8 @@ func TestErrors(t *testing.T) {
 		{"jwks url over plain http", with("jwks-url", "http://idp.example/jwks"), nil, "", "", "jwks-url", serveconfig.ErrInvalid},
 		{"jwks url not a URL", with("jwks-url", "idp.example/jwks"), nil, "", "", "jwks-url", serveconfig.ErrInvalid},
 		{"zero jwks refresh", with("jwks-url", "https://idp.example/jwks", "jwks-min-refresh", "0s"), nil, "", "", "jwks-refresh", serveconfig.ErrInvalid},
+		{"resource url with a fragment", with("mcp-resource-url", "https://gw.example/mcp#x"), nil, "", "", "mcp-resource-url", serveconfig.ErrInvalid},
+		{"resource url relative", with("mcp-resource-url", "/mcp"), nil, "", "", "mcp-resource-url", serveconfig.ErrInvalid},
 		{"zero clock skew", with("jwt-clock-skew", "0s"), nil, "", "", "jwt-clock-skew", serveconfig.ErrInvalid},
 		{"same claim twice", with("jwt-admin-claim", "sub"), nil, "", "", "jwt-user-claim", serveconfig.ErrInvalid},
 		{"empty scopes claim", with("jwt-scopes-claim", ""), nil, "", "", "jwt-user-claim", serveconfig.ErrInvalid},

@@ -183,6 +183,9 @@ type serviceOptions struct {
 	// MCPOrigins are mcpsvc.Options.AllowedOrigins; MCPWriteTimeout is its WriteTimeout.
 	MCPOrigins      []string
 	MCPWriteTimeout time.Duration
+	// MCPResourceURL and AuthorizationServers are mcpsvc.Options' (RFC 9728 metadata).
+	MCPResourceURL       string
+	AuthorizationServers []string
 	// ConnLimit, when set, learns which connections authenticated.
 	ConnLimit *netlimit.Limiter
 	Logger    *slog.Logger
@@ -232,7 +235,8 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 		return nil, err
 	}
 	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger,
-		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed})
+		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed,
+		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers})
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +268,11 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, ClockSkew: c.JWTClockSkew,
 		UserClaim: c.JWTUserClaim, ScopesClaim: c.JWTScopesClaim, AdminClaim: c.JWTAdminClaim, Admission: c.Admission, HealthInterval: c.HealthInterval,
 		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger,
-		MCPOrigins: splitOrigins(c.MCPAllowedOrigins), MCPWriteTimeout: c.HTTPWriteTimeout}
+		MCPOrigins: splitOrigins(c.MCPAllowedOrigins), MCPWriteTimeout: c.HTTPWriteTimeout,
+		MCPResourceURL: c.MCPResourceURL, AuthorizationServers: splitOrigins(c.JWTAuthorizationServers)}
+	if len(o.AuthorizationServers) == 0 && c.JWTIssuer != "" {
+		o.AuthorizationServers = []string{c.JWTIssuer}
+	}
 	if c.JWTSecretFile != "" {
 		keys, err := serveconfig.ReadKeys(c.JWTSecretFile)
 		if err != nil {
@@ -574,6 +582,9 @@ func serveUntilDone(ctx context.Context, svc *service, ls listeners, newHTTP fun
 	if ls.mcp != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", svc.mcp.HTTPHandler())
+		meta := svc.mcp.ResourceMetadataHandler()
+		mux.Handle(mcpsvc.ResourceMetadataPath, meta)
+		mux.Handle(mcpsvc.ResourceMetadataRootPath, meta)
 		serveHTTP(ls.mcp, mux)
 	}
 	if ls.metrics != nil {

@@ -105,6 +105,7 @@ func TestServeJWKSRotation(t *testing.T) {
 		return err == nil
 	}
 	mcpURL := "http://" + s.mcp + "/mcp"
+	var lastChallenge string // WWW-Authenticate of the last MCP refusal
 	overMCP := func(tok string) bool {
 		t.Helper()
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, mcpURL, strings.NewReader(
@@ -124,6 +125,7 @@ func TestServeJWKSRotation(t *testing.T) {
 		case http.StatusOK:
 			return true
 		case http.StatusUnauthorized:
+			lastChallenge = resp.Header.Get("WWW-Authenticate")
 			return false
 		}
 		t.Fatalf("MCP initialize: HTTP %d", resp.StatusCode)
@@ -151,6 +153,26 @@ func TestServeJWKSRotation(t *testing.T) {
 	t2 := k2.token(t)
 	if overGRPC(t2) || overMCP(t2) {
 		t.Fatal("k2 token accepted before k2 was published")
+	}
+
+	// A refusal points MCP clients at the resource metadata (RFC 9728), which names the IdP.
+	metaURL := "http://" + s.mcp + "/.well-known/oauth-protected-resource/mcp"
+	if !strings.Contains(lastChallenge, `resource_metadata="`+metaURL+`"`) {
+		t.Errorf("MCP 401 WWW-Authenticate %q, want resource_metadata=%q", lastChallenge, metaURL)
+	}
+	resp, err := http.Get(metaURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || meta.Resource != mcpURL ||
+		len(meta.AuthorizationServers) != 1 || meta.AuthorizationServers[0] != "https://idp.test" {
+		t.Errorf("resource metadata: HTTP %d %+v (%v), want resource %s and authorization server https://idp.test", resp.StatusCode, meta, err, mcpURL)
 	}
 
 	// The IdP publishes k2 beside k1: an unknown kid makes serve read the URL again.
