@@ -3,14 +3,18 @@ package e2e
 import (
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,5 +210,70 @@ func TestServeJWKSRotation(t *testing.T) {
 	}
 	if strings.Contains(out, t1) || strings.Contains(out, t2) {
 		t.Error("a token reached the log")
+	}
+}
+
+// TestServeJWKSFileReload runs "graphwire serve --jwks-file" beside an HS256 key file: both
+// kinds of token verify, and SIGHUP rotates the JWKS file (the new key accepted, the removed
+// one refused, a broken file logged and the last keys kept).
+func TestServeJWKSFileReload(t *testing.T) {
+	_, ed, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecKey, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1 := idpKey{"k1", jwt.SigningMethodEdDSA, ed}
+	k2 := idpKey{"k2", jwt.SigningMethodES384, ecKey}
+	file := filepath.Join(t.TempDir(), "jwks.json")
+	write := func(b []byte) {
+		t.Helper()
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(jwksDoc(t, k1))
+	s := startServe(t, nil, "--jwks-file", file, "--jwt-secret-file", keyFile(t), "--jwt-issuer", "https://idp.test",
+		"--jwt-user-claim", "user_id", "--jwt-admin-claim", "groups_admin")
+	conn := grpcConn(t, s.grpc, insecure.NewCredentials())
+	accepted := func(tok string) bool {
+		t.Helper()
+		_, _, err := executeQuery(t, conn, tok, "", "search")
+		if err != nil && status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("query: %v", err)
+		}
+		return err == nil
+	}
+	t1, t2 := k1.token(t), k2.token(t)
+	if !accepted(t1) || accepted(t2) {
+		t.Fatal("before the reload: want the k1 token accepted and the k2 token refused")
+	}
+	// An HS256 token minted for the shared secret verifies too; its claims use the mapped names.
+	hs := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": "https://idp.test", "aud": "graphwire",
+		"user_id": 3, "groups_admin": true, "iat": time.Now().Unix(), "exp": time.Now().Add(time.Hour).Unix()})
+	hsTok, err := hs.SignedString(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !accepted(hsTok) {
+		t.Error("an HS256 token is refused beside --jwks-file")
+	}
+	write(jwksDoc(t, k2))
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(t, "jwks_loaded")
+	if !accepted(t2) || accepted(t1) {
+		t.Error("after the reload: want the k2 token accepted and the removed k1 refused")
+	}
+	write([]byte(`{"keys": [`))
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	s.waitFor(t, "jwks_reload_failed")
+	if !accepted(t2) {
+		t.Error("after a failed reload: the k2 token is refused, want the last good keys in force")
 	}
 }
