@@ -1,5 +1,27 @@
-// Package auth verifies and mints the HS256 JSON Web Tokens that carry a
-// caller's identity and scopes (docs/service.md, "Authentication").
+// Package auth verifies the JSON Web Tokens that carry a caller's identity
+// and scopes (docs/service.md, "Authentication" and "Identity"), and mints
+// HS256 ones for local use.
+//
+// Two kinds of token verify. HS256 tokens are checked against shared
+// secrets ([Options.Keys]); tokens of an identity provider signed with
+// RS256/384/512, PS256/384/512, ES256/384/512 or EdDSA are checked against
+// the public keys of a JWKS ([Options.JWKS]: a [StaticKeys] read from a file,
+// or a [Fetcher] that reads a URL, refreshes it on an interval and on an
+// unknown kid, rate limited, and fails closed). The header's alg chooses:
+// an HS256 token never meets a JWKS key and an RS256 token never meets a
+// shared secret, so a token signed with a public key as its HMAC secret
+// cannot verify; a JWKS key verifies only the algorithms its kty, curve
+// and alg allow, never with "use": "enc", never an RSA key under 2048 bits.
+// "alg": "none" and every other algorithm are refused.
+//
+// Signatures and registered claims are checked by github.com/golang-jwt/jwt/v5,
+// which the HS256 verifier already used and which implements every
+// algorithm above; JWK documents are parsed by github.com/go-jose/go-jose/v4
+// (RSA, EC with on-curve checks, OKP), which is maintained, has no
+// dependencies beyond the standard library and x/crypto, and is already in
+// this module's graph. The fetch, its bounds and the key selection are this
+// package's own, small enough to read whole (jwks.go, jwksfetch.go), so the
+// refusals above are ours to test rather than a library's defaults.
 //
 // A token's claims:
 //
@@ -7,7 +29,7 @@
 //	 "admin": false,
 //	 "scopes": [{"path": "100/", "access_level": 30}, {"path": "200/201/", "access_level": 20}]}
 //
-// Verification fails closed: any algorithm but HS256, a missing exp or iat, a
+// Verification fails closed: an algorithm not listed above, a missing exp or iat, a
 // lifetime over 24 h, a malformed sub, an admin claim that is not a boolean,
 // or a scope with a malformed path or an unknown access level makes the whole
 // token invalid. Tokens are never logged or echoed in errors.
@@ -96,21 +118,42 @@ type Claims struct {
 // a shorter slice leaves the rest unnamed). A token whose header has a
 // "kid" is verified with the key of that name only, and refused when no
 // key has it; a token without one is tried with every key.
+//
+// JWKS, when set, verifies tokens signed with an asymmetric algorithm
+// (RS256/384/512, PS256/384/512, ES256/384/512, EdDSA) with its public
+// keys; Keys may then be empty, and HS256 tokens are refused. With both,
+// a token verifies with either, as its "alg" says.
+//
+// UserClaim, ScopesClaim and AdminClaim name the claims that carry the
+// user id (a positive decimal integer, as a string or a number; "" means
+// "sub"), the scopes (an array of {"path", "access_level"}; "" means
+// "scopes") and the admin flag (a boolean; "" means "admin"), so that an
+// identity provider's own claim names can be used.
 type Options struct {
 	Keys     [][]byte
 	KeyIDs   []string
+	JWKS     KeySource
 	Issuer   string        // required iss; "" accepts any issuer
 	Audience string        // required aud; "" means "graphwire"
 	Leeway   time.Duration // clock skew allowed; 0 means 30 s
 	Now      func() time.Time
+
+	UserClaim, ScopesClaim, AdminClaim string
 }
 
 // Verifier checks tokens. It is safe for concurrent use, also with
 // [Verifier.SetKeys].
 type Verifier struct {
-	parser *jwt.Parser // built once from the options; safe to share
-	keys   atomic.Pointer[keySet]
+	parser *jwt.Parser // HS256; built once from the options; safe to share
+	// asym holds one parser per asymmetric algorithm, each accepting only it.
+	asym  map[string]*jwt.Parser
+	jwks  KeySource // nil: no asymmetric token verifies
+	names claimMap
+	keys  atomic.Pointer[keySet]
 }
+
+// claimMap is the claim names of Options.UserClaim, ScopesClaim and AdminClaim.
+type claimMap struct{ user, scopes, admin string }
 
 // keySet is the HMAC keys a verifier accepts and their kid names.
 type keySet struct {
@@ -119,8 +162,8 @@ type keySet struct {
 }
 
 // newKeySet validates and copies keys and their ids.
-func newKeySet(keys [][]byte, ids []string) (*keySet, error) {
-	if len(keys) == 0 {
+func newKeySet(keys [][]byte, ids []string, jwks bool) (*keySet, error) {
+	if len(keys) == 0 && !jwks {
 		return nil, errors.New("auth: no HMAC key")
 	}
 	ks := &keySet{keys: make([][]byte, len(keys)), ids: slices.Clone(ids)}
@@ -138,9 +181,22 @@ func newKeySet(keys [][]byte, ids []string) (*keySet, error) {
 
 // NewVerifier validates opts and returns a verifier. Keys are copied.
 func NewVerifier(opts Options) (*Verifier, error) {
-	ks, err := newKeySet(opts.Keys, opts.KeyIDs)
+	ks, err := newKeySet(opts.Keys, opts.KeyIDs, opts.JWKS != nil)
 	if err != nil {
 		return nil, err
+	}
+	names := claimMap{user: opts.UserClaim, scopes: opts.ScopesClaim, admin: opts.AdminClaim}
+	if names.user == "" {
+		names.user = "sub"
+	}
+	if names.scopes == "" {
+		names.scopes = "scopes"
+	}
+	if names.admin == "" {
+		names.admin = "admin"
+	}
+	if names.user == names.scopes || names.user == names.admin || names.scopes == names.admin {
+		return nil, fmt.Errorf("auth: the user, scopes and admin claims must differ (%q, %q, %q)", names.user, names.scopes, names.admin)
 	}
 	opts.Keys, opts.KeyIDs = nil, nil
 	if opts.Audience == "" {
@@ -152,8 +208,7 @@ func NewVerifier(opts Options) (*Verifier, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	parserOpts := []jwt.ParserOption{
-		jwt.WithValidMethods([]string{"HS256"}),
+	common := []jwt.ParserOption{
 		jwt.WithAudience(opts.Audience),
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
@@ -161,9 +216,15 @@ func NewVerifier(opts Options) (*Verifier, error) {
 		jwt.WithTimeFunc(opts.Now),
 	}
 	if opts.Issuer != "" {
-		parserOpts = append(parserOpts, jwt.WithIssuer(opts.Issuer))
+		common = append(common, jwt.WithIssuer(opts.Issuer))
 	}
-	v := &Verifier{parser: jwt.NewParser(parserOpts...)}
+	parser := func(alg string) *jwt.Parser {
+		return jwt.NewParser(append([]jwt.ParserOption{jwt.WithValidMethods([]string{alg})}, common...)...)
+	}
+	v := &Verifier{parser: parser("HS256"), jwks: opts.JWKS, names: names, asym: map[string]*jwt.Parser{}}
+	for _, alg := range asymmetricAlgorithms {
+		v.asym[alg] = parser(alg)
+	}
 	v.keys.Store(ks)
 	return v, nil
 }
@@ -174,7 +235,7 @@ func NewVerifier(opts Options) (*Verifier, error) {
 // place. Tokens being verified meanwhile see the old set or the new one,
 // never a mix.
 func (v *Verifier) SetKeys(keys [][]byte, ids []string) error {
-	ks, err := newKeySet(keys, ids)
+	ks, err := newKeySet(keys, ids, false)
 	if err != nil {
 		return err
 	}
@@ -191,11 +252,17 @@ func (v *Verifier) Verify(token string) (*Claims, error) {
 	if len(token) > MaxTokenBytes {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidToken, ErrTokenTooLarge)
 	}
-	kid, err := checkHeader(token)
+	alg, kid, err := checkHeader(token)
 	if err != nil {
 		return nil, invalid(err)
 	}
+	if alg != "HS256" {
+		return v.verifyAsymmetric(token, alg, kid)
+	}
 	ks := v.keys.Load()
+	if len(ks.keys) == 0 {
+		return nil, fmt.Errorf("%w: HS256 tokens are not accepted (no shared secret)", ErrInvalidToken)
+	}
 	keys := ks.keys
 	if kid != "" {
 		i := slices.Index(ks.ids, kid)
@@ -230,12 +297,57 @@ func invalid(err error) error {
 }
 
 func (v *Verifier) verifyWith(token string, key []byte) (*Claims, error) {
-	var tc tokenClaims
-	_, err := v.parser.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return key, nil })
+	return v.parse(v.parser, token, key)
+}
+
+// parse verifies token's signature with key and its claims with p.
+func (v *Verifier) parse(p *jwt.Parser, token string, key any) (*Claims, error) {
+	tc := tokenClaims{names: v.names}
+	_, err := p.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return key, nil })
 	if err != nil {
 		return nil, err
 	}
 	return tc.claims()
+}
+
+// verifyAsymmetric checks a token whose alg is not HS256 against the JWKS
+// keys that fit its alg (and its kid, when it names one). A kid that names
+// no key asks the key source to look again (rate limited) before the token
+// is refused.
+func (v *Verifier) verifyAsymmetric(token, alg, kid string) (*Claims, error) {
+	p, ok := v.asym[alg]
+	if !ok {
+		return nil, fmt.Errorf("%w: algorithm %q is not accepted", ErrInvalidToken, alg)
+	}
+	if v.jwks == nil {
+		return nil, fmt.Errorf("%w: %s tokens are not accepted (no JWKS)", ErrInvalidToken, alg)
+	}
+	ks := v.jwks.KeySet()
+	if kid != "" && !ks.hasKID(kid) {
+		ks = v.jwks.Missing(kid)
+	}
+	keys := ks.candidates(alg, kid)
+	if len(keys) == 0 {
+		if ks.Len() == 0 {
+			return nil, fmt.Errorf("%w: no JWKS key is loaded", ErrInvalidToken)
+		}
+		if kid != "" && !ks.hasKID(kid) {
+			return nil, fmt.Errorf("%w: unknown key id", ErrInvalidToken)
+		}
+		return nil, fmt.Errorf("%w: no JWKS key fits algorithm %s", ErrInvalidToken, alg)
+	}
+	var lastErr error
+	for _, key := range keys {
+		c, err := v.parse(p, token, key)
+		if err == nil {
+			return c, nil
+		}
+		lastErr = err
+		if !errors.Is(err, jwt.ErrSignatureInvalid) && !errors.Is(err, jwt.ErrTokenSignatureInvalid) {
+			break
+		}
+	}
+	return nil, invalid(lastErr)
 }
 
 func (tc *tokenClaims) claims() (*Claims, error) {
@@ -245,9 +357,9 @@ func (tc *tokenClaims) claims() (*Claims, error) {
 	if tc.exp.Sub(tc.iat.Time) > MaxLifetime {
 		return nil, errors.New("lifetime exceeds 24h")
 	}
-	uid, err := strconv.ParseInt(tc.sub, 10, 64)
-	if err != nil || uid <= 0 || strconv.FormatInt(uid, 10) != tc.sub {
-		return nil, errors.New("sub must be a positive decimal user id")
+	uid, ok := userID(tc.user)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a positive decimal user id", tc.names.user)
 	}
 	c := &Claims{UserID: uid}
 	switch a := string(bytes.TrimSpace(tc.admin)); a {
@@ -255,12 +367,12 @@ func (tc *tokenClaims) claims() (*Claims, error) {
 	case "true":
 		c.Admin = true
 	default:
-		return nil, errors.New("admin must be a boolean")
+		return nil, fmt.Errorf("%s must be a boolean", tc.names.admin)
 	}
 	if len(tc.scopes) > 0 && string(tc.scopes) != "null" {
 		var raw []json.RawMessage
 		if err := json.Unmarshal(tc.scopes, &raw); err != nil {
-			return nil, errors.New("scopes must be an array of {path, access_level}")
+			return nil, fmt.Errorf("%s must be an array of {path, access_level}", tc.names.scopes)
 		}
 		if len(raw) > MaxScopes {
 			return nil, fmt.Errorf("more than %d scopes", MaxScopes)
@@ -287,6 +399,22 @@ func (tc *tokenClaims) claims() (*Claims, error) {
 		slices.SortFunc(c.Scopes, func(a, b Scope) int { return strings.Compare(a.Path, b.Path) })
 	}
 	return c, nil
+}
+
+// userID reads the user claim: a positive decimal integer, written as a
+// JSON string or a JSON number, without sign, leading zeros or exponent.
+func userID(raw json.RawMessage) (int64, bool) {
+	s := string(raw)
+	if len(s) >= 2 && s[0] == '"' {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, false
+		}
+	}
+	uid, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || uid <= 0 || strconv.FormatInt(uid, 10) != s {
+		return 0, false
+	}
+	return uid, true
 }
 
 func segmentsFitInt64(p string) bool {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,30 +109,33 @@ func foldKey(s string) string {
 // checkHeader reads the JOSE header of token strictly: no duplicate or
 // case-variant names, and no "crit" (RFC 7515 §4.1.11): this verifier
 // understands no header extension, so a token that says one must be
-// understood is refused. It returns the key id ("kid"), "" when there is
-// none.
-func checkHeader(token string) (kid string, err error) {
+// understood is refused. It returns the algorithm ("alg", which must be a
+// string) and the key id ("kid"), "" when there is none.
+func checkHeader(token string) (alg, kid string, err error) {
 	seg, _, ok := strings.Cut(token, ".")
 	if !ok {
-		return "", errors.New("malformed")
+		return "", "", errors.New("malformed")
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(seg)
 	if err != nil {
-		return "", errors.New("malformed")
+		return "", "", errors.New("malformed")
 	}
 	h, err := strictObject(raw, headerNames, false)
 	if err != nil {
-		return "", fmt.Errorf("header: %w", err)
+		return "", "", fmt.Errorf("header: %w", err)
 	}
 	if _, ok := h["crit"]; ok {
-		return "", ErrCriticalHeader
+		return "", "", ErrCriticalHeader
+	}
+	if alg, err = stringMember(h, "alg"); err != nil || alg == "" {
+		return "", "", errors.New("header: alg is not a non-empty string")
 	}
 	if k, ok := h["kid"]; ok {
 		if err := json.Unmarshal(k, &kid); err != nil || kid == "" {
-			return "", errors.New("header: kid is not a non-empty string")
+			return "", "", errors.New("header: kid is not a non-empty string")
 		}
 	}
-	return kid, nil
+	return alg, kid, nil
 }
 
 // tokenClaims is the payload of a token, decoded strictly by its own
@@ -139,14 +143,16 @@ func checkHeader(token string) (kid string, err error) {
 // dates. It implements [jwt.Claims], so the library checks exp, iat, nbf,
 // iss and aud on exactly the values read here.
 type tokenClaims struct {
-	iss, sub      string
-	aud           jwt.ClaimStrings
-	exp, nbf, iat *jwt.NumericDate
-	admin, scopes json.RawMessage
+	names               claimMap // set before decoding: which claims to read
+	iss, sub            string
+	aud                 jwt.ClaimStrings
+	exp, nbf, iat       *jwt.NumericDate
+	user, admin, scopes json.RawMessage
 }
 
 func (tc *tokenClaims) UnmarshalJSON(data []byte) error {
-	m, err := strictObject(data, claimNames, false)
+	known := append(slices.Clone(claimNames), tc.names.user, tc.names.scopes, tc.names.admin)
+	m, err := strictObject(data, known, false)
 	if err != nil {
 		return err
 	}
@@ -172,7 +178,7 @@ func (tc *tokenClaims) UnmarshalJSON(data []byte) error {
 			return err
 		}
 	}
-	tc.admin, tc.scopes = m["admin"], m["scopes"]
+	tc.user, tc.admin, tc.scopes = m[tc.names.user], m[tc.names.admin], m[tc.names.scopes]
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -67,6 +68,13 @@ type Options struct {
 	Authenticated func(r *http.Request, user int64)
 	// Logger receives one line per tool call; nil discards.
 	Logger *slog.Logger
+	// ResourceURL is the public URL of the MCP endpoint (https://graphwire.example/mcp),
+	// the resource of its OAuth protected-resource metadata (RFC 9728,
+	// [Server.ResourceMetadataHandler]); "" takes each request's own scheme and host.
+	ResourceURL string
+	// AuthorizationServers are the issuer URLs of the authorization servers whose tokens
+	// this server takes, published in that metadata.
+	AuthorizationServers []string
 }
 
 // Server is the MCP server. It is safe for concurrent use.
@@ -211,7 +219,7 @@ func (s *Server) HTTPHandler() http.Handler {
 		r2 := *r
 		r2.Header = r.Header.Clone()
 		r2.Header.Set(RequestIDHeader, id)
-		inner.ServeHTTP(&challenge{ResponseWriter: w}, &r2)
+		inner.ServeHTTP(&challenge{ResponseWriter: w, metadata: metadataURL(s.resourceURL(r))}, &r2)
 	})
 }
 
@@ -230,15 +238,19 @@ const RequestIDHeader = "X-Request-Id"
 // needs to close one of its idle sessions.
 const sessionRetryAfter = 10 * time.Second
 
-// challenge adds the WWW-Authenticate header to a 401 (RFC 6750 §3).
-type challenge struct{ http.ResponseWriter }
+// challenge adds the WWW-Authenticate header to a 401 (RFC 6750 §3), with the URL of the
+// resource metadata (RFC 9728 §5.1) in its resource_metadata parameter.
+type challenge struct {
+	http.ResponseWriter
+	metadata string
+}
 
 // The connection closes after a 401 (Connection: close; over HTTP/2 a GOAWAY): a peer
 // without a valid token gets its answer and nothing more, and cannot hold the socket.
 func (c *challenge) WriteHeader(code int) {
 	if code == http.StatusUnauthorized {
 		if c.Header().Get("WWW-Authenticate") == "" {
-			c.Header().Set("WWW-Authenticate", `Bearer realm="graphwire", error="invalid_token"`)
+			c.Header().Set("WWW-Authenticate", `Bearer realm="graphwire", error="invalid_token", resource_metadata=`+strconv.Quote(c.metadata))
 		}
 		c.Header().Set("Connection", "close")
 	}

@@ -72,6 +72,13 @@ type Config struct {
 	PProf                            bool
 
 	JWTSecretFile, JWTIssuer, JWTAudience string
+	// Identity from an IdP (docs/service.md, "Identity"): a JWKS file or URL, how often
+	// the URL is read, the clock skew allowed, and the claims that carry the user id,
+	// the scopes and the admin flag.
+	JWKSFile, JWKSURL                           string
+	JWKSRefresh, JWKSMinRefresh, JWKSTimeout    time.Duration
+	JWTClockSkew                                time.Duration
+	JWTUserClaim, JWTScopesClaim, JWTAdminClaim string
 
 	HealthInterval, ShutdownGrace time.Duration
 	Admission                     admission.Options
@@ -97,6 +104,9 @@ type Config struct {
 	// MCPAllowedOrigins lists, comma-separated, the browser origins MCP serves besides
 	// loopback ones ("*": every origin).
 	MCPAllowedOrigins string
+	// MCPResourceURL is MCP's public URL and JWTAuthorizationServers (comma-separated) the
+	// issuers of its tokens, both published as OAuth protected-resource metadata (RFC 9728).
+	MCPResourceURL, JWTAuthorizationServers string
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -125,8 +135,26 @@ var table = []Option{
 		func(c *Config) any { return &c.MetricsListen }},
 	{"pprof", Bool, "false", "also serve net/http/pprof at /debug/pprof/ on --metrics-listen",
 		func(c *Config) any { return &c.PProf }},
-	{"jwt-secret-file", String, "", "file of HS256 keys, one per line (\"KID SECRET\" or just SECRET, each at least 32 bytes; # comments); required",
+	{"jwt-secret-file", String, "", "file of HS256 keys, one per line (\"KID SECRET\" or just SECRET, each at least 32 bytes; # comments); this, --jwks-file or --jwks-url is required",
 		func(c *Config) any { return &c.JWTSecretFile }},
+	{"jwks-file", String, "", "JWKS file of an identity provider's public keys (RS*, PS*, ES*, EdDSA tokens); reloaded on SIGHUP",
+		func(c *Config) any { return &c.JWKSFile }},
+	{"jwks-url", String, "", "JWKS URL of an identity provider (https, or http on loopback); read at start, every --jwks-refresh and on an unknown kid",
+		func(c *Config) any { return &c.JWKSURL }},
+	{"jwks-refresh", Duration, "10m", "how often --jwks-url is read again",
+		func(c *Config) any { return &c.JWKSRefresh }},
+	{"jwks-min-refresh", Duration, "30s", "least time between two reads of --jwks-url asked for by tokens naming an unknown kid",
+		func(c *Config) any { return &c.JWKSMinRefresh }},
+	{"jwks-timeout", Duration, "10s", "time one read of --jwks-url may take, body included (the body is at most 1 MiB)",
+		func(c *Config) any { return &c.JWKSTimeout }},
+	{"jwt-clock-skew", Duration, "60s", "clock skew allowed when checking a token's exp, nbf and iat",
+		func(c *Config) any { return &c.JWTClockSkew }},
+	{"jwt-user-claim", String, "sub", "claim holding the user id, a positive decimal integer",
+		func(c *Config) any { return &c.JWTUserClaim }},
+	{"jwt-scopes-claim", String, "scopes", "claim holding the scopes, an array of {\"path\": \"100/\", \"access_level\": 30}",
+		func(c *Config) any { return &c.JWTScopesClaim }},
+	{"jwt-admin-claim", String, "admin", "claim holding the admin flag, a boolean",
+		func(c *Config) any { return &c.JWTAdminClaim }},
 	{"jwt-issuer", String, "", "required JWT iss claim (empty accepts any)",
 		func(c *Config) any { return &c.JWTIssuer }},
 	{"jwt-audience", String, "graphwire", "required JWT aud claim",
@@ -191,6 +219,10 @@ var table = []Option{
 		func(c *Config) any { return &c.EngineFDReserve }},
 	{"mcp-allowed-origins", String, "", "browser origins (scheme://host[:port], comma-separated; * for any) MCP serves besides loopback ones; other origins get 403",
 		func(c *Config) any { return &c.MCPAllowedOrigins }},
+	{"mcp-resource-url", String, "", "public URL of the MCP endpoint (https://host/mcp), published at /.well-known/oauth-protected-resource/mcp (RFC 9728); default: each request's own scheme and host",
+		func(c *Config) any { return &c.MCPResourceURL }},
+	{"jwt-authorization-server", String, "", "issuer URLs (comma-separated) of the authorization servers that issue tokens, published in MCP's resource metadata (default: --jwt-issuer)",
+		func(c *Config) any { return &c.JWTAuthorizationServers }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

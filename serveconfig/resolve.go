@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"net"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -192,8 +193,22 @@ func check(c *Config) error {
 		return &Error{Option: option, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)}
 	}
 	switch {
-	case c.JWTSecretFile == "":
-		return bad("jwt-secret-file", "is required")
+	case c.JWTSecretFile == "" && c.JWKSFile == "" && c.JWKSURL == "":
+		return bad("jwt-secret-file", "is required (or --jwks-file or --jwks-url)")
+	case c.JWKSFile != "" && c.JWKSURL != "":
+		return bad("jwks-url", "use --jwks-file or --jwks-url, not both")
+	case c.JWKSURL != "" && !jwksURLOK(c.JWKSURL):
+		return bad("jwks-url", "%q is not an https URL (or an http URL on a loopback host)", c.JWKSURL)
+	case c.JWKSRefresh <= 0 || c.JWKSMinRefresh <= 0 || c.JWKSTimeout <= 0:
+		return bad("jwks-refresh", "--jwks-refresh, --jwks-min-refresh and --jwks-timeout must be positive")
+	case c.MCPResourceURL != "" && !resourceURLOK(c.MCPResourceURL):
+		return bad("mcp-resource-url", "%q is not an absolute http or https URL without a query or fragment", c.MCPResourceURL)
+	case c.JWTClockSkew <= 0:
+		return bad("jwt-clock-skew", "must be positive")
+	case c.JWTUserClaim == "" || c.JWTScopesClaim == "" || c.JWTAdminClaim == "":
+		return bad("jwt-user-claim", "--jwt-user-claim, --jwt-scopes-claim and --jwt-admin-claim must not be empty")
+	case c.JWTUserClaim == c.JWTScopesClaim || c.JWTUserClaim == c.JWTAdminClaim || c.JWTScopesClaim == c.JWTAdminClaim:
+		return bad("jwt-user-claim", "--jwt-user-claim, --jwt-scopes-claim and --jwt-admin-claim must name different claims")
 	case c.Embedded != "" && c.ClickHouse != "":
 		return bad("embedded", "use --embedded or --clickhouse, not both")
 	case c.Admission.MaxConcurrent <= 0:
@@ -257,6 +272,36 @@ func check(c *Config) error {
 		}
 	}
 	return nil
+}
+
+// jwksURLOK reports whether u is an absolute https URL, or an http URL whose
+// host is a loopback address or localhost: keys fetched in plain text over a
+// network could be replaced on the way.
+func jwksURLOK(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" || p.User != nil {
+		return false
+	}
+	switch p.Scheme {
+	case "https":
+		return true
+	case "http":
+		h := p.Hostname()
+		if h == "localhost" {
+			return true
+		}
+		ip := net.ParseIP(h)
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
+}
+
+// resourceURLOK reports whether u can name an OAuth protected resource (RFC 9728 §1.2): an
+// absolute http or https URL without a query or fragment.
+func resourceURLOK(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "https" || p.Scheme == "http") && p.Host != "" && p.User == nil &&
+		p.RawQuery == "" && p.Fragment == "" && !p.ForceQuery
 }
 
 // Loopback reports whether the listen address addr (host:port) only

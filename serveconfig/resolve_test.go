@@ -67,6 +67,8 @@ func TestPrecedence(t *testing.T) {
 	}
 	base := serveconfig.Config{
 		Listen: "127.0.0.1:7447", JWTSecretFile: "/s", JWTAudience: "graphwire",
+		JWKSRefresh: 10 * time.Minute, JWKSMinRefresh: 30 * time.Second, JWKSTimeout: 10 * time.Second, JWTClockSkew: time.Minute,
+		JWTUserClaim: "sub", JWTScopesClaim: "scopes", JWTAdminClaim: "admin",
 		HealthInterval: 5 * time.Second, ShutdownGrace: 10 * time.Second,
 		LogLevel: "info", LogFormat: "json", KeepaliveTime: 2 * time.Hour, KeepaliveTimeout: 20 * time.Second,
 		MaxRecvMsgSize: serveconfig.DefaultMaxRecvMsgSize, MaxConcurrentStreams: 100,
@@ -102,6 +104,28 @@ func TestEnvNames(t *testing.T) {
 	}
 }
 
+// TestIdentitySources: a JWKS file or URL stands in for the HS256 key file,
+// and an http JWKS URL is taken only on loopback.
+func TestIdentitySources(t *testing.T) {
+	for _, explicit := range []map[string]string{
+		{"jwks-file": "/etc/graphwire/jwks.json"},
+		{"jwks-url": "https://idp.example/oauth/discovery/keys"},
+		{"jwks-url": "http://127.0.0.1:8080/jwks.json"},
+		{"jwks-url": "http://[::1]:8080/jwks.json"},
+		{"jwks-url": "http://localhost/jwks.json", "jwt-secret-file": "/s"},
+	} {
+		c, err := serveconfig.Resolve(explicit, nil, "")
+		if err != nil {
+			t.Errorf("%v: %v", explicit, err)
+			continue
+		}
+		if c.JWKSRefresh != 10*time.Minute || c.JWKSMinRefresh != 30*time.Second || c.JWTClockSkew != time.Minute ||
+			c.JWTUserClaim != "sub" || c.JWTScopesClaim != "scopes" || c.JWTAdminClaim != "admin" {
+			t.Errorf("%v: defaults %+v", explicit, c)
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	secret := map[string]string{"jwt-secret-file": "/s"}
 	with := func(kv ...string) map[string]string {
@@ -132,6 +156,15 @@ func TestErrors(t *testing.T) {
 		{"env bad duration", secret, map[string]string{"GRAPHWIRE_ADMISSION_WAIT": "soon"}, "", "GRAPHWIRE_ADMISSION_WAIT", "admission-wait", serveconfig.ErrInvalidValue},
 		{"flag bad bool", with("plaintext", "maybe"), nil, "", "--plaintext", "plaintext", serveconfig.ErrInvalidValue},
 		{"no secret", nil, nil, "", "", "jwt-secret-file", serveconfig.ErrInvalid},
+		{"jwks file and url", with("jwks-file", "/j", "jwks-url", "https://idp.example/jwks"), nil, "", "", "jwks-url", serveconfig.ErrInvalid},
+		{"jwks url over plain http", with("jwks-url", "http://idp.example/jwks"), nil, "", "", "jwks-url", serveconfig.ErrInvalid},
+		{"jwks url not a URL", with("jwks-url", "idp.example/jwks"), nil, "", "", "jwks-url", serveconfig.ErrInvalid},
+		{"zero jwks refresh", with("jwks-url", "https://idp.example/jwks", "jwks-min-refresh", "0s"), nil, "", "", "jwks-refresh", serveconfig.ErrInvalid},
+		{"resource url with a fragment", with("mcp-resource-url", "https://gw.example/mcp#x"), nil, "", "", "mcp-resource-url", serveconfig.ErrInvalid},
+		{"resource url relative", with("mcp-resource-url", "/mcp"), nil, "", "", "mcp-resource-url", serveconfig.ErrInvalid},
+		{"zero clock skew", with("jwt-clock-skew", "0s"), nil, "", "", "jwt-clock-skew", serveconfig.ErrInvalid},
+		{"same claim twice", with("jwt-admin-claim", "sub"), nil, "", "", "jwt-user-claim", serveconfig.ErrInvalid},
+		{"empty scopes claim", with("jwt-scopes-claim", ""), nil, "", "", "jwt-user-claim", serveconfig.ErrInvalid},
 		{"both engines", with("embedded", "d", "clickhouse", "c"), nil, "", "", "embedded", serveconfig.ErrInvalid},
 		{"cert without key", with("tls-cert", "c"), nil, "", "", "tls-cert", serveconfig.ErrInvalid},
 		{"ca without cert", with("tls-client-ca", "ca"), nil, "", "", "tls-client-ca", serveconfig.ErrInvalid},

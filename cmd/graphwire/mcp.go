@@ -25,12 +25,16 @@ type mcpFlags struct {
 	secretFile string
 	issuer     string
 	audience   string
+	// jwksFile or jwksURL verify an identity provider's --token instead of (or besides)
+	// --jwt-secret-file; the claims are auth.Options' mapping.
+	jwksFile, jwksURL                  string
+	userClaim, scopesClaim, adminClaim string
 }
 
 func newMCPCmd(s streams) *cobra.Command {
 	var f mcpFlags
 	cmd := &cobra.Command{
-		Use:   "mcp (--admin | --scope PATH[:LEVEL] ... | --token JWT --jwt-secret-file FILE) [flags]",
+		Use:   "mcp (--admin | --scope PATH[:LEVEL] ... | --token JWT (--jwt-secret-file FILE | --jwks-file FILE | --jwks-url URL)) [flags]",
 		Short: "serve MCP over stdin/stdout for a local agent",
 		Long:  "Serve the Model Context Protocol over stdin/stdout for a local agent (docs/mcp.md); logs go to stderr.",
 		Args:  cobra.NoArgs,
@@ -49,6 +53,11 @@ func newMCPCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret that signed --token")
 	fs.StringVar(&f.issuer, "jwt-issuer", "", "required JWT iss claim (empty accepts any)")
 	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "required JWT aud claim")
+	fs.StringVar(&f.jwksFile, "jwks-file", "", "JWKS file of the identity provider that signed --token (RS*, PS*, ES*, EdDSA)")
+	fs.StringVar(&f.jwksURL, "jwks-url", "", "JWKS URL of the identity provider that signed --token, read once at start")
+	fs.StringVar(&f.userClaim, "jwt-user-claim", "sub", "claim of --token holding the user id")
+	fs.StringVar(&f.scopesClaim, "jwt-scopes-claim", "scopes", "claim of --token holding the scopes")
+	fs.StringVar(&f.adminClaim, "jwt-admin-claim", "admin", "claim of --token holding the admin flag")
 	return cmd
 }
 
@@ -66,14 +75,17 @@ func (f *mcpFlags) finish() error {
 	if n != 1 {
 		return errors.New("choose the caller with exactly one of --admin, --scope or --token")
 	}
-	if f.token != "" && f.secretFile == "" {
-		return errors.New("--token needs --jwt-secret-file to verify it")
+	if f.token != "" && f.secretFile == "" && f.jwksFile == "" && f.jwksURL == "" {
+		return errors.New("--token needs --jwt-secret-file, --jwks-file or --jwks-url to verify it")
+	}
+	if f.jwksFile != "" && f.jwksURL != "" {
+		return errors.New("use --jwks-file or --jwks-url, not both")
 	}
 	return f.engine.check()
 }
 
 // claims is the caller the flags describe.
-func (f mcpFlags) claims() (*auth.Claims, error) {
+func (f mcpFlags) claims(logger *slog.Logger) (*auth.Claims, error) {
 	if f.token == "" {
 		c := &auth.Claims{Admin: f.admin}
 		for _, s := range f.scopes {
@@ -81,11 +93,32 @@ func (f mcpFlags) claims() (*auth.Claims, error) {
 		}
 		return c, nil
 	}
-	secret, err := readSecret(f.secretFile)
-	if err != nil {
-		return nil, err
+	opts := auth.Options{Issuer: f.issuer, Audience: f.audience, UserClaim: f.userClaim, ScopesClaim: f.scopesClaim, AdminClaim: f.adminClaim}
+	if f.secretFile != "" {
+		secret, err := readSecret(f.secretFile)
+		if err != nil {
+			return nil, err
+		}
+		opts.Keys = [][]byte{secret}
 	}
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{secret}, Issuer: f.issuer, Audience: f.audience})
+	switch {
+	case f.jwksFile != "":
+		keys := &auth.StaticKeys{}
+		if err := loadJWKSFile(f.jwksFile, keys, logger); err != nil {
+			return nil, err
+		}
+		opts.JWKS = keys
+	case f.jwksURL != "":
+		fetcher, err := auth.NewFetcher(auth.FetchOptions{URL: f.jwksURL, Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		if err := fetcher.Refresh(context.Background()); err != nil {
+			return nil, err
+		}
+		opts.JWKS = fetcher
+	}
+	v, err := auth.NewVerifier(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +132,7 @@ func (f mcpFlags) claims() (*auth.Claims, error) {
 // runMCP is the running half of graphwire mcp.
 func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
-	claims, err := f.claims()
+	claims, err := f.claims(logger)
 	if err != nil {
 		return err
 	}

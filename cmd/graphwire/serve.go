@@ -43,7 +43,7 @@ func newServeCmd(s streams) *cobra.Command {
 	explicit := map[string]string{}
 	var file string
 	cmd := &cobra.Command{
-		Use:   "serve --jwt-secret-file FILE [flags]",
+		Use:   "serve (--jwt-secret-file FILE | --jwks-url URL | --jwks-file FILE) [flags]",
 		Short: "run the gRPC query service (and MCP over HTTP with --mcp-listen)",
 		Long: "Run the gRPC query service (docs/service.md), and MCP over streamable HTTP with --mcp-listen.\n" +
 			"Every flag may also be set by the variable GRAPHWIRE_<FLAG> (upper case, - as _) or by a key\n" +
@@ -166,11 +166,16 @@ type serviceOptions struct {
 	Keys             [][]byte // HMAC keys; tokens signed with any verify
 	KeyIDs           []string // the keys' kid names (auth.Options.KeyIDs)
 	Issuer, Audience string
-	MaxQueryBytes    int     // grpcsvc.Options.MaxQueryBytes
-	MaxWalkCost      float64 // compiler.Options.MaxWalkCost
-	MaxValueBytes    int     // pipeline.Options.MaxValueBytes
-	Admission        admission.Options
-	HealthInterval   time.Duration
+	// JWKS verifies an identity provider's asymmetric tokens (auth.Options.JWKS); nil for none.
+	JWKS auth.KeySource
+	// ClockSkew is auth.Options.Leeway (0: its default); the claims are auth.Options' mapping.
+	ClockSkew                          time.Duration
+	UserClaim, ScopesClaim, AdminClaim string
+	MaxQueryBytes                      int     // grpcsvc.Options.MaxQueryBytes
+	MaxWalkCost                        float64 // compiler.Options.MaxWalkCost
+	MaxValueBytes                      int     // pipeline.Options.MaxValueBytes
+	Admission                          admission.Options
+	HealthInterval                     time.Duration
 	// Metrics makes the service record Prometheus metrics (service.metrics).
 	Metrics bool
 	// GRPC are extra gRPC server options (TLS, keepalive, limits).
@@ -178,6 +183,9 @@ type serviceOptions struct {
 	// MCPOrigins are mcpsvc.Options.AllowedOrigins; MCPWriteTimeout is its WriteTimeout.
 	MCPOrigins      []string
 	MCPWriteTimeout time.Duration
+	// MCPResourceURL and AuthorizationServers are mcpsvc.Options' (RFC 9728 metadata).
+	MCPResourceURL       string
+	AuthorizationServers []string
 	// ConnLimit, when set, learns which connections authenticated.
 	ConnLimit *netlimit.Limiter
 	Logger    *slog.Logger
@@ -185,7 +193,8 @@ type serviceOptions struct {
 
 // newService wires the faces of o over one pipeline on eng.
 func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
-	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, Issuer: o.Issuer, Audience: o.Audience})
+	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, JWKS: o.JWKS, Issuer: o.Issuer, Audience: o.Audience,
+		Leeway: o.ClockSkew, UserClaim: o.UserClaim, ScopesClaim: o.ScopesClaim, AdminClaim: o.AdminClaim})
 	if err != nil {
 		return nil, err
 	}
@@ -199,9 +208,13 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 			return nil, err
 		}
 	}
-	cursors, err := compiler.NewCursorKeys(cursorKeys(o.Keys)...)
-	if err != nil {
-		return nil, err
+	// Without a shared secret (a JWKS only) there is nothing to derive cursor keys from: a
+	// random key of the process signs them, so cursors last as long as the process.
+	cursors := compiler.RandomCursorKeys()
+	if len(o.Keys) > 0 {
+		if cursors, err = compiler.NewCursorKeys(cursorKeys(o.Keys)...); err != nil {
+			return nil, err
+		}
 	}
 	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Logger)
 	if err != nil {
@@ -222,7 +235,8 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 		return nil, err
 	}
 	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger,
-		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed})
+		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed,
+		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers})
 	if err != nil {
 		return nil, err
 	}
@@ -251,14 +265,39 @@ func runServe(ctx context.Context, c serveconfig.Config, ef engineFlags, stderr 
 // and the HTTP servers' own errors too, so that nothing bypasses its format.
 func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *slog.Logger) error {
 	ef.logger = logger
-	keys, err := serveconfig.ReadKeys(c.JWTSecretFile)
-	if err != nil {
-		return err
-	}
-	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, Admission: c.Admission, HealthInterval: c.HealthInterval,
+	o := serviceOptions{Issuer: c.JWTIssuer, Audience: c.JWTAudience, ClockSkew: c.JWTClockSkew,
+		UserClaim: c.JWTUserClaim, ScopesClaim: c.JWTScopesClaim, AdminClaim: c.JWTAdminClaim, Admission: c.Admission, HealthInterval: c.HealthInterval,
 		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger,
-		MCPOrigins: splitOrigins(c.MCPAllowedOrigins), MCPWriteTimeout: c.HTTPWriteTimeout}
-	o.Keys, o.KeyIDs = splitKeys(keys)
+		MCPOrigins: splitOrigins(c.MCPAllowedOrigins), MCPWriteTimeout: c.HTTPWriteTimeout,
+		MCPResourceURL: c.MCPResourceURL, AuthorizationServers: splitOrigins(c.JWTAuthorizationServers)}
+	if len(o.AuthorizationServers) == 0 && c.JWTIssuer != "" {
+		o.AuthorizationServers = []string{c.JWTIssuer}
+	}
+	if c.JWTSecretFile != "" {
+		keys, err := serveconfig.ReadKeys(c.JWTSecretFile)
+		if err != nil {
+			return err
+		}
+		o.Keys, o.KeyIDs = splitKeys(keys)
+	}
+	var jwksFile *auth.StaticKeys
+	var fetcher *auth.Fetcher
+	switch {
+	case c.JWKSFile != "":
+		jwksFile = &auth.StaticKeys{}
+		if err := loadJWKSFile(c.JWKSFile, jwksFile, logger); err != nil {
+			return err
+		}
+		o.JWKS = jwksFile
+	case c.JWKSURL != "":
+		f, err := auth.NewFetcher(auth.FetchOptions{URL: c.JWKSURL, Interval: c.JWKSRefresh, MinInterval: c.JWKSMinRefresh,
+			Timeout: c.JWKSTimeout, Logger: logger})
+		if err != nil {
+			return err
+		}
+		fetcher, o.JWKS = f, f
+	}
+	var err error
 	var certs *serveconfig.CertLoader
 	if c.TLSCert != "" {
 		if certs, err = serveconfig.NewCertLoader(c.TLSCert, c.TLSKey, c.TLSClientCA); err != nil {
@@ -297,7 +336,12 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	defer signal.Stop(hup)
 	hctx, stopHup := context.WithCancel(ctx)
 	defer stopHup()
-	go reloadOnHangup(hctx, hup, c.JWTSecretFile, svc.verifier, svc.cursors, certs, logger)
+	go reloadOnHangup(hctx, hup, reloadable{keyFile: c.JWTSecretFile, jwksFile: c.JWKSFile, jwks: jwksFile}, svc.verifier, svc.cursors, certs, logger)
+	if fetcher != nil {
+		// The first fetch runs beside the listeners: until it succeeds every asymmetric
+		// token is refused (and asks for a fetch, rate limited), health is not affected.
+		go fetcher.Run(hctx)
+	}
 	adm := svc.server.Admission().Options()
 	logger.Info("listening", "addr", ls.grpc.Addr().String(), "engine", ef.describe(), "tls", certs != nil, "mtls", c.TLSClientCA != "",
 		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
@@ -380,17 +424,24 @@ func listen(c serveconfig.Config, certs *serveconfig.CertLoader, lim *netlimit.L
 // key file into v (a rotation without a restart) and the TLS material when
 // there is some. A file that fails to read or validate is logged and the
 // last good keys or certificates stay in force.
-func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, keyFile string, v *auth.Verifier, cursors *compiler.CursorKeys, certs *serveconfig.CertLoader, logger *slog.Logger) {
+func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, r reloadable, v *auth.Verifier, cursors *compiler.CursorKeys, certs *serveconfig.CertLoader, logger *slog.Logger) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
 		}
-		if err := reloadKeys(keyFile, v, cursors); err != nil {
-			logger.Error("jwt_keys_reload_failed", "err", err)
-		} else {
-			logger.Info("jwt_keys_reloaded")
+		if r.keyFile != "" {
+			if err := reloadKeys(r.keyFile, v, cursors); err != nil {
+				logger.Error("jwt_keys_reload_failed", "err", err)
+			} else {
+				logger.Info("jwt_keys_reloaded")
+			}
+		}
+		if r.jwksFile != "" {
+			if err := loadJWKSFile(r.jwksFile, r.jwks, logger); err != nil {
+				logger.Error("jwks_reload_failed", "file", r.jwksFile, "err", err)
+			}
 		}
 		if certs == nil {
 			continue
@@ -401,6 +452,41 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, keyFile string, v
 		}
 		logger.Info("tls_reloaded")
 	}
+}
+
+// reloadable is what SIGHUP reads again besides TLS: the HS256 key file and the JWKS file
+// ("" for none), whose keys go to jwks.
+type reloadable struct {
+	keyFile, jwksFile string
+	jwks              *auth.StaticKeys
+}
+
+// loadJWKSFile reads the JWKS file at path into dst, logging the keys it holds and those it
+// leaves out. A file that does not parse or holds no usable key is an error and leaves dst
+// as it was.
+func loadJWKSFile(path string, dst *auth.StaticKeys, logger *slog.Logger) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read JWKS file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, auth.MaxJWKSBytes+1))
+	if err != nil {
+		return fmt.Errorf("read JWKS file %s: %w", path, err)
+	}
+	ks, err := auth.ParseKeySet(data)
+	if err != nil {
+		return fmt.Errorf("JWKS file %s: %w", path, err)
+	}
+	for _, s := range ks.Skipped() {
+		logger.Warn("jwks_key_skipped", "file", path, "key", s)
+	}
+	if ks.Len() == 0 {
+		return fmt.Errorf("JWKS file %s: no usable signature key in it", path)
+	}
+	dst.Set(ks)
+	logger.Info("jwks_loaded", "file", path, "keys", ks.Len(), "kids", ks.KeyIDs())
+	return nil
 }
 
 // reloadKeys reads the JWT key file and gives its keys to v, and the cursor keys derived
@@ -496,6 +582,9 @@ func serveUntilDone(ctx context.Context, svc *service, ls listeners, newHTTP fun
 	if ls.mcp != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", svc.mcp.HTTPHandler())
+		meta := svc.mcp.ResourceMetadataHandler()
+		mux.Handle(mcpsvc.ResourceMetadataPath, meta)
+		mux.Handle(mcpsvc.ResourceMetadataRootPath, meta)
 		serveHTTP(ls.mcp, mux)
 	}
 	if ls.metrics != nil {
