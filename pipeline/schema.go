@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphwire/graphwire/internal/editdist"
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/toon"
@@ -283,7 +284,7 @@ func didYouMean(s string, names []string) string {
 	best, bestD := "", 1<<30
 	ls := strings.ToLower(s)
 	for _, n := range names {
-		d := distance(ls, strings.ToLower(n))
+		d := editdist.Levenshtein(ls, strings.ToLower(n))
 		if d < bestD {
 			best, bestD = n, d
 		}
@@ -292,27 +293,6 @@ func didYouMean(s string, names []string) string {
 		return ""
 	}
 	return " (did you mean " + strconv.Quote(best) + "?)"
-}
-
-// distance is the Levenshtein distance of a and b in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // The JSON shape of the full graph schema: what a client needs to write

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/graphwire/graphwire/internal/editdist"
 	"io"
 	"os"
 	"os/signal"
@@ -133,32 +134,11 @@ func closestFlag(cmd *cobra.Command, name string) string {
 		if f.Hidden {
 			return
 		}
-		if d := editDistance(name, f.Name); d < bestDist {
+		if d := editdist.Levenshtein(name, f.Name); d < bestDist {
 			best, bestDist = f.Name, d
 		}
 	})
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b in bytes (flag names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // isFlagOrArgError reports whether err is cobra's own complaint about the command line (an
