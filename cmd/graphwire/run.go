@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/graphwire/graphwire/internal/editdist"
 	"io"
 	"os"
 	"os/signal"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/graphwire/graphwire/internal/editdist"
 )
 
 // streams are the standard streams a command reads and writes. Commands take them from here,
