@@ -96,6 +96,7 @@ func newRootCmd(s streams) *cobra.Command {
 		{"query", newServeCmd(s)},
 		{"query", newMCPCmd(s)},
 		{"query", newTokenCmd(s)},
+		{"query", newSetupCmd(s)},
 		{"query", newSQLCmd(s)},
 		{"data", newSeedCmd(s)},
 		{"data", newLoadCmd(s)},
