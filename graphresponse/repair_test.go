@@ -90,7 +90,9 @@ func BenchmarkBuildTraversal(b *testing.B) {
 // returned without allocating.
 func TestMapStrings(t *testing.T) {
 	s, arr, obj := graphresponse.String, graphresponse.Array, graphresponse.Object
-	mb := func(k string, v graphresponse.Value) graphresponse.Member { return graphresponse.Member{Key: k, Value: v} }
+	mb := func(k string, v graphresponse.Value) graphresponse.Member {
+		return graphresponse.Member{Key: k, Value: v}
+	}
 	in := arr(s("a"), obj(mb("x", s("b")), mb("y", arr(s("a"), graphresponse.Int(1)))), obj(mb("a", s("c"))))
 	before := string(graphresponse.AppendValueJSON(nil, in))
 	upA := func(x string) (string, bool) {
