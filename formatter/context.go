@@ -59,7 +59,7 @@ func FormatCountContext(ctx context.Context, f Formatter, w io.Writer, r *graphr
 	if err != nil {
 		return n, err
 	}
-	// A codec that builds its text in memory (gcf, gcx, json) writes it in one piece at the
+	// A codec that builds its text in memory (gcf, gcx, json, markdown, xml) writes it in one piece at the
 	// end: a deadline that passed meanwhile is reported here.
 	return n, ctx.Err()
 }

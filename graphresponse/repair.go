@@ -1,6 +1,7 @@
 package graphresponse
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -46,47 +47,64 @@ func repairText(r *Response) int {
 // repairValue returns v with every string in it (object keys too) valid UTF-8, adding the
 // strings it changed to n. A value without such a string is returned as it is.
 func repairValue(v Value, n *int) Value {
+	v, k := MapStrings(v, true, func(s string) (string, bool) {
+		if utf8.ValidString(s) {
+			return s, false
+		}
+		return strings.ToValidUTF8(s, "\uFFFD"), true
+	})
+	*n += k
+	return v
+}
+
+// MapStrings returns v with every string in it, at any depth (object keys too when keys is
+// set), replaced by what f returns for it when f reports a change, and how many strings f
+// changed. The arrays and objects on the way to a changed string are copied, never changed
+// in place; a value f changes nothing in is returned as it is, without allocating.
+func MapStrings(v Value, keys bool, f func(string) (string, bool)) (Value, int) {
 	switch v.kind {
 	case KindString:
-		if !utf8.ValidString(v.s) {
-			*n++
-			return String(strings.ToValidUTF8(v.s, "\uFFFD"))
+		if s, ok := f(v.s); ok {
+			return String(s), 1
 		}
 	case KindArray:
 		var out []Value
+		n := 0
 		for i, e := range v.c.arr {
-			before := *n
-			f := repairValue(e, n)
-			if *n != before && out == nil {
-				out = append([]Value(nil), v.c.arr...)
+			g, k := MapStrings(e, keys, f)
+			if k == 0 {
+				continue
 			}
-			if out != nil {
-				out[i] = f
+			if out == nil {
+				out = slices.Clone(v.c.arr)
 			}
+			out[i], n = g, n+k
 		}
 		if out != nil {
-			return Array(out...)
+			return Array(out...), n
 		}
 	case KindObject:
 		var out []Member
+		n := 0
 		for i, m := range v.c.obj {
-			before := *n
-			k := m.Key
-			if !utf8.ValidString(k) {
-				k = strings.ToValidUTF8(k, "\uFFFD")
-				*n++
+			key, k := m.Key, 0
+			if keys {
+				if s, ok := f(key); ok {
+					key, k = s, 1
+				}
 			}
-			f := repairValue(m.Value, n)
-			if *n != before && out == nil {
-				out = append([]Member(nil), v.c.obj...)
+			g, kv := MapStrings(m.Value, keys, f)
+			if k += kv; k == 0 {
+				continue
 			}
-			if out != nil {
-				out[i] = Member{Key: k, Value: f}
+			if out == nil {
+				out = slices.Clone(v.c.obj)
 			}
+			out[i], n = Member{Key: key, Value: g}, n+k
 		}
 		if out != nil {
-			return Object(out...)
+			return Object(out...), n
 		}
 	}
-	return v
+	return v, 0
 }

@@ -84,3 +84,41 @@ func BenchmarkBuildTraversal(b *testing.B) {
 		}
 	}
 }
+
+// TestMapStrings: f reaches strings at any depth (keys only when asked), the changed ones are
+// counted, the value given is never changed in place, and a value f changes nothing in is
+// returned without allocating.
+func TestMapStrings(t *testing.T) {
+	s, arr, obj := graphresponse.String, graphresponse.Array, graphresponse.Object
+	mb := func(k string, v graphresponse.Value) graphresponse.Member {
+		return graphresponse.Member{Key: k, Value: v}
+	}
+	in := arr(s("a"), obj(mb("x", s("b")), mb("y", arr(s("a"), graphresponse.Int(1)))), obj(mb("a", s("c"))))
+	before := string(graphresponse.AppendValueJSON(nil, in))
+	upA := func(x string) (string, bool) {
+		if x == "a" {
+			return "A", true
+		}
+		return x, false
+	}
+	for _, tt := range []struct {
+		keys bool
+		want string
+		n    int
+	}{
+		{false, `["A",{"x":"b","y":["A",1]},{"a":"c"}]`, 2},
+		{true, `["A",{"x":"b","y":["A",1]},{"A":"c"}]`, 3},
+	} {
+		got, n := graphresponse.MapStrings(in, tt.keys, upA)
+		if js := string(graphresponse.AppendValueJSON(nil, got)); js != tt.want || n != tt.n {
+			t.Errorf("keys %v: got %s, %d; want %s, %d", tt.keys, js, n, tt.want, tt.n)
+		}
+		if after := string(graphresponse.AppendValueJSON(nil, in)); after != before {
+			t.Errorf("keys %v: the value given changed: %s, was %s", tt.keys, after, before)
+		}
+	}
+	none := func(x string) (string, bool) { return x, false }
+	if allocs := testing.AllocsPerRun(100, func() { graphresponse.MapStrings(in, true, none) }); allocs != 0 {
+		t.Errorf("MapStrings changing nothing allocated %v times per run, want 0", allocs)
+	}
+}

@@ -21,6 +21,7 @@ import (
 type Encoder struct {
 	w       *bufio.Writer
 	buf     []byte
+	lines   []byte
 	altered int
 	err     error
 }
@@ -51,9 +52,9 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 	if e.err != nil {
 		return e.err
 	}
-	d := doc{buf: e.buf[:0]}
+	d := doc{buf: e.buf[:0], lines: e.lines[:0]}
 	d.response(r)
-	e.buf = d.buf
+	e.buf, e.lines = d.buf, d.lines
 	e.altered += d.altered
 	if _, err := e.w.Write(d.buf); err != nil {
 		e.err = err
@@ -68,6 +69,7 @@ func (e *Encoder) Encode(r *graphresponse.Response) error {
 // doc is the state of one rendering.
 type doc struct {
 	buf     []byte
+	lines   []byte // the rows of the table being sorted, rendered (see [doc.sortedLines])
 	altered int
 }
 
@@ -133,9 +135,20 @@ func (d *doc) summary(r *graphresponse.Response) {
 
 // row is one rendered table row with its sort key.
 type row struct {
-	edge graphresponse.Edge // edges only
-	id   int64              // nodes only
-	line []byte
+	edge     graphresponse.Edge // edges only
+	id       int64              // nodes only
+	from, to int                // the row's line: doc.lines[from:to]
+}
+
+// line returns r's rendered line.
+func (d *doc) line(r row) []byte { return d.lines[r.from:r.to] }
+
+// sortedLines moves the lines rendered since start out of the buffer into
+// d.lines (rows hold their offsets from start), for sorting before they are
+// written back; it allocates nothing once d.lines has grown.
+func (d *doc) sortedLines(start int) {
+	d.lines = append(d.lines[:0], d.buf[start:]...)
+	d.buf = d.buf[:start]
 }
 
 func (d *doc) header(cells []string) {
@@ -152,10 +165,8 @@ func (d *doc) header(cells []string) {
 	d.str("\n")
 }
 
-// rowLine renders one table row of n cells, each appended by cell, and
-// returns it without leaving it in the buffer.
-func (d *doc) rowLine(n int, cell func(i int)) []byte {
-	start := len(d.buf)
+// rowLine appends one table row of n cells, each appended by cell.
+func (d *doc) rowLine(n int, cell func(i int)) {
 	d.str("|")
 	for i := range n {
 		d.str(" ")
@@ -163,9 +174,6 @@ func (d *doc) rowLine(n int, cell func(i int)) []byte {
 		d.str(" |")
 	}
 	d.str("\n")
-	line := slices.Clone(d.buf[start:])
-	d.buf = d.buf[:start]
-	return line
 }
 
 func (d *doc) nodes(nodes []graphresponse.Node) {
@@ -192,9 +200,11 @@ func (d *doc) nodes(nodes []graphresponse.Node) {
 		}
 		slices.Sort(keys)
 		rows := make([]row, 0, len(idx))
+		start := len(d.buf)
 		for _, i := range idx {
 			n := &nodes[i]
-			line := d.rowLine(1+len(keys), func(c int) {
+			from := len(d.buf) - start
+			d.rowLine(1+len(keys), func(c int) {
 				if c == 0 {
 					d.buf = strconv.AppendInt(d.buf, n.ID, 10)
 					return
@@ -203,17 +213,18 @@ func (d *doc) nodes(nodes []graphresponse.Node) {
 					d.value(v)
 				}
 			})
-			rows = append(rows, row{id: n.ID, line: line})
+			rows = append(rows, row{id: n.ID, from: from, to: len(d.buf) - start})
 		}
+		d.sortedLines(start)
 		slices.SortFunc(rows, func(a, b row) int {
-			return cmp.Or(cmp.Compare(a.id, b.id), bytes.Compare(a.line, b.line))
+			return cmp.Or(cmp.Compare(a.id, b.id), bytes.Compare(d.line(a), d.line(b)))
 		})
 		d.str("\n## Nodes: ")
 		d.text(t)
 		d.str(" (" + strconv.Itoa(len(rows)) + ")\n")
 		d.header(append([]string{"id"}, keys...))
 		for _, r := range rows {
-			d.buf = append(d.buf, r.line...)
+			d.buf = append(d.buf, d.line(r)...)
 		}
 	}
 }
@@ -272,8 +283,10 @@ func (d *doc) edges(edges []graphresponse.Edge) {
 			opts = append(opts, func(e graphresponse.Edge) graphresponse.OptInt { return e.Step })
 		}
 		rows := make([]row, 0, len(es))
+		start := len(d.buf)
 		for _, e := range es {
-			line := d.rowLine(len(cols), func(c int) {
+			from := len(d.buf) - start
+			d.rowLine(len(cols), func(c int) {
 				switch c {
 				case 0:
 					d.endpoint(e.From, e.FromID)
@@ -285,17 +298,18 @@ func (d *doc) edges(edges []graphresponse.Edge) {
 					}
 				}
 			})
-			rows = append(rows, row{edge: e, line: line})
+			rows = append(rows, row{edge: e, from: from, to: len(d.buf) - start})
 		}
+		d.sortedLines(start)
 		slices.SortFunc(rows, func(a, b row) int {
-			return cmp.Or(edgeCompare(a.edge, b.edge), bytes.Compare(a.line, b.line))
+			return cmp.Or(edgeCompare(a.edge, b.edge), bytes.Compare(d.line(a), d.line(b)))
 		})
 		d.str("\n## Edges: ")
 		d.text(t)
 		d.str(" (" + strconv.Itoa(len(rows)) + ")\n")
 		d.header(cols)
 		for _, r := range rows {
-			d.buf = append(d.buf, r.line...)
+			d.buf = append(d.buf, d.line(r)...)
 		}
 	}
 }
@@ -378,11 +392,11 @@ func (d *doc) rows(r *graphresponse.Response) {
 	}
 	d.header(keys)
 	for _, row := range r.Rows {
-		d.buf = append(d.buf, d.rowLine(len(keys), func(c int) {
+		d.rowLine(len(keys), func(c int) {
 			if v, ok := row.Get(keys[c]); ok {
 				d.cell(v)
 			}
-		})...)
+		})
 	}
 }
 

@@ -59,45 +59,5 @@ func capMembers(ms []graphresponse.Member, limit int) int {
 
 // capValue returns v with its long strings cut, and how many were.
 func capValue(v graphresponse.Value, limit int) (graphresponse.Value, int) {
-	switch v.Kind() {
-	case graphresponse.KindString:
-		if s, ok := capString(v.Str(), limit); ok {
-			return graphresponse.String(s), 1
-		}
-	case graphresponse.KindArray:
-		elems := v.Elems()
-		var out []graphresponse.Value
-		n := 0
-		for i, e := range elems {
-			c, k := capValue(e, limit)
-			if k > 0 && out == nil {
-				out = append(make([]graphresponse.Value, 0, len(elems)), elems[:i]...)
-			}
-			if out != nil {
-				out = append(out, c)
-			}
-			n += k
-		}
-		if n > 0 {
-			return graphresponse.Array(out...), n
-		}
-	case graphresponse.KindObject:
-		ms := v.Members()
-		var out []graphresponse.Member
-		n := 0
-		for i, m := range ms {
-			c, k := capValue(m.Value, limit)
-			if k > 0 && out == nil {
-				out = append(make([]graphresponse.Member, 0, len(ms)), ms[:i]...)
-			}
-			if out != nil {
-				out = append(out, graphresponse.Member{Key: m.Key, Value: c})
-			}
-			n += k
-		}
-		if n > 0 {
-			return graphresponse.Object(out...), n
-		}
-	}
-	return v, 0
+	return graphresponse.MapStrings(v, false, func(s string) (string, bool) { return capString(s, limit) })
 }

@@ -67,8 +67,8 @@ type Options struct {
 	Metrics *telemetry.Metrics
 	// Logger receives one line per failed query; nil discards.
 	Logger *slog.Logger
-	// MaxValueBytes is the longest string value an answer in gcf, gcf-graph, gcx, toon or
-	// auto carries whole: a longer one is cut to it, at a code point boundary,
+	// MaxValueBytes is the longest string value an answer in gcf, gcf-graph, gcx, toon,
+	// markdown, xml or auto carries whole: a longer one is cut to it, at a code point boundary,
 	// and ends with the marker "…[truncated D of N bytes]" (docs/formats.md, "Long
 	// values"). json answers stay exact; goon truncates long strings itself, far shorter
 	// (its spec's "..." and key_len). 0 means [DefaultMaxValueBytes]; negative, no cap.
@@ -254,8 +254,9 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	defer release()
-	// The deadline holds after the engine too: every stage below looks at ctx, and
-	// formatting stops within 64 KiB of output once it ends (formatter.ContextWriter).
+	// The deadline holds after the engine too: every stage below looks at ctx. A codec
+	// that writes as it goes (goon, toon) stops within 64 KiB of output once it ends; one
+	// that builds its text in memory first fails when it is done (formatter.ContextWriter).
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

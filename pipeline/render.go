@@ -83,9 +83,6 @@ func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error
 			return o, err
 		}
 	}
-	if err := r.ctx.Err(); err != nil {
-		return o, err
-	}
 	n, err := r.p.tokens.Count(tokens.O200k, string(o.out.Bytes))
 	if err != nil {
 		return o, err
@@ -149,10 +146,9 @@ func pickAuto(ctx context.Context, reg *formatter.Registry, counter *tokens.Coun
 		if !ok {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, nil, rendered{}, err
-		}
 		out, err := formatter.StampContext(ctx, f, resp)
+		// StampContext looks at ctx before it formats and fails with ctx's error after; a
+		// candidate that fails is skipped, so an ended ctx is told apart here.
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, nil, rendered{}, ctxErr
 		}
