@@ -23,9 +23,9 @@ const cursorMACBytes = 16
 // cursors that come back, so that an altered cursor is INVALID_CURSOR instead of a seek to
 // another place (docs/dsl.md, "Ordering, limits and pages"). The first key signs; every key
 // verifies, so a rotation lists the new key first and keeps the old one until the cursors it
-// signed have expired from use. Each signature is also bound to the caller (admin flag and
-// scopes): a cursor one caller received does not verify for another. It is safe for
-// concurrent use; [CursorKeys.Set] rotates the keys in place.
+// signed have expired from use. Each signature is also bound to the caller's authorization
+// (admin flag and scopes, not the user id): a cursor does not verify for a caller with other
+// rights. It is safe for concurrent use; [CursorKeys.Set] rotates the keys in place.
 type CursorKeys struct {
 	keys atomic.Pointer[[][]byte]
 }
@@ -121,6 +121,13 @@ func signWith(key, payload []byte) string {
 // Open checks a token made by [CursorKeys.Sign] for caller with any of the keys and returns
 // its payload; ok is false for a malformed token or a signature that does not verify.
 func (k *CursorKeys) Open(c *Caller, token string) (payload []byte, ok bool) {
+	// Only the bytes Sign writes: encoding/base64 skips CR and LF, so without this check a
+	// token with line breaks inserted would decode, and verify, as the one it was.
+	for i := 0; i < len(token); i++ {
+		if b := token[i]; !(b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '_' || b == '.') {
+			return nil, false
+		}
+	}
 	p, s, found := strings.Cut(token, ".")
 	if !found {
 		return nil, false

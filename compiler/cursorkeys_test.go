@@ -43,7 +43,7 @@ func TestCursorKeys(t *testing.T) {
 			t.Errorf("a cursor of %+v verifies for %+v", caller, o)
 		}
 	}
-	for _, bad := range []string{"", ".", tok + "A", strings.TrimSuffix(tok, sig), tok[:len(tok)-2], "%%%." + sig[1:]} {
+	for _, bad := range []string{"", ".", tok + "A", tok + "\n", tok[:3] + "\r\n" + tok[3:], strings.Replace(tok, ".", "\n.", 1), " " + tok, strings.TrimSuffix(tok, sig), tok[:len(tok)-2], "%%%." + sig[1:]} {
 		if _, ok := old.Open(caller, bad); ok {
 			t.Errorf("Open(%q) verifies", bad)
 		}
