@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/compiler"
@@ -188,6 +190,9 @@ func runSetup(f setupFlags, stdout, stderr io.Writer) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // write the file a symlinked configuration points at, keeping the link
 	}
+	if st, err := os.Stat(path); err == nil && st.Size() > maxSetupConfigBytes {
+		return fmt.Errorf("%s: %d bytes, over the %d a client configuration may have for setup to edit it; nothing written", path, st.Size(), maxSetupConfigBytes)
+	}
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -196,7 +201,9 @@ func runSetup(f setupFlags, stdout, stderr io.Writer) error {
 	var updated []byte
 	var action string
 	if f.client == "codex" {
-		updated, action = setTOMLServer(old, f.name, exe, args)
+		if updated, action, err = checkedTOMLServer(old, path, f.name, exe, args); err != nil {
+			return err
+		}
 	} else {
 		updated, action, err = setJSONServer(old, path, f.client, f.name, exe, args)
 		if err != nil {
@@ -432,6 +439,49 @@ func setupJSON(v any) json.RawMessage {
 // setTOMLServer writes the table [mcp_servers.NAME] of a Codex config.toml: command and args are
 // (re)written right after the table's header, every other line of the file stays byte for byte,
 // other keys of the table (env, startup_timeout_sec) and its subtables included.
+// maxSetupConfigBytes bounds the configuration file setup reads: client configurations are a
+// few kilobytes, and a huge one is more likely a mistake than a configuration.
+const maxSetupConfigBytes = 4 << 20
+
+// checkedTOMLServer is setTOMLServer guarded by a real TOML parser (BurntSushi/toml): the
+// file must parse; an entry of that name written in a form the line editor does not rewrite
+// (an inline table under [mcp_servers], dotted keys, a quoted first part) is refused rather
+// than defined twice; and the edited file must parse and hold exactly the command and args
+// written. Nothing is written when any of these fails.
+func checkedTOMLServer(old []byte, path, name, exe string, args []string) ([]byte, string, error) {
+	var before map[string]any
+	md, err := toml.Decode(string(old), &before)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, "", fmt.Errorf("%s:%d:%d: not valid TOML: %s; nothing written", path, pe.Position.Line, pe.Position.Col, pe.Message)
+		}
+		return nil, "", fmt.Errorf("%s: not valid TOML: %w; nothing written", path, err)
+	}
+	updated, action := setTOMLServer(old, name, exe, args)
+	headed := false
+	for _, l := range strings.SplitAfter(string(old), "\n") {
+		headed = headed || tomlHeaderIs(l, name)
+	}
+	if md.IsDefined("mcp_servers", name) && !headed {
+		return nil, "", fmt.Errorf("%s: mcp_servers.%s is defined in a form setup does not rewrite (an inline table or dotted keys); edit it by hand, or remove it and run setup again; nothing written", path, name)
+	}
+	var after struct {
+		Servers map[string]struct {
+			Command string   `toml:"command"`
+			Args    []string `toml:"args"`
+		} `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(string(updated), &after); err != nil {
+		return nil, "", fmt.Errorf("%s: the edited file would not be valid TOML (%v); nothing written", path, err)
+	}
+	got, ok := after.Servers[name]
+	if !ok || got.Command != exe || !slices.Equal(got.Args, args) {
+		return nil, "", fmt.Errorf("%s: the edited file would not hold the server as written; edit mcp_servers.%s by hand; nothing written", path, name)
+	}
+	return updated, action, nil
+}
+
 func setTOMLServer(old []byte, name, exe string, args []string) ([]byte, string) {
 	header := "[mcp_servers." + tomlKey(name) + "]"
 	quoted := make([]string, len(args))

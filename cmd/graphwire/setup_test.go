@@ -313,3 +313,32 @@ func TestSetupUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupCodexForeignForms: an entry of the same name written as an inline table or with
+// dotted keys is refused with nothing written, instead of being defined a second time (which
+// made the file unreadable); a file that is not TOML is refused with its line and column.
+func TestSetupCodexForeignForms(t *testing.T) {
+	home, _ := setupEnv(t)
+	path := filepath.Join(home, ".codex", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, text, want string }{
+		{"inline table", "[mcp_servers]\ngraphwire = { command = \"old\", args = [] }\n", "defined in a form setup does not rewrite"},
+		{"dotted keys", "mcp_servers.graphwire.command = \"old\"\n", "defined in a form setup does not rewrite"},
+		{"quoted first part", "[\"mcp_servers\".graphwire]\ncommand = \"old\"\n", "defined in a form setup does not rewrite"},
+		{"not TOML", "model = \n[x\n", path + ":1:"},
+	} {
+		if err := os.WriteFile(path, []byte(tt.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI("setup", "codex", "--admin")
+		got, _ := os.ReadFile(path)
+		if r.code == 0 || !strings.Contains(r.stderr, tt.want) || string(got) != tt.text {
+			t.Errorf("%s: exit %d, stderr %q, file now %q; want a refusal naming %q and the file unchanged", tt.name, r.code, r.stderr, got, tt.want)
+		}
+		if backups, _ := filepath.Glob(path + ".bak-*"); len(backups) != 0 {
+			t.Errorf("%s: backups %v, want none", tt.name, backups)
+		}
+	}
+}
