@@ -301,7 +301,7 @@ func setJSONServer(old []byte, path, client, name, exe string, args []string) ([
 	action := "added"
 	if raw, ok := servers.get(name); ok {
 		var err error
-		if entry, err = parseJSONObject(raw, path, "/"+key+"/"+name); err != nil {
+		if entry, err = parseJSONObject(raw, path, string(jsonread.AppendPointerToken([]byte("/"+key+"/"), name))); err != nil {
 			return nil, "", err
 		}
 		action = "updated"
