@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,11 +81,7 @@ func newSetupCmd(s streams) *cobra.Command {
 }
 
 func (f *setupFlags) finish() error {
-	known := false
-	for _, c := range setupClients {
-		known = known || c == f.client
-	}
-	if !known {
+	if !slices.Contains(setupClients, f.client) {
 		return fmt.Errorf("unknown client %q; choose one of %s", f.client, strings.Join(setupClients, ", "))
 	}
 	if f.admin == (len(f.scopes) > 0) {
