@@ -54,14 +54,7 @@ var env struct {
 // TestMain runs the tests in a home of their own (internal/hermetic): the graphwire binary they
 // start falls back on the user's data directory, config and GRAPHWIRE_ variables.
 func TestMain(m *testing.M) {
-	cleanup, err := hermetic.Setup(chdb.DefaultCacheDir())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := runMain(m)
-	cleanup()
-	os.Exit(code)
+	os.Exit(hermetic.Main(func() int { return runMain(m) }, chdb.DefaultCacheDir()))
 }
 
 func runMain(m *testing.M) int {
