@@ -36,7 +36,7 @@ func newOriginGate(allowed []string) originGate {
 			g.any = true
 			continue
 		}
-		if c, ok := canonicalOrigin(o); ok {
+		if c, _, ok := canonicalOrigin(o); ok {
 			g.allowed[c] = true
 		}
 	}
@@ -49,26 +49,24 @@ func (g originGate) allows(origin string) bool {
 	if origin == "" || g.any {
 		return true
 	}
-	c, ok := canonicalOrigin(origin)
+	c, host, ok := canonicalOrigin(origin)
 	if !ok {
 		return false
 	}
-	if g.allowed[c] {
-		return true
-	}
-	u, _ := url.Parse(c)
-	return loopbackHost(u.Hostname())
+	return g.allowed[c] || loopbackHost(host)
 }
 
 // canonicalOrigin returns origin (RFC 6454: scheme "://" host [":" port]) in lower case
-// without a default port, or false when it is not one (a path, user info, "null").
-func canonicalOrigin(origin string) (string, bool) {
+// without a default port, and its host (no port, IPv6 without brackets), or false when it
+// is not one (a path, user info, "null").
+func canonicalOrigin(origin string) (canon, hostname string, ok bool) {
 	u, err := url.Parse(strings.ToLower(strings.TrimSpace(origin)))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 		u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", false
+		return "", "", false
 	}
-	host, port := u.Hostname(), u.Port()
+	hostname = u.Hostname()
+	host, port := hostname, u.Port()
 	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
 		port = ""
 	}
@@ -77,7 +75,7 @@ func canonicalOrigin(origin string) (string, bool) {
 	} else if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}
-	return u.Scheme + "://" + host, true
+	return u.Scheme + "://" + host, hostname, true
 }
 
 // CheckOrigins reports the first entry of an allowed-origins list that is neither "*" nor
@@ -85,7 +83,7 @@ func canonicalOrigin(origin string) (string, bool) {
 // start-up; ok is true when every entry is usable.
 func CheckOrigins(allowed []string) (bad string, ok bool) {
 	for _, o := range allowed {
-		if _, valid := canonicalOrigin(o); o != "*" && !valid {
+		if _, _, valid := canonicalOrigin(o); o != "*" && !valid {
 			return o, false
 		}
 	}

@@ -286,12 +286,7 @@ func jwksURLOK(u string) bool {
 	case "https":
 		return true
 	case "http":
-		h := p.Hostname()
-		if h == "localhost" {
-			return true
-		}
-		ip := net.ParseIP(h)
-		return ip != nil && ip.IsLoopback()
+		return loopbackHost(p.Hostname())
 	}
 	return false
 }
@@ -312,6 +307,12 @@ func Loopback(addr string) bool {
 	if err != nil {
 		return false
 	}
+	return loopbackHost(host)
+}
+
+// loopbackHost reports whether host (no port, IPv6 without brackets) is localhost or a
+// loopback IP.
+func loopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
 	}

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 	case "":
 		// The tests run graphwire, which falls back on the user's data directory, config and
 		// GRAPHWIRE_ variables: give them a home of their own. A child inherits it.
-		os.Exit(hermetic.Main(m, chdb.DefaultCacheDir()))
+		os.Exit(hermetic.Main(m.Run, chdb.DefaultCacheDir()))
 	case "run":
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	case "stall":

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/internal/jsonread"
 )
 
 // setupClients are the agents graphwire setup configures, in the order help lists them.
@@ -81,11 +82,7 @@ func newSetupCmd(s streams) *cobra.Command {
 }
 
 func (f *setupFlags) finish() error {
-	known := false
-	for _, c := range setupClients {
-		known = known || c == f.client
-	}
-	if !known {
+	if !slices.Contains(setupClients, f.client) {
 		return fmt.Errorf("unknown client %q; choose one of %s", f.client, strings.Join(setupClients, ", "))
 	}
 	if f.admin == (len(f.scopes) > 0) {
@@ -307,7 +304,7 @@ func setJSONServer(old []byte, path, client, name, exe string, args []string) ([
 	action := "added"
 	if raw, ok := servers.get(name); ok {
 		var err error
-		if entry, err = parseJSONObject(raw, path, "/"+key+"/"+name); err != nil {
+		if entry, err = parseJSONObject(raw, path, string(jsonread.AppendPointerToken([]byte("/"+key+"/"), name))); err != nil {
 			return nil, "", err
 		}
 		action = "updated"
@@ -344,7 +341,7 @@ func parseJSONObject(data []byte, path, ptr string) (*jsonObject, error) {
 	if err := json.Unmarshal(data, &probe); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) && ptr == "" {
-			line, col := lineCol(data, se.Offset)
+			line, col := jsonread.Position(data, int(se.Offset)-1) // Offset counts the bad byte
 			return nil, &classError{exitInvalid, fmt.Sprintf("%s:%d:%d: not valid JSON: %v; nothing written", path, line, col, se), err}
 		}
 		return nil, &classError{exitInvalid, fmt.Sprintf("%s: not valid JSON: %v; nothing written", path, err), err}
@@ -374,20 +371,6 @@ func parseJSONObject(data []byte, path, ptr string) (*jsonObject, error) {
 		o.set(k, v)
 	}
 	return o, nil
-}
-
-// lineCol turns a byte offset after the error into a 1-based line and column.
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off > 0 {
-		off-- // Offset counts the bytes read, the bad one included
-	}
-	before := data[:off]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return line, col
 }
 
 func (o *jsonObject) get(k string) (json.RawMessage, bool) {

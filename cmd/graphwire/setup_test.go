@@ -257,6 +257,13 @@ func TestSetupInvalidJSON(t *testing.T) {
 	if r := runCLI("setup", "claude-code", "--admin"); r.code != exitInvalid || !strings.Contains(r.stderr, "/mcpServers is not a JSON object") {
 		t.Fatalf("mcpServers an array: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A server name with "/" or "~" is one JSON Pointer token, escaped as RFC 6901 says.
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"team/gw~1": 5}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI("setup", "claude-code", "--admin", "--name", "team/gw~1"); r.code != exitInvalid || !strings.Contains(r.stderr, "/mcpServers/team~1gw~01 is not a JSON object") {
+		t.Fatalf("entry a number: exit %d, stderr %q; want the pointer /mcpServers/team~1gw~01", r.code, r.stderr)
+	}
 }
 
 // TestSetupCodexTOML: the table [mcp_servers.graphwire] of a Codex config.toml gets command and

@@ -6,7 +6,7 @@
 // A package whose tests run graphwire (its run function or the built binary) sets it up in
 // TestMain, passing the cache directory it resolved before the home moves:
 //
-//	func TestMain(m *testing.M) { os.Exit(hermetic.Main(m, chdb.DefaultCacheDir())) }
+//	func TestMain(m *testing.M) { os.Exit(hermetic.Main(m.Run, chdb.DefaultCacheDir())) }
 //
 // Before the tests run, HOME and the XDG base directories point into a fresh temporary
 // directory, removed afterwards; every GRAPHWIRE_ variable is unset except the tests' own knobs

@@ -99,17 +99,14 @@ func goSettings() (map[string]string, error) {
 	return set, nil
 }
 
-// Runner is what [Main] runs: *testing.M.
-type Runner interface{ Run() int }
-
-// Main runs m inside [Setup]'s temporary home and returns its exit code, or 1 (after saying why
-// on stderr) when the home cannot be set up.
-func Main(m Runner, cacheDir string) int {
+// Main runs run (m.Run, or a TestMain's own setup around it) inside [Setup]'s temporary home
+// and returns its exit code, or 1 (after saying why on stderr) when the home cannot be set up.
+func Main(run func() int, cacheDir string) int {
 	cleanup, err := Setup(cacheDir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer cleanup()
-	return m.Run()
+	return run()
 }

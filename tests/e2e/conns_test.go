@@ -233,7 +233,7 @@ func TestStreamOutlivesTimeouts(t *testing.T) {
 	if len(resp.TransferEncoding) == 0 || resp.TransferEncoding[0] != "chunked" {
 		t.Fatalf("GET stream: transfer encoding %v, want chunked", resp.TransferEncoding)
 	}
-	// Four times the write timeout, past the read timeout too: the stream is still open.
+	// Six times the write timeout, past the 5 s read timeout too: the stream is still open.
 	if streamEnded(c, br, 6*time.Second) {
 		t.Fatal("the SSE stream ended within 6 s; the timeouts cut it")
 	}

@@ -54,14 +54,7 @@ var env struct {
 // TestMain runs the tests in a home of their own (internal/hermetic): the graphwire binary they
 // start falls back on the user's data directory, config and GRAPHWIRE_ variables.
 func TestMain(m *testing.M) {
-	cleanup, err := hermetic.Setup(chdb.DefaultCacheDir())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := runMain(m)
-	cleanup()
-	os.Exit(code)
+	os.Exit(hermetic.Main(func() int { return runMain(m) }, chdb.DefaultCacheDir()))
 }
 
 func runMain(m *testing.M) int {
@@ -315,6 +308,33 @@ func TestCursorRoundTrip(t *testing.T) {
 	}
 }
 
+// readStream runs req as a stream and drains it: the bytes, the last metadata seen and how
+// many chunks came. An error before io.EOF fails the test.
+func readStream(t *testing.T, ctx context.Context, c pb.QueryServiceClient, req *pb.ExecuteQueryRequest) (string, *pb.QueryMetadata, int) {
+	t.Helper()
+	stream, err := c.ExecuteQueryStream(ctx, req)
+	if err != nil {
+		t.Fatalf("open stream: %v", err)
+	}
+	var got strings.Builder
+	var md *pb.QueryMetadata
+	chunks := 0
+	for {
+		ch, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return got.String(), md, chunks
+		}
+		if err != nil {
+			t.Fatalf("stream: %v", err)
+		}
+		chunks++
+		got.Write(ch.GetData())
+		if ch.GetMetadata() != nil {
+			md = ch.GetMetadata()
+		}
+	}
+}
+
 func TestStreamingEqualsUnary(t *testing.T) {
 	c := server(t, engine(t), func(o *grpcsvc.Options) { o.StreamChunkBytes = 97 })
 	ctx := as(t, admin)
@@ -329,29 +349,9 @@ func TestStreamingEqualsUnary(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := unary.GetResultJson() + unary.GetFormattedText()
-			stream, err := c.ExecuteQueryStream(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got bytes.Buffer
-			var md *pb.QueryMetadata
-			chunks := 0
-			for {
-				ch, err := stream.Recv()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				chunks++
-				got.Write(ch.GetData())
-				if ch.GetMetadata() != nil {
-					md = ch.GetMetadata()
-				}
-			}
-			if got.String() != want {
-				t.Errorf("%s %v: stream bytes differ from unary (%d vs %d bytes)", name, req.GetLlmFormat(), got.Len(), len(want))
+			got, md, chunks := readStream(t, ctx, c, req)
+			if got != want {
+				t.Errorf("%s %v: stream bytes differ from unary (%d vs %d bytes)", name, req.GetLlmFormat(), len(got), len(want))
 			}
 			if md == nil || md.GetFormatName() != unary.GetMetadata().GetFormatName() || md.GetRowCount() != unary.GetMetadata().GetRowCount() {
 				t.Errorf("%s: stream metadata %v, unary %v", name, md, unary.GetMetadata())

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -61,27 +58,9 @@ func TestServedTextIsSafe(t *testing.T) {
 			}
 		}
 		// The streamed answer carries the same count.
-		stream, err := c.ExecuteQueryStream(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		var md *pb.QueryMetadata
-		for {
-			ch, err := stream.Recv()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got.Write(ch.GetData())
-			if ch.GetMetadata() != nil {
-				md = ch.GetMetadata()
-			}
-		}
-		if got.String() != text || md.GetAlteredValues() != altered {
-			t.Errorf("%s: stream gives %d bytes and altered_values %d, unary %d and %d", fname, got.Len(), md.GetAlteredValues(), len(text), altered)
+		got, md, _ := readStream(t, ctx, c, req)
+		if got != text || md.GetAlteredValues() != altered {
+			t.Errorf("%s: stream gives %d bytes and altered_values %d, unary %d and %d", fname, len(got), md.GetAlteredValues(), len(text), altered)
 		}
 	}
 	// Raw JSON is never altered: U+2028 stays as stored.

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
-	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,27 +100,9 @@ func TestStoredInvalidUTF8EveryFormat(t *testing.T) {
 			if name == "auto" {
 				return // streamed as the unary answer
 			}
-			stream, err := c.ExecuteQueryStream(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got strings.Builder
-			var md *pb.QueryMetadata
-			for {
-				ch, err := stream.Recv()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatalf("stream: %v", err)
-				}
-				got.Write(ch.GetData())
-				if ch.GetMetadata() != nil {
-					md = ch.GetMetadata()
-				}
-			}
-			if got.String() != text || md.GetAlteredValues() != 2 {
-				t.Errorf("stream gives %q with altered_values %d, unary %q with 2", got.String(), md.GetAlteredValues(), text)
+			got, md, _ := readStream(t, ctx, c, req)
+			if got != text || md.GetAlteredValues() != 2 {
+				t.Errorf("stream gives %q with altered_values %d, unary %q with 2", got, md.GetAlteredValues(), text)
 			}
 		})
 	}

@@ -39,14 +39,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(storeHelperEnv); dir != "" {
 		os.Exit(storeHelper(dir)) // a child process of a test: see storeInvalidUTF8
 	}
-	cleanup, err := hermetic.Setup(chdb.DefaultCacheDir())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := runMain(m)
-	cleanup()
-	os.Exit(code)
+	os.Exit(hermetic.Main(func() int { return runMain(m) }, chdb.DefaultCacheDir()))
 }
 
 func runMain(m *testing.M) int {
