@@ -172,15 +172,18 @@ func (e *Executor) queryContext(ctx context.Context, q *compiler.Query, st *stat
 // 1: servers before 20.1 take only integer settings (see settingValue). The server's
 // timeout_overflow_mode is left at its default, throw: such servers would refuse its string.
 func deadlineSetting(ctx context.Context, s ch.Settings) {
-	dl, ok := ctx.Deadline()
-	if !ok {
+	if dl, ok := ctx.Deadline(); ok {
+		limitTime(s, time.Until(dl))
+	}
+}
+
+// limitTime does the work of deadlineSetting for left before the deadline.
+func limitTime(s ch.Settings, left time.Duration) {
+	secs := int(math.Ceil(executor.DeadlineSeconds(left)))
+	if cur, ok := s["max_execution_time"].(int); ok && cur > 0 && cur <= secs {
 		return
 	}
-	left := int(math.Ceil(executor.DeadlineSeconds(time.Until(dl))))
-	if cur, ok := s["max_execution_time"].(int); ok && cur > 0 && cur <= left {
-		return
-	}
-	s["max_execution_time"] = left
+	s["max_execution_time"] = secs
 }
 
 // settingValue converts a setting to what the driver encodes: servers before settings were sent
