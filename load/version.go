@@ -103,15 +103,11 @@ func (s *stage) shadowed(ctx context.Context) (*ShadowError, error) {
 			continue
 		}
 		r := res.Rows[0]
-		n, _ := r[3].(uint64)
-		if m, ok := r[3].(int64); ok {
-			n = uint64(m)
-		}
 		if se.Count == 0 {
 			se.Table, se.Key = table, fmt.Sprint(r[0])
 			se.Version, se.Stored = asUint(r[1]), asUint(r[2])
 		}
-		se.Count += int64(n)
+		se.Count += int64(asUint(r[3]))
 	}
 	if se.Count == 0 {
 		return nil, nil
