@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,7 +102,7 @@ func Open(opts Options) (*Executor, error) {
 func createDatabase(o ch.Options) error {
 	const op = "create database"
 	db := o.Auth.Database
-	if !identRE.MatchString(db) {
+	if !executor.ValidIdent(db) {
 		return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid database name %q", db))
 	}
 	o.Auth.Database = "default"
@@ -430,16 +429,14 @@ func (e *Executor) Exec(ctx context.Context, sql string) error {
 	return nil
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // Insert sends rows as one native-protocol batch.
 func (e *Executor) Insert(ctx context.Context, table string, columns []string, rows [][]any) error {
 	op := "insert into " + table
-	if !identRE.MatchString(table) {
+	if !executor.ValidIdent(table) {
 		return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid table name %q", table))
 	}
 	for _, c := range columns {
-		if !identRE.MatchString(c) {
+		if !executor.ValidIdent(c) {
 			return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid column name %q", c))
 		}
 	}
