@@ -12,6 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/graphwire/graphwire/internal/editdist"
 )
 
 // schemaID is the $id of config/schemas/graph_query.schema.json; its major must equal the
@@ -388,7 +390,7 @@ func articles(ts []string) []string {
 func didYouMean(got string, options []string) string {
 	best, n := "", 0
 	for _, o := range options {
-		if osaDistance(strings.ToLower(got), strings.ToLower(o)) <= 2 {
+		if editdist.OSA(strings.ToLower(got), strings.ToLower(o)) <= 2 {
 			best, n = o, n+1
 		}
 	}
@@ -396,33 +398,4 @@ func didYouMean(got string, options []string) string {
 		return ""
 	}
 	return " (did you mean " + strconv.Quote(best) + "?)"
-}
-
-// osaDistance is the optimal-string-alignment variant of Damerau–Levenshtein distance.
-func osaDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return 99
-	}
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

@@ -130,3 +130,10 @@ func DeadlineSeconds(left time.Duration) float64 {
 	ms := max((left+time.Millisecond-1)/time.Millisecond, 1)
 	return float64(ms) / 1000
 }
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ValidIdent reports whether s is a plain SQL identifier (a database, table or column name
+// that needs no quoting): a letter or underscore, then letters, digits and underscores. The
+// executors check every name they splice into SQL with it.
+func ValidIdent(s string) bool { return identRE.MatchString(s) }

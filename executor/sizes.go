@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sync/atomic"
 	"time"
 
@@ -94,7 +93,7 @@ func (s *TableSizes) Refresh(ctx context.Context) error {
 	if edges == "" {
 		edges = "gl_edge"
 	}
-	if _, ok := snap.tables[edges]; ok && identRE.MatchString(edges) {
+	if _, ok := snap.tables[edges]; ok && ValidIdent(edges) {
 		q := &compiler.Query{SQL: fmt.Sprintf(edgeKindsQuery, edges), Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}}
 		rows, err := CollectRows(ctx, s.r, q)
 		if err != nil {
@@ -115,8 +114,6 @@ func (s *TableSizes) Refresh(ctx context.Context) error {
 	s.snap.Store(snap)
 	return nil
 }
-
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Rows reports the rows stored in table, from the last snapshot; ok is false when the table
 // is not in it or no snapshot was ever read.

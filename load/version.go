@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/loadstate"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -103,15 +103,11 @@ func (s *stage) shadowed(ctx context.Context) (*ShadowError, error) {
 			continue
 		}
 		r := res.Rows[0]
-		n, _ := r[3].(uint64)
-		if m, ok := r[3].(int64); ok {
-			n = uint64(m)
-		}
 		if se.Count == 0 {
 			se.Table, se.Key = table, fmt.Sprint(r[0])
 			se.Version, se.Stored = asUint(r[1]), asUint(r[2])
 		}
-		se.Count += int64(n)
+		se.Count += int64(asUint(r[3]))
 	}
 	if se.Count == 0 {
 		return nil, nil
@@ -129,45 +125,12 @@ func asUint(v any) uint64 {
 	return 0
 }
 
-// highestVersion returns the greatest _version in any graph table and the table holding it
-// ("" when the graph is empty). Only the tables that hold rows are read: into a new graph,
-// that is none.
-func highestVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, string, error) {
-	var names []string
-	for _, ent := range ont.Entities {
-		names = append(names, ent.Table)
-	}
-	names = append(names, ont.EdgeTable)
-	full, err := tables(ctx, e, names, true)
-	if err != nil {
-		return 0, "", fmt.Errorf("load: read versions: %w", err)
-	}
-	var parts []string
-	for _, n := range names {
-		if full[n] {
-			parts = append(parts, "SELECT max(_version) AS v, "+quote(n)+" AS t FROM "+n)
-		}
-	}
-	if len(parts) == 0 {
-		return 0, "", nil
-	}
-	res, err := collect(ctx, e, &compiler.Query{SQL: "SELECT v, t FROM (" + strings.Join(parts, " UNION ALL ") + ") ORDER BY v DESC, t LIMIT 1"})
-	if err != nil {
-		return 0, "", fmt.Errorf("load: read versions: %w", err)
-	}
-	if len(res.Rows) != 1 || len(res.Rows[0]) != 2 {
-		return 0, "", fmt.Errorf("load: read versions: unexpected result %v", res.Rows)
-	}
-	t, _ := res.Rows[0][1].(string)
-	return asUint(res.Rows[0][0]), t, nil
-}
-
 // loadVersion returns the version of a new load: one above the graph's highest, or an error
 // naming the table that leaves no room.
 func loadVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, error) {
-	highest, table, err := highestVersion(ctx, e, ont)
+	highest, table, err := loadstate.HighestVersion(ctx, e, ont)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("load: %w", err)
 	}
 	v, err := nextVersion(highest)
 	if err != nil {

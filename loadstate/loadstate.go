@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -208,4 +209,31 @@ func unsigned(v any) (uint64, error) {
 		return n, nil
 	}
 	return 0, fmt.Errorf("not an unsigned integer: %v", v)
+}
+
+// HighestVersion returns the greatest _version in the graph's entity and edge tables, and the
+// table holding it (the first by name among equals); 0 and "" when they hold no row. The
+// tables must exist. graphwire load puts its rows one version above it, and seed two.
+func HighestVersion(ctx context.Context, r executor.Runner, ont *ontology.Ontology) (uint64, string, error) {
+	var parts []string
+	for _, e := range ont.Entities {
+		parts = append(parts, "SELECT max(_version) AS v, '"+e.Table+"' AS t, count() AS n FROM "+e.Table)
+	}
+	parts = append(parts, "SELECT max(_version) AS v, '"+ont.EdgeTable+"' AS t, count() AS n FROM "+ont.EdgeTable)
+	res, err := collect(ctx, r, "SELECT v, t FROM ("+strings.Join(parts, " UNION ALL ")+") WHERE n > 0 ORDER BY v DESC, t LIMIT 1")
+	if err != nil {
+		return 0, "", fmt.Errorf("read versions: %w", err)
+	}
+	if len(res.Rows) == 0 {
+		return 0, "", nil
+	}
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 2 {
+		return 0, "", fmt.Errorf("read versions: unexpected result %v", res.Rows)
+	}
+	v, err := unsigned(res.Rows[0][0])
+	if err != nil {
+		return 0, "", fmt.Errorf("read versions: %w", err)
+	}
+	t, _ := res.Rows[0][1].(string)
+	return v, t, nil
 }

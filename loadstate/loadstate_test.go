@@ -103,3 +103,43 @@ func TestLifecycle(t *testing.T) {
 	exec("DROP TABLE " + ont.Entities[0].Table)
 	check("complete record but a graph table dropped", loadstate.ErrIncomplete)
 }
+
+// TestHighestVersion: the greatest _version over the entity and edge tables, with the table
+// holding it, up to the highest UInt64 (which load and seed refuse to go past); 0 and "" for
+// a graph without rows.
+func TestHighestVersion(t *testing.T) {
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := openChDB(t)
+	ctx := t.Context()
+	for _, stmt := range ont.DDLStatements() {
+		if err := e.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type got struct {
+		V uint64
+		T string
+	}
+	step := func(name, sql string, want got) {
+		t.Helper()
+		if sql != "" {
+			if err := e.Exec(ctx, sql); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v, table, err := loadstate.HighestVersion(ctx, e, ont)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(want, got{v, table}); diff != "" {
+			t.Errorf("%s: HighestVersion (-want +got):\n%s", name, diff)
+		}
+	}
+	step("no rows", "", got{})
+	step("an edge", "INSERT INTO "+ont.EdgeTable+" (traversal_path, source_kind, source_id, relationship_kind, target_kind, target_id, _version) VALUES ('1/', 'User', 1, 'AUTHORED', 'MergeRequest', 2, 7)", got{7, ont.EdgeTable})
+	step("a user above it", "INSERT INTO gl_user (id, username, _version) VALUES (1, 'u', 9)", got{9, "gl_user"})
+	step("the highest UInt64", "INSERT INTO gl_user (id, username, _version) VALUES (2, 'w', 18446744073709551615)", got{18446744073709551615, "gl_user"})
+}

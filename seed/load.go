@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -50,9 +49,9 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 	if err != nil {
 		return st, fmt.Errorf("seed: %w", err)
 	}
-	base, err := maxVersion(ctx, e, ont)
+	base, _, err := loadstate.HighestVersion(ctx, e, ont)
 	if err != nil {
-		return st, err
+		return st, fmt.Errorf("seed: %w", err)
 	}
 	// The seed's rows take base + 2 and the tombstones of the previous run at most base + 1;
 	// both must stay above every stored version, and exact as an Int64, or a wrapped version
@@ -128,30 +127,3 @@ func columnIndex(cols []string, name string) int {
 // maxSeedBase is the highest stored _version a seed can go above: its own version, base + 2,
 // is at most math.MaxInt64.
 const maxSeedBase = math.MaxInt64 - 2
-
-// maxVersion returns the greatest _version in any graph table, 0 when they are empty.
-func maxVersion(ctx context.Context, e Engine, ont *ontology.Ontology) (uint64, error) {
-	var parts []string
-	for _, ent := range ont.Entities {
-		parts = append(parts, "SELECT max(_version) AS v FROM "+ent.Table)
-	}
-	parts = append(parts, "SELECT max(_version) AS v FROM "+ont.EdgeTable)
-	rows, err := e.Run(ctx, &compiler.Query{SQL: "SELECT max(v) FROM (" + strings.Join(parts, " UNION ALL ") + ")"})
-	if err != nil {
-		return 0, fmt.Errorf("seed: read versions: %w", err)
-	}
-	res, err := executor.Collect(rows)
-	if err != nil {
-		return 0, fmt.Errorf("seed: read versions: %w", err)
-	}
-	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
-		return 0, fmt.Errorf("seed: read versions: unexpected result %v", res.Rows)
-	}
-	switch v := res.Rows[0][0].(type) {
-	case int64:
-		return uint64(max(v, 0)), nil
-	case uint64: // above math.MaxInt64
-		return v, nil
-	}
-	return 0, fmt.Errorf("seed: read versions: unexpected value %v", res.Rows[0][0])
-}

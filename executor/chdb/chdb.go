@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,8 +49,6 @@ type Executor struct {
 	closed    chan struct{}
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 const outputFormat = "RowBinaryWithNamesAndTypes"
 
 // killRetry is how often a canceled statement that is still running is killed again: a KILL
@@ -70,7 +67,7 @@ func Open(opts Options) (*Executor, error) {
 	if _, err := os.Stat(opts.Library); err != nil {
 		return nil, executor.New(op, executor.ErrUnavailable, fmt.Errorf("libchdb.so not found (run scripts/install-chdb.sh): %w", err))
 	}
-	if !identRE.MatchString(opts.Database) {
+	if !executor.ValidIdent(opts.Database) {
 		return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("invalid database name %q", opts.Database))
 	}
 	logArgs, err := opts.logArgs()
@@ -586,7 +583,7 @@ func (e *Executor) Insert(ctx context.Context, table string, columns []string, r
 	if err := ctx.Err(); err != nil {
 		return executor.FromContext(op, err)
 	}
-	if !identRE.MatchString(table) {
+	if !executor.ValidIdent(table) {
 		return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid table name %q", table))
 	}
 	e.wmu.Lock()
@@ -601,7 +598,7 @@ func (e *Executor) Insert(ctx context.Context, table string, columns []string, r
 	colTypes := make([]*chType, len(columns))
 	for i, c := range columns {
 		t, ok := types[c]
-		if !ok || !identRE.MatchString(c) {
+		if !ok || !executor.ValidIdent(c) {
 			return executor.New(op, executor.ErrInternal, fmt.Errorf("unknown column %q", c))
 		}
 		colTypes[i] = t

@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,7 +102,7 @@ func Open(opts Options) (*Executor, error) {
 func createDatabase(o ch.Options) error {
 	const op = "create database"
 	db := o.Auth.Database
-	if !identRE.MatchString(db) {
+	if !executor.ValidIdent(db) {
 		return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid database name %q", db))
 	}
 	o.Auth.Database = "default"
@@ -172,15 +171,18 @@ func (e *Executor) queryContext(ctx context.Context, q *compiler.Query, st *stat
 // 1: servers before 20.1 take only integer settings (see settingValue). The server's
 // timeout_overflow_mode is left at its default, throw: such servers would refuse its string.
 func deadlineSetting(ctx context.Context, s ch.Settings) {
-	dl, ok := ctx.Deadline()
-	if !ok {
+	if dl, ok := ctx.Deadline(); ok {
+		limitTime(s, time.Until(dl))
+	}
+}
+
+// limitTime does the work of deadlineSetting for left before the deadline.
+func limitTime(s ch.Settings, left time.Duration) {
+	secs := int(math.Ceil(executor.DeadlineSeconds(left)))
+	if cur, ok := s["max_execution_time"].(int); ok && cur > 0 && cur <= secs {
 		return
 	}
-	left := int(math.Ceil(executor.DeadlineSeconds(time.Until(dl))))
-	if cur, ok := s["max_execution_time"].(int); ok && cur > 0 && cur <= left {
-		return
-	}
-	s["max_execution_time"] = left
+	s["max_execution_time"] = secs
 }
 
 // settingValue converts a setting to what the driver encodes: servers before settings were sent
@@ -427,16 +429,14 @@ func (e *Executor) Exec(ctx context.Context, sql string) error {
 	return nil
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // Insert sends rows as one native-protocol batch.
 func (e *Executor) Insert(ctx context.Context, table string, columns []string, rows [][]any) error {
 	op := "insert into " + table
-	if !identRE.MatchString(table) {
+	if !executor.ValidIdent(table) {
 		return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid table name %q", table))
 	}
 	for _, c := range columns {
-		if !identRE.MatchString(c) {
+		if !executor.ValidIdent(c) {
 			return executor.New(op, executor.ErrInternal, fmt.Errorf("invalid column name %q", c))
 		}
 	}
