@@ -119,7 +119,8 @@ func signWith(key, payload []byte) string {
 }
 
 // Open checks a token made by [CursorKeys.Sign] for caller with any of the keys and returns
-// its payload; ok is false for a malformed token or a signature that does not verify.
+// its payload; ok is false, and the payload nil, for a malformed token or a signature that
+// does not verify.
 func (k *CursorKeys) Open(c *Caller, token string) (payload []byte, ok bool) {
 	// Only the bytes Sign writes: encoding/base64 skips CR and LF, so without this check a
 	// token with line breaks inserted would decode, and verify, as the one it was.
@@ -147,5 +148,8 @@ func (k *CursorKeys) Open(c *Caller, token string) (payload []byte, ok bool) {
 			good = true
 		}
 	}
-	return payload, good
+	if !good {
+		return nil, false // an unverified payload is never handed out
+	}
+	return payload, true
 }
