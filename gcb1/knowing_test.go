@@ -99,9 +99,9 @@ func TestKnowingPayload(t *testing.T) {
 		at   int
 		want byte
 	}{
-		{4, 1}, // version
+		{4, 1},  // version
 		{5, 16}, // tool length
-		{22 + 6 + 1 + len(p.Symbols[0].QualifiedName), 1},  // kind function
+		{22 + 6 + 1 + len(p.Symbols[0].QualifiedName), 1},     // kind function
 		{22 + 6 + 1 + len(p.Symbols[0].QualifiedName) + 5, 3}, // provenance lsp_resolved
 	} {
 		if got[c.at] != c.want {
