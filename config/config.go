@@ -29,6 +29,8 @@ var (
 	markdownVersion string
 	//go:embed XML_OUTPUT_FORMAT_VERSION
 	xmlVersion string
+	//go:embed GCB1_OUTPUT_FORMAT_VERSION
+	gcb1Version string
 	//go:embed QUERY_DSL_VERSION
 	dslVersion string
 
@@ -83,6 +85,11 @@ var markdownVersionOnce = sync.OnceValue(func() string { return version("MARKDOW
 func XMLVersion() string { return xmlVersionOnce() }
 
 var xmlVersionOnce = sync.OnceValue(func() string { return version("XML_OUTPUT_FORMAT_VERSION", xmlVersion) })
+
+// GCB1Version returns config/GCB1_OUTPUT_FORMAT_VERSION.
+func GCB1Version() string { return gcb1VersionOnce() }
+
+var gcb1VersionOnce = sync.OnceValue(func() string { return version("GCB1_OUTPUT_FORMAT_VERSION", gcb1Version) })
 
 // QueryDSLVersion returns config/QUERY_DSL_VERSION.
 func QueryDSLVersion() string { return dslVersionOnce() }

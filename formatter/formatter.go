@@ -21,6 +21,7 @@ const (
 	TOON     = "toon"
 	Markdown = "markdown"
 	XML      = "xml"
+	GCB1     = "gcb1"
 )
 
 // Formatter renders a GraphResponse in one output format.
@@ -176,6 +177,7 @@ func Default() *Registry {
 		NewGCFGraph(config.GCFVersion()),
 		NewMarkdown(config.MarkdownVersion()),
 		NewXML(config.XMLVersion()),
+		NewGCB1(config.GCB1Version()),
 	)
 	if err != nil {
 		panic("formatter: built-in registry: " + err.Error())

@@ -27,6 +27,7 @@ var versionFiles = map[string]string{
 	TOON:     "config/TOON_OUTPUT_FORMAT_VERSION",
 	Markdown: "config/MARKDOWN_OUTPUT_FORMAT_VERSION",
 	XML:      "config/XML_OUTPUT_FORMAT_VERSION",
+	GCB1:     "config/GCB1_OUTPUT_FORMAT_VERSION",
 }
 
 // corpusItem is one golden input of the fingerprint corpus.

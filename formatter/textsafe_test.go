@@ -39,12 +39,13 @@ func propParams(t *testing.T) *gopter.TestParameters {
 	return p
 }
 
-// llmFormatters returns every registered format but raw JSON.
+// llmFormatters returns every registered format but raw JSON and the
+// binary ones (gcb1), which are never sent as text.
 func llmFormatters(t *testing.T) []formatter.Formatter {
 	t.Helper()
 	var out []formatter.Formatter
 	for _, f := range formatter.Default().Formatters() {
-		if f.Name() != formatter.JSON {
+		if f.Name() != formatter.JSON && !formatter.IsBinary(f) {
 			out = append(out, f)
 		}
 	}

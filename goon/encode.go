@@ -902,11 +902,14 @@ func appendString(b []byte, key, s string) ([]byte, int, bool) {
 		return b, 0, false
 	}
 	// Every limit is at least 200 and runes ≤ bytes, so shorter strings
-	// skip the key lookup.
+	// skip the key lookup. A longer one is walked once: to the cut (lim-3
+	// code points), then on to its end for the whole count, which only a
+	// string that is cut needs, for its breadcrumb.
 	if len(s) > 200 {
 		if lim := limit(key); len(s) > lim {
-			if _, n := runePrefix(s, len(s)); n > lim {
-				return appendTruncated(b, s, lim, n)
+			cut, head := runePrefix(s, lim-3)
+			if _, tail := runePrefix(s[cut:], len(s)-cut); head+tail > lim {
+				return appendTruncated(b, s[:cut], head+tail)
 			}
 		}
 	}
@@ -950,9 +953,12 @@ func runePrefix(s string, n int) (off, runes int) {
 			off, runes = off+8, runes+8
 			continue
 		}
-		if s[off] < utf8.RuneSelf {
+		switch c := s[off]; {
+		case c < utf8.RuneSelf:
 			off++
-		} else {
+		case 0xC2 <= c && c <= 0xDF && off+1 < len(s) && s[off+1]&0xC0 == 0x80:
+			off += 2 // a valid two-byte sequence (Latin, Greek, Cyrillic, …), decoded inline
+		default:
 			_, size := utf8.DecodeRuneInString(s[off:])
 			off += size
 		}
@@ -961,15 +967,13 @@ func runePrefix(s string, n int) (off, runes int) {
 	return off, runes
 }
 
-// appendTruncated writes s, of n > lim code points, cut to lim-3 code
-// points and followed by "...", as appendString writes that string. The
-// result is never a ClickHouse datetime (its fraction would end in dots)
-// nor a keyword, and the dots are bare and copied inside quotes, so the cut
-// text decides bare or quoted and the dots are written after it, without
-// building the truncated string.
-func appendTruncated(b []byte, s string, lim, n int) ([]byte, int, bool) {
-	cut, _ := runePrefix(s, lim-3)
-	t := s[:cut]
+// appendTruncated writes t, the first lim-3 code points of a string of
+// n > lim code points, followed by "...", as appendString writes that cut
+// string. The result is never a ClickHouse datetime (its fraction would end
+// in dots) nor a keyword, and the dots are bare and copied inside quotes,
+// so the cut text decides bare or quoted and the dots are written after
+// it, without building the truncated string.
+func appendTruncated(b []byte, t string, n int) ([]byte, int, bool) {
 	switch c := scan(t); {
 	case c&bare != 0:
 		b = append(b, t...)

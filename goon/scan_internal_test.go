@@ -225,7 +225,10 @@ func TestLiftNodesFirstOccurrence(t *testing.T) {
 // and the offset after a prefix of each length up to one past the end.
 func TestRunePrefix(t *testing.T) {
 	r := rand.New(rand.NewPCG(18, 7))
-	pieces := []string{"abcdefgh", "a", "é", "日", "\xff", "\xe2\x80", "\U0001F600", "12345678901"}
+	// Two-byte sequences are decoded inline: valid ones at both ends of
+	// the lead range, a lead without its continuation byte, overlong C0/C1.
+	pieces := []string{"abcdefgh", "a", "é", "日", "\xff", "\xe2\x80", "\U0001F600", "12345678901",
+		"\u0080", "\u07ff", "\xc3", "\xc0\x80", "\xc1\xbf", "\xdf"}
 	for range 5000 {
 		var sb strings.Builder
 		for range r.IntN(40) {

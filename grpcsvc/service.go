@@ -29,6 +29,7 @@ var llmNames = map[pb.FormatName]string{
 	pb.FormatName_FORMAT_NAME_AUTO:        pipeline.Auto,
 	pb.FormatName_FORMAT_NAME_MARKDOWN:    formatter.Markdown,
 	pb.FormatName_FORMAT_NAME_XML:         formatter.XML,
+	pb.FormatName_FORMAT_NAME_GCB1:        formatter.GCB1,
 }
 
 // request turns an ExecuteQueryRequest into the pipeline's request for
@@ -111,6 +112,12 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 	if err != nil {
 		return nil, statusFromError(err)
 	}
+	resp := &pb.ExecuteQueryResponse{Metadata: md}
+	if a.Binary {
+		// Bytes, not text: a proto3 string must be UTF-8, bytes need not be.
+		resp.Result = &pb.ExecuteQueryResponse_FormattedBytes{FormattedBytes: a.Text}
+		return resp, nil
+	}
 	if !utf8.Valid(a.Text) {
 		// A proto3 string must be UTF-8: sent, it would fail to marshal and grpc-go would
 		// hand the client protobuf's message. graphresponse.Build repairs the engine's
@@ -118,7 +125,6 @@ func (s *Server) ExecuteQuery(ctx context.Context, req *pb.ExecuteQueryRequest) 
 		s.log.ErrorContext(ctx, "answer_not_utf8", "format", a.Format)
 		return nil, status.Error(codes.Internal, "internal error")
 	}
-	resp := &pb.ExecuteQueryResponse{Metadata: md}
 	if a.Format == formatter.JSON && req.GetFormat() != pb.ResponseFormat_RESPONSE_FORMAT_LLM {
 		resp.Result = &pb.ExecuteQueryResponse_ResultJson{ResultJson: string(a.Text)}
 	} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/pipeline"
 	"github.com/graphwire/graphwire/telemetry"
 )
@@ -171,6 +172,12 @@ func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, claim
 			return nil, err
 		}
 		q = []byte(text)
+	}
+	if f, err := s.pipe.Registry().Lookup(a.Format); err == nil && formatter.IsBinary(f) {
+		// MCP content is text; a binary payload would reach the model as mojibake.
+		return nil, &pipeline.RequestError{Field: "format", Reason: "BINARY_FORMAT", Message: f.Name() +
+			" is a binary format and MCP answers are text: use json for the exact answer, or goon, gcf, gcx, toon, xml or auto (" +
+			f.Name() + " is served by gRPC ExecuteQuery as formatted_bytes, graphwire query, format and export)"}
 	}
 	ans, err := s.pipe.Run(ctx, pipeline.Request{Query: q, Claims: claims, Format: a.Format, Cursor: a.Cursor,
 		PackRoot: a.PackRoot, MaxTokens: a.MaxTokens, Session: sessionKey(req)})

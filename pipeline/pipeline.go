@@ -193,7 +193,10 @@ type Request struct {
 
 // Answer is a formatted answer with what the faces report about it.
 type Answer struct {
-	Text    []byte
+	Text []byte
+	// Binary reports that Text is bytes, not text (gcb1): a face sends it
+	// as bytes or not at all, never as text.
+	Binary  bool
 	Format  string // the format that produced Text (the chosen one for auto)
 	Version string
 	// Altered counts the values whose text the answer changed: those the
@@ -285,6 +288,7 @@ func (p *Pipeline) Run(ctx context.Context, req Request) (*Answer, error) {
 		return nil, err
 	}
 	a := x.a
+	a.Binary = formatter.IsBinary(x.f)
 	a.Capped = capped
 	a.Altered += capped
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, a.Tokens, len(a.Text))
@@ -330,7 +334,7 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 	}
 	a := x.a
 	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+capped+x.resp.Repaired, pageRows(x.q, a.Executed)
-	a.Capped = capped
+	a.Capped, a.Binary = capped, formatter.IsBinary(x.f)
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
 		a.HasMore = pg.HasMore
@@ -348,7 +352,8 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 // it cut. json stays exact, and goon cuts every long string far shorter itself (its spec's
 // "..." and key_len breadcrumb, which then names the value's whole length).
 func (p *Pipeline) capValues(x *executed) int {
-	if x.f != nil && (x.f.Name() == formatter.JSON || x.f.Name() == formatter.GOON) {
+	// gcb1 (binary) is a transport like json: exact, never read by a model.
+	if x.f != nil && (x.f.Name() == formatter.JSON || x.f.Name() == formatter.GOON || formatter.IsBinary(x.f)) {
 		return 0
 	}
 	return capValues(x.resp, p.opts.MaxValueBytes)
@@ -384,6 +389,9 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 		var err error
 		if x.f, err = p.reg.Lookup(name); err != nil {
 			return nil, none, err
+		}
+		if formatter.IsBinary(x.f) && req.MaxTokens > 0 {
+			return nil, none, &RequestError{Field: "max_tokens", Reason: "INVALID_ARGUMENT", Message: "max_tokens bounds the tokens of a text format; " + x.f.Name() + " is binary"}
 		}
 	}
 	doc, page, err := p.paged(req)

@@ -83,6 +83,9 @@ func (r *render) run(resp *graphresponse.Response, commit bool) (rendered, error
 			return o, err
 		}
 	}
+	if formatter.IsBinary(r.f) {
+		return o, nil // bytes, not text: no tokens to count
+	}
 	n, err := r.p.tokens.Count(tokens.O200k, string(o.out.Bytes))
 	if err != nil {
 		return o, err

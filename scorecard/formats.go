@@ -67,11 +67,15 @@ type Format struct {
 	ParseValue func(data []byte) ([]byte, error)
 	// ReValue re-encodes decoded output, for the fixed-point check.
 	ReValue func(data []byte) ([]byte, error)
+	// Binary: the output is bytes (gcb1), measured in bytes only; it has
+	// no tokens and never wins.
+	Binary bool
 }
 
 // Formats returns the scorecard formats, in column order: compact JSON,
 // pretty JSON, then the registered text formats goon, gcf, gcf-graph, gcx,
-// toon, xml and markdown of reg. Markdown has no reader: its Parse is nil.
+// toon, xml and markdown of reg, and the binary gcb1. Markdown has no
+// reader: its Parse is nil.
 func Formats(reg *formatter.Registry) ([]Format, error) {
 	lookup := func(name string) (formatter.Formatter, formatter.Parser, error) {
 		f, err := reg.Lookup(name)
@@ -126,12 +130,12 @@ func Formats(reg *formatter.Registry) ([]Format, error) {
 			},
 		},
 	)
-	for _, name := range []string{formatter.GOON, formatter.GCF, formatter.GCFGraph, formatter.GCX, formatter.TOON, formatter.XML, formatter.Markdown} {
+	for _, name := range []string{formatter.GOON, formatter.GCF, formatter.GCFGraph, formatter.GCX, formatter.TOON, formatter.XML, formatter.Markdown, formatter.GCB1} {
 		f, p, err := lookup(name)
 		if err != nil {
 			return nil, err
 		}
-		ft := Format{Name: name, Baseline: name + " " + f.Version() + " (formatter.Default)", Graph: graph(f)}
+		ft := Format{Name: name, Baseline: name + " " + f.Version() + " (formatter.Default)", Graph: graph(f), Binary: formatter.IsBinary(f)}
 		if p != nil {
 			ft.Parse = p.Parse
 		}

@@ -39,8 +39,9 @@ type Cell struct {
 	// other field is zero).
 	NA        string
 	Bytes     int
-	O200k     int
+	O200k     int // 0 for a binary format
 	CL100k    int
+	Binary    bool // the format's output is bytes: no tokens
 	RoundTrip string
 	Encode    *Timing // nil without timing
 	Decode    *Timing
@@ -122,12 +123,14 @@ func measureCell(counter *tokens.Counter, c Case, f Format, opts Options) (Cell,
 		encode = func() error { _, err := f.Graph(c.Response); return err }
 		decode = func() error { _, err := f.Parse(out); return err }
 	}
-	cell := Cell{Bytes: len(out)}
-	if cell.O200k, err = counter.Count(tokens.O200k, string(out)); err != nil {
-		return Cell{}, err
-	}
-	if cell.CL100k, err = counter.Count(tokens.CL100k, string(out)); err != nil {
-		return Cell{}, err
+	cell := Cell{Bytes: len(out), Binary: f.Binary}
+	if !f.Binary {
+		if cell.O200k, err = counter.Count(tokens.O200k, string(out)); err != nil {
+			return Cell{}, err
+		}
+		if cell.CL100k, err = counter.Count(tokens.CL100k, string(out)); err != nil {
+			return Cell{}, err
+		}
 	}
 	if c.Generic() {
 		cell.RoundTrip = roundTripValue(f, c.JSON, out)
@@ -227,6 +230,7 @@ type Summary struct {
 	LossyMedian float64
 	NA          int
 	Eligible    bool // the format can win (gcf-graph cannot: topology only)
+	Binary      bool // bytes only: Median and LossyMedian are 0, not measured
 }
 
 // CanWin reports whether format name competes for the per-case win:
@@ -239,7 +243,7 @@ func CanWin(name string) bool { return name != formatter.GCFGraph }
 func (r *Result) Winner(row Row, t Tokenizer) int {
 	best := -1
 	for j, c := range row.Cells {
-		if c.NA != "" || c.Lossy() || !CanWin(r.Formats[j].Name) {
+		if c.NA != "" || c.Lossy() || c.Binary || !CanWin(r.Formats[j].Name) {
 			continue
 		}
 		if best < 0 || t.Count(c) < t.Count(row.Cells[best]) {
@@ -255,7 +259,7 @@ func (r *Result) Winner(row Row, t Tokenizer) int {
 func (r *Result) Summaries(keep func(Row) bool) []Summary {
 	out := make([]Summary, len(r.Formats))
 	for j, f := range r.Formats {
-		s := Summary{Format: f.Name, Median: make([]float64, len(Tokenizers())), Eligible: CanWin(f.Name)}
+		s := Summary{Format: f.Name, Median: make([]float64, len(Tokenizers())), Eligible: CanWin(f.Name) && !f.Binary, Binary: f.Binary}
 		per := make([][]float64, len(Tokenizers()))
 		var byteSavings, lossy []float64
 		for _, row := range r.Rows {
@@ -269,14 +273,19 @@ func (r *Result) Summaries(keep func(Row) bool) []Summary {
 				continue
 			case c.Lossy():
 				s.Lossy++
-				lossy = append(lossy, Saving(c.O200k, base.O200k))
+				if !c.Binary {
+					lossy = append(lossy, Saving(c.O200k, base.O200k))
+				}
 				continue
 			}
 			s.Cases++
+			byteSavings = append(byteSavings, Saving(c.Bytes, base.Bytes))
+			if c.Binary {
+				continue
+			}
 			for k, t := range Tokenizers() {
 				per[k] = append(per[k], Saving(t.Count(c), t.Count(base)))
 			}
-			byteSavings = append(byteSavings, Saving(c.Bytes, base.Bytes))
 			if r.Winner(row, Tokenizers()[0]) == j {
 				s.Wins++
 			}

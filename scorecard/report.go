@@ -77,6 +77,7 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 	p("- `%s`: lossy by design, but a fixed point: Format(Parse(Format(x))) == Format(x).\n", RoundTripStable)
 	p("- `%s`: parses back, none of the above; `%s`: does not parse back.\n", RoundTripLossy, RoundTripFail)
 	p("- `%s` (markdown): the format has no reader; a view for people, shown for its size and never counted as a saving.\n\n", RoundTripNone)
+	p("gcb1 is knowing's binary payload, not text: it is measured in bytes only (\"bytes only\" in the token tables, bytes in the seeded-answers table) and never wins.\n\n")
 	p("The per-case **winner** is the format with the fewest tokens (ties: the earlier column) among the lossless-or-canonical cells; ")
 	p("the summary counts o200k_base wins. gcf-graph is shown but cannot win: it carries topology only, not properties.\n\n")
 
@@ -93,9 +94,12 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 		med := [3]string{"–", "–", "–"}
 		if s.Cases > 0 {
 			med = [3]string{pct(s.Median[0]), pct(s.Median[1]), pct(s.Bytes)}
+			if s.Binary {
+				med[0], med[1] = "bytes only", "bytes only"
+			}
 		}
 		lossy := "–"
-		if s.Lossy > 0 {
+		if s.Lossy > 0 && !s.Binary {
 			lossy = pct(s.LossyMedian) + LossyMark
 		}
 		p("| %s | %d | %s | %s | %s | %s | %d | %s | %d |\n", s.Format, s.Cases, med[0], med[1], med[2], wins, s.Lossy, lossy, s.NA)
@@ -119,6 +123,9 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 		for i := range present {
 			s := bygroup[i][j]
 			switch {
+			case f.Binary:
+				p(" bytes only |")
+				continue
 			case s.Cases == 0 && s.Lossy == 0:
 				p(" n/a |")
 				continue
@@ -161,6 +168,10 @@ func WriteReport(w io.Writer, res *Result, opts ReportOptions) error {
 			for _, c := range row.Cells {
 				if c.NA != "" {
 					p(" n/a |")
+					continue
+				}
+				if c.Binary {
+					p(" bytes only |")
 					continue
 				}
 				p(" %d (%s)%s |", t.Count(c), pct(Saving(t.Count(c), base)), mark(c))
@@ -266,6 +277,10 @@ func writeRealistic(p func(string, ...any), res *Result) {
 		for _, c := range r.Cells[1:] {
 			if c.NA != "" {
 				p(" n/a |")
+				continue
+			}
+			if c.Binary {
+				p(" %d B |", c.Bytes)
 				continue
 			}
 			p(" %d (%s)%s |", c.O200k, pct(Saving(c.O200k, n)), mark(c))

@@ -317,8 +317,8 @@ func TestRoundTripVerdicts(t *testing.T) {
 		}
 	}
 	want := map[string][]string{
-		"graph_30_25": {"json=lossless", "json-pretty=lossless", "goon=stable", "gcf=lossless", "gcf-graph=topology", "gcx=canonical", "toon=lossless", "xml=lossless", "markdown=no reader"},
-		"doc":         {"json=lossless", "json-pretty=lossless", "goon=n/a", "gcf=lossless", "gcf-graph=n/a", "gcx=stable", "toon=lossless", "xml=n/a", "markdown=n/a"},
+		"graph_30_25": {"json=lossless", "json-pretty=lossless", "goon=stable", "gcf=lossless", "gcf-graph=topology", "gcx=canonical", "toon=lossless", "xml=lossless", "markdown=no reader", "gcb1=stable"},
+		"doc":         {"json=lossless", "json-pretty=lossless", "goon=n/a", "gcf=lossless", "gcf-graph=n/a", "gcx=stable", "toon=lossless", "xml=n/a", "markdown=n/a", "gcb1=n/a"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)

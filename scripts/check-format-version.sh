@@ -35,6 +35,7 @@ table=(
   "toon;^toon/.*\\.go$;config/TOON_OUTPUT_FORMAT_VERSION"
   "markdown;^markdown/.*\\.go$;config/MARKDOWN_OUTPUT_FORMAT_VERSION"
   "xml;^xmlgraph/.*\\.go$;^config/schemas/graph_response\\.xsd$;config/XML_OUTPUT_FORMAT_VERSION"
+  "gcb1;^gcb1/.*\\.go$;config/GCB1_OUTPUT_FORMAT_VERSION"
 )
 
 # Buffer the log before grepping, so grep -q cannot SIGPIPE git under pipefail.

@@ -138,6 +138,11 @@ func bench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "wrote %s and %s (%d cases) in %s\n", f.out, f.chart, len(res.Rows), time.Since(start).Round(time.Second))
 	fmt.Fprintf(stdout, "median token saving against compact JSON (o200k_base / cl100k_base), lossless or canonical results only:\n")
 	for _, s := range res.Summaries(nil) {
+		if s.Binary {
+			fmt.Fprintf(stdout, "  %-12s bytes only: median byte saving %6.1f%%  (%d cases counted, %d lossy%s and %d n/a left out)\n",
+				s.Format, s.Bytes, s.Cases, s.Lossy, scorecard.LossyMark, s.NA)
+			continue
+		}
 		fmt.Fprintf(stdout, "  %-12s %6.1f%% / %6.1f%%  (%d cases counted, %d lossy%s and %d n/a left out)\n",
 			s.Format, s.Median[0], s.Median[1], s.Cases, s.Lossy, scorecard.LossyMark, s.NA)
 	}

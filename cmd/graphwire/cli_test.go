@@ -77,7 +77,7 @@ func TestUsageErrors(t *testing.T) {
 		{"too many arguments", []string{"export", "a", "b"}, "graphwire export: accepts 1 arg(s), received 2\nRun 'graphwire export --help' for usage.\n"},
 		{"missing argument", []string{"load"}, "graphwire load: requires at least 1 arg(s), only received 0\nRun 'graphwire load --help' for usage.\n"},
 		{"bad flag value", []string{"seed", "--scale", "x"}, "graphwire seed: invalid argument \"x\" for \"--scale\" flag: strconv.ParseFloat: parsing \"x\": invalid syntax\nRun 'graphwire seed --help' for usage.\n"},
-		{"bad --format", []string{"query", "--format", "yaml", "{}"}, "graphwire query: unknown --format \"yaml\" (want gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
+		{"bad --format", []string{"query", "--format", "yaml", "{}"}, "graphwire query: unknown --format \"yaml\" (want gcb1, gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
 		{"token without secret", []string{"token", "--sub", "1"}, "graphwire token: --jwt-secret-file is required\nRun 'graphwire token --help' for usage.\n"},
 	}
 	for _, tt := range tests {
@@ -97,7 +97,7 @@ func TestVersion(t *testing.T) {
 	if r.code != exitOK || r.stderr != "" || !regexp.MustCompile(`(?m)^graphwire \S+\n(?s:.*)^go:\s+go1\.\S+ \S+/\S+\n(?s:.*)^formats: .*goon \d+\.\d+\.\d+`).MatchString(r.stdout) {
 		t.Fatalf("graphwire --version: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
-	for _, want := range []string{"markdown " + config.MarkdownVersion(), "xml " + config.XMLVersion()} {
+	for _, want := range []string{"markdown " + config.MarkdownVersion(), "xml " + config.XMLVersion(), "gcb1 " + config.GCB1Version()} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("graphwire --version lacks %q:\n%s", want, r.stdout)
 		}
@@ -146,7 +146,7 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 	r := runCLI("__complete", "query", "--format", "")
-	if r.code != exitOK || !strings.HasPrefix(r.stdout, "gcf\ngcf-graph\ngcx\ngoon\njson\nmarkdown\ntoon\nxml\nauto\ndot\nmermaid\n:") {
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "gcb1\ngcf\ngcf-graph\ngcx\ngoon\njson\nmarkdown\ntoon\nxml\nauto\ndot\nmermaid\n:") {
 		t.Errorf("__complete query --format: exit %d, stdout %q", r.code, r.stdout)
 	}
 	r = runCLI("__complete", "query", "--emb")

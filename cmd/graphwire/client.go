@@ -38,6 +38,7 @@ var formatEnums = map[string]pb.FormatName{
 	"toon":      pb.FormatName_FORMAT_NAME_TOON,
 	"markdown":  pb.FormatName_FORMAT_NAME_MARKDOWN,
 	"xml":       pb.FormatName_FORMAT_NAME_XML,
+	"gcb1":      pb.FormatName_FORMAT_NAME_GCB1,
 }
 
 // dial connects to a graphwire server over plaintext gRPC (an in-process
@@ -167,6 +168,8 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 		err = writeAnswer(stdout, f.format, []byte(r.ResultJson))
 	case *pb.ExecuteQueryResponse_FormattedText:
 		_, err = io.WriteString(stdout, r.FormattedText)
+	case *pb.ExecuteQueryResponse_FormattedBytes:
+		_, err = stdout.Write(r.FormattedBytes)
 	}
 	// answer_rows are the rows printed, as local mode counts them; row_count is what the engine
 	// returned, one more (the probe row) when more rows follow the page.

@@ -12,8 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/gcb1"
 	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/gcx"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/pipeline"
 	"github.com/graphwire/graphwire/toon"
@@ -26,6 +28,9 @@ type converter struct {
 	toJSON   func(data []byte) ([]byte, error)
 	// lossless reports whether toJSON(fromJSON(doc)) gives doc back.
 	lossless bool
+	// response: the format carries a GraphResponse, not any JSON document
+	// (gcb1); binary: its output is bytes, written without a final newline.
+	response, binary bool
 }
 
 // converters returns the conversions; tool names the GCX section of a
@@ -73,6 +78,26 @@ func converters(tool string) map[string]converter {
 			toJSON:   func(b []byte) ([]byte, error) { return normalizeJSON(b) },
 			lossless: true,
 		},
+		// GCB1 carries a GraphResponse (the raw JSON answer), as far as
+		// knowing's layout has room for it (docs/formats.md).
+		"gcb1": {
+			fromJSON: func(b []byte) ([]byte, error) {
+				r, err := graphresponse.Unmarshal(b)
+				if err != nil {
+					return nil, fmt.Errorf("gcb1 carries a GraphResponse: %w", err)
+				}
+				return gcb1.Marshal(r, gcb1.Options{})
+			},
+			toJSON: func(b []byte) ([]byte, error) {
+				r, err := gcb1.Unmarshal(b, gcb1.Options{})
+				if err != nil {
+					return nil, err
+				}
+				return graphresponse.Marshal(r), nil
+			},
+			response: true,
+			binary:   true,
+		},
 		"toon": {
 			fromJSON: func(b []byte) ([]byte, error) { return toon.FromJSON(b, toon.Options{}) },
 			toJSON:   func(b []byte) ([]byte, error) { return toon.ToJSON(b, toon.Options{}, "") },
@@ -96,8 +121,9 @@ func newConvertCmd(s streams) *cobra.Command {
 	var from, to, tool string
 	cmd := &cobra.Command{
 		Use:   "convert [--from FORMAT] --to FORMAT [flags] [FILE]",
-		Short: "convert any JSON document to and from the text formats",
-		Long: "Convert any JSON document to and from the text formats (" + strings.Join(names, ", ") + "). It reads\n" +
+		Short: "convert any JSON document to and from the text formats, and GraphResponses to and from gcb1",
+		Long: "Convert any JSON document to and from the text formats (" + strings.Join(names, ", ") + "); gcb1,\n" +
+			"knowing's binary payload, carries a GraphResponse (the raw JSON answer of a query). It reads\n" +
 			"FILE, or standard input without one or with -.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -159,7 +185,7 @@ func runConvert(convs map[string]converter, src converter, to, file string, stdi
 	} else if out, err = convs[to].fromJSON(doc); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	w := &endWriter{w: stdout}
+	w := &endWriter{w: stdout, binary: convs[to].binary}
 	if _, err := w.Write(out); err != nil {
 		return err
 	}

@@ -14,6 +14,9 @@ import (
 func TestConvertRoundTrip(t *testing.T) {
 	doc := `{"users":[{"id":1,"name":"Ann \"A\"","tags":["a","b"]},{"id":2,"name":"Bob","tags":[]}],"big":9007199254740993,"nested":{"x":null,"y":[1,[2,3]]}}`
 	for name, c := range converters("value") {
+		if c.response {
+			continue // carries GraphResponses only: TestConvertGCB1
+		}
 		t.Run(name, func(t *testing.T) {
 			var enc, dec, stderr bytes.Buffer
 			if code := run([]string{"convert", "--to", name}, strings.NewReader(doc), &enc, &stderr); code != 0 {
@@ -116,4 +119,28 @@ func runCLIStdin(stdin string, args ...string) result {
 	var stdout, stderr bytes.Buffer
 	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
 	return result{code, stdout.String(), stderr.String()}
+}
+
+// TestConvertGCB1: convert writes a GraphResponse as GCB1 bytes (no final
+// newline, which would be a trailing byte) and reads it back; a document
+// that is not a GraphResponse is an error.
+func TestConvertGCB1(t *testing.T) {
+	doc := `{"format_version":"5.0.1","query_type":"traversal","nodes":[{"type":"User","id":"1","username":"ann"},{"type":"Group","id":"2"}],"edges":[{"from":"User","from_id":"1","to":"Group","to_id":"2","type":"MEMBER_OF"}]}`
+	var enc, dec, stderr bytes.Buffer
+	if code := run([]string{"convert", "--to", "gcb1"}, strings.NewReader(doc), &enc, &stderr); code != 0 {
+		t.Fatalf("to gcb1: exit %d: %s", code, stderr.String())
+	}
+	if !bytes.HasPrefix(enc.Bytes(), []byte("GCB1\x01")) || enc.Bytes()[enc.Len()-1] == '\n' {
+		t.Fatalf("output % x", enc.Bytes())
+	}
+	if code := run([]string{"convert", "--from", "gcb1", "--to", "json"}, bytes.NewReader(enc.Bytes()), &dec, &stderr); code != 0 {
+		t.Fatalf("from gcb1: exit %d: %s", code, stderr.String())
+	}
+	if got := strings.TrimSuffix(dec.String(), "\n"); got != doc {
+		t.Errorf("round trip:\n got %s\nwant %s", got, doc)
+	}
+	stderr.Reset()
+	if code := run([]string{"convert", "--to", "gcb1"}, strings.NewReader(`{"a":1}`), &enc, &stderr); code != 1 || !strings.Contains(stderr.String(), "gcb1 carries a GraphResponse") {
+		t.Errorf("non-response: exit %d: %s", code, stderr.String())
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/gcb1"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -62,7 +66,11 @@ func newExportCmd(s streams) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dir = args[0]
-			if _, err := load.ParseFormat(f.format); err != nil {
+			if f.format == formatter.GCB1 {
+				if query == "" {
+					return &usageError{errors.New("--format gcb1 writes a query's answer (one payload): add --query")}
+				}
+			} else if _, err := load.ParseFormat(f.format); err != nil {
 				return &usageError{err}
 			}
 			if query != "" {
@@ -88,13 +96,13 @@ func newExportCmd(s streams) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	f.engine.register(fs)
-	fs.StringVar(&f.format, "format", "jsonl", "file format: jsonl, csv or parquet")
+	fs.StringVar(&f.format, "format", "jsonl", "file format: jsonl, csv or parquet; with --query also gcb1 (knowing's binary payload, one file answer.gcb1, which load does not read)")
 	fs.StringVar(&f.types, "types", "", "comma-separated entity and relationship types (default: every type with rows)")
 	fs.StringVar(&f.path, "path", "", "only rows whose traversal_path starts with PREFIX, e.g. 1/22/")
 	fs.StringVar(&query, "query", "", "export the nodes and edges of this query's answer: a file of DSL JSON, @FILE, the JSON itself, or - for stdin")
 	fs.BoolVar(&f.admin, "admin", false, "with --query: run it as an admin caller")
 	fs.Var(&f.scopes, "scope", "with --query: grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
-	completeWords(cmd, "format", "jsonl", "csv", "parquet")
+	completeWords(cmd, "format", "jsonl", "csv", "parquet", formatter.GCB1)
 	return cmd
 }
 
@@ -150,5 +158,25 @@ func exportAnswer(ctx context.Context, eng load.Engine, ont *ontology.Ontology, 
 	if err != nil {
 		return nil, err
 	}
+	if f.format == formatter.GCB1 {
+		return exportGCB1(resp, f.dir)
+	}
 	return load.ExportAnswer(ctx, eng, ont, resp, caller, f.dir, load.ExportOptions{Format: format})
+}
+
+// exportGCB1 writes the answer as one GCB1 payload, DIR/answer.gcb1; rows are its nodes and
+// edges.
+func exportGCB1(resp *graphresponse.Response, dir string) ([]load.FileReport, error) {
+	b, err := gcb1.Marshal(resp, gcb1.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("write gcb1: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "answer.gcb1")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return nil, err
+	}
+	return []load.FileReport{{Path: path, Type: "answer", Rows: int64(len(resp.Nodes) + len(resp.Edges))}}, nil
 }

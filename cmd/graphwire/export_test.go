@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/graphwire/graphwire/gcb1"
 )
 
 // TestExportQueryCLI exports the answer of a scoped query: the files hold the answer's nodes
@@ -17,6 +21,10 @@ func TestExportQueryCLI(t *testing.T) {
 	r = runCLI("export", "--scope", "1/10/", t.TempDir())
 	if r.code != exitUsage || !strings.Contains(r.stderr, "go with --query") {
 		t.Errorf("--scope without --query: exit %d, want %d\n%s", r.code, exitUsage, r.stderr)
+	}
+	r = runCLI("export", "--format", "gcb1", t.TempDir())
+	if r.code != exitUsage || !strings.Contains(r.stderr, "add --query") {
+		t.Errorf("--format gcb1 without --query: exit %d, want %d\n%s", r.code, exitUsage, r.stderr)
 	}
 	requireCHDB(t)
 	data := t.TempDir()
@@ -62,6 +70,31 @@ func TestExportQueryCLI(t *testing.T) {
 				t.Errorf("%s row %d = %s, want it to contain %s", name, i, got[i], l)
 			}
 		}
+	}
+	// --format gcb1 writes the answer as one payload that decodes to it.
+	bin := t.TempDir()
+	r = runCLI("export", "--embedded", data, "--query", q, "--scope", "1/10/", "--format", "gcb1", bin)
+	if r.code != exitOK || strings.TrimSpace(r.stdout) != filepath.Join(bin, "answer.gcb1") {
+		t.Fatalf("export --format gcb1: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(bin, "answer.gcb1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := gcb1.Unmarshal(b, gcb1.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range ans.Nodes {
+		got = append(got, fmt.Sprintf("%s:%d", n.Type, n.ID))
+	}
+	for _, e := range ans.Edges {
+		got = append(got, fmt.Sprintf("%s:%d-%s->%s:%d", e.From, e.FromID, e.Type, e.To, e.ToID))
+	}
+	slices.Sort(got)
+	if want := []string{"Directory:101", "Directory:101-CONTAINS->File:200", "Directory:101-CONTAINS->File:201", "File:200", "File:201"}; !slices.Equal(got, want) {
+		t.Errorf("gcb1 answer %v, want %v", got, want)
 	}
 	// Another namespace sees nothing: no files.
 	other := t.TempDir()

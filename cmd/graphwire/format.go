@@ -47,7 +47,7 @@ func newFormatCmd(s streams) *cobra.Command {
 			if len(args) == 1 {
 				f.file = args[0]
 			}
-			out := &endWriter{w: s.stdout}
+			out := &endWriter{w: s.stdout, binary: binaryFormat(f.to)}
 			if err := formatOnce(cmd.Context(), reg, f, s.stdin, out, s.stderr); err != nil {
 				return err
 			}

@@ -92,7 +92,8 @@ func TestFormatList(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"goon       " + config.GOONVersion(), "json       " + config.RawVersion(),
-		"markdown   " + config.MarkdownVersion() + "    text/markdown", "xml        " + config.XMLVersion() + "    application/xml"} {
+		"markdown   " + config.MarkdownVersion() + "    text/markdown", "xml        " + config.XMLVersion() + "    application/xml",
+		"gcb1       " + config.GCB1Version() + "    application/x-gcb1"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("--list output lacks %q:\n%s", want, stdout.String())
 		}
@@ -216,5 +217,25 @@ func TestFormatAuto(t *testing.T) {
 	}
 	if r := runCLI("format", "--to", "auto", "--goon-version", "4.0.1", in); r.code != exitUsage && r.code != exitFailure || !strings.Contains(r.stderr, "--goon-version applies only to --to goon") {
 		t.Errorf("--to auto --goon-version: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestFormatGCB1: json → gcb1 writes the payload without a final newline,
+// and gcb1 → json reads back what GCB1 keeps (no depth, no pagination).
+func TestFormatGCB1(t *testing.T) {
+	in := `{"format_version":"5.0.1","query_type":"traversal","nodes":[{"type":"User","id":"1","username":"a"},{"type":"Group","id":"3"}],"edges":[{"from":"User","from_id":"1","to":"Group","to_id":"3","type":"MEMBER_OF","depth":1}],"pagination":{"has_more":true,"truncated":false,"next_cursor":""}}`
+	want := `{"format_version":"5.0.1","query_type":"traversal","nodes":[{"type":"User","id":"1","username":"a"},{"type":"Group","id":"3"}],"edges":[{"from":"User","from_id":"1","to":"Group","to_id":"3","type":"MEMBER_OF"}]}`
+	var bin, back, stderr bytes.Buffer
+	if code := run([]string{"format", "--to", "gcb1"}, strings.NewReader(in), &bin, &stderr); code != 0 {
+		t.Fatalf("json → gcb1 exit %d: %s", code, stderr.String())
+	}
+	if b := bin.Bytes(); !bytes.HasPrefix(b, []byte("GCB1\x01")) || b[len(b)-1] == '\n' {
+		t.Fatalf("gcb1 output % x", b)
+	}
+	if code := run([]string{"format", "--from", "gcb1", "--to", "json"}, bytes.NewReader(bin.Bytes()), &back, &stderr); code != 0 {
+		t.Fatalf("gcb1 → json exit %d: %s", code, stderr.String())
+	}
+	if got := strings.TrimSuffix(back.String(), "\n"); got != want {
+		t.Errorf("json → gcb1 → json:\n got %s\nwant %s", got, want)
 	}
 }

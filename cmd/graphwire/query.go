@@ -213,7 +213,7 @@ func runQuery(ctx context.Context, f queryFlags, stdout, stderr io.Writer) error
 		defer cancel()
 	}
 	start := time.Now()
-	out := &endWriter{w: stdout}
+	out := &endWriter{w: stdout, binary: binaryFormat(f.format)}
 	var st queryStats
 	var err error
 	if f.server != "" {
@@ -363,9 +363,10 @@ func writeAnswer(w io.Writer, format string, text []byte) error {
 // endWriter counts what passes through it and remembers the last byte, so that every answer
 // can end with exactly one newline whatever its format writes.
 type endWriter struct {
-	w    io.Writer
-	n    int64
-	last byte
+	w      io.Writer
+	n      int64
+	last   byte
+	binary bool // bytes (gcb1): no final newline, which would be a trailing byte
 }
 
 func (e *endWriter) Write(p []byte) (int, error) {
@@ -379,7 +380,7 @@ func (e *endWriter) Write(p []byte) (int, error) {
 
 // finish writes a final newline unless the output is empty or already ends with one.
 func (e *endWriter) finish() error {
-	if e.n == 0 || e.last == '\n' {
+	if e.n == 0 || e.last == '\n' || e.binary {
 		return nil
 	}
 	_, err := e.Write([]byte{'\n'})
@@ -418,4 +419,10 @@ func explain(stdout io.Writer, q *compiler.Query, unknown string) error {
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err
+}
+
+// binaryFormat reports whether the format named name writes bytes (gcb1).
+func binaryFormat(name string) bool {
+	f, err := formatter.Default().Lookup(name)
+	return err == nil && formatter.IsBinary(f)
 }

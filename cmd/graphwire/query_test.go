@@ -98,7 +98,7 @@ func TestRunQuery(t *testing.T) {
 		},
 		{
 			name: "bad format", args: []string{"--format", "yaml", "{}"}, wantCode: exitUsage,
-			wantStderr: "graphwire query: unknown --format \"yaml\" (want gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n",
+			wantStderr: "graphwire query: unknown --format \"yaml\" (want gcb1, gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n",
 		},
 		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},
 		{name: "bad scope", args: []string{"--scope", "abc", "{}"}, wantCode: exitUsage},
@@ -109,7 +109,7 @@ func TestRunQuery(t *testing.T) {
 			args:     []string{"--embedded", filepath.Join(t.TempDir(), "none"), "--admin", "--format", "llm", "--llm-format", "yaml", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]}]}`},
 			wantCode: exitUsage,
 			wantStderr: "graphwire query: --format llm --llm-format yaml is deprecated and will be removed; use --format yaml\n" +
-				"graphwire query: unknown --format \"yaml\" (want gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n",
+				"graphwire query: unknown --format \"yaml\" (want gcb1, gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n",
 		},
 	}
 	for _, tt := range tests {

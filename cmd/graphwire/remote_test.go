@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/gcb1"
 )
 
 // statsRE is the line query --stats prints, locally and from a server alike.
@@ -68,11 +69,14 @@ func TestLocalAndServerAgree(t *testing.T) {
 		args     []string
 		wantCode int
 		wantErr  string // the stderr line, the same in both modes
+		binary   bool   // stdout is a GCB1 payload: no final newline
 	}{
 		{name: "answer", local: []string{"--admin"}, token: admin, args: []string{mrs}},
 		{name: "llm answer", local: []string{"--scope", "1/:30"}, token: scoped, args: []string{"--format", "goon", mrs}},
 		{name: "dot", local: []string{"--admin"}, token: admin, args: []string{"--format", "dot", mrs}},
 		{name: "mermaid", local: []string{"--admin"}, token: admin, args: []string{"--format", "mermaid", mrs}},
+		// The server answers in formatted_bytes; the client writes them as they are.
+		{name: "gcb1", local: []string{"--admin"}, token: admin, args: []string{"--format", "gcb1", mrs}, binary: true},
 		{
 			name: "unknown entity", local: []string{"--admin"}, token: admin,
 			args:     []string{`{"query_type":"traversal","nodes":[{"id":"x","entity":"Usr","node_ids":[1]}]}`},
@@ -112,7 +116,12 @@ func TestLocalAndServerAgree(t *testing.T) {
 				if !strings.HasPrefix(r.stderr, tt.wantErr) || strings.Count(r.stderr, "\n") > 1 {
 					t.Errorf("stderr %q, want one line starting %q", r.stderr, tt.wantErr)
 				}
-				if tt.wantCode == exitOK && !strings.HasSuffix(r.stdout, "\n") {
+				switch {
+				case tt.binary:
+					if _, err := gcb1.Unmarshal([]byte(r.stdout), gcb1.Options{}); err != nil {
+						t.Errorf("stdout is not one GCB1 payload: %v", err)
+					}
+				case tt.wantCode == exitOK && !strings.HasSuffix(r.stdout, "\n"):
 					t.Errorf("stdout does not end with a newline: %q", r.stdout)
 				}
 			}

@@ -99,6 +99,9 @@ func Write(w io.Writer, res *scorecard.Result) error {
 	var markText []string
 	var markOffset []vg.Length
 	for j, f := range res.Formats {
+		if f.Binary {
+			continue // bytes, no tokens to chart
+		}
 		solid := make(plotter.Values, len(groups))
 		faded := make(plotter.Values, len(groups))
 		offset := vg.Length(float64(j)-float64(n-1)/2) * barWidth

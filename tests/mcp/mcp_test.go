@@ -262,6 +262,8 @@ func TestToolErrors(t *testing.T) {
 		{"bad json", "PARSE_ERROR", "", "", map[string]any{"query": `{"query_type":`}},
 		{"bad cursor", "INVALID_CURSOR", "/cursor", "", map[string]any{"query": usersQuery, "cursor": "gwc2.!!!"}},
 		{"unknown format", "UNKNOWN_FORMAT", "/format", "", map[string]any{"query": usersQuery, "format": "yaml"}},
+		// gcb1 is bytes: never MCP text.
+		{"binary format", "BINARY_FORMAT", "/format", "", map[string]any{"query": usersQuery, "format": "gcb1"}},
 		{"unknown argument", "INVALID_ARGUMENTS", "", "", map[string]any{"query": usersQuery, "colour": "red"}},
 		// The compiler's limit on the query text holds over MCP too.
 		{"query over the limit", "LIMIT_EXCEEDED", "", "",

@@ -100,21 +100,25 @@ const (
 	FormatName_FORMAT_NAME_MARKDOWN FormatName = 8
 	// XML of config/schemas/graph_response.xsd, lossless.
 	FormatName_FORMAT_NAME_XML FormatName = 9
+	// knowing's GCB1 binary payload (docs/formats.md): bytes, answered in
+	// ExecuteQueryResponse.formatted_bytes; max_tokens does not apply.
+	FormatName_FORMAT_NAME_GCB1 FormatName = 10
 )
 
 // Enum value maps for FormatName.
 var (
 	FormatName_name = map[int32]string{
-		0: "FORMAT_NAME_UNSPECIFIED",
-		1: "FORMAT_NAME_RAW",
-		2: "FORMAT_NAME_GOON",
-		3: "FORMAT_NAME_GCF",
-		4: "FORMAT_NAME_GCF_GRAPH",
-		5: "FORMAT_NAME_GCX",
-		6: "FORMAT_NAME_TOON",
-		7: "FORMAT_NAME_AUTO",
-		8: "FORMAT_NAME_MARKDOWN",
-		9: "FORMAT_NAME_XML",
+		0:  "FORMAT_NAME_UNSPECIFIED",
+		1:  "FORMAT_NAME_RAW",
+		2:  "FORMAT_NAME_GOON",
+		3:  "FORMAT_NAME_GCF",
+		4:  "FORMAT_NAME_GCF_GRAPH",
+		5:  "FORMAT_NAME_GCX",
+		6:  "FORMAT_NAME_TOON",
+		7:  "FORMAT_NAME_AUTO",
+		8:  "FORMAT_NAME_MARKDOWN",
+		9:  "FORMAT_NAME_XML",
+		10: "FORMAT_NAME_GCB1",
 	}
 	FormatName_value = map[string]int32{
 		"FORMAT_NAME_UNSPECIFIED": 0,
@@ -127,6 +131,7 @@ var (
 		"FORMAT_NAME_AUTO":        7,
 		"FORMAT_NAME_MARKDOWN":    8,
 		"FORMAT_NAME_XML":         9,
+		"FORMAT_NAME_GCB1":        10,
 	}
 )
 
@@ -257,6 +262,7 @@ type ExecuteQueryResponse struct {
 	//
 	//	*ExecuteQueryResponse_ResultJson
 	//	*ExecuteQueryResponse_FormattedText
+	//	*ExecuteQueryResponse_FormattedBytes
 	Result        isExecuteQueryResponse_Result `protobuf_oneof:"result"`
 	Metadata      *QueryMetadata                `protobuf:"bytes,3,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -318,6 +324,15 @@ func (x *ExecuteQueryResponse) GetFormattedText() string {
 	return ""
 }
 
+func (x *ExecuteQueryResponse) GetFormattedBytes() []byte {
+	if x != nil {
+		if x, ok := x.Result.(*ExecuteQueryResponse_FormattedBytes); ok {
+			return x.FormattedBytes
+		}
+	}
+	return nil
+}
+
 func (x *ExecuteQueryResponse) GetMetadata() *QueryMetadata {
 	if x != nil {
 		return x.Metadata
@@ -339,9 +354,16 @@ type ExecuteQueryResponse_FormattedText struct {
 	FormattedText string `protobuf:"bytes,2,opt,name=formatted_text,json=formattedText,proto3,oneof"`
 }
 
+type ExecuteQueryResponse_FormattedBytes struct {
+	// The formatted bytes of a binary format (llm_format = GCB1).
+	FormattedBytes []byte `protobuf:"bytes,4,opt,name=formatted_bytes,json=formattedBytes,proto3,oneof"`
+}
+
 func (*ExecuteQueryResponse_ResultJson) isExecuteQueryResponse_Result() {}
 
 func (*ExecuteQueryResponse_FormattedText) isExecuteQueryResponse_Result() {}
+
+func (*ExecuteQueryResponse_FormattedBytes) isExecuteQueryResponse_Result() {}
 
 type ExecuteQueryChunk struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1130,11 +1152,12 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\tpack_root\x18\x04 \x01(\tR\bpackRoot\x12\x1d\n" +
 	"\n" +
 	"max_tokens\x18\x05 \x01(\x05R\tmaxTokens\x12\x16\n" +
-	"\x06cursor\x18\x06 \x01(\tR\x06cursor\"\xa5\x01\n" +
+	"\x06cursor\x18\x06 \x01(\tR\x06cursor\"\xd0\x01\n" +
 	"\x14ExecuteQueryResponse\x12!\n" +
 	"\vresult_json\x18\x01 \x01(\tH\x00R\n" +
 	"resultJson\x12'\n" +
-	"\x0eformatted_text\x18\x02 \x01(\tH\x00R\rformattedText\x127\n" +
+	"\x0eformatted_text\x18\x02 \x01(\tH\x00R\rformattedText\x12)\n" +
+	"\x0fformatted_bytes\x18\x04 \x01(\fH\x00R\x0eformattedBytes\x127\n" +
 	"\bmetadata\x18\x03 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadataB\b\n" +
 	"\x06result\"`\n" +
 	"\x11ExecuteQueryChunk\x12\x12\n" +
@@ -1203,7 +1226,7 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\aformats\x18\x03 \x03(\v2\x18.graphwire.v1.FormatInfoR\aformats*B\n" +
 	"\x0eResponseFormat\x12\x17\n" +
 	"\x13RESPONSE_FORMAT_RAW\x10\x00\x12\x17\n" +
-	"\x13RESPONSE_FORMAT_LLM\x10\x01*\xf4\x01\n" +
+	"\x13RESPONSE_FORMAT_LLM\x10\x01*\x8a\x02\n" +
 	"\n" +
 	"FormatName\x12\x1b\n" +
 	"\x17FORMAT_NAME_UNSPECIFIED\x10\x00\x12\x13\n" +
@@ -1215,7 +1238,9 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\x10FORMAT_NAME_TOON\x10\x06\x12\x14\n" +
 	"\x10FORMAT_NAME_AUTO\x10\a\x12\x18\n" +
 	"\x14FORMAT_NAME_MARKDOWN\x10\b\x12\x13\n" +
-	"\x0fFORMAT_NAME_XML\x10\t2\xd8\x03\n" +
+	"\x0fFORMAT_NAME_XML\x10\t\x12\x14\n" +
+	"\x10FORMAT_NAME_GCB1\x10\n" +
+	"2\xd8\x03\n" +
 	"\fQueryService\x12U\n" +
 	"\fExecuteQuery\x12!.graphwire.v1.ExecuteQueryRequest\x1a\".graphwire.v1.ExecuteQueryResponse\x12Z\n" +
 	"\x12ExecuteQueryStream\x12!.graphwire.v1.ExecuteQueryRequest\x1a\x1f.graphwire.v1.ExecuteQueryChunk0\x01\x12[\n" +
@@ -1288,6 +1313,7 @@ func file_graphwire_v1_query_proto_init() {
 	file_graphwire_v1_query_proto_msgTypes[1].OneofWrappers = []any{
 		(*ExecuteQueryResponse_ResultJson)(nil),
 		(*ExecuteQueryResponse_FormattedText)(nil),
+		(*ExecuteQueryResponse_FormattedBytes)(nil),
 	}
 	file_graphwire_v1_query_proto_msgTypes[7].OneofWrappers = []any{
 		(*GetGraphSchemaResponse_SchemaJson)(nil),
