@@ -91,7 +91,15 @@ type NodeRef struct {
 type Rows struct {
 	Columns []string
 	Values  [][]any
+	// Withheld, when not nil, runs parallel to Values: a row marked true was withheld by
+	// redaction (docs/redaction.md). It keeps its place in the page, so the probe row, has_more
+	// and the cursor stay those of the engine's window, but [Build] and [BuildPlan.NodeRefs]
+	// leave it out, and with it its nodes and edges unless another row holds them.
+	Withheld []bool
 }
+
+// withheld reports whether row i of r was withheld by redaction.
+func (r Rows) withheld(i int) bool { return i < len(r.Withheld) && r.Withheld[i] }
 
 // ErrBuild is wrapped by every [Build] failure: a result that breaks the column contract.
 var ErrBuild = errors.New("graphresponse: result does not match the plan")
@@ -126,8 +134,72 @@ func (p *BuildPlan) page(rows [][]any) ([][]any, bool) {
 	return rows, false
 }
 
+// RowRefs lists, for each row of the base page (the probe row excluded), the nodes the row
+// shows: a traversal row its selectors' nodes, a neighbors row the centre and the neighbour,
+// a path_finding row every node of its path, an aggregation row the nodes it is grouped by
+// (none when grouped by properties only). Redaction withholds a row when any of them is
+// denied (docs/redaction.md).
+func (p *BuildPlan) RowRefs(base Rows) ([][]NodeRef, error) {
+	ix := index(base.Columns)
+	rows, _ := p.page(base.Values)
+	out := make([][]NodeRef, len(rows))
+	for r, row := range rows {
+		switch p.QueryType {
+		case QueryTraversal:
+			for i, pn := range p.Nodes {
+				id, err := nodeID(ix, row, i)
+				if err != nil {
+					return nil, err
+				}
+				out[r] = append(out[r], NodeRef{pn.Entity, id})
+			}
+		case QueryAggregation:
+			for _, g := range p.Groups {
+				if g.Kind != GroupKindNode {
+					continue
+				}
+				id, err := nodeID(ix, row, g.Node)
+				if err != nil {
+					return nil, err
+				}
+				out[r] = append(out[r], NodeRef{g.Entity, id})
+			}
+		case QueryNeighbors:
+			c, n, err := neighborRefs(p, ix, row)
+			if err != nil {
+				return nil, err
+			}
+			out[r] = []NodeRef{c, n}
+		case QueryPathFinding:
+			nodes, _, err := pathOf(ix, row)
+			if err != nil {
+				return nil, err
+			}
+			out[r] = nodes
+		default:
+			return nil, buildErr("unknown query type %q", p.QueryType)
+		}
+	}
+	return out, nil
+}
+
+// nodeID reads column n<i>_id of row.
+func nodeID(ix colIndex, row []any, i int) (int64, error) {
+	col := "n" + strconv.Itoa(i) + "_id"
+	v, err := ix.get(row, col)
+	if err != nil {
+		return 0, err
+	}
+	id, ok := asInt(v)
+	if !ok {
+		return 0, buildErr("column %s is %T, want an integer", col, v)
+	}
+	return id, nil
+}
+
 // NodeRefs lists the distinct nodes of the base page that hydration must fetch, in first
-// appearance order (neighbors and path_finding only; nil otherwise).
+// appearance order (neighbors and path_finding only; nil otherwise). Rows withheld by
+// redaction are not fetched.
 func (p *BuildPlan) NodeRefs(base Rows) ([]NodeRef, error) {
 	ix := index(base.Columns)
 	rows, _ := p.page(base.Values)
@@ -139,7 +211,10 @@ func (p *BuildPlan) NodeRefs(base Rows) ([]NodeRef, error) {
 			out = append(out, r)
 		}
 	}
-	for _, row := range rows {
+	for i, row := range rows {
+		if base.withheld(i) {
+			continue
+		}
 		switch p.QueryType {
 		case QueryNeighbors:
 			c, n, err := neighborRefs(p, ix, row)
@@ -269,7 +344,16 @@ func hydratedValue(v any, typ string) (Value, error) {
 // moved between the two statements). A string that is not valid UTF-8 is repaired and
 // counted in [Response.Repaired].
 func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
-	rows, hasMore := p.page(base.Values)
+	page, hasMore := p.page(base.Values)
+	rows := page
+	if base.Withheld != nil {
+		rows = make([][]any, 0, len(page))
+		for i, row := range page {
+			if !base.withheld(i) {
+				rows = append(rows, row)
+			}
+		}
+	}
 	ix := index(base.Columns)
 	r := &Response{FormatVersion: p.FormatVersion, QueryType: p.QueryType, Nodes: []Node{}, Edges: []Edge{}}
 	var err error
@@ -298,8 +382,10 @@ func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 	}
 	r.Repaired = repairText(r)
 	r.Pagination = &Pagination{HasMore: hasMore, Truncated: hasMore}
-	if p.Paginate && hasMore && len(rows) > 0 {
-		last := rows[len(rows)-1]
+	if p.Paginate && hasMore && len(page) > 0 {
+		// The cursor resumes after the engine's last page row, withheld or not, so that
+		// redaction never makes a page repeat or skip rows.
+		last := page[len(page)-1]
 		keys := make([]*string, p.SortKeys)
 		for i := range keys {
 			v, err := ix.get(last, "_k"+strconv.Itoa(i))
