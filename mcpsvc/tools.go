@@ -141,17 +141,20 @@ type queryArgs struct {
 
 // queryMeta is the structured content of a query_graph answer.
 type queryMeta struct {
-	Format         string               `json:"format"`
-	FormatVersion  string               `json:"format_version"`
-	QueryType      string               `json:"query_type"`
-	RowCount       int64                `json:"row_count"`
-	TokenCount     int                  `json:"token_count"`
-	HasMore        bool                 `json:"has_more"`
-	NextCursor     string               `json:"next_cursor,omitempty"`
-	Truncated      bool                 `json:"truncated,omitempty"`
-	PackRoot       string               `json:"pack_root,omitempty"`
-	GraphOutcome   string               `json:"graph_outcome,omitempty"`
-	AlteredValues  int                  `json:"altered_values,omitempty"`
+	Format        string `json:"format"`
+	FormatVersion string `json:"format_version"`
+	QueryType     string `json:"query_type"`
+	RowCount      int64  `json:"row_count"`
+	TokenCount    int    `json:"token_count"`
+	HasMore       bool   `json:"has_more"`
+	NextCursor    string `json:"next_cursor,omitempty"`
+	Truncated     bool   `json:"truncated,omitempty"`
+	PackRoot      string `json:"pack_root,omitempty"`
+	GraphOutcome  string `json:"graph_outcome,omitempty"`
+	AlteredValues int    `json:"altered_values,omitempty"`
+	// Redacted and WithheldRows: see docs/redaction.md.
+	Redacted       bool                 `json:"redacted,omitempty"`
+	WithheldRows   int                  `json:"withheld_rows,omitempty"`
 	AutoConsidered []pipeline.Candidate `json:"auto_considered,omitempty"`
 }
 
@@ -179,7 +182,8 @@ func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, claim
 	}
 	meta := queryMeta{Format: ans.Format, FormatVersion: ans.Version, QueryType: ans.QueryType, RowCount: ans.Rows,
 		TokenCount: ans.Tokens, HasMore: ans.HasMore, NextCursor: ans.NextCursor, Truncated: ans.Truncated,
-		PackRoot: ans.PackRoot, GraphOutcome: ans.Outcome, AlteredValues: ans.Altered, AutoConsidered: ans.Considered}
+		PackRoot: ans.PackRoot, GraphOutcome: ans.Outcome, AlteredValues: ans.Altered, AutoConsidered: ans.Considered,
+		Redacted: ans.Redacted, WithheldRows: ans.Withheld}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(ans.Text)}}, StructuredContent: meta}, nil
 }
 

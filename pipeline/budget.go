@@ -90,7 +90,7 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 		if err != nil {
 			return err
 		}
-		a.fill(out, resp, int64(rows), false)
+		a.fill(out, resp, int64(rows-withheldIn(ex.Base, rows)), false)
 		return nil
 	}
 	if pg == nil || !plan.Paginate || rows <= 1 {
@@ -99,7 +99,12 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 	prefix := func(k int) (*graphresponse.Response, error) {
 		bp := *plan
 		bp.PageSize = k
-		pr, err := graphresponse.Build(&bp, graphresponse.Rows{Columns: ex.Base.Columns, Values: ex.Base.Values[:k+1]}, ex.Hydration)
+		base := graphresponse.Rows{Columns: ex.Base.Columns, Values: ex.Base.Values[:k+1]}
+		if w := ex.Base.Withheld; w != nil {
+			// Rows redaction withheld stay withheld in every prefix.
+			base.Withheld = w[:min(k+1, len(w))]
+		}
+		pr, err := graphresponse.Build(&bp, base, ex.Hydration)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +146,7 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 	if err != nil {
 		return err
 	}
-	a.fill(out, bestResp, int64(best), true)
+	a.fill(out, bestResp, int64(best-withheldIn(ex.Base, best)), true)
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/redact"
 	"github.com/graphwire/graphwire/telemetry"
 )
 
@@ -73,6 +74,12 @@ type Options struct {
 	// values"). json answers stay exact; goon truncates long strings itself, far shorter
 	// (its spec's "..." and key_len). 0 means [DefaultMaxValueBytes]; negative, no cap.
 	MaxValueBytes int
+	// Redactor, when set, is the redaction authority (docs/redaction.md):
+	// after the base statement, every row showing a node the caller may not
+	// read is withheld, before hydration and formatting. An authority that
+	// cannot decide fails the request (an error wrapping
+	// redact.ErrUnavailable). nil redacts nothing.
+	Redactor *redact.Authority
 }
 
 // Pipeline is the one code path from a request to formatted bytes, shared
@@ -224,6 +231,11 @@ type Answer struct {
 	Executed executor.Executed
 	// Considered lists, for auto, the lossless formats and their tokens.
 	Considered []Candidate
+	// Redacted reports that the redaction authority screened the answer
+	// and Withheld how many of the engine's page rows it withheld; such a
+	// page may hold fewer rows than its size while has_more is set.
+	Redacted bool
+	Withheld int
 }
 
 // Candidate is one format auto considered.
@@ -329,7 +341,9 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	a := x.a
-	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+capped+x.resp.Repaired, pageRows(x.q, a.Executed)
+	rows := pageRows(x.q, a.Executed)
+	rows -= int64(withheldIn(a.Executed.Base, int(rows)))
+	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+capped+x.resp.Repaired, rows
 	a.Capped = capped
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
@@ -408,7 +422,11 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 		return nil, none, err
 	}
 	start := time.Now()
-	resp, ex, err := executor.Respond(ctx, p.exec, p.opts.Compiler, q)
+	var scr *screen
+	if p.opts.Redactor != nil {
+		scr = &screen{a: p.opts.Redactor, c: redactCaller(req.Claims)}
+	}
+	resp, ex, err := executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, scr.orNil())
 	p.opts.Metrics.Engine(queryType, time.Since(start))
 	if err != nil {
 		// A statement the engine has not let go of yet (the caller is answered at its
@@ -433,7 +451,52 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	}
 	x.q, x.resp, x.page = q, resp, page
 	x.a = &Answer{QueryType: resp.QueryType, EngineRows: ex.Rows, Debug: q.Plan.Debug(), Executed: ex}
+	if scr != nil {
+		x.a.Redacted, x.a.Withheld = true, scr.withheld
+	}
 	return x, release, nil
+}
+
+// screen is the redaction of one request: the authority and the caller.
+type screen struct {
+	a        *redact.Authority
+	c        redact.Caller
+	withheld int
+}
+
+func (s *screen) Screen(ctx context.Context, plan *graphresponse.BuildPlan, base *graphresponse.Rows) error {
+	n, err := s.a.Screen(ctx, s.c, plan, base)
+	s.withheld = n
+	return err
+}
+
+// orNil keeps a nil *screen from becoming a non-nil interface.
+func (s *screen) orNil() executor.Screen {
+	if s == nil {
+		return nil
+	}
+	return s
+}
+
+// redactCaller is the caller as the redaction authority sees it, keyed by
+// the whole authorization context.
+func redactCaller(c *auth.Claims) redact.Caller {
+	scopes := make([]redact.Scope, len(c.Scopes))
+	for i, s := range c.Scopes {
+		scopes[i] = redact.Scope{Path: s.Path, AccessLevel: s.Level}
+	}
+	return redact.NewCaller(c.Fingerprint(), strconv.FormatInt(c.UserID, 10), c.Admin, scopes)
+}
+
+// withheldIn counts the rows of the first n engine rows that redaction withheld.
+func withheldIn(base graphresponse.Rows, n int) int {
+	k := 0
+	for i := 0; i < n && i < len(base.Withheld); i++ {
+		if base.Withheld[i] {
+			k++
+		}
+	}
+	return k
 }
 
 // pageRows is the number of result rows of the engine's page (without the
@@ -511,6 +574,8 @@ func jsonInt(v any) (int, error) {
 // errorKind is the class of a failure for the log.
 func errorKind(err error) string {
 	switch {
+	case errors.Is(err, redact.ErrUnavailable):
+		return "redaction"
 	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, executor.ErrResourceExhausted):

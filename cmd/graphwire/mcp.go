@@ -29,6 +29,7 @@ type mcpFlags struct {
 	// --jwt-secret-file; the claims are auth.Options' mapping.
 	jwksFile, jwksURL                  string
 	userClaim, scopesClaim, adminClaim string
+	redact                             redactFlags
 }
 
 func newMCPCmd(s streams) *cobra.Command {
@@ -58,6 +59,7 @@ func newMCPCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.userClaim, "jwt-user-claim", "sub", "claim of --token holding the user id")
 	fs.StringVar(&f.scopesClaim, "jwt-scopes-claim", "scopes", "claim of --token holding the scopes")
 	fs.StringVar(&f.adminClaim, "jwt-admin-claim", "admin", "claim of --token holding the admin flag")
+	f.redact.register(fs)
 	return cmd
 }
 
@@ -145,7 +147,11 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer eng.Close()
-	pipe, err := newPipeline(eng, ont, nil, nil, 0, 0, 0, nil, logger)
+	ro, err := f.redact.options()
+	if err != nil {
+		return err
+	}
+	pipe, err := newPipeline(eng, ont, nil, nil, 0, 0, 0, nil, ro, logger)
 	if err != nil {
 		return err
 	}
