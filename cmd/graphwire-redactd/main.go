@@ -17,8 +17,10 @@
 // (answers after --delay), "malformed" (a body that is not JSON),
 // "wrong-ids" (allows an id not asked about), "wrong-type" (answers for
 // another type), "huge" (a 16 MiB body), "status" (HTTP 500) or "hang"
-// (never answers). It prints "listening on ADDR" on stdout once it
-// accepts calls, and stops on SIGTERM or SIGINT.
+// (never answers). The file is read again for every call, so a test can
+// change the answers of a running authority; a file that cannot be read
+// then is answered with HTTP 500. It prints "listening on ADDR" on stdout
+// once it accepts calls, and stops on SIGTERM or SIGINT.
 package main
 
 import (
@@ -69,16 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "graphwire-redactd: --allow FILE is required, and no arguments are taken")
 		return 2
 	}
-	data, err := os.ReadFile(*allowPath)
-	if err != nil {
-		fmt.Fprintf(stderr, "graphwire-redactd: read allow file: %v\n", err)
-		return 1
-	}
-	var al allowFile
-	d := json.NewDecoder(strings.NewReader(string(data)))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&al); err != nil {
-		fmt.Fprintf(stderr, "graphwire-redactd: %s: %v\n", *allowPath, err)
+	if _, err := readAllow(*allowPath); err != nil {
+		fmt.Fprintf(stderr, "graphwire-redactd: %v\n", err)
 		return 1
 	}
 	ln, err := net.Listen("tcp", *listen)
@@ -88,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	srv := &http.Server{Handler: handler(&al, *delay, ctx.Done()), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler(*allowPath, *delay, ctx.Done(), stderr), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "listening on %s\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
@@ -104,10 +98,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func handler(al *allowFile, delay time.Duration, done <-chan struct{}) http.Handler {
+// readAllow reads and checks the allow file.
+func readAllow(path string) (*allowFile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read allow file: %w", err)
+	}
+	var al allowFile
+	d := json.NewDecoder(strings.NewReader(string(data)))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&al); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &al, nil
+}
+
+func handler(allowPath string, delay time.Duration, done <-chan struct{}, stderr io.Writer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		al, err := readAllow(allowPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "graphwire-redactd: %v\n", err)
+			http.Error(w, "allow file unreadable", http.StatusInternalServerError)
 			return
 		}
 		var req request

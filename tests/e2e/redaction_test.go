@@ -1,0 +1,326 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/graphresponse"
+	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+)
+
+// redactd is the graphwire-redactd binary, built once.
+var redactd struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// authority is a running graphwire-redactd: a real redaction authority
+// process on loopback, answering from an allow file it reads on every call.
+type authority struct {
+	url, allow string
+	cmd        *exec.Cmd
+	stopOnce   sync.Once
+}
+
+// redactAllow is graphwire-redactd's allow file.
+type redactAllow struct {
+	Users  map[string]map[string][]string `json:"users"`
+	Admins string                         `json:"admins,omitempty"`
+	Faults map[string]string              `json:"faults,omitempty"`
+}
+
+func startAuthority(t *testing.T, al redactAllow) *authority {
+	t.Helper()
+	redactd.once.Do(func() {
+		redactd.bin = filepath.Join(env.dir, "graphwire-redactd")
+		out, err := exec.Command("go", "build", "-o", redactd.bin, "github.com/graphwire/graphwire/cmd/graphwire-redactd").CombinedOutput()
+		if err != nil {
+			redactd.err = fmt.Errorf("build graphwire-redactd: %v\n%s", err, out)
+		}
+	})
+	if redactd.err != nil {
+		t.Fatal(redactd.err)
+	}
+	a := &authority{allow: filepath.Join(t.TempDir(), "allow.json")}
+	a.set(t, al)
+	a.cmd = exec.Command(redactd.bin, "--allow", a.allow, "--delay", "30s")
+	a.cmd.Stderr = os.Stderr
+	out, err := a.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.stop)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("authority said %q: %v", line, err)
+	}
+	a.url = "http://" + addr + "/v1/authorize"
+	return a
+}
+
+// set replaces the allow file (atomically: the authority reads it on every call).
+func (a *authority) set(t *testing.T, al redactAllow) {
+	t.Helper()
+	data, err := json.Marshal(al)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := a.allow + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, a.allow); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (a *authority) stop() {
+	a.stopOnce.Do(func() {
+		a.cmd.Process.Signal(syscall.SIGTERM)
+		a.cmd.Wait()
+	})
+}
+
+type nodeKey struct {
+	kind string
+	id   int64
+}
+
+func nodeKeys(r *graphresponse.Response) []nodeKey {
+	var out []nodeKey
+	for _, n := range r.Nodes {
+		out = append(out, nodeKey{n.Type, n.ID})
+	}
+	return out
+}
+
+func idStrings(r *graphresponse.Response, kind string) []string {
+	var out []string
+	for _, n := range r.Nodes {
+		if n.Type == kind {
+			out = append(out, fmt.Sprint(n.ID))
+		}
+	}
+	return out
+}
+
+// TestRedactionServe runs "graphwire serve --redact-url" against a real
+// authority process and checks, over gRPC and MCP, that rows showing a
+// denied node are withheld with their edges (a path through a denied middle
+// node goes whole), that the answer says it was redacted, and that every
+// authority fault (malformed, slow, down) fails the request closed.
+func TestRedactionServe(t *testing.T) {
+	const viewerID = 5
+	a := startAuthority(t, redactAllow{Users: map[string]map[string][]string{}, Admins: "all"})
+	s := startServe(t, nil, "--jwt-secret-file", keyFile(t), "--mcp-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0",
+		"--redact-url", a.url, "--redact-timeout", "1s", "--redact-cache-ttl", "-1s")
+	conn := grpcConn(t, s.grpc, insecure.NewCredentials())
+	c := pb.NewQueryServiceClient(conn)
+	viewer := auth.Claims{UserID: viewerID, Scopes: []auth.Scope{{Path: "1/", Level: 50}}}
+	run := func(claims auth.Claims, q string) (*graphresponse.Response, *pb.QueryMetadata, error) {
+		t.Helper()
+		ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+mint(t, secret, "", claims))
+		resp, err := c.ExecuteQuery(ctx, &pb.ExecuteQueryRequest{Query: q})
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := graphresponse.Unmarshal([]byte(resp.GetResultJson()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, resp.GetMetadata(), nil
+	}
+
+	// Everything the admin sees, allowed to the viewer too: the viewer's answer is whole.
+	trav := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":40}},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":200}`
+	all, md, err := run(admin, trav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !md.GetRedacted() || md.GetWithheldRows() != 0 {
+		t.Errorf("admin answer: redacted %v, withheld %d; want true, 0", md.GetRedacted(), md.GetWithheldRows())
+	}
+	groups := idStrings(all, "Group")
+	if len(groups) < 2 || len(all.Edges) < 2 {
+		t.Fatalf("the seeded graph has %d groups and %d MEMBER_OF edges for users 1-40; the test needs two", len(groups), len(all.Edges))
+	}
+	grant := map[string][]string{"User": idStrings(all, "User"), "Group": groups}
+	a.set(t, redactAllow{Users: map[string]map[string][]string{fmt.Sprint(viewerID): grant}, Admins: "all"})
+	whole, md, err := run(viewer, trav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.GetWithheldRows() != 0 || len(whole.Edges) == 0 {
+		t.Fatalf("viewer with every node allowed: %d edges, %d withheld", len(whole.Edges), md.GetWithheldRows())
+	}
+
+	// Deny one group: its edges go, and any node only those rows showed.
+	denied := fmt.Sprint(whole.Edges[0].ToID)
+	grant["Group"] = slices.DeleteFunc(slices.Clone(groups), func(id string) bool { return id == denied })
+	a.set(t, redactAllow{Users: map[string]map[string][]string{fmt.Sprint(viewerID): grant}, Admins: "all"})
+	got, md, err := run(viewer, trav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantEdges []graphresponse.Edge
+	wantNodes := map[nodeKey]bool{}
+	for _, e := range whole.Edges {
+		if fmt.Sprint(e.ToID) != denied {
+			wantEdges = append(wantEdges, e)
+			wantNodes[nodeKey{e.From, e.FromID}], wantNodes[nodeKey{e.To, e.ToID}] = true, true
+		}
+	}
+	if !slices.Equal(got.Edges, wantEdges) {
+		t.Errorf("edges with group %s denied:\n got %v\nwant %v", denied, got.Edges, wantEdges)
+	}
+	for _, k := range nodeKeys(got) {
+		if !wantNodes[k] {
+			t.Errorf("node %v is in the answer though no allowed row shows it", k)
+		}
+	}
+	if len(nodeKeys(got)) != len(wantNodes) {
+		t.Errorf("%d nodes, want %d", len(nodeKeys(got)), len(wantNodes))
+	}
+	if n := md.GetWithheldRows(); n != int64(len(whole.Edges)-len(wantEdges)) {
+		t.Errorf("withheld_rows %d, want %d", n, len(whole.Edges)-len(wantEdges))
+	}
+
+	// A path through a denied middle node goes whole; the other paths stay.
+	path := `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":40}},{"id":"p","entity":"Project","id_range":{"start":1,"end":400}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":50}`
+	allPaths, _, err := run(admin, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The admin's paths (the viewer's scopes reach none at this scale), redacted by the
+	// admin's own allow-list: the authority decides for admins too once it has no blanket rule.
+	grantPaths := map[string][]string{"User": idStrings(allPaths, "User"), "Project": idStrings(allPaths, "Project"), "Group": idStrings(allPaths, "Group")}
+	a.set(t, redactAllow{Users: map[string]map[string][]string{fmt.Sprint(admin.UserID): grantPaths}})
+	base, _, err := run(admin, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := pathsOf(base)
+	var middle string
+	for _, p := range paths {
+		if len(p) == 3 && p[1].kind == "Group" {
+			middle = fmt.Sprint(p[1].id)
+			break
+		}
+	}
+	if middle == "" {
+		t.Fatalf("no User→Group→Project path among the viewer's %d paths (admin: %d)", len(paths), len(pathsOf(allPaths)))
+	}
+	grantPaths["Group"] = slices.DeleteFunc(grantPaths["Group"], func(id string) bool { return id == middle })
+	a.set(t, redactAllow{Users: map[string]map[string][]string{fmt.Sprint(admin.UserID): grantPaths}})
+	viewed, md, err := run(admin, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantPaths [][]nodeKey
+	for _, p := range paths {
+		if !slices.Contains(p, nodeKey{"Group", mustInt(t, middle)}) {
+			wantPaths = append(wantPaths, p)
+		}
+	}
+	if gp := pathsOf(viewed); !slices.EqualFunc(gp, wantPaths, slices.Equal) {
+		t.Errorf("paths with group %s denied:\n got %v\nwant %v", middle, gp, wantPaths)
+	}
+	if md.GetWithheldRows() == 0 {
+		t.Errorf("withheld_rows 0 with a middle node denied")
+	}
+
+	// MCP: the same answer, and the structured content says it was redacted.
+	sess := mcpConnect(t, "http://"+s.mcp+"/mcp", mint(t, secret, "", admin), http.DefaultTransport)
+	res, err := sess.CallTool(t.Context(), &mcp.CallToolParams{Name: "query_graph", Arguments: map[string]any{"query": path, "format": "json"}})
+	if err != nil || res.IsError {
+		t.Fatalf("query_graph: %v %v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var meta struct {
+		Redacted     bool `json:"redacted"`
+		WithheldRows int  `json:"withheld_rows"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil || !meta.Redacted || int64(meta.WithheldRows) != md.GetWithheldRows() {
+		t.Errorf("MCP structured content %s: want redacted and withheld_rows %d", b, md.GetWithheldRows())
+	}
+
+	// Faults fail closed, over gRPC (UNAVAILABLE) and MCP (REDACTION_UNAVAILABLE).
+	for _, fault := range []string{"malformed", "wrong-ids", "slow", "down"} {
+		t.Run(fault, func(t *testing.T) {
+			if fault == "down" {
+				a.stop()
+			} else {
+				a.set(t, redactAllow{Users: map[string]map[string][]string{fmt.Sprint(viewerID): grant},
+					Faults: map[string]string{fmt.Sprint(viewerID): fault, fmt.Sprint(admin.UserID): fault}})
+			}
+			_, _, err := run(viewer, trav)
+			if status.Code(err) != codes.Unavailable {
+				t.Errorf("gRPC with the authority %s: %v, want UNAVAILABLE", fault, err)
+			}
+			res, err := sess.CallTool(t.Context(), &mcp.CallToolParams{Name: "query_graph", Arguments: map[string]any{"query": trav}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			if !res.IsError || !strings.Contains(string(b), `"REDACTION_UNAVAILABLE"`) {
+				t.Errorf("MCP with the authority %s: isError %v, %s; want REDACTION_UNAVAILABLE", fault, res.IsError, b)
+			}
+		})
+	}
+	fams := scrape(t, s.metrics)
+	for _, result := range []string{"ok", "malformed", "timeout", "unavailable"} {
+		if v := sample(fams, "graphwire_redaction_calls_total", map[string]string{"result": result}); v < 1 {
+			t.Errorf("graphwire_redaction_calls_total{result=%q} = %v, want at least 1", result, v)
+		}
+	}
+	if v := sample(fams, "graphwire_redaction_withheld_rows_total", map[string]string{}); v < 1 {
+		t.Errorf("graphwire_redaction_withheld_rows_total = %v, want at least 1", v)
+	}
+}
+
+// pathsOf lists the nodes of each path of a path_finding response, in order.
+func pathsOf(r *graphresponse.Response) [][]nodeKey {
+	var out [][]nodeKey
+	for _, e := range r.Edges {
+		id := int(e.PathID.Value)
+		for len(out) <= id {
+			out = append(out, nil)
+		}
+		if e.Step.Value == 0 {
+			out[id] = append(out[id], nodeKey{e.From, e.FromID})
+		}
+		out[id] = append(out[id], nodeKey{e.To, e.ToID})
+	}
+	return out
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	t.Helper()
+	var n int64
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
