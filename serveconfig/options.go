@@ -113,6 +113,8 @@ type Config struct {
 	RedactTimeout, RedactCacheTTL       time.Duration
 	RedactBatchSize, RedactCacheEntries int
 	RedactCacheCallers                  int
+	// MCPTools is MCP\'s tool surface: graphwire or orbit (mcpsvc.Options.Tools).
+	MCPTools string
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -227,6 +229,8 @@ var table = []Option{
 		func(c *Config) any { return &c.MCPAllowedOrigins }},
 	{"mcp-resource-url", String, "", "public URL of the MCP endpoint (https://host/mcp), published at /.well-known/oauth-protected-resource/mcp (RFC 9728); default: each request's own scheme and host",
 		func(c *Config) any { return &c.MCPResourceURL }},
+	{"mcp-tools", String, "graphwire", "MCP tool surface: graphwire (query_graph, get_graph_schema, get_query_dsl, get_response_format) or orbit (GitLab Orbit's list_commands and invoke_command, for agents configured for Orbit)",
+		func(c *Config) any { return &c.MCPTools }},
 	{"redact-url", String, "", "redaction authority (docs/redaction.md): every answer's nodes are checked with it and rows showing a denied node withheld; if it cannot decide, the request fails (UNAVAILABLE). Empty: no redaction",
 		func(c *Config) any { return &c.RedactURL }},
 	{"redact-timeout", Duration, "2s", "deadline of one call to --redact-url; a later answer fails the request",

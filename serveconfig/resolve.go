@@ -203,6 +203,8 @@ func check(c *Config) error {
 		return bad("jwks-refresh", "--jwks-refresh, --jwks-min-refresh and --jwks-timeout must be positive")
 	case c.MCPResourceURL != "" && !resourceURLOK(c.MCPResourceURL):
 		return bad("mcp-resource-url", "%q is not an absolute http or https URL without a query or fragment", c.MCPResourceURL)
+	case c.MCPTools != "graphwire" && c.MCPTools != "orbit":
+		return bad("mcp-tools", "%q is not a tool surface (want graphwire or orbit)", c.MCPTools)
 	case c.RedactURL != "" && !resourceURLOK(c.RedactURL):
 		return bad("redact-url", "%q is not an absolute http or https URL without a query or fragment", c.RedactURL)
 	case c.RedactTimeout <= 0:

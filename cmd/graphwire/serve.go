@@ -185,7 +185,9 @@ type serviceOptions struct {
 	MaxWalkCost                        float64 // compiler.Options.MaxWalkCost
 	MaxValueBytes                      int     // pipeline.Options.MaxValueBytes
 	// Redact configures redaction (redact.Options; an empty URL: none).
-	Redact         redact.Options
+	Redact redact.Options
+	// MCPTools is mcpsvc.Options.Tools, the MCP tool surface.
+	MCPTools       string
 	Admission      admission.Options
 	HealthInterval time.Duration
 	// Metrics makes the service record Prometheus metrics (service.metrics).
@@ -248,7 +250,8 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	}
 	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger,
 		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed,
-		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers})
+		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers, Tools: o.MCPTools,
+		ResponseSchema: config.QueryResponseSchema(), ResponseVersion: config.RawVersion()})
 	if err != nil {
 		return nil, err
 	}
@@ -282,6 +285,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger,
 		MCPOrigins: splitOrigins(c.MCPAllowedOrigins), MCPWriteTimeout: c.HTTPWriteTimeout,
 		MCPResourceURL: c.MCPResourceURL, AuthorizationServers: splitOrigins(c.JWTAuthorizationServers),
+		MCPTools: c.MCPTools,
 		Redact: redact.Options{URL: c.RedactURL, Timeout: c.RedactTimeout, BatchSize: c.RedactBatchSize, CacheTTL: c.RedactCacheTTL,
 			CacheEntries: c.RedactCacheEntries, CacheCallers: c.RedactCacheCallers}}
 	if len(o.AuthorizationServers) == 0 && c.JWTIssuer != "" {
