@@ -324,3 +324,27 @@ func mustInt(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// TestRedactionLocalQuery: "graphwire query --redact-url" on the embedded graph is redacted
+// too (the local caller is user 0), and fails closed with exit 1 when the authority is down.
+func TestRedactionLocalQuery(t *testing.T) {
+	_, data := binary(t)
+	q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,4]}]}`
+	a := startAuthority(t, redactAllow{Users: map[string]map[string][]string{"0": {"User": {"2", "4"}}}})
+	code, stdout, stderr := runBinary(t, nil, "query", "--embedded", data, "--admin", "--redact-url", a.url, q)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	r, err := graphresponse.Unmarshal([]byte(stdout))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if got, want := nodeKeys(r), []nodeKey{{"User", 2}, {"User", 4}}; !slices.Equal(got, want) {
+		t.Errorf("nodes %v, want %v", got, want)
+	}
+	a.stop()
+	code, _, stderr = runBinary(t, []string{"GRAPHWIRE_REDACT_URL=" + a.url}, "query", "--embedded", data, "--admin", q)
+	if code != 1 || !strings.Contains(stderr, "redact") {
+		t.Errorf("with the authority down: exit %d, want 1\n%s", code, stderr)
+	}
+}
