@@ -266,6 +266,53 @@ func TestRedactionServe(t *testing.T) {
 		t.Errorf("MCP structured content %s: want redacted and withheld_rows %d", b, md.GetWithheldRows())
 	}
 
+	// Token budgets page through the redacted answer: every page's rows are allowed ones,
+	// and the pages together are the whole redacted answer, none repeated.
+	a.set(t, redactAllow{Users: map[string]map[string][]string{fmt.Sprint(admin.UserID): grant}})
+	redacted, _, err := run(admin, trav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if redacted.Pagination != nil && redacted.Pagination.HasMore {
+		t.Fatalf("the traversal has more than one page (%d edges)", len(redacted.Edges))
+	}
+	var paged []graphresponse.Edge
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == 50 {
+			t.Fatal("more than 50 pages")
+		}
+		args := map[string]any{"query": trav, "format": "json", "max_tokens": 400}
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		res, err := sess.CallTool(t.Context(), &mcp.CallToolParams{Name: "query_graph", Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("page %d: %v %v", page, err, res)
+		}
+		r, err := graphresponse.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, r.Edges...)
+		var pm struct {
+			HasMore    bool   `json:"has_more"`
+			NextCursor string `json:"next_cursor"`
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &pm)
+		if !pm.HasMore {
+			if page == 0 {
+				t.Fatalf("max_tokens 400 did not cut the answer of %d edges", len(redacted.Edges))
+			}
+			break
+		}
+		cursor = pm.NextCursor
+	}
+	if !slices.Equal(paged, redacted.Edges) {
+		t.Errorf("the budgeted pages hold %d edges, the redacted answer %d:\n got %v\nwant %v", len(paged), len(redacted.Edges), paged, redacted.Edges)
+	}
+
 	// Faults fail closed, over gRPC (UNAVAILABLE) and MCP (REDACTION_UNAVAILABLE).
 	for _, fault := range []string{"malformed", "wrong-ids", "slow", "down"} {
 		t.Run(fault, func(t *testing.T) {
