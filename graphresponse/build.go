@@ -381,32 +381,78 @@ func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 		return nil, err
 	}
 	r.Repaired = repairText(r)
-	r.Pagination = &Pagination{HasMore: hasMore, Truncated: hasMore}
-	if p.Paginate && hasMore && len(page) > 0 {
-		// The cursor resumes after the engine's last page row, withheld or not, so that
-		// redaction never makes a page repeat or skip rows.
-		last := page[len(page)-1]
-		keys := make([]*string, p.SortKeys)
-		for i := range keys {
-			v, err := ix.get(last, "_k"+strconv.Itoa(i))
-			if err != nil {
-				return nil, err
-			}
-			if v != nil {
-				s, ok := asString(v)
-				if !ok {
-					return nil, buildErr("cursor key _k%d is %T, want a string", i, v)
-				}
-				keys[i] = &s
+	if base.Withheld != nil {
+		// Redaction (docs/redaction.md, "Pages, limit, has_more and cursors"): the cursor
+		// anchors on the last row the caller may see, never on a withheld one, whose sort
+		// keys would leak through it; the withheld rows after it are read again, and
+		// withheld again, by the next page. Without more rows from the engine, the page is
+		// the last whatever its withheld tail holds.
+		last := -1
+		for i := range page {
+			if !base.withheld(i) {
+				last = i
 			}
 		}
-		tok := EncodeCursor(p.QueryHash, keys)
-		if p.SignCursor != nil {
-			tok = p.SignCursor(CursorPayload(p.QueryHash, keys))
+		page = page[:last+1]
+		if hasMore && last < 0 {
+			// No row to anchor on: the caller ([BuildPlan.Exhausted]) reads on.
+			r.Pagination = &Pagination{HasMore: true, Truncated: true}
+			return r, nil
+		}
+	}
+	r.Pagination = &Pagination{HasMore: hasMore, Truncated: hasMore}
+	if p.Paginate && hasMore && len(page) > 0 {
+		tok, err := p.cursorAt(ix, page[len(page)-1])
+		if err != nil {
+			return nil, err
 		}
 		r.Pagination.NextCursor = &tok
 	}
 	return r, nil
+}
+
+// cursorAt returns the pagination token that resumes after row.
+func (p *BuildPlan) cursorAt(ix colIndex, row []any) (string, error) {
+	keys := make([]*string, p.SortKeys)
+	for i := range keys {
+		v, err := ix.get(row, "_k"+strconv.Itoa(i))
+		if err != nil {
+			return "", err
+		}
+		if v != nil {
+			s, ok := asString(v)
+			if !ok {
+				return "", buildErr("cursor key _k%d is %T, want a string", i, v)
+			}
+			keys[i] = &s
+		}
+	}
+	if p.SignCursor != nil {
+		return p.SignCursor(CursorPayload(p.QueryHash, keys)), nil
+	}
+	return EncodeCursor(p.QueryHash, keys), nil
+}
+
+// Exhausted reports whether redaction withheld every row of a paginated base page that more
+// rows follow, and if so returns the token that resumes after its last row. Such a page has
+// no row a cursor may anchor on (a withheld row's sort keys must not leave the server), so
+// the caller reads on from the token itself, server-side, until a page shows a row or the
+// engine has no more.
+func (p *BuildPlan) Exhausted(base Rows) (string, bool, error) {
+	page, hasMore := p.page(base.Values)
+	if !p.Paginate || !hasMore || base.Withheld == nil || len(page) == 0 {
+		return "", false, nil
+	}
+	for i := range page {
+		if !base.withheld(i) {
+			return "", false, nil
+		}
+	}
+	tok, err := p.cursorAt(index(base.Columns), page[len(page)-1])
+	if err != nil {
+		return "", false, err
+	}
+	return tok, true, nil
 }
 
 // EncodeCursor returns the unsigned pagination token: [CursorPayload] in base64url without

@@ -142,12 +142,39 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 	if best == 0 {
 		return &BudgetError{MaxTokens: max, Needed: first}
 	}
+	if fv := firstShown(ex.Base, rows); best <= fv {
+		// Every row of the prefix that fits was withheld by redaction: not even the
+		// first row shown fits.
+		if fv+1 >= rows {
+			return &BudgetError{MaxTokens: max, Needed: full.tokens}
+		}
+		pr, err := prefix(fv + 1)
+		if err != nil {
+			return err
+		}
+		o, err := r.run(pr, false)
+		if err != nil {
+			return err
+		}
+		return &BudgetError{MaxTokens: max, Needed: o.tokens}
+	}
 	out, err := r.final(bestResp, bestOut, true)
 	if err != nil {
 		return err
 	}
 	a.fill(out, bestResp, int64(best-withheldIn(ex.Base, best)), true)
 	return nil
+}
+
+// firstShown is the index of the first of the n page rows redaction did not
+// withhold (0 without redaction, n when it withheld them all).
+func firstShown(base graphresponse.Rows, n int) int {
+	for i := 0; i < n; i++ {
+		if i >= len(base.Withheld) || !base.Withheld[i] {
+			return i
+		}
+	}
+	return n
 }
 
 func (a *Answer) fill(o rendered, resp *graphresponse.Response, rows int64, truncated bool) {

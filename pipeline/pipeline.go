@@ -426,7 +426,7 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	if p.opts.Redactor != nil {
 		scr = &screen{a: p.opts.Redactor, c: redactCaller(req.Claims)}
 	}
-	resp, ex, err := executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, scr.orNil())
+	resp, ex, q, err := p.respond(ctx, req, doc, q, scr)
 	p.opts.Metrics.Engine(queryType, time.Since(start))
 	if err != nil {
 		// A statement the engine has not let go of yet (the caller is answered at its
@@ -457,7 +457,61 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	return x, release, nil
 }
 
-// screen is the redaction of one request: the authority and the caller.
+// MaxWithheldPages bounds the engine pages one answer reads past while
+// redaction withholds every row of them (docs/redaction.md).
+const MaxWithheldPages = 64
+
+// respond runs q (compiled from doc) and builds its response, screened by
+// scr when it is not nil. A paginated page whose every row redaction
+// withheld, with more rows after it, has no row its cursor may anchor on
+// (a withheld row's sort keys must not leave the server), so respond reads
+// on from its last row, server-side, until a page shows a row or the engine
+// has no more, at most [MaxWithheldPages] pages. It returns the query that
+// produced the response.
+func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *compiler.Query, scr *screen) (*graphresponse.Response, executor.Executed, *compiler.Query, error) {
+	resp, ex, err := executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, scr.orNil())
+	for round := 0; err == nil && scr != nil; round++ {
+		after, more, xerr := q.Plan.Build.Exhausted(ex.Base)
+		if xerr != nil || !more {
+			return resp, ex, q, xerr
+		}
+		if round == MaxWithheldPages {
+			return nil, ex, q, &RequestError{Field: "cursor", Reason: "REDACTED_WINDOW",
+				Message: fmt.Sprintf("redaction withheld every row of the next %d pages; narrow the query", MaxWithheldPages)}
+		}
+		if doc, err = withAfter(doc, after); err != nil {
+			return nil, ex, q, err
+		}
+		if q, err = p.opts.Compiler.Compile(doc, CallerOf(req.Claims)); err != nil {
+			return nil, ex, q, err
+		}
+		resp, ex, err = executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, scr)
+	}
+	return resp, ex, q, err
+}
+
+// withAfter sets the cursor position of a DSL document that has a cursor member.
+func withAfter(doc []byte, after string) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, fmt.Errorf("pipeline: re-read the query: %w", err)
+	}
+	c, ok := m["cursor"].(map[string]any)
+	if !ok {
+		return nil, errors.New("pipeline: a paginated query without a cursor member")
+	}
+	c["after"] = after
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: re-encode the query: %w", err)
+	}
+	return out, nil
+}
+
+// screen is the redaction of one request: the authority and the caller,
+// and the rows it withheld over every page it screened.
 type screen struct {
 	a        *redact.Authority
 	c        redact.Caller
@@ -466,7 +520,7 @@ type screen struct {
 
 func (s *screen) Screen(ctx context.Context, plan *graphresponse.BuildPlan, base *graphresponse.Rows) error {
 	n, err := s.a.Screen(ctx, s.c, plan, base)
-	s.withheld = n
+	s.withheld += n
 	return err
 }
 

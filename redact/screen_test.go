@@ -30,8 +30,10 @@ func ids(r *graphresponse.Response) (nodes []graphresponse.NodeRef, edges [][2]i
 }
 
 // TestScreenTraversal: a row showing a denied node is withheld with its
-// edge; a node another row shows stays; the probe row still sets has_more
-// and the cursor resumes after the engine's last page row, withheld or not.
+// edge; a node another row shows stays; the probe row still sets has_more,
+// and the cursor anchors on the last row shown, never on a withheld one
+// (whose sort keys it would carry out), as Orbit's cursor_with_redaction
+// asserts.
 func TestScreenTraversal(t *testing.T) {
 	a := screenAuthority(t)
 	plan := &graphresponse.BuildPlan{QueryType: graphresponse.QueryTraversal, PageSize: 3, Paginate: true, QueryHash: "0123456789abcdef", SortKeys: 1,
@@ -62,9 +64,48 @@ func TestScreenTraversal(t *testing.T) {
 	if diff := cmp.Diff([][2]int64{{1, 10}}, edges); diff != "" {
 		t.Errorf("edges (-want +got):\n%s", diff)
 	}
-	want := graphresponse.EncodeCursor("0123456789abcdef", []*string{ptr("c")})
+	want := graphresponse.EncodeCursor("0123456789abcdef", []*string{ptr("a")})
 	if p := resp.Pagination; p == nil || !p.HasMore || p.NextCursor == nil || *p.NextCursor != want {
-		t.Errorf("pagination %+v, want has_more and the cursor after row c", resp.Pagination)
+		t.Errorf("pagination %+v, want has_more and the cursor after row a", resp.Pagination)
+	}
+	if _, ok, err := plan.Exhausted(base); ok || err != nil {
+		t.Errorf("Exhausted = %v, %v for a page that shows a row", ok, err)
+	}
+
+	// The engine's last page: a withheld tail ends it, with no cursor.
+	last := graphresponse.Rows{Columns: cols, Values: base.Values[:3]}
+	if _, err := a.Screen(t.Context(), alice, plan, &last); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = graphresponse.Build(plan, last, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := resp.Pagination; p == nil || p.HasMore || p.NextCursor != nil {
+		t.Errorf("last page: pagination %+v, want no has_more and no cursor", resp.Pagination)
+	}
+
+	// A page all withheld, more rows after: no cursor (nothing to anchor on); Exhausted
+	// hands the caller the position to read on from, server-side.
+	denied := graphresponse.Rows{Columns: cols, Values: [][]any{
+		{int64(3), int64(10), "HAS", true, int64(1), "a"},
+		{int64(1), int64(11), "HAS", true, int64(1), "b"},
+		{int64(3), int64(11), "HAS", true, int64(1), "c"},
+		{int64(2), int64(12), "HAS", true, int64(1), "d"},
+	}}
+	if _, err := a.Screen(t.Context(), alice, plan, &denied); err != nil {
+		t.Fatal(err)
+	}
+	resp, err = graphresponse.Build(plan, denied, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := resp.Pagination; len(resp.Nodes) != 0 || p == nil || !p.HasMore || p.NextCursor != nil {
+		t.Errorf("all withheld: %d nodes, pagination %+v; want none, has_more, no cursor", len(resp.Nodes), resp.Pagination)
+	}
+	tok, ok, err := plan.Exhausted(denied)
+	if want := graphresponse.EncodeCursor("0123456789abcdef", []*string{ptr("c")}); !ok || err != nil || tok != want {
+		t.Errorf("Exhausted = %q, %v, %v; want the position after row c", tok, ok, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -393,5 +394,66 @@ func TestRedactionLocalQuery(t *testing.T) {
 	code, _, stderr = runBinary(t, []string{"GRAPHWIRE_REDACT_URL=" + a.url}, "query", "--embedded", data, "--admin", q)
 	if code != 1 || !strings.Contains(stderr, "redact") {
 		t.Errorf("with the authority down: exit %d, want 1\n%s", code, stderr)
+	}
+}
+
+// TestRedactionCursorPages pages a cursor query past runs of withheld rows with "graphwire
+// query --redact-url": every page but the last shows a row (a page that redaction emptied is
+// read past on the server), no cursor carries the sort key of a withheld row (the cursor's
+// payload is readable, so it would leak it), and the pages together are the allowed rows.
+func TestRedactionCursorPages(t *testing.T) {
+	_, data := binary(t)
+	a := startAuthority(t, redactAllow{Users: map[string]map[string][]string{"0": {"User": {"2", "9"}}}})
+	base := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,4,5,6,7,8,9,10,11,12]}],"order_by":"u.id","cursor":{"page_size":2%s}}`
+	var got []int64
+	after := ""
+	for page := 0; ; page++ {
+		if page == 20 {
+			t.Fatal("more than 20 pages")
+		}
+		q := fmt.Sprintf(base, "")
+		if after != "" {
+			q = fmt.Sprintf(base, `,"after":"`+after+`"`)
+		}
+		code, stdout, stderr := runBinary(t, nil, "query", "--embedded", data, "--admin", "--redact-url", a.url, q)
+		if code != 0 {
+			t.Fatalf("page %d: exit %d\n%s", page, code, stderr)
+		}
+		r, err := graphresponse.Unmarshal([]byte(stdout))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, stdout)
+		}
+		for _, k := range nodeKeys(r) {
+			got = append(got, k.id)
+		}
+		p := r.Pagination
+		if p == nil || p.NextCursor == nil {
+			if p != nil && p.HasMore {
+				t.Fatalf("page %d: has_more without a cursor", page)
+			}
+			break
+		}
+		if len(r.Nodes) == 0 {
+			t.Errorf("page %d is empty but has a cursor: redaction emptied it and the server did not read on", page)
+		}
+		payload, err := base64.RawURLEncoding.DecodeString(strings.SplitN(*p.NextCursor, ".", 2)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			K []*string `json:"k"`
+		}
+		if err := json.Unmarshal(payload, &c); err != nil {
+			t.Fatalf("cursor payload %s: %v", payload, err)
+		}
+		for _, k := range c.K {
+			if k != nil && *k != "2" && *k != "9" && slices.Contains([]string{"1", "3", "4", "5", "6", "7", "8", "10", "11", "12"}, *k) {
+				t.Errorf("page %d: the cursor carries the sort key %s of a withheld row (%s)", page, *k, payload)
+			}
+		}
+		after = *p.NextCursor
+	}
+	if want := []int64{2, 9}; !slices.Equal(got, want) {
+		t.Errorf("pages hold users %v, want %v", got, want)
 	}
 }
