@@ -113,11 +113,9 @@ func (a *Authority) Check(ctx context.Context, c Caller, typ string, ids []int64
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, e := range errs {
-			if e != nil {
-				return nil, e // the first failed batch, in batch order
-			}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first failed batch, in batch order
 		}
 	}
 	denied := 0
