@@ -31,7 +31,7 @@ const (
 "row_count":{"type":"integer"},"token_count":{"type":"integer"},
 "has_more":{"type":"boolean"},"next_cursor":{"type":"string"},"truncated":{"type":"boolean"},
 "pack_root":{"type":"string"},"graph_outcome":{"type":"string"},"altered_values":{"type":"integer"},
-"auto_considered":{"type":"array"},"error":{"type":"object"}}}`
+"auto_considered":{"type":"array"},"redacted":{"type":"boolean"},"withheld_rows":{"type":"integer"},"error":{"type":"object"}}}`
 	schemaInput = `{"type":"object","additionalProperties":false,"properties":{
 "expand":{"type":"array","items":{"type":"string"},"maxItems":32,"description":"Entities whose properties (types, filterability, enum values, descriptions) to add."},
 "expand_nodes":{"type":"array","items":{"type":"string"},"maxItems":32,"description":"Alias of expand."}}}`
