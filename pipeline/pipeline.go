@@ -422,9 +422,9 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 		return nil, none, err
 	}
 	start := time.Now()
-	var scr *screen
+	var scr *redact.Screener
 	if p.opts.Redactor != nil {
-		scr = &screen{a: p.opts.Redactor, c: redactCaller(req.Claims)}
+		scr = p.opts.Redactor.For(redactCaller(req.Claims))
 	}
 	resp, ex, q, err := p.respond(ctx, req, doc, q, scr)
 	p.opts.Metrics.Engine(queryType, time.Since(start))
@@ -452,7 +452,7 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	x.q, x.resp, x.page = q, resp, page
 	x.a = &Answer{QueryType: resp.QueryType, EngineRows: ex.Rows, Debug: q.Plan.Debug(), Executed: ex}
 	if scr != nil {
-		x.a.Redacted, x.a.Withheld = true, scr.withheld
+		x.a.Redacted, x.a.Withheld = true, scr.Withheld()
 	}
 	return x, release, nil
 }
@@ -468,8 +468,12 @@ const MaxWithheldPages = 64
 // on from its last row, server-side, until a page shows a row or the engine
 // has no more, at most [MaxWithheldPages] pages. It returns the query that
 // produced the response.
-func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *compiler.Query, scr *screen) (*graphresponse.Response, executor.Executed, *compiler.Query, error) {
-	resp, ex, err := executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, scr.orNil())
+func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *compiler.Query, scr *redact.Screener) (*graphresponse.Response, executor.Executed, *compiler.Query, error) {
+	var s executor.Screen
+	if scr != nil {
+		s = scr // a nil *Screener must not become a non-nil interface
+	}
+	resp, ex, err := executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, s)
 	for round := 0; err == nil && scr != nil; round++ {
 		after, more, xerr := q.Plan.Build.Exhausted(ex.Base)
 		if xerr != nil || !more {
@@ -508,28 +512,6 @@ func withAfter(doc []byte, after string) ([]byte, error) {
 		return nil, fmt.Errorf("pipeline: re-encode the query: %w", err)
 	}
 	return out, nil
-}
-
-// screen is the redaction of one request: the authority and the caller,
-// and the rows it withheld over every page it screened.
-type screen struct {
-	a        *redact.Authority
-	c        redact.Caller
-	withheld int
-}
-
-func (s *screen) Screen(ctx context.Context, plan *graphresponse.BuildPlan, base *graphresponse.Rows) error {
-	n, err := s.a.Screen(ctx, s.c, plan, base)
-	s.withheld += n
-	return err
-}
-
-// orNil keeps a nil *screen from becoming a non-nil interface.
-func (s *screen) orNil() executor.Screen {
-	if s == nil {
-		return nil
-	}
-	return s
 }
 
 // redactCaller is the caller as the redaction authority sees it, keyed by

@@ -7,6 +7,7 @@ import (
 
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/redact"
+	"github.com/graphwire/graphwire/telemetry"
 )
 
 // screenAuthority allows user 42 projects 1 and 2, merge requests 10 and 12,
@@ -209,3 +210,41 @@ func TestScreenAggregation(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestScreenerPerRequestCache: the pages of one request share their decisions, so a node
+// shown again is not asked again, even with the per-caller cache off; another request asks.
+func TestScreenerPerRequestCache(t *testing.T) {
+	url, _ := startAuthority(t, allowList{Users: map[string]map[string][]string{"42": {"User": {"100", "102"}}}})
+	m, err := telemetry.New(telemetry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAuthority(t, redact.Options{URL: url, CacheTTL: -1, Metrics: m})
+	plan := &graphresponse.BuildPlan{QueryType: graphresponse.QueryTraversal, PageSize: 10,
+		Nodes: []graphresponse.PlanNode{{Alias: "u", Entity: "User"}}}
+	page := func(ids ...int64) *graphresponse.Rows {
+		r := &graphresponse.Rows{Columns: []string{"n0_id"}}
+		for _, id := range ids {
+			r.Values = append(r.Values, []any{id})
+		}
+		return r
+	}
+	s := a.For(alice)
+	for _, p := range []*graphresponse.Rows{page(100, 101), page(101, 102), page(100, 102)} {
+		if err := s.Screen(t.Context(), plan, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.Withheld(); got != 2 {
+		t.Errorf("withheld %d rows, want 2 (user 101 twice)", got)
+	}
+	if got, want := metric(t, m, `graphwire_redaction_ids_total{source="authority"}`), "3"; got != want {
+		t.Errorf("ids asked of the authority = %s, want %s (100, 101, 102 once each)", got, want)
+	}
+	if err := a.For(alice).Screen(t.Context(), plan, page(100)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := metric(t, m, `graphwire_redaction_ids_total{source="authority"}`), "4"; got != want {
+		t.Errorf("after another request: %s ids asked, want %s", got, want)
+	}
+}
