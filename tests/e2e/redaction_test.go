@@ -457,3 +457,30 @@ func TestRedactionCursorPages(t *testing.T) {
 		t.Errorf("pages hold users %v, want %v", got, want)
 	}
 }
+
+// TestServeMCPToolsOrbit: "graphwire serve --mcp-tools orbit" serves Orbit's two-tool surface
+// over streamable HTTP, and a command runs through invoke_command.
+func TestServeMCPToolsOrbit(t *testing.T) {
+	s := startServe(t, nil, "--jwt-secret-file", keyFile(t), "--mcp-listen", "127.0.0.1:0", "--mcp-tools", "orbit")
+	sess := mcpConnect(t, "http://"+s.mcp+"/mcp", mint(t, secret, "", admin), http.DefaultTransport)
+	tools, err := sess.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"invoke_command", "list_commands"}) {
+		t.Errorf("tools %v, want list_commands and invoke_command only", names)
+	}
+	res, err := sess.CallTool(t.Context(), &mcp.CallToolParams{Name: "invoke_command", Arguments: map[string]any{
+		"command_name": "query_graph", "parameters": map[string]any{"query": queries["traversal"], "format": "raw"}}})
+	if err != nil || res.IsError {
+		t.Fatalf("invoke_command query_graph: %v %v", err, res)
+	}
+	if r, err := graphresponse.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text)); err != nil || len(r.Nodes) == 0 {
+		t.Errorf("query_graph raw answer: %v, %v", r, err)
+	}
+}
