@@ -197,3 +197,35 @@ func metric(t *testing.T, m *telemetry.Metrics, series string) string {
 	t.Fatalf("no series %s", series)
 	return ""
 }
+
+// TestCacheBounded: the per-caller cache keeps at most CacheCallers callers (the least
+// recently used goes) and CacheEntries decisions per caller.
+func TestCacheBounded(t *testing.T) {
+	url, _ := startAuthority(t, allowList{Users: map[string]map[string][]string{"42": {"Project": {"1"}}, "43": {"Project": {"1"}}}})
+	m, err := telemetry.New(telemetry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newAuthority(t, redact.Options{URL: url, CacheTTL: time.Hour, CacheCallers: 1, CacheEntries: 2, Metrics: m})
+	bob := redact.NewCaller("bob-authz", "43", false, nil)
+	asked := func() string { return metric(t, m, `graphwire_redaction_ids_total{source="authority"}`) }
+	for _, step := range []struct {
+		c    redact.Caller
+		ids  []int64
+		want string // ids asked of the authority so far
+	}{
+		{alice, []int64{1, 2}, "2"},
+		{alice, []int64{1, 2}, "2"},    // cached
+		{bob, []int64{1}, "3"},         // bob pushes alice out
+		{alice, []int64{1}, "4"},       // asked again
+		{alice, []int64{3, 4, 5}, "7"}, // over two entries: the cache starts over
+		{alice, []int64{1}, "8"},
+	} {
+		if _, err := a.Check(t.Context(), step.c, "Project", step.ids); err != nil {
+			t.Fatal(err)
+		}
+		if got := asked(); got != step.want {
+			t.Fatalf("after %v for %v: %s ids asked, want %s", step.ids, step.c.UserID, got, step.want)
+		}
+	}
+}
