@@ -163,6 +163,9 @@ func (f *queryFlags) finish(args []string, stdin io.Reader) error {
 		if f.admin || len(f.scopes) > 0 || f.explain {
 			return errors.New("with --server the token decides the caller: drop --admin, --scope and --explain")
 		}
+		if f.redact.url != "" {
+			return errors.New("with --server the server redacts (its --redact-url): drop --redact-url")
+		}
 		if f.token == "" {
 			f.token = os.Getenv("GRAPHWIRE_TOKEN")
 		}
