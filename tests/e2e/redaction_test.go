@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -206,6 +207,31 @@ func TestRedactionServe(t *testing.T) {
 	}
 	if n := md.GetWithheldRows(); n != int64(len(whole.Edges)-len(wantEdges)) {
 		t.Errorf("withheld_rows %d, want %d", n, len(whole.Edges)-len(wantEdges))
+	}
+
+	// The stream carries the same redacted answer.
+	sctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+mint(t, secret, "", viewer))
+	stream, err := c.ExecuteQueryStream(sctx, &pb.ExecuteQueryRequest{Query: trav})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed []byte
+	var smd *pb.QueryMetadata
+	for {
+		chunk, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamed = append(streamed, chunk.GetData()...)
+		if chunk.GetMetadata() != nil {
+			smd = chunk.GetMetadata()
+		}
+	}
+	if sr, err := graphresponse.Unmarshal(streamed); err != nil || !slices.Equal(sr.Edges, wantEdges) || !smd.GetRedacted() || smd.GetWithheldRows() != md.GetWithheldRows() {
+		t.Errorf("stream: %v, edges equal %v, metadata %v", err, sr != nil && slices.Equal(sr.Edges, wantEdges), smd)
 	}
 
 	// A path through a denied middle node goes whole; the other paths stay.
