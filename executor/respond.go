@@ -50,19 +50,37 @@ type Executed struct {
 	Hydration *graphresponse.Rows
 }
 
+// Screen decides, after the base statement and before hydration, which rows
+// of the page the caller may see: it sets base.Withheld (redaction,
+// docs/redaction.md). An error fails the request.
+type Screen interface {
+	Screen(ctx context.Context, plan *graphresponse.BuildPlan, base *graphresponse.Rows) error
+}
+
 // Respond runs a compiled query on r, then its hydration statement when the
 // query type needs one, and builds the GraphResponse. It also reports the
 // statements it ran and the number of rows the base statement produced,
 // even when it fails part-way.
 func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*graphresponse.Response, Executed, error) {
+	return RespondScreened(ctx, r, h, q, nil)
+}
+
+// RespondScreened is [Respond] with s (nil: none) screening the base page
+// before hydration, so that withheld rows are neither hydrated nor built.
+func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, s Screen) (*graphresponse.Response, Executed, error) {
 	ex := Executed{Statements: []Statement{{Label: LabelBase, Query: q}}}
 	base, err := CollectRows(ctx, r, q)
 	if err != nil {
 		return nil, ex, fmt.Errorf("execute query: %w", err)
 	}
 	ex.Rows = int64(len(base.Values))
-	ex.Base = base
 	plan := q.Plan.Build
+	if s != nil {
+		if err := s.Screen(ctx, plan, &base); err != nil {
+			return nil, ex, fmt.Errorf("redact: %w", err)
+		}
+	}
+	ex.Base = base
 	var hyd *graphresponse.Rows
 	if q.Plan.NeedsHydration() {
 		refs, err := plan.NodeRefs(base)

@@ -91,7 +91,15 @@ type NodeRef struct {
 type Rows struct {
 	Columns []string
 	Values  [][]any
+	// Withheld, when not nil, runs parallel to Values: a row marked true was withheld by
+	// redaction (docs/redaction.md). It keeps its place in the page, so the probe row, has_more
+	// and the cursor stay those of the engine's window, but [Build] and [BuildPlan.NodeRefs]
+	// leave it out, and with it its nodes and edges unless another row holds them.
+	Withheld []bool
 }
+
+// withheld reports whether row i of r was withheld by redaction.
+func (r Rows) withheld(i int) bool { return i < len(r.Withheld) && r.Withheld[i] }
 
 // ErrBuild is wrapped by every [Build] failure: a result that breaks the column contract.
 var ErrBuild = errors.New("graphresponse: result does not match the plan")
@@ -126,8 +134,72 @@ func (p *BuildPlan) page(rows [][]any) ([][]any, bool) {
 	return rows, false
 }
 
+// RowRefs lists, for each row of the base page (the probe row excluded), the nodes the row
+// shows: a traversal row its selectors' nodes, a neighbors row the centre and the neighbour,
+// a path_finding row every node of its path, an aggregation row the nodes it is grouped by
+// (none when grouped by properties only). Redaction withholds a row when any of them is
+// denied (docs/redaction.md).
+func (p *BuildPlan) RowRefs(base Rows) ([][]NodeRef, error) {
+	ix := index(base.Columns)
+	rows, _ := p.page(base.Values)
+	out := make([][]NodeRef, len(rows))
+	for r, row := range rows {
+		switch p.QueryType {
+		case QueryTraversal:
+			for i, pn := range p.Nodes {
+				id, err := nodeID(ix, row, i)
+				if err != nil {
+					return nil, err
+				}
+				out[r] = append(out[r], NodeRef{pn.Entity, id})
+			}
+		case QueryAggregation:
+			for _, g := range p.Groups {
+				if g.Kind != GroupKindNode {
+					continue
+				}
+				id, err := nodeID(ix, row, g.Node)
+				if err != nil {
+					return nil, err
+				}
+				out[r] = append(out[r], NodeRef{g.Entity, id})
+			}
+		case QueryNeighbors:
+			c, n, err := neighborRefs(p, ix, row)
+			if err != nil {
+				return nil, err
+			}
+			out[r] = []NodeRef{c, n}
+		case QueryPathFinding:
+			nodes, _, err := pathOf(ix, row)
+			if err != nil {
+				return nil, err
+			}
+			out[r] = nodes
+		default:
+			return nil, buildErr("unknown query type %q", p.QueryType)
+		}
+	}
+	return out, nil
+}
+
+// nodeID reads column n<i>_id of row.
+func nodeID(ix colIndex, row []any, i int) (int64, error) {
+	col := "n" + strconv.Itoa(i) + "_id"
+	v, err := ix.get(row, col)
+	if err != nil {
+		return 0, err
+	}
+	id, ok := asInt(v)
+	if !ok {
+		return 0, buildErr("column %s is %T, want an integer", col, v)
+	}
+	return id, nil
+}
+
 // NodeRefs lists the distinct nodes of the base page that hydration must fetch, in first
-// appearance order (neighbors and path_finding only; nil otherwise).
+// appearance order (neighbors and path_finding only; nil otherwise). Rows withheld by
+// redaction are not fetched.
 func (p *BuildPlan) NodeRefs(base Rows) ([]NodeRef, error) {
 	ix := index(base.Columns)
 	rows, _ := p.page(base.Values)
@@ -139,7 +211,10 @@ func (p *BuildPlan) NodeRefs(base Rows) ([]NodeRef, error) {
 			out = append(out, r)
 		}
 	}
-	for _, row := range rows {
+	for i, row := range rows {
+		if base.withheld(i) {
+			continue
+		}
 		switch p.QueryType {
 		case QueryNeighbors:
 			c, n, err := neighborRefs(p, ix, row)
@@ -269,7 +344,16 @@ func hydratedValue(v any, typ string) (Value, error) {
 // moved between the two statements). A string that is not valid UTF-8 is repaired and
 // counted in [Response.Repaired].
 func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
-	rows, hasMore := p.page(base.Values)
+	page, hasMore := p.page(base.Values)
+	rows := page
+	if base.Withheld != nil {
+		rows = make([][]any, 0, len(page))
+		for i, row := range page {
+			if !base.withheld(i) {
+				rows = append(rows, row)
+			}
+		}
+	}
 	ix := index(base.Columns)
 	r := &Response{FormatVersion: p.FormatVersion, QueryType: p.QueryType, Nodes: []Node{}, Edges: []Edge{}}
 	var err error
@@ -297,30 +381,78 @@ func Build(p *BuildPlan, base Rows, hydration *Rows) (*Response, error) {
 		return nil, err
 	}
 	r.Repaired = repairText(r)
-	r.Pagination = &Pagination{HasMore: hasMore, Truncated: hasMore}
-	if p.Paginate && hasMore && len(rows) > 0 {
-		last := rows[len(rows)-1]
-		keys := make([]*string, p.SortKeys)
-		for i := range keys {
-			v, err := ix.get(last, "_k"+strconv.Itoa(i))
-			if err != nil {
-				return nil, err
-			}
-			if v != nil {
-				s, ok := asString(v)
-				if !ok {
-					return nil, buildErr("cursor key _k%d is %T, want a string", i, v)
-				}
-				keys[i] = &s
+	if base.Withheld != nil {
+		// Redaction (docs/redaction.md, "Pages, limit, has_more and cursors"): the cursor
+		// anchors on the last row the caller may see, never on a withheld one, whose sort
+		// keys would leak through it; the withheld rows after it are read again, and
+		// withheld again, by the next page. Without more rows from the engine, the page is
+		// the last whatever its withheld tail holds.
+		last := -1
+		for i := range page {
+			if !base.withheld(i) {
+				last = i
 			}
 		}
-		tok := EncodeCursor(p.QueryHash, keys)
-		if p.SignCursor != nil {
-			tok = p.SignCursor(CursorPayload(p.QueryHash, keys))
+		page = page[:last+1]
+		if hasMore && last < 0 {
+			// No row to anchor on: the caller ([BuildPlan.Exhausted]) reads on.
+			r.Pagination = &Pagination{HasMore: true, Truncated: true}
+			return r, nil
+		}
+	}
+	r.Pagination = &Pagination{HasMore: hasMore, Truncated: hasMore}
+	if p.Paginate && hasMore && len(page) > 0 {
+		tok, err := p.cursorAt(ix, page[len(page)-1])
+		if err != nil {
+			return nil, err
 		}
 		r.Pagination.NextCursor = &tok
 	}
 	return r, nil
+}
+
+// cursorAt returns the pagination token that resumes after row.
+func (p *BuildPlan) cursorAt(ix colIndex, row []any) (string, error) {
+	keys := make([]*string, p.SortKeys)
+	for i := range keys {
+		v, err := ix.get(row, "_k"+strconv.Itoa(i))
+		if err != nil {
+			return "", err
+		}
+		if v != nil {
+			s, ok := asString(v)
+			if !ok {
+				return "", buildErr("cursor key _k%d is %T, want a string", i, v)
+			}
+			keys[i] = &s
+		}
+	}
+	if p.SignCursor != nil {
+		return p.SignCursor(CursorPayload(p.QueryHash, keys)), nil
+	}
+	return EncodeCursor(p.QueryHash, keys), nil
+}
+
+// Exhausted reports whether redaction withheld every row of a paginated base page that more
+// rows follow, and if so returns the token that resumes after its last row. Such a page has
+// no row a cursor may anchor on (a withheld row's sort keys must not leave the server), so
+// the caller reads on from the token itself, server-side, until a page shows a row or the
+// engine has no more.
+func (p *BuildPlan) Exhausted(base Rows) (string, bool, error) {
+	page, hasMore := p.page(base.Values)
+	if !p.Paginate || !hasMore || base.Withheld == nil || len(page) == 0 {
+		return "", false, nil
+	}
+	for i := range page {
+		if !base.withheld(i) {
+			return "", false, nil
+		}
+	}
+	tok, err := p.cursorAt(index(base.Columns), page[len(page)-1])
+	if err != nil {
+		return "", false, err
+	}
+	return tok, true, nil
 }
 
 // EncodeCursor returns the unsigned pagination token: [CursorPayload] in base64url without

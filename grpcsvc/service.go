@@ -63,6 +63,8 @@ func queryMetadata(ctx context.Context, a *pipeline.Answer, claims *auth.Claims,
 		PackRoot:      a.PackRoot,
 		GraphOutcome:  a.Outcome,
 		AnswerRows:    a.Rows,
+		Redacted:      a.Redacted,
+		WithheldRows:  int64(a.Withheld),
 	}
 	if c := telemetry.CallFrom(ctx); c != nil {
 		md.RequestId = c.ID

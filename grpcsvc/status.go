@@ -20,6 +20,7 @@ import (
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/redact"
 )
 
 // errorDomain is the ErrorInfo domain of every status detail.
@@ -67,6 +68,11 @@ func statusFromError(err error) error {
 	var ue *formatter.UnknownFormatError
 	if errors.As(err, &ue) {
 		return withDetails(codes.InvalidArgument, ue.Error(), "UNKNOWN_FORMAT", "/llm_format")
+	}
+	if errors.Is(err, redact.ErrUnavailable) {
+		// Before the deadline case: an authority that answered too late is
+		// the authority's failure, not the query's (docs/redaction.md).
+		return status.Error(codes.Unavailable, "redaction authority unavailable: no rows were sent; retry later")
 	}
 	switch {
 	case errors.Is(err, formatter.ErrUnrepresentable):

@@ -14,6 +14,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/redact"
 )
 
 func TestStatusFromError(t *testing.T) {
@@ -38,6 +39,10 @@ func TestStatusFromError(t *testing.T) {
 		{"memory", &executor.Error{Kind: executor.ErrResourceExhausted, Code: 241, Err: driver, Op: "run query"}, codes.ResourceExhausted, "query exceeded a resource limit"},
 		{"unavailable", &executor.Error{Kind: executor.ErrUnavailable, Err: driver, Op: "connect"}, codes.Unavailable, "query engine unavailable"},
 		{"canceled", fmt.Errorf("x: %w", context.Canceled), codes.Canceled, ""},
+		{"redaction authority late", fmt.Errorf("redact: %w", &redact.Error{Type: "Issue", Reason: redact.ReasonTimeout, Err: context.DeadlineExceeded}),
+			codes.Unavailable, "redaction authority unavailable: no rows were sent; retry later"},
+		{"redaction answer malformed", &redact.Error{Type: "Issue", Reason: redact.ReasonMalformed, Err: errors.New("allowed[0] was not asked about")},
+			codes.Unavailable, "redaction authority unavailable: no rows were sent; retry later"},
 		{"anything else", &executor.Error{Kind: executor.ErrInternal, Err: driver, Op: "run query"}, codes.Internal, "internal error"},
 		{"plain error", errors.New("secret detail"), codes.Internal, "internal error"},
 		{"status passes through", status.Error(codes.NotFound, "x"), codes.NotFound, "x"},

@@ -15,6 +15,7 @@ import (
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/redact"
 )
 
 // argError is a tool argument the server rejects before the pipeline.
@@ -81,6 +82,8 @@ func classify(err error) toolError {
 		return toolError{Code: "invalid_arguments", Reason: "UNREPRESENTABLE", Pointer: "/format", Message: "this answer cannot be written in the requested format; try another format"}
 	case errors.Is(err, pipeline.ErrUnauthenticated):
 		return toolError{Code: "unauthenticated", Reason: "UNAUTHENTICATED", Message: "no verified caller"}
+	case errors.Is(err, redact.ErrUnavailable):
+		return toolError{Code: "unavailable", Reason: "REDACTION_UNAVAILABLE", Message: "the redaction authority could not decide which rows you may read, so no rows were sent; retry later"}
 	case errors.Is(err, executor.ErrInvalidQuery):
 		return toolError{Code: "invalid_query", Reason: "ENGINE_REJECTED", Message: "the engine rejected a query value"}
 	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):

@@ -75,6 +75,13 @@ type Options struct {
 	// AuthorizationServers are the issuer URLs of the authorization servers whose tokens
 	// this server takes, published in that metadata.
 	AuthorizationServers []string
+	// Tools names the tool surface: [ToolsGraphwire] ("" means it) or [ToolsOrbit].
+	Tools string
+	// ResponseSchema is the JSON Schema of raw answers (config/schemas/query_response.json)
+	// and ResponseVersion its version, which get_response_format returns; without them the
+	// tool answers an error.
+	ResponseSchema  []byte
+	ResponseVersion string
 }
 
 // Server is the MCP server. It is safe for concurrent use.
@@ -116,10 +123,17 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	switch opts.Tools {
+	case "":
+		opts.Tools = ToolsGraphwire
+	case ToolsGraphwire, ToolsOrbit:
+	default:
+		return nil, fmt.Errorf("mcpsvc: unknown tool surface %q (want %s or %s)", opts.Tools, ToolsGraphwire, ToolsOrbit)
+	}
 	opts.AllowedOrigins = slices.Clone(opts.AllowedOrigins)
 	s := &Server{pipe: opts.Pipeline, opts: opts, log: log, origins: newOriginGate(opts.AllowedOrigins)}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "graphwire", Title: "graphwire graph query service", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructions})
+		&mcp.ServerOptions{Instructions: instructionsFor(opts.Tools)})
 	s.register()
 	return s, nil
 }
@@ -128,6 +142,18 @@ func New(opts Options) (*Server, error) {
 const instructions = "graphwire answers graph queries over a software-development graph (users, groups, projects, merge requests, issues, pipelines, …). " +
 	"Start with get_graph_schema (compact; expand=[Entity] for properties), then get_query_dsl, then query_graph. " +
 	"Use max_tokens to bound an answer and pass next_cursor back as cursor to continue; format auto picks the cheapest lossless format."
+
+// orbitInstructions is what the server tells a client of the Orbit surface.
+const orbitInstructions = "graphwire answers graph queries over a software-development graph (users, groups, projects, merge requests, issues, pipelines, …). " +
+	"Call list_commands once, then invoke_command with command_name get_query_dsl and get_graph_schema (expand_nodes for the entities you need) before query_graph. " +
+	"Do not guess entity, relationship or property names."
+
+func instructionsFor(tools string) string {
+	if tools == ToolsOrbit {
+		return orbitInstructions
+	}
+	return instructions
+}
 
 // RunStdio serves one MCP session over r and w (a local agent's stdin and
 // stdout) as the fixed caller claims, until the client closes the stream

@@ -32,16 +32,29 @@ const (
 "row_count":{"type":"integer"},"token_count":{"type":"integer"},
 "has_more":{"type":"boolean"},"next_cursor":{"type":"string"},"truncated":{"type":"boolean"},
 "pack_root":{"type":"string"},"graph_outcome":{"type":"string"},"altered_values":{"type":"integer"},
-"auto_considered":{"type":"array"},"error":{"type":"object"}}}`
+"auto_considered":{"type":"array"},"redacted":{"type":"boolean"},"withheld_rows":{"type":"integer"},"error":{"type":"object"}}}`
 	schemaInput = `{"type":"object","additionalProperties":false,"properties":{
 "expand":{"type":"array","items":{"type":"string"},"maxItems":32,"description":"Entities whose properties (types, filterability, enum values, descriptions) to add."},
 "expand_nodes":{"type":"array","items":{"type":"string"},"maxItems":32,"description":"Alias of expand."}}}`
 	dslInput = `{"type":"object","additionalProperties":false,"properties":{
 "format":{"type":"string","enum":["text","json_schema"],"default":"text","description":"text: the compact reference; json_schema: the DSL's JSON Schema. Both list the ontology's entity and relationship names."}}}`
+	responseFormatInput = `{"type":"object","additionalProperties":false,"properties":{
+"format":{"type":"string","enum":["text","json_schema"],"default":"text","description":"text: the version and the JSON Schema as text; json_schema: {schema, version} as JSON."}}}`
 )
 
-// register adds the tools, resources and prompt.
+// register adds the tools of the surface Options.Tools names (with the
+// prompt, for graphwire's own) and the resources.
 func (s *Server) register() {
+	if s.opts.Tools == ToolsOrbit {
+		s.registerOrbit()
+	} else {
+		s.registerTools()
+	}
+	s.registerResources()
+}
+
+// registerTools adds graphwire's own tools.
+func (s *Server) registerTools() {
 	s.mcp.AddTool(&mcp.Tool{Name: "query_graph", Title: "Query the graph",
 		Description: "Run a graph query (traversal, aggregation, path_finding, neighbors) written in the graphwire DSL and return the answer as compact text. " +
 			"Read get_graph_schema and get_query_dsl first. Metadata (format, rows, tokens, has_more, next_cursor, pack_root) is in the structured content.",
@@ -53,15 +66,23 @@ func (s *Server) register() {
 	s.mcp.AddTool(&mcp.Tool{Name: "get_query_dsl", Title: "Query DSL reference",
 		Description: "How to write query_graph queries: the DSL reference with this graph's entity and relationship names (format=json_schema for the JSON Schema).",
 		InputSchema: json.RawMessage(dslInput), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.wrap("get_query_dsl", s.queryDSL))
+	s.mcp.AddTool(&mcp.Tool{Name: "get_response_format", Title: "Raw answer format",
+		Description: "The JSON Schema of query_graph's json answers (format=json) and its version, for code that reads them.",
+		InputSchema: json.RawMessage(responseFormatInput), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.wrap("get_response_format", s.responseFormat))
+	// The prompt teaches these tools by name, so the Orbit surface goes without it.
+	s.mcp.AddPrompt(&mcp.Prompt{Name: "explore_graph", Title: "Explore the graph",
+		Description: "Teaches the schema → search → traversal workflow for a question about the graph.",
+		Arguments:   []*mcp.PromptArgument{{Name: "question", Description: "What you want to find out.", Required: false}}}, explorePrompt)
+}
+
+// registerResources adds the resources, on either surface.
+func (s *Server) registerResources() {
 	s.mcp.AddResource(&mcp.Resource{URI: "graphwire://ontology", Name: "ontology", Title: "Graph schema (full JSON)", MIMEType: "application/json",
 		Description: "Every entity with its properties and every relationship with its endpoint pairs."},
 		s.resource("graphwire://ontology", "application/json", func() string { return s.pipe.SchemaJSON() }))
 	s.mcp.AddResource(&mcp.Resource{URI: "graphwire://dsl-schema", Name: "dsl-schema", Title: "Query DSL JSON Schema", MIMEType: "application/schema+json",
 		Description: "The query DSL's JSON Schema with the ontology's entity and relationship enums."},
 		s.resource("graphwire://dsl-schema", "application/schema+json", func() string { return s.pipe.DSLSchema() }))
-	s.mcp.AddPrompt(&mcp.Prompt{Name: "explore_graph", Title: "Explore the graph",
-		Description: "Teaches the schema → search → traversal workflow for a question about the graph.",
-		Arguments:   []*mcp.PromptArgument{{Name: "question", Description: "What you want to find out.", Required: false}}}, explorePrompt)
 }
 
 type toolFunc func(ctx context.Context, req *mcp.CallToolRequest, claims *auth.Claims, args json.RawMessage) (*mcp.CallToolResult, error)
@@ -142,17 +163,20 @@ type queryArgs struct {
 
 // queryMeta is the structured content of a query_graph answer.
 type queryMeta struct {
-	Format         string               `json:"format"`
-	FormatVersion  string               `json:"format_version"`
-	QueryType      string               `json:"query_type"`
-	RowCount       int64                `json:"row_count"`
-	TokenCount     int                  `json:"token_count"`
-	HasMore        bool                 `json:"has_more"`
-	NextCursor     string               `json:"next_cursor,omitempty"`
-	Truncated      bool                 `json:"truncated,omitempty"`
-	PackRoot       string               `json:"pack_root,omitempty"`
-	GraphOutcome   string               `json:"graph_outcome,omitempty"`
-	AlteredValues  int                  `json:"altered_values,omitempty"`
+	Format        string `json:"format"`
+	FormatVersion string `json:"format_version"`
+	QueryType     string `json:"query_type"`
+	RowCount      int64  `json:"row_count"`
+	TokenCount    int    `json:"token_count"`
+	HasMore       bool   `json:"has_more"`
+	NextCursor    string `json:"next_cursor,omitempty"`
+	Truncated     bool   `json:"truncated,omitempty"`
+	PackRoot      string `json:"pack_root,omitempty"`
+	GraphOutcome  string `json:"graph_outcome,omitempty"`
+	AlteredValues int    `json:"altered_values,omitempty"`
+	// Redacted and WithheldRows: see docs/redaction.md.
+	Redacted       bool                 `json:"redacted,omitempty"`
+	WithheldRows   int                  `json:"withheld_rows,omitempty"`
 	AutoConsidered []pipeline.Candidate `json:"auto_considered,omitempty"`
 }
 
@@ -186,7 +210,8 @@ func (s *Server) queryGraph(ctx context.Context, req *mcp.CallToolRequest, claim
 	}
 	meta := queryMeta{Format: ans.Format, FormatVersion: ans.Version, QueryType: ans.QueryType, RowCount: ans.Rows,
 		TokenCount: ans.Tokens, HasMore: ans.HasMore, NextCursor: ans.NextCursor, Truncated: ans.Truncated,
-		PackRoot: ans.PackRoot, GraphOutcome: ans.Outcome, AlteredValues: ans.Altered, AutoConsidered: ans.Considered}
+		PackRoot: ans.PackRoot, GraphOutcome: ans.Outcome, AlteredValues: ans.Altered, AutoConsidered: ans.Considered,
+		Redacted: ans.Redacted, WithheldRows: ans.Withheld}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(ans.Text)}}, StructuredContent: meta}, nil
 }
 
@@ -217,6 +242,34 @@ func (s *Server) queryDSL(_ context.Context, _ *mcp.CallToolRequest, _ *auth.Cla
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.pipe.DSL(false)}}}, nil
 	case "json_schema":
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s.pipe.DSL(true)}}}, nil
+	}
+	return nil, &argError{msg: fmt.Sprintf("unknown format %q (want text or json_schema)", a.Format), pointer: "/format"}
+}
+
+func (s *Server) responseFormat(_ context.Context, _ *mcp.CallToolRequest, _ *auth.Claims, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	var a struct {
+		Format string `json:"format"`
+	}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	schema, version := s.opts.ResponseSchema, s.opts.ResponseVersion
+	if len(schema) == 0 {
+		return nil, errors.New("mcpsvc: no response schema configured")
+	}
+	switch a.Format {
+	case "", "text":
+		text := "ResponseFormat v" + version + " (JSON Schema):\n" + string(schema)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	case "json_schema":
+		b, err := json.Marshal(struct {
+			Schema  json.RawMessage `json:"schema"`
+			Version string          `json:"version"`
+		}{compactJSON(string(schema)), version})
+		if err != nil {
+			return nil, fmt.Errorf("mcpsvc: the response schema is not JSON: %w", err)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 	}
 	return nil, &argError{msg: fmt.Sprintf("unknown format %q (want text or json_schema)", a.Format), pointer: "/format"}
 }

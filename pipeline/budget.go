@@ -90,7 +90,7 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 		if err != nil {
 			return err
 		}
-		a.fill(out, resp, int64(rows), false)
+		a.fill(out, resp, int64(rows-withheldIn(ex.Base, rows)), false)
 		return nil
 	}
 	if pg == nil || !plan.Paginate || rows <= 1 {
@@ -99,7 +99,12 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 	prefix := func(k int) (*graphresponse.Response, error) {
 		bp := *plan
 		bp.PageSize = k
-		pr, err := graphresponse.Build(&bp, graphresponse.Rows{Columns: ex.Base.Columns, Values: ex.Base.Values[:k+1]}, ex.Hydration)
+		base := graphresponse.Rows{Columns: ex.Base.Columns, Values: ex.Base.Values[:k+1]}
+		if w := ex.Base.Withheld; w != nil {
+			// Rows redaction withheld stay withheld in every prefix.
+			base.Withheld = w[:min(k+1, len(w))]
+		}
+		pr, err := graphresponse.Build(&bp, base, ex.Hydration)
 		if err != nil {
 			return nil, err
 		}
@@ -137,12 +142,39 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 	if best == 0 {
 		return &BudgetError{MaxTokens: max, Needed: first}
 	}
+	if fv := firstShown(ex.Base, rows); best <= fv {
+		// Every row of the prefix that fits was withheld by redaction: not even the
+		// first row shown fits.
+		if fv+1 >= rows {
+			return &BudgetError{MaxTokens: max, Needed: full.tokens}
+		}
+		pr, err := prefix(fv + 1)
+		if err != nil {
+			return err
+		}
+		o, err := r.run(pr, false)
+		if err != nil {
+			return err
+		}
+		return &BudgetError{MaxTokens: max, Needed: o.tokens}
+	}
 	out, err := r.final(bestResp, bestOut, true)
 	if err != nil {
 		return err
 	}
-	a.fill(out, bestResp, int64(best), true)
+	a.fill(out, bestResp, int64(best-withheldIn(ex.Base, best)), true)
 	return nil
+}
+
+// firstShown is the index of the first of the n page rows redaction did not
+// withhold (0 without redaction, n when it withheld them all).
+func firstShown(base graphresponse.Rows, n int) int {
+	for i := 0; i < n; i++ {
+		if i >= len(base.Withheld) || !base.Withheld[i] {
+			return i
+		}
+	}
+	return n
 }
 
 func (a *Answer) fill(o rendered, resp *graphresponse.Response, rows int64, truncated bool) {

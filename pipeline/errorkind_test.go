@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/redact"
 )
 
 // TestErrorKind: the log class of a failure follows the executor kinds,
@@ -25,6 +26,8 @@ func TestErrorKind(t *testing.T) {
 		{context.Canceled, "canceled"},
 		{executor.New("run", executor.ErrInvalidQuery, nil), "invalid_query"},
 		{fmt.Errorf("something else"), "internal"},
+		// An authority that answered too late is redaction's failure, not the query's timeout.
+		{fmt.Errorf("redact: %w", &redact.Error{Type: "Project", Reason: redact.ReasonTimeout, Err: context.DeadlineExceeded}), "redaction"},
 	}
 	for _, tt := range tests {
 		if got := errorKind(tt.err); got != tt.want {

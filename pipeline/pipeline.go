@@ -20,6 +20,7 @@ import (
 	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/redact"
 	"github.com/graphwire/graphwire/telemetry"
 )
 
@@ -73,6 +74,12 @@ type Options struct {
 	// values"). json answers stay exact; goon truncates long strings itself, far shorter
 	// (its spec's "..." and key_len). 0 means [DefaultMaxValueBytes]; negative, no cap.
 	MaxValueBytes int
+	// Redactor, when set, is the redaction authority (docs/redaction.md):
+	// after the base statement, every row showing a node the caller may not
+	// read is withheld, before hydration and formatting. An authority that
+	// cannot decide fails the request (an error wrapping
+	// redact.ErrUnavailable). nil redacts nothing.
+	Redactor *redact.Authority
 }
 
 // Pipeline is the one code path from a request to formatted bytes, shared
@@ -227,6 +234,11 @@ type Answer struct {
 	Executed executor.Executed
 	// Considered lists, for auto, the lossless formats and their tokens.
 	Considered []Candidate
+	// Redacted reports that the redaction authority screened the answer
+	// and Withheld how many of the engine's page rows it withheld; such a
+	// page may hold fewer rows than its size while has_more is set.
+	Redacted bool
+	Withheld int
 }
 
 // Candidate is one format auto considered.
@@ -333,7 +345,9 @@ func (p *Pipeline) Stream(ctx context.Context, req Request, w io.Writer) (*Answe
 		return nil, err
 	}
 	a := x.a
-	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+capped+x.resp.Repaired, pageRows(x.q, a.Executed)
+	rows := pageRows(x.q, a.Executed)
+	rows -= int64(withheldIn(a.Executed.Base, int(rows)))
+	a.Format, a.Version, a.Altered, a.Rows = x.f.Name(), x.f.Version(), altered+capped+x.resp.Repaired, rows
 	a.Capped, a.Binary = capped, formatter.IsBinary(x.f)
 	p.opts.Metrics.Answer(a.Format, time.Since(start), a.Rows, 0, text.Len())
 	if pg := x.resp.Pagination; pg != nil {
@@ -416,7 +430,11 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 		return nil, none, err
 	}
 	start := time.Now()
-	resp, ex, err := executor.Respond(ctx, p.exec, p.opts.Compiler, q)
+	var scr *redact.Screener
+	if p.opts.Redactor != nil {
+		scr = p.opts.Redactor.For(redactCaller(req.Claims))
+	}
+	resp, ex, q, err := p.respond(ctx, req, doc, q, scr)
 	p.opts.Metrics.Engine(queryType, time.Since(start))
 	if err != nil {
 		// A statement the engine has not let go of yet (the caller is answered at its
@@ -441,7 +459,88 @@ func (p *Pipeline) execute(ctx context.Context, req Request) (*executed, func(),
 	}
 	x.q, x.resp, x.page = q, resp, page
 	x.a = &Answer{QueryType: resp.QueryType, EngineRows: ex.Rows, Debug: q.Plan.Debug(), Executed: ex}
+	if scr != nil {
+		x.a.Redacted, x.a.Withheld = true, scr.Withheld()
+	}
 	return x, release, nil
+}
+
+// MaxWithheldPages bounds the engine pages one answer reads past while
+// redaction withholds every row of them (docs/redaction.md).
+const MaxWithheldPages = 64
+
+// respond runs q (compiled from doc) and builds its response, screened by
+// scr when it is not nil. A paginated page whose every row redaction
+// withheld, with more rows after it, has no row its cursor may anchor on
+// (a withheld row's sort keys must not leave the server), so respond reads
+// on from its last row, server-side, until a page shows a row or the engine
+// has no more, at most [MaxWithheldPages] pages. It returns the query that
+// produced the response.
+func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *compiler.Query, scr *redact.Screener) (*graphresponse.Response, executor.Executed, *compiler.Query, error) {
+	var s executor.Screen
+	if scr != nil {
+		s = scr // a nil *Screener must not become a non-nil interface
+	}
+	resp, ex, err := executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, s)
+	for round := 0; err == nil && scr != nil; round++ {
+		after, more, xerr := q.Plan.Build.Exhausted(ex.Base)
+		if xerr != nil || !more {
+			return resp, ex, q, xerr
+		}
+		if round == MaxWithheldPages {
+			return nil, ex, q, &RequestError{Field: "cursor", Reason: "REDACTED_WINDOW",
+				Message: fmt.Sprintf("redaction withheld every row of the next %d pages; narrow the query", MaxWithheldPages)}
+		}
+		if doc, err = withAfter(doc, after); err != nil {
+			return nil, ex, q, err
+		}
+		if q, err = p.opts.Compiler.Compile(doc, CallerOf(req.Claims)); err != nil {
+			return nil, ex, q, err
+		}
+		resp, ex, err = executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, scr)
+	}
+	return resp, ex, q, err
+}
+
+// withAfter sets the cursor position of a DSL document that has a cursor member.
+func withAfter(doc []byte, after string) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, fmt.Errorf("pipeline: re-read the query: %w", err)
+	}
+	c, ok := m["cursor"].(map[string]any)
+	if !ok {
+		return nil, errors.New("pipeline: a paginated query without a cursor member")
+	}
+	c["after"] = after
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: re-encode the query: %w", err)
+	}
+	return out, nil
+}
+
+// redactCaller is the caller as the redaction authority sees it, keyed by
+// the whole authorization context.
+func redactCaller(c *auth.Claims) redact.Caller {
+	scopes := make([]redact.Scope, len(c.Scopes))
+	for i, s := range c.Scopes {
+		scopes[i] = redact.Scope{Path: s.Path, AccessLevel: s.Level}
+	}
+	return redact.NewCaller(c.Fingerprint(), strconv.FormatInt(c.UserID, 10), c.Admin, scopes)
+}
+
+// withheldIn counts the rows of the first n engine rows that redaction withheld.
+func withheldIn(base graphresponse.Rows, n int) int {
+	k := 0
+	for i := 0; i < n && i < len(base.Withheld); i++ {
+		if base.Withheld[i] {
+			k++
+		}
+	}
+	return k
 }
 
 // pageRows is the number of result rows of the engine's page (without the
@@ -519,6 +618,8 @@ func jsonInt(v any) (int, error) {
 // errorKind is the class of a failure for the log.
 func errorKind(err error) string {
 	switch {
+	case errors.Is(err, redact.ErrUnavailable):
+		return "redaction"
 	case errors.Is(err, executor.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, executor.ErrResourceExhausted):

@@ -107,6 +107,14 @@ type Config struct {
 	// MCPResourceURL is MCP's public URL and JWTAuthorizationServers (comma-separated) the
 	// issuers of its tokens, both published as OAuth protected-resource metadata (RFC 9728).
 	MCPResourceURL, JWTAuthorizationServers string
+	// Redaction (docs/redaction.md): the authority's URL ("" for none), the deadline of one
+	// call, the ids per call, and the per-caller cache's TTL (negative: no cache) and bounds.
+	RedactURL                           string
+	RedactTimeout, RedactCacheTTL       time.Duration
+	RedactBatchSize, RedactCacheEntries int
+	RedactCacheCallers                  int
+	// MCPTools is MCP\'s tool surface: graphwire or orbit (mcpsvc.Options.Tools).
+	MCPTools string
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -221,6 +229,20 @@ var table = []Option{
 		func(c *Config) any { return &c.MCPAllowedOrigins }},
 	{"mcp-resource-url", String, "", "public URL of the MCP endpoint (https://host/mcp), published at /.well-known/oauth-protected-resource/mcp (RFC 9728); default: each request's own scheme and host",
 		func(c *Config) any { return &c.MCPResourceURL }},
+	{"mcp-tools", String, "graphwire", "MCP tool surface: graphwire (query_graph, get_graph_schema, get_query_dsl, get_response_format) or orbit (GitLab Orbit's list_commands and invoke_command, for agents configured for Orbit)",
+		func(c *Config) any { return &c.MCPTools }},
+	{"redact-url", String, "", "redaction authority (docs/redaction.md): every answer's nodes are checked with it and rows showing a denied node withheld; if it cannot decide, the request fails (UNAVAILABLE). Empty: no redaction",
+		func(c *Config) any { return &c.RedactURL }},
+	{"redact-timeout", Duration, "2s", "deadline of one call to --redact-url; a later answer fails the request",
+		func(c *Config) any { return &c.RedactTimeout }},
+	{"redact-batch-size", Int, "500", "most ids of one entity type in one call to --redact-url",
+		func(c *Config) any { return &c.RedactBatchSize }},
+	{"redact-cache-ttl", Duration, "30s", "how long a redaction decision is reused for the same caller (negative: not cached)",
+		func(c *Config) any { return &c.RedactCacheTTL }},
+	{"redact-cache-entries", Int, "10000", "redaction decisions cached per caller",
+		func(c *Config) any { return &c.RedactCacheEntries }},
+	{"redact-cache-callers", Int, "1024", "callers whose redaction decisions are cached (least recently used go first)",
+		func(c *Config) any { return &c.RedactCacheCallers }},
 	{"jwt-authorization-server", String, "", "issuer URLs (comma-separated) of the authorization servers that issue tokens, published in MCP's resource metadata (default: --jwt-issuer)",
 		func(c *Config) any { return &c.JWTAuthorizationServers }},
 }

@@ -203,6 +203,14 @@ func check(c *Config) error {
 		return bad("jwks-refresh", "--jwks-refresh, --jwks-min-refresh and --jwks-timeout must be positive")
 	case c.MCPResourceURL != "" && !resourceURLOK(c.MCPResourceURL):
 		return bad("mcp-resource-url", "%q is not an absolute http or https URL without a query or fragment", c.MCPResourceURL)
+	case c.MCPTools != "graphwire" && c.MCPTools != "orbit":
+		return bad("mcp-tools", "%q is not a tool surface (want graphwire or orbit)", c.MCPTools)
+	case c.RedactURL != "" && !resourceURLOK(c.RedactURL):
+		return bad("redact-url", "%q is not an absolute http or https URL without a query or fragment", c.RedactURL)
+	case c.RedactTimeout <= 0:
+		return bad("redact-timeout", "must be positive")
+	case c.RedactBatchSize <= 0 || c.RedactCacheEntries <= 0 || c.RedactCacheCallers <= 0:
+		return bad("redact-batch-size", "--redact-batch-size, --redact-cache-entries and --redact-cache-callers must be positive")
 	case c.JWTClockSkew <= 0:
 		return bad("jwt-clock-skew", "must be positive")
 	case c.JWTUserClaim == "" || c.JWTScopesClaim == "" || c.JWTAdminClaim == "":

@@ -43,6 +43,12 @@ func TestPrecedence(t *testing.T) {
 			c.PProf, c.MetricsListen = true, "127.0.0.1:9100"
 			return c
 		}},
+		{"redaction from the environment", map[string]string{"jwt-secret-file": "/s"},
+			map[string]string{"GRAPHWIRE_REDACT_URL": "http://127.0.0.1:9800/v1/authorize", "GRAPHWIRE_REDACT_CACHE_TTL": "-1s"}, "",
+			func(c serveconfig.Config) serveconfig.Config {
+				c.RedactURL, c.RedactCacheTTL = "http://127.0.0.1:9800/v1/authorize", -time.Second
+				return c
+			}},
 		{"env over file", nil, map[string]string{"GRAPHWIRE_MAX_CONCURRENT": "5", "GRAPHWIRE_PPROF": "false"}, file, func(c serveconfig.Config) serveconfig.Config {
 			c.JWTSecretFile, c.Admission.MaxConcurrent, c.Admission.Wait, c.LogFormat = "/file/secret", 5, 3*time.Second, "text"
 			c.MetricsListen = "127.0.0.1:9100"
@@ -74,6 +80,7 @@ func TestPrecedence(t *testing.T) {
 		MaxRecvMsgSize: serveconfig.DefaultMaxRecvMsgSize, MaxConcurrentStreams: 100,
 		KeepaliveMinTime: 5 * time.Minute, GRPCMaxConnectionIdle: 5 * time.Minute, ReadHeaderTimeout: 10 * time.Second,
 		HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: time.Minute, HTTPIdleTimeout: 2 * time.Minute, EngineFDReserve: 1024,
+		MCPTools: "graphwire", RedactTimeout: 2 * time.Second, RedactCacheTTL: 30 * time.Second, RedactBatchSize: 500, RedactCacheEntries: 10000, RedactCacheCallers: 1024,
 	}
 	base.Admission.MaxConcurrent, base.Admission.Wait = 4, time.Second
 	for _, tt := range tests {
@@ -163,6 +170,10 @@ func TestErrors(t *testing.T) {
 		{"resource url with a fragment", with("mcp-resource-url", "https://gw.example/mcp#x"), nil, "", "", "mcp-resource-url", serveconfig.ErrInvalid},
 		{"resource url relative", with("mcp-resource-url", "/mcp"), nil, "", "", "mcp-resource-url", serveconfig.ErrInvalid},
 		{"zero clock skew", with("jwt-clock-skew", "0s"), nil, "", "", "jwt-clock-skew", serveconfig.ErrInvalid},
+		{"unknown mcp tools", with("mcp-tools", "lazy"), nil, "", "", "mcp-tools", serveconfig.ErrInvalid},
+		{"redact url not a URL", with("redact-url", "127.0.0.1:9800"), nil, "", "", "redact-url", serveconfig.ErrInvalid},
+		{"zero redact timeout", with("redact-url", "http://127.0.0.1:9800/", "redact-timeout", "0s"), nil, "", "", "redact-timeout", serveconfig.ErrInvalid},
+		{"zero redact batch", with("redact-batch-size", "0"), nil, "", "", "redact-batch-size", serveconfig.ErrInvalid},
 		{"same claim twice", with("jwt-admin-claim", "sub"), nil, "", "", "jwt-user-claim", serveconfig.ErrInvalid},
 		{"empty scopes claim", with("jwt-scopes-claim", ""), nil, "", "", "jwt-user-claim", serveconfig.ErrInvalid},
 		{"both engines", with("embedded", "d", "clickhouse", "c"), nil, "", "", "embedded", serveconfig.ErrInvalid},

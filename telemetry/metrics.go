@@ -39,6 +39,12 @@ type Metrics struct {
 	rejections      *prometheus.CounterVec
 	graphAnswers    *prometheus.CounterVec
 	snapshotLookups *prometheus.CounterVec
+	redactionCalls  *prometheus.CounterVec
+	redactionIDs    *prometheus.CounterVec
+	redactionDenied *prometheus.CounterVec
+	redactionCache  *prometheus.CounterVec
+	redactionRows   prometheus.Counter
+	redactionTime   prometheus.Histogram
 }
 
 // latencyBuckets span 1 ms to about 33 s, doubling.
@@ -72,9 +78,22 @@ func New(opts Options) (*Metrics, error) {
 			Help: "gcf-graph answers by outcome (full, delta, unchanged)."}, []string{"outcome"}),
 		snapshotLookups: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "graphwire_graph_snapshot_lookups_total",
 			Help: "Lookups of the graph a gcf-graph client says it holds (pack_root), by result (hit, miss)."}, []string{"result"}),
+		redactionCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "graphwire_redaction_calls_total",
+			Help: "Calls to the redaction authority, by result (ok, or the failure: unavailable, timeout, malformed); a failure fails the request."}, []string{"result"}),
+		redactionIDs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "graphwire_redaction_ids_total",
+			Help: "Node ids checked by redaction, by where the decision came from (cache, authority)."}, []string{"source"}),
+		redactionDenied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "graphwire_redaction_denied_total",
+			Help: "Node ids the redaction authority denied, by entity type."}, []string{"entity"}),
+		redactionCache: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "graphwire_redaction_cache_lookups_total",
+			Help: "Per-caller redaction cache lookups, by result (hit, miss)."}, []string{"result"}),
+		redactionRows: prometheus.NewCounter(prometheus.CounterOpts{Name: "graphwire_redaction_withheld_rows_total",
+			Help: "Result rows withheld by redaction."}),
+		redactionTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "graphwire_redaction_duration_seconds",
+			Help: "Time one call to the redaction authority took, failed calls included.", Buckets: latencyBuckets}),
 	}
 	cs := []prometheus.Collector{m.requests, m.requestSeconds, m.engineSeconds, m.formatSeconds, m.rows, m.tokens, m.bytes,
-		m.rejections, m.graphAnswers, m.snapshotLookups}
+		m.rejections, m.graphAnswers, m.snapshotLookups, m.redactionCalls, m.redactionIDs, m.redactionDenied, m.redactionCache,
+		m.redactionRows, m.redactionTime}
 	if c := opts.Admission; c != nil {
 		cs = append(cs,
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "graphwire_admission_slots_in_use",
@@ -105,6 +124,13 @@ func New(opts Options) (*Metrics, error) {
 	}
 	for _, r := range []string{"hit", "miss"} {
 		m.snapshotLookups.WithLabelValues(r)
+		m.redactionCache.WithLabelValues(r)
+	}
+	for _, r := range []string{"ok", "unavailable", "timeout", "malformed"} {
+		m.redactionCalls.WithLabelValues(r)
+	}
+	for _, r := range []string{"cache", "authority"} {
+		m.redactionIDs.WithLabelValues(r)
 	}
 	return m, nil
 }
@@ -170,4 +196,45 @@ func (m *Metrics) SnapshotLookup(hit bool) {
 		r = "hit"
 	}
 	m.snapshotLookups.WithLabelValues(r).Inc()
+}
+
+// RedactionCall records one call to the redaction authority about n ids:
+// failure is "" for success, else the failure's reason.
+func (m *Metrics) RedactionCall(failure string, n int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	if failure == "" {
+		failure = "ok"
+	}
+	m.redactionCalls.WithLabelValues(failure).Inc()
+	m.redactionIDs.WithLabelValues("authority").Add(float64(n))
+	m.redactionTime.Observe(d.Seconds())
+}
+
+// RedactionCache records per-caller cache lookups: hits decided from the
+// cache, misses sent to the authority.
+func (m *Metrics) RedactionCache(hits, misses int) {
+	if m == nil {
+		return
+	}
+	m.redactionCache.WithLabelValues("hit").Add(float64(hits))
+	m.redactionCache.WithLabelValues("miss").Add(float64(misses))
+	m.redactionIDs.WithLabelValues("cache").Add(float64(hits))
+}
+
+// RedactionDenied records n ids of entity the authority denied.
+func (m *Metrics) RedactionDenied(entity string, n int) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.redactionDenied.WithLabelValues(entity).Add(float64(n))
+}
+
+// RedactionWithheld records n result rows withheld by redaction.
+func (m *Metrics) RedactionWithheld(n int) {
+	if m == nil || n == 0 {
+		return
+	}
+	m.redactionRows.Add(float64(n))
 }

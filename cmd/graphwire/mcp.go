@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/config"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/ontology"
@@ -29,6 +30,8 @@ type mcpFlags struct {
 	// --jwt-secret-file; the claims are auth.Options' mapping.
 	jwksFile, jwksURL                  string
 	userClaim, scopesClaim, adminClaim string
+	redact                             redactFlags
+	tools                              string
 }
 
 func newMCPCmd(s streams) *cobra.Command {
@@ -58,6 +61,8 @@ func newMCPCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.userClaim, "jwt-user-claim", "sub", "claim of --token holding the user id")
 	fs.StringVar(&f.scopesClaim, "jwt-scopes-claim", "scopes", "claim of --token holding the scopes")
 	fs.StringVar(&f.adminClaim, "jwt-admin-claim", "admin", "claim of --token holding the admin flag")
+	f.redact.register(fs)
+	fs.StringVar(&f.tools, "tools", "", "tool surface (default $GRAPHWIRE_MCP_TOOLS, else graphwire): graphwire (query_graph, get_graph_schema, get_query_dsl, get_response_format) or orbit (GitLab Orbit's list_commands and invoke_command)")
 	return cmd
 }
 
@@ -80,6 +85,16 @@ func (f *mcpFlags) finish() error {
 	}
 	if f.jwksFile != "" && f.jwksURL != "" {
 		return errors.New("use --jwks-file or --jwks-url, not both")
+	}
+	if f.tools == "" {
+		f.tools = os.Getenv("GRAPHWIRE_MCP_TOOLS")
+	}
+	switch f.tools {
+	case "":
+		f.tools = mcpsvc.ToolsGraphwire
+	case mcpsvc.ToolsGraphwire, mcpsvc.ToolsOrbit:
+	default:
+		return fmt.Errorf("--tools %q: want %s or %s", f.tools, mcpsvc.ToolsGraphwire, mcpsvc.ToolsOrbit)
 	}
 	return f.engine.check()
 }
@@ -145,11 +160,16 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer eng.Close()
-	pipe, err := newPipeline(eng, ont, nil, nil, 0, 0, 0, nil, logger)
+	ro, err := f.redact.options()
 	if err != nil {
 		return err
 	}
-	srv, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Logger: logger})
+	pipe, err := newPipeline(eng, ont, nil, nil, 0, 0, 0, nil, ro, logger)
+	if err != nil {
+		return err
+	}
+	srv, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Logger: logger, Tools: f.tools,
+		ResponseSchema: config.QueryResponseSchema(), ResponseVersion: config.RawVersion()})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/graphwire/graphwire/internal/diagram"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/redact"
 )
 
 // scopeList collects repeated --scope PATH[:LEVEL] flags.
@@ -58,6 +59,7 @@ type queryFlags struct {
 	server    string    // client mode: the address of a graphwire server
 	token     string    // client mode: the bearer JWT
 	tls       clientTLS // client mode: TLS to the server
+	redact    redactFlags
 }
 
 // drawFormats are the --format values that draw the raw response as a graph instead of
@@ -94,6 +96,7 @@ func newQueryCmd(s streams) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	f.engine.register(fs)
+	f.redact.register(fs)
 	fs.BoolVar(&f.admin, "admin", false, "run as an admin caller (sees everything)")
 	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
 	fs.StringVar(&f.format, "format", formatter.JSON, "answer format: json (GraphResponse), goon, gcf, gcf-graph, gcx or toon (text for language models),\n"+
@@ -159,6 +162,9 @@ func (f *queryFlags) finish(args []string, stdin io.Reader) error {
 	if f.server != "" {
 		if f.admin || len(f.scopes) > 0 || f.explain {
 			return errors.New("with --server the token decides the caller: drop --admin, --scope and --explain")
+		}
+		if f.redact.url != "" {
+			return errors.New("with --server the server redacts (its --redact-url): drop --redact-url")
 		}
 		if f.token == "" {
 			f.token = os.Getenv("GRAPHWIRE_TOKEN")
@@ -314,7 +320,17 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 		return queryStats{}, explain(stdout, q, unknown)
 	}
 	// The same pipeline as the gRPC and MCP faces, with the caller of the flags.
-	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont})
+	ro, err := f.redact.options()
+	if err != nil {
+		return queryStats{}, err
+	}
+	var red *redact.Authority
+	if ro.URL != "" {
+		if red, err = redact.New(ro); err != nil {
+			return queryStats{}, err
+		}
+	}
+	pipe, err := pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Redactor: red})
 	if err != nil {
 		return queryStats{}, err
 	}

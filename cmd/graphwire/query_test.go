@@ -103,6 +103,10 @@ func TestRunQuery(t *testing.T) {
 		{name: "admin and scope", args: []string{"--admin", "--scope", "1/", "{}"}, wantCode: exitUsage},
 		{name: "bad scope", args: []string{"--scope", "abc", "{}"}, wantCode: exitUsage},
 		{name: "no query", args: []string{"--admin"}, wantCode: exitUsage},
+		{
+			name: "redaction with a server", args: []string{"--server", "127.0.0.1:1", "--token", "t", "--redact-url", "http://127.0.0.1:2/", "{}"}, wantCode: exitUsage,
+			wantStderr: "graphwire query: with --server the server redacts (its --redact-url): drop --redact-url\nRun 'graphwire query --help' for usage.\n",
+		},
 		// A bad flag value is reported before the graph is looked for.
 		{
 			name:     "unknown llm format without a graph",

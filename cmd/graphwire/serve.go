@@ -33,6 +33,7 @@ import (
 	"github.com/graphwire/graphwire/netlimit"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/redact"
 	"github.com/graphwire/graphwire/serveconfig"
 	"github.com/graphwire/graphwire/telemetry"
 )
@@ -131,7 +132,16 @@ type service struct {
 
 // newPipeline builds the request pipeline over ctl (nil: a controller with
 // admission's defaults), recording into m when it is set.
-func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, maxValueBytes int, cursors *compiler.CursorKeys, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, maxValueBytes int, cursors *compiler.CursorKeys, ro redact.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
+	// Redaction (docs/redaction.md): an authority URL turns it on.
+	var red *redact.Authority
+	if ro.URL != "" {
+		ro.Metrics, ro.Logger = m, logger
+		var err error
+		if red, err = redact.New(ro); err != nil {
+			return nil, err
+		}
+	}
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
@@ -158,7 +168,7 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger,
-		MaxValueBytes: maxValueBytes})
+		MaxValueBytes: maxValueBytes, Redactor: red})
 }
 
 // serviceOptions are what serve sets of the service beyond the engine.
@@ -174,8 +184,12 @@ type serviceOptions struct {
 	MaxQueryBytes                      int     // grpcsvc.Options.MaxQueryBytes
 	MaxWalkCost                        float64 // compiler.Options.MaxWalkCost
 	MaxValueBytes                      int     // pipeline.Options.MaxValueBytes
-	Admission                          admission.Options
-	HealthInterval                     time.Duration
+	// Redact configures redaction (redact.Options; an empty URL: none).
+	Redact redact.Options
+	// MCPTools is mcpsvc.Options.Tools, the MCP tool surface.
+	MCPTools       string
+	Admission      admission.Options
+	HealthInterval time.Duration
 	// Metrics makes the service record Prometheus metrics (service.metrics).
 	Metrics bool
 	// GRPC are extra gRPC server options (TLS, keepalive, limits).
@@ -216,7 +230,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 			return nil, err
 		}
 	}
-	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Logger)
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Redact, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +250,8 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	}
 	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger,
 		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed,
-		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers})
+		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers, Tools: o.MCPTools,
+		ResponseSchema: config.QueryResponseSchema(), ResponseVersion: config.RawVersion()})
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +284,10 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		UserClaim: c.JWTUserClaim, ScopesClaim: c.JWTScopesClaim, AdminClaim: c.JWTAdminClaim, Admission: c.Admission, HealthInterval: c.HealthInterval,
 		MaxQueryBytes: c.MaxRecvMsgSize, MaxWalkCost: float64(c.MaxWalkCost), MaxValueBytes: c.MaxValueBytes, Metrics: c.MetricsListen != "", Logger: logger,
 		MCPOrigins: splitOrigins(c.MCPAllowedOrigins), MCPWriteTimeout: c.HTTPWriteTimeout,
-		MCPResourceURL: c.MCPResourceURL, AuthorizationServers: splitOrigins(c.JWTAuthorizationServers)}
+		MCPResourceURL: c.MCPResourceURL, AuthorizationServers: splitOrigins(c.JWTAuthorizationServers),
+		MCPTools: c.MCPTools,
+		Redact: redact.Options{URL: c.RedactURL, Timeout: c.RedactTimeout, BatchSize: c.RedactBatchSize, CacheTTL: c.RedactCacheTTL,
+			CacheEntries: c.RedactCacheEntries, CacheCallers: c.RedactCacheCallers}}
 	if len(o.AuthorizationServers) == 0 && c.JWTIssuer != "" {
 		o.AuthorizationServers = []string{c.JWTIssuer}
 	}

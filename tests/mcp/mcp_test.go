@@ -32,7 +32,7 @@ func TestToolsResourcesPrompt(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if want := []string{"get_graph_schema", "get_query_dsl", "query_graph"}; !slices.Equal(names, want) {
+	if want := []string{"get_graph_schema", "get_query_dsl", "get_response_format", "query_graph"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	// Some clients read only a single JSON type per property: a choice is an anyOf, never a

@@ -460,7 +460,13 @@ type QueryMetadata struct {
 	// token (letters, digits, "-_.:/+=", at most 128 bytes), else one the
 	// server made. Every log line of the request carries it, and the
 	// response headers repeat it as x-request-id.
-	RequestId     string `protobuf:"bytes,15,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,15,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The redaction authority screened this answer (docs/redaction.md), and
+	// withheld_rows of the engine's page rows showed a node the caller may
+	// not read and were left out: the page may be shorter than its size
+	// while has_more is set.
+	Redacted      bool  `protobuf:"varint,16,opt,name=redacted,proto3" json:"redacted,omitempty"`
+	WithheldRows  int64 `protobuf:"varint,17,opt,name=withheld_rows,json=withheldRows,proto3" json:"withheld_rows,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -598,6 +604,20 @@ func (x *QueryMetadata) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *QueryMetadata) GetRedacted() bool {
+	if x != nil {
+		return x.Redacted
+	}
+	return false
+}
+
+func (x *QueryMetadata) GetWithheldRows() int64 {
+	if x != nil {
+		return x.WithheldRows
+	}
+	return 0
 }
 
 // DebugStatement is one statement a query executed.
@@ -1162,7 +1182,7 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\x06result\"`\n" +
 	"\x11ExecuteQueryChunk\x12\x12\n" +
 	"\x04data\x18\x01 \x01(\fR\x04data\x127\n" +
-	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\x92\x04\n" +
+	"\bmetadata\x18\x02 \x01(\v2\x1b.graphwire.v1.QueryMetadataR\bmetadata\"\xd3\x04\n" +
 	"\rQueryMetadata\x12\x1d\n" +
 	"\n" +
 	"query_type\x18\x01 \x01(\tR\tqueryType\x12\x10\n" +
@@ -1185,7 +1205,9 @@ const file_graphwire_v1_query_proto_rawDesc = "" +
 	"\vanswer_rows\x18\x0e \x01(\x03R\n" +
 	"answerRows\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x0f \x01(\tR\trequestId\"j\n" +
+	"request_id\x18\x0f \x01(\tR\trequestId\x12\x1a\n" +
+	"\bredacted\x18\x10 \x01(\bR\bredacted\x12#\n" +
+	"\rwithheld_rows\x18\x11 \x01(\x03R\fwithheldRows\"j\n" +
 	"\x0eDebugStatement\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12\x10\n" +
 	"\x03sql\x18\x02 \x01(\tR\x03sql\x120\n" +
