@@ -34,19 +34,23 @@ type Options struct {
 	Branch, Commit string
 	// Env is the environment of the go command (nil: the process's own).
 	Env []string
-	// Progress, when set, is called once type-checking is done, after each file's calls and
+	// Progress, when set, is called after each package is type-checked, once type-checking is
+	// done, after each file's calls and
 	// embeddings are extracted, and once the graph is complete ([Progress.Done]), from the
 	// goroutine that called [Index].
 	Progress func(Progress)
 }
 
-// Progress is how far [Index] has come, as [Options.Progress] receives it. Type-checking,
-// most of the time, reports nothing until it is done.
+// Progress is how far [Index] has come, as [Options.Progress] receives it: packages
+// type-checked, then files extracted.
 type Progress struct {
-	Packages          int // packages type-checked
-	Files, TotalFiles int // files extracted, of all
-	Elapsed           time.Duration
-	Done              bool // the graph is complete: the last call
+	// Checked of TotalPackages packages are type-checked; reported after each while
+	// type-checking, before any file is extracted (TotalFiles is 0 then).
+	Checked, TotalPackages int
+	Packages               int // packages type-checked
+	Files, TotalFiles      int // files extracted, of all
+	Elapsed                time.Duration
+	Done                   bool // the graph is complete: the last call
 }
 
 // Stats counts what [Index] found.
@@ -100,7 +104,13 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
 	}
-	pkgs, err := packages.Load(cfg, opts.Patterns...)
+	var checked Progress
+	pkgs, err := loadPackages(ctx, cfg, opts.Patterns, func(done, total int) {
+		if opts.Progress != nil {
+			checked.Checked, checked.TotalPackages, checked.Elapsed = done, total, time.Since(start)
+			opts.Progress(checked)
+		}
+	})
 	if err != nil {
 		return nil, st, fmt.Errorf("codeindex: load packages: %w", err)
 	}
