@@ -227,9 +227,7 @@ func (r *indexRun) write(ctx context.Context, g *codeindex.Graph) error {
 		}
 		fmt.Fprintf(stderr, "%s\n", changeSummary(append(rep.Changed, rep.Gone...), now, st.Files))
 	}
-	if rep.Wrote {
-		printLoadReport(stderr, r.t.where, rep.Load, loaded)
-	}
+	printLoadReport(stderr, r.t.where, rep.Load, loaded) // all zero when nothing changed
 	return nil
 }
 

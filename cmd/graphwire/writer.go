@@ -84,6 +84,12 @@ func openTarget(w writeFlags, ef *engineFlags, ont *ontology.Ontology, stderr io
 		}
 	}
 	eng, err := ef.openWritable(stderr)
+	var ce *classError
+	if errors.As(err, &ce) && ce.code == exitUnavailable && ef.clickhouse == "" {
+		// Locked, and no socket answered: a server of an older graphwire, or one elsewhere.
+		return nil, &classError{code: exitUnavailable, err: ce.err, msg: fmt.Sprintf("the data directory %s is in use by another process "+
+			"that takes no writes on %s: stop it, or write through a graphwire server with --server ADDR --token ADMIN_JWT", ef.dataDir(), localSocket(ef.dataDir()))}
+	}
 	if err != nil {
 		return nil, err
 	}
