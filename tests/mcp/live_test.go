@@ -236,8 +236,8 @@ func TestLiveLoopServer(t *testing.T) {
 }
 
 // TestWatch: graphwire index --watch, writing through the MCP process that owns the data
-// directory, indexes a new directory's file and a deletion, and the agent's next query
-// sees each; Ctrl-C stops it cleanly.
+// directory, indexes a new directory's file, a renamed directory and a deletion, and the
+// agent's next query sees each; Ctrl-C stops it cleanly.
 func TestWatch(t *testing.T) {
 	ready(t)
 	repo := filepath.Join(t.TempDir(), "repo")
@@ -295,7 +295,15 @@ func TestWatch(t *testing.T) {
 	if n := defs(t, s, "Watched"); n != 1 {
 		t.Fatalf("Watched: %d definitions after the watcher indexed a new directory, want 1\n%s", n, log.String())
 	}
-	if err := os.RemoveAll(filepath.Join(repo, "newpkg")); err != nil {
+	// A renamed directory: the old file's rows go, the new one's come, one definition still.
+	if err := os.Rename(filepath.Join(repo, "newpkg"), filepath.Join(repo, "renamed")); err != nil {
+		t.Fatal(err)
+	}
+	await("rows changed since the last index")
+	if n := defs(t, s, "Watched"); n != 1 {
+		t.Fatalf("Watched: %d definitions after its directory was renamed, want 1\n%s", n, log.String())
+	}
+	if err := os.RemoveAll(filepath.Join(repo, "renamed")); err != nil {
 		t.Fatal(err)
 	}
 	await("rows changed since the last index")
