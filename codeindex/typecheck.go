@@ -1,13 +1,17 @@
 package codeindex
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -23,12 +27,16 @@ import (
 // command for export data of the dependencies outside the patterns only: packages.Load
 // would have it build every listed package, so an edit to one file recompiled the export
 // data of its package and of every package importing it, none of which the index reads.
-func loadPackages(ctx context.Context, cfg *packages.Config, patterns []string, progress func(done, total int)) ([]*packages.Package, error) {
+//
+// With cache set, a package whose entry matches (see [pkgCache]) is not checked: its types
+// come from the entry's export data and [checker.hits] holds the entry; [checker.keys] holds
+// the key of every other package that may be stored.
+func loadPackages(ctx context.Context, cfg *packages.Config, patterns []string, progress func(done, total int), cache *pkgCache, opts Options, root string) ([]*packages.Package, *checker, error) {
 	list := *cfg
 	list.Mode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
 	roots, err := packages.Load(&list, patterns...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	isRoot := map[string]bool{}
 	for _, p := range roots {
@@ -52,14 +60,15 @@ func loadPackages(ctx context.Context, cfg *packages.Config, patterns []string, 
 	fset := token.NewFileSet()
 	exports, err := exportFiles(ctx, cfg, ext)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c := &checker{fset: fset, exports: exports, imports: map[string]*types.Package{}, checked: map[string]*types.Package{}}
+	c := &checker{fset: fset, exports: exports, imports: map[string]*types.Package{}, checked: map[string]*types.Package{},
+		cache: cache, opts: opts, root: root, isRoot: isRoot, api: map[string]string{}, keys: map[string]string{}, hits: map[string]*cacheEntry{}}
 	for _, p := range roots {
 		p.Fset = fset
 	}
 	c.checkAll(ctx, roots, progress)
-	return roots, ctx.Err()
+	return roots, c, ctx.Err()
 }
 
 // exportFiles returns the export data file of each package of ext, by ID, built (or found
@@ -96,6 +105,14 @@ type checker struct {
 	mu      sync.Mutex        // guards imports, checked and reading export data
 	imports map[string]*types.Package
 	checked map[string]*types.Package // root ID → its types
+
+	cache  *pkgCache // nil: none
+	opts   Options
+	root   string
+	isRoot map[string]bool
+	api    map[string]string      // root ID → apiDigest, once checked or read
+	keys   map[string]string      // root ID → the key its entry is stored under
+	hits   map[string]*cacheEntry // root ID → the entry it was read from
 }
 
 // external returns the types of the package at path from its export data.
@@ -199,8 +216,16 @@ func (c *checker) check(ctx context.Context, p *packages.Package) {
 	if ctx.Err() != nil {
 		return
 	}
-	for _, name := range p.CompiledGoFiles {
-		f, err := parser.ParseFile(c.fset, name, nil, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+	srcs := c.fromCache(p)
+	if srcs == nil && p.Types != nil {
+		return // read from the cache
+	}
+	for i, name := range p.CompiledGoFiles {
+		var src any
+		if i < len(srcs) {
+			src = srcs[i]
+		}
+		f, err := parser.ParseFile(c.fset, name, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			if list, ok := err.(scanner.ErrorList); ok {
 				for _, e := range list {
@@ -252,7 +277,64 @@ func (c *checker) check(ctx context.Context, p *packages.Package) {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
 	p.Types, _ = conf.Check(p.PkgPath, c.fset, p.Syntax, p.TypesInfo)
+	api := apiDigest(p.Types)
 	c.mu.Lock()
 	c.checked[p.ID] = p.Types
+	c.imports[p.PkgPath] = p.Types // so that export data read later refers to these objects
+	c.api[p.ID] = api
 	c.mu.Unlock()
+}
+
+// fromCache reads p's types from its cache entry when one matches, setting p.Types and
+// leaving p.Syntax and p.TypesInfo nil; otherwise it returns the contents of p's files, read
+// for the key (nil without a cache), and notes the key.
+func (c *checker) fromCache(p *packages.Package) [][]byte {
+	if c.cache == nil {
+		return nil
+	}
+	k := newKeyer(c.opts, c.root, p)
+	var srcs [][]byte
+	for _, name := range p.CompiledGoFiles {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return srcs // the parser reports it
+		}
+		sum := sha256.Sum256(b)
+		k.add("file", name, hex.EncodeToString(sum[:]))
+		srcs = append(srcs, b)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
+		d := p.Imports[path]
+		switch {
+		case d.ID == "unsafe":
+			k.add("unsafe")
+		case c.isRoot[d.ID]:
+			api, ok := c.api[d.ID]
+			if !ok {
+				return srcs // an import cycle: not cached
+			}
+			k.add("root", path, d.ID, api)
+		default:
+			file, ok := c.exports[d.PkgPath]
+			if !ok {
+				return srcs
+			}
+			// Export files are named by their content in the build cache.
+			k.add("dep", path, d.ID, file)
+		}
+	}
+	key := k.sum()
+	if e := c.cache.get(key); e != nil {
+		if t, err := gcexportdata.Read(bytes.NewReader(e.Export), c.fset, c.imports, p.PkgPath); err == nil {
+			p.Types = t
+			c.checked[p.ID] = t
+			c.api[p.ID] = e.API
+			c.hits[p.ID] = e
+			return nil
+		}
+	}
+	c.keys[p.ID] = key
+	return srcs
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/ingest"
+	"github.com/graphwire/graphwire/internal/xdg"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -27,6 +29,7 @@ type indexFlags struct {
 	write     writeFlags
 	watch     bool
 	debounce  time.Duration
+	noCache   bool
 	namespace string
 	project   int64
 	branch    string
@@ -70,6 +73,7 @@ func newIndexCmd(s streams) *cobra.Command {
 	f.engine.register(fs)
 	f.write.register(fs)
 	fs.BoolVar(&f.watch, "watch", false, "after the first index, keep watching PATH and index again whenever files change (Ctrl-C stops)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "type-check and extract every package, ignoring the per-package cache in $GRAPHWIRE_CACHE/index (default ${XDG_CACHE_HOME:-~/.cache}/graphwire/index)")
 	fs.DurationVar(&f.debounce, "debounce", 300*time.Millisecond, "with --watch, wait this long after the last change before indexing again")
 	fs.StringVar(&f.namespace, "namespace", "1/", "traversal path the code belongs to, e.g. 1/22/; callers need a scope on it")
 	fs.Int64Var(&f.project, "project", 1, "project id of the code")
@@ -168,7 +172,7 @@ func (r *indexRun) graph(ctx context.Context) (*codeindex.Graph, error) {
 	defer bar.finish()
 	r.start = time.Now()
 	g, st, err := codeindex.Index(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
-		ProjectID: f.project, Branch: branch, Commit: commit, Progress: bar.indexReport})
+		ProjectID: f.project, Branch: branch, Commit: commit, Progress: bar.indexReport, CacheDir: indexCacheDir(f.noCache)})
 	r.st = st
 	r.indexed = time.Since(r.start)
 	return g, err
@@ -217,8 +221,8 @@ func (r *indexRun) write(ctx context.Context, g *codeindex.Graph) error {
 	}
 	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files, %d definitions, %d imports, %d edges\n",
 		f.dir, r.branch, short(r.commit), r.t.where, f.namespace, f.project, st.Packages, st.Files, st.Definitions, st.Imports, st.Edges)
-	fmt.Fprintf(stderr, "time %s (type-check and extract %s, compare digests and load %s); %.0f files/s, %.0f edges/s\n",
-		total.Round(time.Millisecond), r.indexed.Round(time.Millisecond), loaded.Round(time.Millisecond),
+	fmt.Fprintf(stderr, "time %s (type-check and extract %s, %d of %d packages from the cache; compare digests and load %s); %.0f files/s, %.0f edges/s\n",
+		total.Round(time.Millisecond), r.indexed.Round(time.Millisecond), st.Cached, st.Packages, loaded.Round(time.Millisecond),
 		float64(st.Files)/total.Seconds(), float64(st.Edges)/total.Seconds())
 	if rep.Incremental {
 		now := map[string]string{}
@@ -265,4 +269,17 @@ func short(sha string) string {
 		return "none"
 	}
 	return sha[:min(len(sha), 12)]
+}
+
+// indexCacheDir is where index keeps its per-package cache (codeindex.Options.CacheDir):
+// $GRAPHWIRE_INDEX_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/graphwire/index; "" with off.
+// Not under $GRAPHWIRE_CACHE, which test suites point at the shared library cache.
+func indexCacheDir(off bool) string {
+	if off {
+		return ""
+	}
+	if d := os.Getenv("GRAPHWIRE_INDEX_CACHE"); d != "" {
+		return d
+	}
+	return filepath.Join(xdg.Dir("XDG_CACHE_HOME", ".cache"), "graphwire", "index")
 }

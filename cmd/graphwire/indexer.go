@@ -59,7 +59,8 @@ func (x *treeIndexer) Index(ctx context.Context, req mcpsvc.IndexRequest) (mcpsv
 	if branch == "" {
 		branch = "main"
 	}
-	g, st, err := codeindex.Index(ctx, dir, codeindex.Options{TraversalPath: ns, ProjectID: project, Branch: branch, Commit: commit})
+	g, st, err := codeindex.Index(ctx, dir, codeindex.Options{TraversalPath: ns, ProjectID: project, Branch: branch, Commit: commit,
+		CacheDir: indexCacheDir(false)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return sum, ctx.Err()
