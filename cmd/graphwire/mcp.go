@@ -173,11 +173,11 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		// graphwire index and load find the data directory in use and write through this
 		// socket (owner-only, peers checked), so an agent stays connected while its code is
 		// re-indexed.
-		stop, err := serveLocalWrites(pipe, wr, f.engine.dataDir(), logger)
-		if err != nil {
-			return err
+		if stop, err := serveLocalWrites(pipe, wr, f.engine.dataDir(), logger); err != nil {
+			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
+		} else {
+			defer stop()
 		}
-		defer stop()
 	}
 	logger.Info("mcp_stdio", "engine", f.engine.describe(), "admin", claims.Admin, "scopes", len(claims.Scopes))
 	if err := srv.RunStdio(ctx, claims, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil && !errors.Is(err, io.EOF) {

@@ -369,11 +369,13 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	if ef.clickhouse == "" {
 		// graphwire index and load on this machine find the data directory in use and write
 		// through this socket instead (owner-only, peers checked).
-		stop, err := serveLocal(svc.server, ef.dataDir(), logger)
-		if err != nil {
-			return err
+		// Without it (a read-only directory, a system without peer checks) serve still serves;
+		// writes then need --server.
+		if stop, err := serveLocal(svc.server, ef.dataDir(), logger); err != nil {
+			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
+		} else {
+			defer stop()
 		}
-		defer stop()
 	}
 	ls, err := listen(c, certs, o.ConnLimit, logger)
 	if err != nil {
