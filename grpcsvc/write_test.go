@@ -114,7 +114,9 @@ func send(ctx context.Context, c pb.WriteServiceClient, msgs ...*pb.WriteRequest
 	return st.CloseAndRecv()
 }
 
-func header(h *pb.WriteHeader) *pb.WriteRequest { return &pb.WriteRequest{Part: &pb.WriteRequest_Header{Header: h}} }
+func header(h *pb.WriteHeader) *pb.WriteRequest {
+	return &pb.WriteRequest{Part: &pb.WriteRequest_Header{Header: h}}
+}
 
 func chunk(i uint32, s string) *pb.WriteRequest {
 	return &pb.WriteRequest{Part: &pb.WriteRequest_Chunk{Chunk: &pb.WriteChunk{File: i, Data: []byte(s)}}}
