@@ -34,25 +34,36 @@ type Options struct {
 	Branch, Commit string
 	// Env is the environment of the go command (nil: the process's own).
 	Env []string
-	// Progress, when set, is called once type-checking is done, after each file's calls and
+	// CacheDir, when set, keeps per package its types and rows between runs (see
+	// [Stats.Cached]): a package whose files and imported declarations did not change is
+	// neither type-checked nor extracted again. Entries are keyed by content; the directory
+	// is pruned to a few thousand entries.
+	CacheDir string
+	// Progress, when set, is called after each package is type-checked, once type-checking is
+	// done, after each file's calls and
 	// embeddings are extracted, and once the graph is complete ([Progress.Done]), from the
 	// goroutine that called [Index].
 	Progress func(Progress)
 }
 
-// Progress is how far [Index] has come, as [Options.Progress] receives it. Type-checking,
-// most of the time, reports nothing until it is done.
+// Progress is how far [Index] has come, as [Options.Progress] receives it: packages
+// type-checked, then files extracted.
 type Progress struct {
-	Packages          int // packages type-checked
-	Files, TotalFiles int // files extracted, of all
-	Elapsed           time.Duration
-	Done              bool // the graph is complete: the last call
+	// Checked of TotalPackages packages are type-checked; reported after each while
+	// type-checking, before any file is extracted (TotalFiles is 0 then).
+	Checked, TotalPackages int
+	Packages               int // packages type-checked
+	Files, TotalFiles      int // files extracted, of all
+	Elapsed                time.Duration
+	Done                   bool // the graph is complete: the last call
 }
 
 // Stats counts what [Index] found.
 type Stats struct {
 	Packages, Files, Definitions, Imports, Edges int
-	TypeErrors                                   int // packages with type errors (indexed as far as they check)
+	// Cached counts the packages whose types and rows came from [Options.CacheDir].
+	Cached     int
+	TypeErrors int // packages with type errors (indexed as far as they check)
 	// ParseErrors counts the files with syntax errors: those indexed as far as they parse, and
 	// those the parser could not read at all (skipped, also in Skipped).
 	ParseErrors int
@@ -100,7 +111,17 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo,
 	}
-	pkgs, err := packages.Load(cfg, opts.Patterns...)
+	var checked Progress
+	var cache *pkgCache
+	if opts.CacheDir != "" {
+		cache = &pkgCache{dir: opts.CacheDir}
+	}
+	pkgs, ck, err := loadPackages(ctx, cfg, opts.Patterns, func(done, total int) {
+		if opts.Progress != nil {
+			checked.Checked, checked.TotalPackages, checked.Elapsed = done, total, time.Since(start)
+			opts.Progress(checked)
+		}
+	}, cache, opts, root)
 	if err != nil {
 		return nil, st, fmt.Errorf("codeindex: load packages: %w", err)
 	}
@@ -118,10 +139,18 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 	}
 	x.dir(".")
 	var units []unit
+	clean := map[string]bool{} // packages without errors, whose rows may be cached
 	for _, p := range pkgs {
 		if len(p.Errors) > 0 {
 			st.TypeErrors++
 		}
+		if e := ck.hits[p.ID]; e != nil {
+			st.Packages++
+			st.Cached++
+			x.restore(p, e)
+			continue
+		}
+		clean[p.ID] = len(p.Errors) == 0
 		bad := parseErrors(p, root)
 		for _, name := range slices.Sorted(maps.Keys(bad)) {
 			st.ParseErrors++
@@ -149,6 +178,7 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 				return nil, st, fmt.Errorf("codeindex: %w", err)
 			}
 			if !utf8.Valid(src) {
+				clean[p.ID] = false
 				st.InvalidUTF8++
 				st.problem(fmt.Sprintf("%s: holds bytes that are not UTF-8 (stored as U+FFFD)", filepath.ToSlash(rel)))
 			}
@@ -176,6 +206,9 @@ func Index(ctx context.Context, dir string, opts Options) (*Graph, Stats, error)
 		x.resolveImports(&units[i])
 		prog.Files++
 		report()
+	}
+	if cache != nil {
+		x.store(cache, pkgs, units, ck.keys, clean)
 	}
 	x.satisfies()
 	for e := range x.edges {
@@ -209,8 +242,8 @@ type indexer struct {
 	defs  map[string]int64 // object key → Definition id
 	edges map[Edge]bool
 	// for interface satisfaction
-	named  []*types.TypeName
-	ifaces []*types.TypeName
+	named  []methodSet // named non-interface types, with their pointers' method sets
+	ifaces []methodSet // interfaces, with their methods
 }
 
 func (x *indexer) common(kind, key string) Common {
@@ -413,12 +446,16 @@ func (x *indexer) declare(u *unit) {
 						kind = "Interface"
 						tid := x.define(u, tn, kind, node, "File", u.fileID)
 						x.interfaceMethods(u, tn, t, tid)
-						x.ifaces = append(x.ifaces, tn)
+						if ms, ok := interfaceMethods(tn); ok {
+							x.ifaces = append(x.ifaces, ms)
+						}
 						continue
 					}
 					x.define(u, tn, kind, node, "File", u.fileID)
 					if !s.Assign.IsValid() && s.TypeParams == nil {
-						x.named = append(x.named, tn)
+						if ms, ok := typeMethods(tn); ok {
+							x.named = append(x.named, ms)
+						}
 					}
 				case *ast.ValueSpec:
 					kind := "Variable"
@@ -576,32 +613,115 @@ func (x *indexer) embeds(u *unit) {
 }
 
 // satisfies adds EXTENDS edges from each indexed named type to each indexed interface with at
-// least one method that it (or its pointer) implements.
+// least one method that it (or its pointer) implements. It compares method sets as
+// [methodKey] strings, which the cache keeps for the packages it does not check again.
 func (x *indexer) satisfies() {
-	byMethod := map[string][]*types.Interface{}
-	ids := map[*types.Interface]int64{}
-	for _, tn := range x.ifaces {
-		it, ok := tn.Type().Underlying().(*types.Interface)
-		if !ok || it.NumMethods() == 0 || tn.Type().(*types.Named).TypeParams() != nil {
-			continue
-		}
-		ids[it] = x.defs[key(tn)]
-		first := it.Method(0).Name() // methods are sorted; any one narrows the candidates
-		byMethod[first] = append(byMethod[first], it)
+	byMethod := map[string][]int{} // an interface's first method → the interfaces
+	for i, it := range x.ifaces {
+		byMethod[it.Methods[0]] = append(byMethod[it.Methods[0]], i) // any one narrows the candidates
 	}
-	for _, tn := range x.named {
-		t := tn.Type()
-		if _, ok := t.Underlying().(*types.Interface); ok {
-			continue
+	for _, t := range x.named {
+		has := make(map[string]bool, len(t.Methods))
+		for _, m := range t.Methods {
+			has[m] = true
 		}
-		from := x.defs[key(tn)]
-		ms := types.NewMethodSet(types.NewPointer(t))
-		for i := range ms.Len() {
-			for _, it := range byMethod[ms.At(i).Obj().Name()] {
-				if types.Implements(t, it) || types.Implements(types.NewPointer(t), it) {
-					x.edge("EXTENDS", "Definition", from, "Definition", ids[it])
+		from := x.defs[t.Key]
+		for _, m := range t.Methods {
+			for _, i := range byMethod[m] {
+				it := x.ifaces[i]
+				if !allIn(it.Methods, has) {
+					continue
 				}
+				x.edges[Edge{"EXTENDS", "Definition", from, "Definition", x.defs[it.Key]}] = true // after store: never cached
 			}
 		}
 	}
+}
+
+func allIn(ms []string, has map[string]bool) bool {
+	for _, m := range ms {
+		if !has[m] {
+			return false
+		}
+	}
+	return true
+}
+
+// methodSet is a named type or an interface as interface satisfaction sees it: the key of its
+// definition and its methods' [methodKey]s, sorted.
+type methodSet struct {
+	Key     string
+	Methods []string
+}
+
+// interfaceMethods is the method set of the interface tn, when it is one that a type can
+// implement: not generic, with at least one method, a method set rather than a constraint.
+func interfaceMethods(tn *types.TypeName) (methodSet, bool) {
+	n, ok := types.Unalias(tn.Type()).(*types.Named)
+	if !ok || n.TypeParams() != nil {
+		return methodSet{}, false
+	}
+	it, ok := n.Underlying().(*types.Interface)
+	if !ok || it.NumMethods() == 0 || !it.IsMethodSet() {
+		return methodSet{}, false
+	}
+	ms := methodSet{Key: key(tn)}
+	for i := range it.NumMethods() {
+		ms.Methods = append(ms.Methods, methodKey(it.Method(i)))
+	}
+	slices.Sort(ms.Methods)
+	return ms, true
+}
+
+// typeMethods is the method set of a pointer to the named type tn, when tn is not an
+// interface.
+func typeMethods(tn *types.TypeName) (methodSet, bool) {
+	t := tn.Type()
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		return methodSet{}, false
+	}
+	ms := methodSet{Key: key(tn)}
+	set := types.NewMethodSet(types.NewPointer(t))
+	for i := range set.Len() {
+		if f, ok := set.At(i).Obj().(*types.Func); ok {
+			ms.Methods = append(ms.Methods, methodKey(f))
+		}
+	}
+	slices.Sort(ms.Methods)
+	return ms, true
+}
+
+// methodKey names a method as interface satisfaction matches it: its name (with its package
+// when unexported, as Go tells such names apart) and the types of its parameters and results,
+// which, qualified by package path, are identical exactly when their strings are (but for
+// parameter names inside function-typed parameters, which the type string keeps).
+func methodKey(f *types.Func) string {
+	var b strings.Builder
+	if !f.Exported() && f.Pkg() != nil {
+		b.WriteString(f.Pkg().Path())
+		b.WriteByte('.')
+	}
+	b.WriteString(f.Name())
+	sig := f.Signature()
+	qual := func(p *types.Package) string { return p.Path() }
+	tuple := func(t *types.Tuple, variadic bool) {
+		b.WriteByte('(')
+		for i := range t.Len() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			typ := t.At(i).Type()
+			if variadic && i == t.Len()-1 {
+				b.WriteString("...")
+				if s, ok := typ.(*types.Slice); ok {
+					typ = s.Elem()
+				}
+			}
+			b.WriteString(types.TypeString(typ, qual))
+		}
+		b.WriteByte(')')
+	}
+	tuple(sig.Params(), sig.Variadic())
+	tuple(sig.Results(), false)
+	return b.String()
 }

@@ -173,8 +173,8 @@ func TestFixture(t *testing.T) {
 			t.Errorf("%s: content differs from the file (%v)", fl.Path, err)
 		}
 	}
-	// Ids are stable: a second index gives the same graph. It reports its progress: once
-	// type-checked, after each file, and when done.
+	// Ids are stable: a second index gives the same graph. It reports its progress: after
+	// each package is type-checked, once all are, after each file, and when done.
 	var calls []codeindex.Progress
 	withProgress := opts
 	withProgress.Progress = func(p codeindex.Progress) { calls = append(calls, p) }
@@ -182,9 +182,15 @@ func TestFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(calls) != st.Files+2 {
-		t.Fatalf("%d progress calls, want %d: %+v", len(calls), st.Files+2, calls)
+	if len(calls) != st.Packages+st.Files+2 {
+		t.Fatalf("%d progress calls, want %d: %+v", len(calls), st.Packages+st.Files+2, calls)
 	}
+	for i, p := range calls[:st.Packages] {
+		if p.Checked != i+1 || p.TotalPackages != st.Packages || p.TotalFiles != 0 {
+			t.Errorf("type-check progress call %d = %+v, want %d of %d packages", i, p, i+1, st.Packages)
+		}
+	}
+	calls = calls[st.Packages:]
 	for i, p := range calls {
 		files := min(i, st.Files)
 		if p.Packages != st.Packages || p.Files != files || p.TotalFiles != st.Files || p.Done != (i == len(calls)-1) ||

@@ -1,6 +1,7 @@
 package grpcsvc
 
 import (
+	"context"
 	"errors"
 
 	"google.golang.org/grpc"
@@ -27,10 +28,31 @@ import (
 // Request messages are parsed only after the caller is authenticated (see
 // [deferredCodec]).
 func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
+	return s.grpcServer(false, extra)
+}
+
+// LocalGRPCServer is [Server.GRPCServer] for a listener that admits only the server's own
+// user (a Unix socket with owner-only permissions whose peers are checked, as
+// graphwire serve and mcp open in an embedded data directory): every call on it is an
+// admin's, without a token. Never serve it on a listener others can reach.
+func (s *Server) LocalGRPCServer(extra ...grpc.ServerOption) *grpc.Server {
+	return s.grpcServer(true, extra)
+}
+
+func (s *Server) grpcServer(local bool, extra []grpc.ServerOption) *grpc.Server {
+	unary, stream := s.unaryInterceptor, s.streamInterceptor
+	if local {
+		unary = func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			return s.unaryInterceptor(context.WithValue(ctx, localKey{}, true), req, info, h)
+		}
+		stream = func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			return s.streamInterceptor(srv, localStream{ss, context.WithValue(ss.Context(), localKey{}, true)}, info, h)
+		}
+	}
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(deferredCodec{encoding.GetCodecV2(protocodec.Name)}),
-		grpc.ChainUnaryInterceptor(s.unaryInterceptor),
-		grpc.ChainStreamInterceptor(s.streamInterceptor),
+		grpc.ChainUnaryInterceptor(unary),
+		grpc.ChainStreamInterceptor(stream),
 		grpc.MaxRecvMsgSize(s.opts.MaxQueryBytes),
 		// A bearer token is at most auth.MaxTokenBytes; the default 16 MiB
 		// of headers would let a caller make the server hold far more.
@@ -38,10 +60,21 @@ func (s *Server) GRPCServer(extra ...grpc.ServerOption) *grpc.Server {
 	}
 	g := grpc.NewServer(append(opts, extra...)...)
 	pb.RegisterQueryServiceServer(g, s)
+	if s.opts.Writer != nil {
+		pb.RegisterWriteServiceServer(g, writeService{s: s})
+	}
 	healthpb.RegisterHealthServer(g, s.health)
 	reflection.Register(g)
 	return g
 }
+
+// localStream is a stream of [Server.LocalGRPCServer], its context marked.
+type localStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (l localStream) Context() context.Context { return l.ctx }
 
 // maxHeaderBytes bounds the request metadata the transport accepts.
 const maxHeaderBytes = 64 << 10

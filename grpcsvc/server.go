@@ -15,6 +15,7 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/ingest"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
@@ -86,6 +87,17 @@ type Options struct {
 	// token's user. serve uses it to move the connection out of the budget of
 	// unauthenticated connections, up to a bound of connections per user.
 	Authenticated func(ctx context.Context, user int64)
+	// Writer, when set, serves the WriteService: admins write loads and code indexes
+	// through it (graphwire load and index --server). nil leaves the service unregistered.
+	Writer ingest.Target
+	// WriteDir is where a write's files are kept until its load ends; "" means the
+	// system's temporary directory.
+	WriteDir string
+	// MaxWriteBytes bounds the bytes of one write's files; 0 means 4 GiB.
+	MaxWriteBytes int64
+	// MaxWriteTimeout caps the deadline of a write, which a client may set longer than
+	// MaxTimeout; 0 means 1 h. A write without a deadline gets this one.
+	MaxWriteTimeout time.Duration
 	// Logger receives one line per call; nil discards. Records carry the
 	// request's context: wrap the handler with [telemetry.NewLogHandler] to
 	// add request_id to every line.
@@ -132,6 +144,12 @@ func New(exec Executor, reg *formatter.Registry, opts Options) (*Server, error) 
 	}
 	if opts.MaxQueryBytes == 0 {
 		opts.MaxQueryBytes = 131072
+	}
+	if opts.MaxWriteBytes == 0 {
+		opts.MaxWriteBytes = 4 << 30
+	}
+	if opts.MaxWriteTimeout == 0 {
+		opts.MaxWriteTimeout = time.Hour
 	}
 	if opts.HealthInterval == 0 {
 		opts.HealthInterval = DefaultHealthInterval

@@ -28,6 +28,10 @@ func commit(ctx context.Context, e Engine, ont *ontology.Ontology, opts Options,
 	if recovering {
 		source += " (recovered)"
 	}
+	if opts.Exclusive != nil {
+		opts.Exclusive.Lock()
+		defer opts.Exclusive.Unlock()
+	}
 	ld, err := loadstate.Begin(ctx, e, ont, source)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/graphwire/graphwire/compiler"
@@ -64,6 +65,12 @@ type Options struct {
 	Checkpoint func(step string)
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
+	// Exclusive, when set, is locked while the deltas attach to the graph tables and the load
+	// record completes, and unlocked right after. The attaches are one statement per graph
+	// table, so a reader that runs between two of them sees part of the load; a server that
+	// owns the engine (package ingest) makes its queries hold the read side of the same lock,
+	// so that each of them sees the graph before the load or after it, never between.
+	Exclusive sync.Locker
 }
 
 func (o Options) withDefaults() Options {

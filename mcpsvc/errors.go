@@ -48,7 +48,19 @@ func classify(err error) toolError {
 	var busy *admission.BusyError
 	var ue *formatter.UnknownFormatError
 	var ae *argError
+	var ie *IndexError
 	switch {
+	case errors.Is(err, errAdminOnly):
+		return toolError{Code: "permission_denied", Reason: "ADMIN_ONLY", Message: err.Error()}
+	case errors.As(err, &ie):
+		code := "failed"
+		switch ie.Reason {
+		case "PATH_REFUSED":
+			code = "permission_denied"
+		case "NO_FILES":
+			code = "not_found"
+		}
+		return toolError{Code: code, Reason: ie.Reason, Pointer: "/path", Message: ie.Error()}
 	case errors.As(err, &ce):
 		msg := ce.Message
 		if msg == "" {

@@ -25,6 +25,10 @@ import (
 // default.
 type Options struct {
 	Pipeline *pipeline.Pipeline
+	// Indexer, when set, adds the tool index_repository (admins only); nil leaves it out.
+	Indexer Indexer
+	// IndexTimeout bounds one index_repository call; 0 means 10 min.
+	IndexTimeout time.Duration
 	// Verifier checks the bearer JWTs of HTTP requests (the same as gRPC's).
 	Verifier *auth.Verifier
 	// Version is the server version reported to clients; "" means "dev".
@@ -109,6 +113,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.SessionTimeout == 0 {
 		opts.SessionTimeout = 30 * time.Minute
+	}
+	if opts.IndexTimeout == 0 {
+		opts.IndexTimeout = 10 * time.Minute
 	}
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions

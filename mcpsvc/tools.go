@@ -73,6 +73,9 @@ func (s *Server) registerTools() {
 	s.mcp.AddPrompt(&mcp.Prompt{Name: "explore_graph", Title: "Explore the graph",
 		Description: "Teaches the schema → search → traversal workflow for a question about the graph.",
 		Arguments:   []*mcp.PromptArgument{{Name: "question", Description: "What you want to find out.", Required: false}}}, explorePrompt)
+	if s.opts.Indexer != nil {
+		s.registerIndex()
+	}
 }
 
 // registerResources adds the resources, on either surface.
@@ -91,6 +94,11 @@ type toolFunc func(ctx context.Context, req *mcp.CallToolRequest, claims *auth.C
 // tool call, and puts its request id in the result's _meta.request_id; the
 // error a tool returns becomes an isError result (errorResult).
 func (s *Server) wrap(name string, f toolFunc) mcp.ToolHandler {
+	return s.wrapTimeout(name, s.opts.DefaultTimeout, f)
+}
+
+// wrapTimeout is wrap with a time bound of its own.
+func (s *Server) wrapTimeout(name string, timeout time.Duration, f toolFunc) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		start := time.Now()
 		incoming := ""
@@ -129,7 +137,7 @@ func (s *Server) wrap(name string, f toolFunc) mcp.ToolHandler {
 		if !ok {
 			return errorResult(pipeline.ErrUnauthenticated), nil
 		}
-		ctx, cancel := context.WithTimeout(ctx, s.opts.DefaultTimeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		res, err = f(ctx, req, claims, req.Params.Arguments)
 		if err != nil {

@@ -115,6 +115,9 @@ type Config struct {
 	RedactCacheCallers                  int
 	// MCPTools is MCP\'s tool surface: graphwire or orbit (mcpsvc.Options.Tools).
 	MCPTools string
+	// IndexRoots lists, comma-separated, the directories under which the MCP tool
+	// index_repository may index a repository; empty leaves the tool out.
+	IndexRoots string
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -245,6 +248,8 @@ var table = []Option{
 		func(c *Config) any { return &c.RedactCacheCallers }},
 	{"jwt-authorization-server", String, "", "issuer URLs (comma-separated) of the authorization servers that issue tokens, published in MCP's resource metadata (default: --jwt-issuer)",
 		func(c *Config) any { return &c.JWTAuthorizationServers }},
+	{"index-root", String, "", "directories (comma-separated) under which admins may index a repository with the MCP tool index_repository; paths outside them, symbolic links included, are refused (default: none, the tool is off)",
+		func(c *Config) any { return &c.IndexRoots }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

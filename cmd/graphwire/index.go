@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +17,8 @@ import (
 	"github.com/graphwire/graphwire/codeindex"
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
-	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/ingest"
+	"github.com/graphwire/graphwire/internal/xdg"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -27,6 +26,10 @@ import (
 // indexFlags are the parsed flags of graphwire index.
 type indexFlags struct {
 	engine    engineFlags
+	write     writeFlags
+	watch     bool
+	debounce  time.Duration
+	noCache   bool
 	namespace string
 	project   int64
 	branch    string
@@ -56,12 +59,22 @@ func newIndexCmd(s streams) *cobra.Command {
 			if err := f.engine.check(); err != nil {
 				return &usageError{err}
 			}
+			if err := f.write.check(&f.engine); err != nil {
+				return &usageError{err}
+			}
+			if f.debounce <= 0 {
+				return usageErrorf("--debounce must be positive")
+			}
 			// As for load: a blocked index still ends on SIGINT or SIGTERM.
 			return untilInterrupted(cmd.Context(), interruptGrace, func() error { return indexCode(cmd.Context(), f, s.stderr) })
 		},
 	}
 	fs := cmd.Flags()
 	f.engine.register(fs)
+	f.write.register(fs)
+	fs.BoolVar(&f.watch, "watch", false, "after the first index, keep watching PATH and index again whenever files change (Ctrl-C stops)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "type-check and extract every package, ignoring the per-package cache in $GRAPHWIRE_CACHE/index (default ${XDG_CACHE_HOME:-~/.cache}/graphwire/index)")
+	fs.DurationVar(&f.debounce, "debounce", 300*time.Millisecond, "with --watch, wait this long after the last change before indexing again")
 	fs.StringVar(&f.namespace, "namespace", "1/", "traversal path the code belongs to, e.g. 1/22/; callers need a scope on it")
 	fs.Int64Var(&f.project, "project", 1, "project id of the code")
 	fs.StringVar(&f.branch, "branch", "", "branch name (default: git's current branch, else main)")
@@ -101,6 +114,49 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	run := &indexRun{f: f, stderr: stderr}
+	if _, err := newProgress(stderr, os.Getenv(progressEnv), unitFiles); err != nil {
+		return &usageError{err}
+	}
+	g, err := run.graph(ctx)
+	if err != nil {
+		return err
+	}
+	if run.st.Files == 0 {
+		// Nothing to write: say so before the data directory is opened (or created).
+		return &classError{code: exitNotFound, msg: fmt.Sprintf("no Go files found under %s (patterns %s; test files are not indexed)",
+			f.dir, strings.Join(patternsOrDefault(f.patterns), " ")), err: errNoGoFiles}
+	}
+	t, err := openTarget(f.write, &f.engine, ont, stderr)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	run.t = t
+	if err := run.write(ctx, g); err != nil {
+		return err
+	}
+	if f.watch {
+		return run.watch(ctx)
+	}
+	return nil
+}
+
+// indexRun is one graphwire index: the flags, where it writes, and what the last graph
+// found.
+type indexRun struct {
+	f              indexFlags
+	stderr         io.Writer
+	t              *target
+	branch, commit string
+	st             codeindex.Stats
+	start          time.Time
+	indexed        time.Duration
+}
+
+// graph indexes the tree into its code graph, with a progress bar.
+func (r *indexRun) graph(ctx context.Context) (*codeindex.Graph, error) {
+	f := r.f
 	branch, commit := gitInfo(ctx, f.dir)
 	if f.branch != "" {
 		branch = f.branch
@@ -111,63 +167,24 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	if f.commit != "" {
 		commit = f.commit
 	}
-	bar, err := newProgress(stderr, os.Getenv(progressEnv), unitFiles)
-	if err != nil {
-		return &usageError{err}
-	}
+	r.branch, r.commit = branch, commit
+	bar, _ := newProgress(r.stderr, os.Getenv(progressEnv), unitFiles) // the setting was checked at the start
 	defer bar.finish()
-	loadBar, _ := newProgress(stderr, os.Getenv(progressEnv), unitBytes) // the same setting, checked above
-	defer loadBar.finish()
-	start := time.Now()
+	r.start = time.Now()
 	g, st, err := codeindex.Index(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
-		ProjectID: f.project, Branch: branch, Commit: commit, Progress: bar.indexReport})
-	if err != nil {
-		return err
-	}
-	indexed := time.Since(start)
-	if st.Files == 0 {
-		// Nothing to write: say so before the data directory is opened (or created).
-		return &classError{code: exitNotFound, msg: fmt.Sprintf("no Go files found under %s (patterns %s; test files are not indexed)",
-			f.dir, strings.Join(patternsOrDefault(f.patterns), " ")), err: errNoGoFiles}
-	}
-	eng, err := f.engine.openWritable(stderr)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	scope := load.Scope{TraversalPath: f.namespace, ProjectID: f.project, Branch: branch}
-	digests := g.Digests()
-	var prev map[string]string
-	if !f.full {
-		if prev, err = readDigests(ctx, eng, scope); err != nil {
-			return err
-		}
-	}
-	// With the digests of the last index, only the files whose rows changed (and those that
-	// are gone) are loaded and replaced; without them, everything.
-	var changed []string
-	if prev != nil {
-		keep := map[string]bool{}
-		for owner, d := range digests {
-			if prev[owner] != d {
-				keep[owner] = true
-			}
-		}
-		for owner := range prev {
-			if _, ok := digests[owner]; !ok {
-				keep[owner] = true
-			}
-		}
-		changed = slices.Sorted(maps.Keys(keep))
-		scope.Files = []string{}
-		for _, o := range changed {
-			if o != codeindex.Global {
-				scope.Files = append(scope.Files, o)
-			}
-		}
-		g = g.Subset(keep)
-	}
+		ProjectID: f.project, Branch: branch, Commit: commit, Progress: bar.indexReport, CacheDir: indexCacheDir(f.noCache)})
+	r.st = st
+	r.indexed = time.Since(r.start)
+	return g, err
+}
+
+// write writes g to the target, only the files whose rows changed, and reports it.
+func (r *indexRun) write(ctx context.Context, g *codeindex.Graph) error {
+	f, stderr, st := r.f, r.stderr, r.st
+	loadBar, _ := newProgress(stderr, os.Getenv(progressEnv), unitBytes) // the setting was checked at the start
+	defer loadBar.finish()
 	dir := f.keep
+	var err error
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "graphwire-index-"); err != nil {
 			return err
@@ -176,42 +193,18 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var srcs []load.Source
-	for _, typ := range g.Types() {
-		p := filepath.Join(dir, typ+".jsonl")
-		if err := writeFile(p, func(w io.Writer) error { return g.Encode(typ, w) }); err != nil {
-			return err
-		}
-		srcs = append(srcs, load.Source{Path: p})
+	opts := ingest.IndexOptions{Scope: load.Scope{TraversalPath: f.namespace, ProjectID: f.project, Branch: r.branch},
+		Full: f.full, Dir: dir, Progress: loadBar.loadReport}
+	if f.trace {
+		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	written := time.Since(start) - indexed
 	lstart := time.Now()
-	var rep load.Report
-	if len(srcs) > 0 || len(scope.Files) > 0 {
-		bar.finish()
-		opts := load.Options{Source: "index", Progress: loadBar.loadReport, Replace: &scope}
-		if f.trace {
-			opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		}
-		if len(srcs) == 0 {
-			// Only deletions: load the branch alone, so the load has a file.
-			p := filepath.Join(dir, "Branch.jsonl")
-			full := &codeindex.Graph{TraversalPath: g.TraversalPath, Branch: g.Branch}
-			if err := writeFile(p, func(w io.Writer) error { return full.Encode("Branch", w) }); err != nil {
-				return err
-			}
-			srcs = append(srcs, load.Source{Path: p})
-		}
-		if rep, err = load.Load(ctx, eng, ont, srcs, opts); err != nil {
-			return err
-		}
-	}
-	if err := writeDigests(ctx, eng, scope, digests, prev, rep.Version); err != nil {
+	rep, err := ingest.IndexGraph(ctx, r.t, g, opts)
+	if err != nil {
 		return err
 	}
 	loaded := time.Since(lstart)
-	total := time.Since(start)
-	bar.finish()
+	total := time.Since(r.start)
 	loadBar.finish()
 	if st.TypeErrors > 0 {
 		fmt.Fprintf(stderr, "warning: %d packages have type errors; they are indexed as far as they type-check\n", st.TypeErrors)
@@ -227,14 +220,18 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files, %d definitions, %d imports, %d edges\n",
-		f.dir, branch, short(commit), f.engine.describe(), f.namespace, f.project, st.Packages, st.Files, st.Definitions, st.Imports, st.Edges)
-	fmt.Fprintf(stderr, "time %s (type-check and extract %s, open, compare digests and write files %s, load %s); %.0f files/s, %.0f edges/s\n",
-		total.Round(time.Millisecond), indexed.Round(time.Millisecond), written.Round(time.Millisecond), loaded.Round(time.Millisecond),
+		f.dir, r.branch, short(r.commit), r.t.where, f.namespace, f.project, st.Packages, st.Files, st.Definitions, st.Imports, st.Edges)
+	fmt.Fprintf(stderr, "time %s (type-check and extract %s, %d of %d packages from the cache; compare digests and load %s); %.0f files/s, %.0f edges/s\n",
+		total.Round(time.Millisecond), r.indexed.Round(time.Millisecond), st.Cached, st.Packages, loaded.Round(time.Millisecond),
 		float64(st.Files)/total.Seconds(), float64(st.Edges)/total.Seconds())
-	if prev != nil {
-		fmt.Fprintf(stderr, "%s\n", changeSummary(scope.Files, digests, st.Files))
+	if rep.Incremental {
+		now := map[string]string{}
+		for _, c := range rep.Changed {
+			now[c] = c
+		}
+		fmt.Fprintf(stderr, "%s\n", changeSummary(append(rep.Changed, rep.Gone...), now, st.Files))
 	}
-	printLoadReport(stderr, f.engine.describe(), rep, loaded)
+	printLoadReport(stderr, r.t.where, rep.Load, loaded) // all zero when nothing changed
 	return nil
 }
 
@@ -267,73 +264,6 @@ func patternsOrDefault(p []string) []string {
 	return p
 }
 
-// indexState is the table of the digests of each file's rows (codeindex.Graph.Digests) at
-// the last index of each project and branch; graphwire index reads it to skip the files
-// whose rows did not change.
-const indexState = "gw_index_files"
-
-func createIndexState(ctx context.Context, e load.Engine) error {
-	return e.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+indexState+" (traversal_path String, project_id Int64, branch String, owner String, digest String, version UInt64)"+
-		" ENGINE = ReplacingMergeTree(version) ORDER BY (traversal_path, project_id, branch, owner)")
-}
-
-// readDigests returns the digests of the last index of sc, nil when there was none.
-func readDigests(ctx context.Context, e load.Engine, sc load.Scope) (map[string]string, error) {
-	if err := createIndexState(ctx, e); err != nil {
-		return nil, fmt.Errorf("index state: %w", err)
-	}
-	rows, err := e.Run(ctx, &compiler.Query{
-		SQL: "SELECT owner, digest FROM " + indexState + " FINAL WHERE traversal_path = {p0:String} AND project_id = {p1:Int64} AND branch = {p2:String}",
-		Params: []compiler.Param{{Name: "p0", Type: "String", Value: sc.TraversalPath}, {Name: "p1", Type: "Int64", Value: sc.ProjectID},
-			{Name: "p2", Type: "String", Value: sc.Branch}},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("index state: %w", err)
-	}
-	res, err := executor.Collect(rows)
-	if err != nil {
-		return nil, fmt.Errorf("index state: %w", err)
-	}
-	if len(res.Rows) == 0 {
-		return nil, nil
-	}
-	out := map[string]string{}
-	for _, r := range res.Rows {
-		owner, _ := r[0].(string)
-		digest, _ := r[1].(string)
-		if digest != "" { // "" marks a file that is gone
-			out[owner] = digest
-		}
-	}
-	return out, nil
-}
-
-// writeDigests records the digests of this index, after its load: killed in between, the
-// next index finds the older digests and loads those files again, which changes nothing.
-func writeDigests(ctx context.Context, e load.Engine, sc load.Scope, digests, prev map[string]string, version uint64) error {
-	if err := createIndexState(ctx, e); err != nil {
-		return fmt.Errorf("index state: %w", err)
-	}
-	var rows [][]any
-	for _, owner := range slices.Sorted(maps.Keys(digests)) {
-		if prev == nil || prev[owner] != digests[owner] {
-			rows = append(rows, []any{sc.TraversalPath, sc.ProjectID, sc.Branch, owner, digests[owner], int64(version)})
-		}
-	}
-	for _, owner := range slices.Sorted(maps.Keys(prev)) {
-		if _, ok := digests[owner]; !ok {
-			rows = append(rows, []any{sc.TraversalPath, sc.ProjectID, sc.Branch, owner, "", int64(version)})
-		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	if err := e.Insert(ctx, indexState, []string{"traversal_path", "project_id", "branch", "owner", "digest", "version"}, rows); err != nil {
-		return fmt.Errorf("index state: %w", err)
-	}
-	return nil
-}
-
 func short(sha string) string {
 	if sha == "" {
 		return "none"
@@ -341,14 +271,15 @@ func short(sha string) string {
 	return sha[:min(len(sha), 12)]
 }
 
-func writeFile(path string, fill func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
+// indexCacheDir is where index keeps its per-package cache (codeindex.Options.CacheDir):
+// $GRAPHWIRE_INDEX_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/graphwire/index; "" with off.
+// Not under $GRAPHWIRE_CACHE, which test suites point at the shared library cache.
+func indexCacheDir(off bool) string {
+	if off {
+		return ""
 	}
-	if err := fill(fh); err != nil {
-		fh.Close()
-		return err
+	if d := os.Getenv("GRAPHWIRE_INDEX_CACHE"); d != "" {
+		return d
 	}
-	return fh.Close()
+	return filepath.Join(xdg.Dir("XDG_CACHE_HOME", ".cache"), "graphwire", "index")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/ingest"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -19,6 +20,7 @@ import (
 // loadFlags are the parsed flags of graphwire load.
 type loadFlags struct {
 	engine      engineFlags
+	write       writeFlags
 	typ         string
 	format      string
 	skipInvalid bool
@@ -45,12 +47,16 @@ func newLoadCmd(s streams) *cobra.Command {
 			if err := f.engine.check(); err != nil {
 				return &usageError{err}
 			}
+			if err := f.write.check(&f.engine); err != nil {
+				return &usageError{err}
+			}
 			// A load blocked where cancelling does not reach still ends on SIGINT or SIGTERM.
 			return untilInterrupted(cmd.Context(), interruptGrace, func() error { return loadFiles(cmd.Context(), f, s.stderr) })
 		},
 	}
 	fs := cmd.Flags()
 	f.engine.register(fs)
+	f.write.register(fs)
 	fs.StringVar(&f.typ, "type", "", "entity or relationship type of every FILE (default: from each file name)")
 	fs.StringVar(&f.format, "format", "", "format of every FILE: jsonl, csv or parquet (default: from each extension)")
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "load the valid rows and report each invalid one, instead of refusing the load")
@@ -77,32 +83,32 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 		}
 		srcs = append(srcs, load.Source{Path: p, Type: f.typ, Format: format})
 	}
-	eng, err := f.engine.openWritable(stderr)
+	t, err := openTarget(f.write, &f.engine, ont, stderr)
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer t.close()
 	bar, err := newProgress(stderr, os.Getenv(progressEnv), unitBytes)
 	if err != nil {
 		return &usageError{err}
 	}
 	defer bar.finish()
 	start := time.Now()
-	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: bar.loadReport}
+	b := ingest.Batch{Sources: srcs, SkipInvalid: f.skipInvalid, Progress: bar.loadReport}
 	if f.trace {
-		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		b.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	rep, err := load.Load(ctx, eng, ont, srcs, opts)
+	rep, err := t.Write(ctx, b)
 	if err != nil {
 		bar.finish()
 		printRecovered(stderr, rep)
 		return err
 	}
 	bar.finish()
-	for _, is := range rep.Skipped {
-		fmt.Fprintf(stderr, "skipped: %s\n", oneLine(is))
+	for _, is := range t.skipped(rep) {
+		fmt.Fprintf(stderr, "skipped: %s\n", is)
 	}
-	printLoadReport(stderr, f.engine.describe(), rep, time.Since(start))
+	printLoadReport(stderr, t.where, rep, time.Since(start))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +14,11 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/config"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/grpcsvc"
+	"github.com/graphwire/graphwire/ingest"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/ontology"
+	"github.com/graphwire/graphwire/pipeline"
 )
 
 // mcpFlags are the flags of "graphwire mcp".
@@ -32,6 +36,8 @@ type mcpFlags struct {
 	userClaim, scopesClaim, adminClaim string
 	redact                             redactFlags
 	tools                              string
+	// indexRoots turn on the tool index_repository for directories under them.
+	indexRoots []string
 }
 
 func newMCPCmd(s streams) *cobra.Command {
@@ -63,6 +69,7 @@ func newMCPCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.adminClaim, "jwt-admin-claim", "admin", "claim of --token holding the admin flag")
 	f.redact.register(fs)
 	fs.StringVar(&f.tools, "tools", "", "tool surface (default $GRAPHWIRE_MCP_TOOLS, else graphwire): graphwire (query_graph, get_graph_schema, get_query_dsl, get_response_format) or orbit (GitLab Orbit's list_commands and invoke_command)")
+	fs.StringArrayVar(&f.indexRoots, "index-root", nil, "let an admin caller index repositories under this directory with the tool index_repository; repeatable (default: the tool is off)")
 	return cmd
 }
 
@@ -164,20 +171,58 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	pipe, err := newPipeline(eng, ont, nil, nil, 0, 0, 0, nil, ro, logger)
+	// This process owns the engine: writes (index, load, the index tool) go through it, and
+	// each query sees the graph before a write or after it.
+	wr := ingest.NewWriter(eng, ont, ingest.Options{Logger: logger})
+	pipe, err := newPipeline(gatedEngine{eng, wr.Reader(eng)}, ont, nil, nil, 0, 0, 0, nil, ro, logger)
 	if err != nil {
 		return err
 	}
-	srv, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Logger: logger, Tools: f.tools,
+	var indexer mcpsvc.Indexer
+	if len(f.indexRoots) > 0 {
+		if indexer, err = newTreeIndexer(f.indexRoots, wr, logger); err != nil {
+			return err
+		}
+	}
+	srv, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Logger: logger, Tools: f.tools, Indexer: indexer,
 		ResponseSchema: config.QueryResponseSchema(), ResponseVersion: config.RawVersion()})
 	if err != nil {
 		return err
+	}
+	if f.engine.clickhouse == "" {
+		// graphwire index and load find the data directory in use and write through this
+		// socket (owner-only, peers checked), so an agent stays connected while its code is
+		// re-indexed.
+		if stop, err := serveLocalWrites(pipe, wr, f.engine.dataDir(), logger); err != nil {
+			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
+		} else {
+			defer stop()
+		}
 	}
 	logger.Info("mcp_stdio", "engine", f.engine.describe(), "admin", claims.Admin, "scopes", len(claims.Scopes))
 	if err := srv.RunStdio(ctx, claims, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil
+}
+
+// serveLocalWrites serves the write service of wr (and queries on pipe) on the local socket
+// of the data directory dir; only the socket authenticates, so the verifier's key is a random
+// one nobody holds.
+func serveLocalWrites(pipe *pipeline.Pipeline, wr *ingest.Writer, dir string, logger *slog.Logger) (func(), error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{key}})
+	if err != nil {
+		return nil, err
+	}
+	srv, err := grpcsvc.New(nil, nil, grpcsvc.Options{Pipeline: pipe, Verifier: v, Writer: wr, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	return serveLocal(srv, dir, logger)
 }
 
 type nopWriteCloser struct{ io.Writer }

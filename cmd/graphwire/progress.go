@@ -133,7 +133,11 @@ func (p *progress) options(phase string) []progressbar.Option {
 	case unitBytes:
 		opts = append(opts, progressbar.OptionShowBytes(true))
 	case unitFiles:
-		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"))
+		its := "files"
+		if phase == phaseCheck {
+			its = "pkgs"
+		}
+		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString(its))
 	default:
 		opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString("rows"))
 	}
@@ -157,9 +161,15 @@ func (p *progress) loadReport(lp load.Progress) {
 	p.report("load", lp.Bytes, lp.TotalBytes)
 }
 
-// indexReport is a codeindex.Options.Progress: one bar over the files extracted, after the
-// packages are type-checked (which has no total to show).
+// phaseCheck is the phase of index's bar over the packages type-checked.
+const phaseCheck = "check"
+
+// indexReport is a codeindex.Options.Progress: one bar over the packages type-checked, then
+// one over the files extracted.
 func (p *progress) indexReport(ip codeindex.Progress) {
+	if ip.TotalFiles == 0 && ip.TotalPackages > 0 {
+		p.report(phaseCheck, int64(ip.Checked), int64(ip.TotalPackages))
+	}
 	if ip.TotalFiles > 0 {
 		p.report("extract", int64(ip.Files), int64(ip.TotalFiles))
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/grpcsvc"
+	"github.com/graphwire/graphwire/ingest"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/netlimit"
 	"github.com/graphwire/graphwire/ontology"
@@ -202,7 +203,12 @@ type serviceOptions struct {
 	AuthorizationServers []string
 	// ConnLimit, when set, learns which connections authenticated.
 	ConnLimit *netlimit.Limiter
-	Logger    *slog.Logger
+	// Writer, when set, applies the writes of the WriteService (admins only), and every
+	// query holds its gate (ingest.Writer.Reader).
+	Writer *ingest.Writer
+	// Indexer, when set, serves the MCP index tool.
+	Indexer mcpsvc.Indexer
+	Logger  *slog.Logger
 }
 
 // newService wires the faces of o over one pipeline on eng.
@@ -230,6 +236,10 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 			return nil, err
 		}
 	}
+	var writer ingest.Target
+	if o.Writer != nil {
+		eng, writer = gatedEngine{eng, o.Writer.Reader(eng)}, o.Writer
+	}
 	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Redact, o.Logger)
 	if err != nil {
 		return nil, err
@@ -243,19 +253,43 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
 		HealthInterval: o.HealthInterval, MaxQueryBytes: o.MaxQueryBytes, Metrics: m, Logger: o.Logger,
-		Authenticated: grpcAuthed,
+		Authenticated: grpcAuthed, Writer: writer,
 	})
 	if err != nil {
 		return nil, err
 	}
 	mc, err := mcpsvc.New(mcpsvc.Options{Pipeline: pipe, Verifier: v, Metrics: m, Logger: o.Logger,
 		AllowedOrigins: o.MCPOrigins, WriteTimeout: o.MCPWriteTimeout, Authenticated: httpAuthed,
-		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers, Tools: o.MCPTools,
+		ResourceURL: o.MCPResourceURL, AuthorizationServers: o.AuthorizationServers, Tools: o.MCPTools, Indexer: o.Indexer,
 		ResponseSchema: config.QueryResponseSchema(), ResponseVersion: config.RawVersion()})
 	if err != nil {
 		return nil, err
 	}
 	return &service{server: srv, mcp: mc, metrics: m, grpcOpts: o.GRPC, verifier: v, cursors: cursors}, nil
+}
+
+// gatedEngine is an engine whose statements run through a writer's gate
+// (ingest.Writer.Reader), so that each sees the graph before a write or after it.
+type gatedEngine struct {
+	engine
+	r executor.Runner
+}
+
+func (g gatedEngine) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
+	return g.r.Run(ctx, q)
+}
+
+// serveLocal serves srv's local gRPC (every call an admin's) on the write socket of the
+// embedded data directory dir, until the returned stop is called.
+func serveLocal(srv *grpcsvc.Server, dir string, logger *slog.Logger) (stop func(), err error) {
+	l, err := listenLocal(dir)
+	if err != nil {
+		return nil, err
+	}
+	g := srv.LocalGRPCServer()
+	go g.Serve(l)
+	logger.Info("local_write_socket", "path", l.Addr().String())
+	return g.Stop, nil
 }
 
 // runServe is the running half of graphwire serve. It reports its own errors and returns the
@@ -339,9 +373,27 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		return err
 	}
 	budget.log(logger)
+	// This process owns the engine: writes (index, load) come through it.
+	o.Writer = ingest.NewWriter(eng, ont, ingest.Options{Logger: logger})
+	if roots := splitOrigins(c.IndexRoots); len(roots) > 0 {
+		if o.Indexer, err = newTreeIndexer(roots, o.Writer, logger); err != nil {
+			return err
+		}
+	}
 	svc, err := newService(eng, ont, o)
 	if err != nil {
 		return err
+	}
+	if ef.clickhouse == "" {
+		// graphwire index and load on this machine find the data directory in use and write
+		// through this socket instead (owner-only, peers checked).
+		// Without it (a read-only directory, a system without peer checks) serve still serves;
+		// writes then need --server.
+		if stop, err := serveLocal(svc.server, ef.dataDir(), logger); err != nil {
+			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
+		} else {
+			defer stop()
+		}
 	}
 	ls, err := listen(c, certs, o.ConnLimit, logger)
 	if err != nil {

@@ -1,0 +1,86 @@
+//go:build linux
+
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// localSocket is the path of the write socket of the process that owns the embedded data
+// directory dir: dir/graphwire.sock, or, when that path is too long for a Unix socket, a
+// name in the temporary directory derived from dir. Both ends compute it the same way.
+func localSocket(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	p := filepath.Join(abs, localSocketName)
+	if len(p) < 100 { // sun_path holds 108 bytes with its NUL
+		return p
+	}
+	h := sha256.Sum256([]byte(abs))
+	return filepath.Join(os.TempDir(), "graphwire-"+hex.EncodeToString(h[:8])+".sock")
+}
+
+// localSocketName is the write socket's name inside a data directory.
+const localSocketName = "graphwire.sock"
+
+// listenLocal opens the write socket of dir, readable and writable by this user only, and
+// admits only connections from processes of this user. The caller owns dir's engine, so a
+// socket file already there is stale and replaced.
+func listenLocal(dir string) (net.Listener, error) {
+	p := localSocket(dir)
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("local socket: %w", err)
+	}
+	old := syscall.Umask(0o177)
+	l, err := net.Listen("unix", p)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("local socket: %w", err)
+	}
+	if err := os.Chmod(p, 0o600); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("local socket: %w", err)
+	}
+	return sameUser{l.(*net.UnixListener)}, nil
+}
+
+// sameUser accepts only peers whose user is this process's (SO_PEERCRED); others are
+// closed unanswered.
+type sameUser struct{ *net.UnixListener }
+
+func (s sameUser) Accept() (net.Conn, error) {
+	for {
+		c, err := s.AcceptUnix()
+		if err != nil {
+			return nil, err
+		}
+		if peerIsUs(c) {
+			return c, nil
+		}
+		c.Close()
+	}
+}
+
+func peerIsUs(c *net.UnixConn) bool {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	}); err != nil || cerr != nil {
+		return false
+	}
+	return int(cred.Uid) == os.Getuid()
+}

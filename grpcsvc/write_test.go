@@ -1,0 +1,201 @@
+package grpcsvc_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/grpcsvc"
+	"github.com/graphwire/graphwire/ingest"
+	"github.com/graphwire/graphwire/load"
+	"github.com/graphwire/graphwire/ontology"
+	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
+)
+
+var writeSecret = []byte("write-test-secret-0123456789abcdef")
+
+// noEngine answers no query; the write tests never run one.
+type noEngine struct{}
+
+func (noEngine) Run(context.Context, *compiler.Query) (executor.Rows, error) {
+	return nil, errors.New("no engine")
+}
+
+// recorder is a writer that keeps what it was asked to write.
+type recorder struct {
+	batches []ingest.Batch
+	files   map[string]string // base name → content, read during Write
+}
+
+func (r *recorder) IndexState(context.Context, load.Scope) (map[string]string, error) {
+	return map[string]string{"a.go": "d1"}, nil
+}
+
+func (r *recorder) Write(_ context.Context, b ingest.Batch) (load.Report, error) {
+	r.batches = append(r.batches, b)
+	for _, s := range b.Sources {
+		data, err := os.ReadFile(s.Path)
+		if err != nil {
+			return load.Report{}, err
+		}
+		r.files[filepath.Base(s.Path)] = string(data)
+	}
+	return load.Report{Version: 7, RowsIn: 2}, nil
+}
+
+func writeServer(t *testing.T, w ingest.Target, local bool) (pb.WriteServiceClient, func(auth.Claims) context.Context) {
+	t.Helper()
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp, err := compiler.New(ont, compiler.Options{CursorKeys: compiler.RandomCursorKeys()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{writeSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := grpcsvc.New(noEngine{}, formatter.Default(), grpcsvc.Options{Compiler: comp, Ontology: ont, Verifier: v, Writer: w, WriteDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	g := srv.GRPCServer()
+	if local {
+		g = srv.LocalGRPCServer()
+	}
+	go g.Serve(lis)
+	t.Cleanup(g.Stop)
+	conn, err := grpc.NewClient("passthrough:///bufnet", grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+		return lis.DialContext(ctx)
+	}), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	as := func(c auth.Claims) context.Context {
+		tok, err := auth.Mint(writeSecret, c, auth.MintOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+tok)
+	}
+	return pb.NewWriteServiceClient(conn), as
+}
+
+// send runs one Write call of msgs and returns its answer.
+func send(ctx context.Context, c pb.WriteServiceClient, msgs ...*pb.WriteRequest) (*pb.WriteResponse, error) {
+	st, err := c.Write(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		if err := st.Send(m); err != nil {
+			break // the status comes with CloseAndRecv
+		}
+	}
+	return st.CloseAndRecv()
+}
+
+func header(h *pb.WriteHeader) *pb.WriteRequest {
+	return &pb.WriteRequest{Part: &pb.WriteRequest_Header{Header: h}}
+}
+
+func chunk(i uint32, s string) *pb.WriteRequest {
+	return &pb.WriteRequest{Part: &pb.WriteRequest_Chunk{Chunk: &pb.WriteChunk{File: i, Data: []byte(s)}}}
+}
+
+func TestWrite(t *testing.T) {
+	rec := &recorder{files: map[string]string{}}
+	c, as := writeServer(t, rec, false)
+	admin := as(auth.Claims{UserID: 1, Admin: true})
+	sc := &pb.IndexScope{TraversalPath: "1/", ProjectId: 1, Branch: "main"}
+	resp, err := send(admin, c,
+		header(&pb.WriteHeader{Source: "index", Files: []*pb.WriteFile{{Name: "Definition.jsonl"}, {Name: "CALLS.jsonl"}}, Replace: sc, ReplaceFiles: true, RecordDigests: true}),
+		&pb.WriteRequest{Part: &pb.WriteRequest_Index{Index: &pb.WriteIndexPart{FilesReplaced: []string{"a.go"}, Digests: map[string]string{"a.go": "d2"}}}},
+		&pb.WriteRequest{Part: &pb.WriteRequest_Index{Index: &pb.WriteIndexPart{FilesReplaced: []string{"b.go"}, Digests: map[string]string{"b.go": ""}}}},
+		chunk(0, `{"id": 1}`+"\n"), chunk(1, "{}\n"), chunk(0, `{"id": 2}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetVersion() != 7 || resp.GetRowsIn() != 2 {
+		t.Errorf("response %v, want the writer's report", resp)
+	}
+	if len(rec.batches) != 1 {
+		t.Fatalf("%d batches, want 1", len(rec.batches))
+	}
+	b := rec.batches[0]
+	if b.Source != "index" || b.Replace == nil || len(b.Replace.Files) != 2 || b.Digests["a.go"] != "d2" || b.Digests["b.go"] != "" || len(b.Digests) != 2 {
+		t.Errorf("batch %+v (replace %+v)", b, b.Replace)
+	}
+	if rec.files["Definition.jsonl"] != "{\"id\": 1}\n{\"id\": 2}\n" || rec.files["CALLS.jsonl"] != "{}\n" {
+		t.Errorf("files as the writer read them: %q", rec.files)
+	}
+	state, err := c.GetIndexState(admin, &pb.GetIndexStateRequest{Scope: sc})
+	if err != nil || !state.GetFound() || state.GetDigests()["a.go"] != "d1" {
+		t.Errorf("index state %v, %v", state, err)
+	}
+
+	tests := []struct {
+		name string
+		ctx  context.Context
+		msgs []*pb.WriteRequest
+		want codes.Code
+	}{
+		{"no token", t.Context(), []*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "Definition.jsonl"}}})}, codes.Unauthenticated},
+		{"a scoped caller", as(auth.Claims{UserID: 2, Scopes: []auth.Scope{{Path: "1/", Level: 50}}}),
+			[]*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "Definition.jsonl"}}})}, codes.PermissionDenied},
+		{"no header", admin, []*pb.WriteRequest{chunk(0, "{}")}, codes.InvalidArgument},
+		{"no file", admin, []*pb.WriteRequest{header(&pb.WriteHeader{})}, codes.InvalidArgument},
+		{"a path, not a name", admin, []*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "../../etc/Definition.jsonl"}}})}, codes.InvalidArgument},
+		{"dot-dot", admin, []*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: ".."}}})}, codes.InvalidArgument},
+		{"a chunk of no file", admin, []*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "Definition.jsonl"}}}), chunk(3, "{}")}, codes.InvalidArgument},
+		{"a second header", admin, []*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "Definition.jsonl"}}}), header(&pb.WriteHeader{})}, codes.InvalidArgument},
+		{"digests without a scope", admin, []*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "Definition.jsonl"}}, RecordDigests: true})}, codes.InvalidArgument},
+		{"an unknown format", admin, []*pb.WriteRequest{header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "x", Format: "xlsx"}}})}, codes.InvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := send(tt.ctx, c, tt.msgs...)
+			if got := status.Code(err); got != tt.want {
+				t.Errorf("code %v (%v), want %v", got, err, tt.want)
+			}
+		})
+	}
+	if len(rec.batches) != 1 {
+		t.Errorf("%d batches after the refused writes, want still 1", len(rec.batches))
+	}
+	if _, err := c.GetIndexState(as(auth.Claims{UserID: 2, Scopes: []auth.Scope{{Path: "1/", Level: 50}}}), &pb.GetIndexStateRequest{Scope: sc}); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("index state for a scoped caller: %v, want PermissionDenied", err)
+	}
+}
+
+// TestLocalWrite: on the local server (the data directory's socket, which admits only the
+// server's own user), a call without a token is an admin's.
+func TestLocalWrite(t *testing.T) {
+	rec := &recorder{files: map[string]string{}}
+	c, _ := writeServer(t, rec, true)
+	if _, err := send(t.Context(), c, header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "Definition.jsonl"}}}), chunk(0, "{}\n")); err != nil {
+		t.Fatalf("write on the local server without a token: %v", err)
+	}
+	if len(rec.batches) != 1 || rec.files["Definition.jsonl"] != "{}\n" {
+		t.Errorf("batches %d, files %q", len(rec.batches), rec.files)
+	}
+}

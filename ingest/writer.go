@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/load"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+// Batch is one write: files for package load, with the replace scope and, for a code index,
+// the digests of the files it rewrites.
+type Batch struct {
+	// Sources are the files to load, readable by the engine (the writer's local disk).
+	Sources []load.Source
+	// Source names the writer in the load record: "load" or "index". Default "load".
+	Source string
+	// SkipInvalid is [load.Options.SkipInvalid].
+	SkipInvalid bool
+	// Replace is [load.Options.Replace].
+	Replace *load.Scope
+	// Digests, when not nil, are recorded in the index state of Replace's project and branch
+	// after the load: the new digest of each file (or [codeindex.Global]) the batch rewrites,
+	// "" for a file that is gone. Requires Replace.
+	Digests map[string]string
+	// Progress is [load.Options.Progress].
+	Progress func(load.Progress)
+	// Logger is [load.Options.Logger]; nil discards.
+	Logger *slog.Logger
+}
+
+// Target is where writes go: a [Writer] in this process, or a server's (graphwire's
+// gRPC client in cmd/graphwire).
+type Target interface {
+	// IndexState returns the digests of the last code index of sc's project and branch, nil
+	// when there was none.
+	IndexState(ctx context.Context, sc load.Scope) (map[string]string, error)
+	// Write applies b and returns the load's report.
+	Write(ctx context.Context, b Batch) (load.Report, error)
+}
+
+// Options configures a [Writer].
+type Options struct {
+	// Logger receives one line per write; nil discards.
+	Logger *slog.Logger
+}
+
+// Writer applies writes to one engine, one at a time, atomically for the queries that run
+// through [Writer.Reader]. It is safe for concurrent use.
+type Writer struct {
+	e    load.Engine
+	ont  *ontology.Ontology
+	log  *slog.Logger
+	sem  chan struct{} // one write at a time
+	gate sync.RWMutex  // readers hold the read side; a load's attach the write side
+}
+
+// NewWriter returns a writer to e, whose graph tables ont describes.
+func NewWriter(e load.Engine, ont *ontology.Ontology, opts Options) *Writer {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Writer{e: e, ont: ont, log: log, sem: make(chan struct{}, 1)}
+}
+
+// IndexState implements [Target].
+func (w *Writer) IndexState(ctx context.Context, sc load.Scope) (map[string]string, error) {
+	if err := w.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer w.release()
+	return readDigests(ctx, w.e, sc)
+}
+
+// Write implements [Target]. Writes queue behind each other; a cancelled ctx stops a write
+// that waits.
+func (w *Writer) Write(ctx context.Context, b Batch) (load.Report, error) {
+	if b.Digests != nil && b.Replace == nil {
+		return load.Report{}, fmt.Errorf("ingest: digests need a replace scope")
+	}
+	if err := w.acquire(ctx); err != nil {
+		return load.Report{}, err
+	}
+	defer w.release()
+	opts := load.Options{Source: b.Source, SkipInvalid: b.SkipInvalid, Replace: b.Replace, Progress: b.Progress,
+		Logger: b.Logger, Exclusive: &w.gate}
+	rep, err := load.Load(ctx, w.e, w.ont, b.Sources, opts)
+	if err != nil {
+		return rep, err
+	}
+	if b.Digests != nil {
+		if err := writeDigests(ctx, w.e, *b.Replace, b.Digests, rep.Version); err != nil {
+			return rep, err
+		}
+	}
+	w.log.Info("write", "source", opts.Source, "files", len(b.Sources), "rows", rep.RowsIn, "written", rep.Written,
+		"tombstoned", rep.Tombstoned, "version", rep.Version)
+	return rep, nil
+}
+
+// acquire takes the one write slot, or gives up when ctx ends first.
+func (w *Writer) acquire(ctx context.Context) error {
+	select {
+	case w.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("ingest: wait for the previous write: %w", ctx.Err())
+	}
+}
+
+func (w *Writer) release() { <-w.sem }
+
+// Reader returns r, whose statements each hold the read side of w's gate from Run until
+// their rows are closed: a statement sees the graph before a write's attach or after it.
+func (w *Writer) Reader(r executor.Runner) executor.Runner { return gatedRunner{r: r, gate: &w.gate} }
+
+type gatedRunner struct {
+	r    executor.Runner
+	gate *sync.RWMutex
+}
+
+func (g gatedRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
+	g.gate.RLock()
+	rows, err := g.r.Run(ctx, q)
+	if err != nil {
+		g.gate.RUnlock()
+		return nil, err
+	}
+	return &gatedRows{Rows: rows, unlock: sync.OnceFunc(g.gate.RUnlock)}, nil
+}
+
+type gatedRows struct {
+	executor.Rows
+	unlock func()
+}
+
+func (r *gatedRows) Close() error {
+	err := r.Rows.Close()
+	r.unlock()
+	return err
+}
+
+// indexState is the table of the digests of each file's rows ([codeindex.Graph.Digests]) at
+// the last index of each project and branch; an index reads it to skip the files whose rows
+// did not change.
+const indexState = "gw_index_files"
+
+func createIndexState(ctx context.Context, e load.Engine) error {
+	return e.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+indexState+" (traversal_path String, project_id Int64, branch String, owner String, digest String, version UInt64)"+
+		" ENGINE = ReplacingMergeTree(version) ORDER BY (traversal_path, project_id, branch, owner)")
+}
+
+// readDigests returns the digests of the last index of sc, nil when there was none.
+func readDigests(ctx context.Context, e load.Engine, sc load.Scope) (map[string]string, error) {
+	if err := createIndexState(ctx, e); err != nil {
+		return nil, fmt.Errorf("index state: %w", err)
+	}
+	rows, err := e.Run(ctx, &compiler.Query{
+		SQL: "SELECT owner, digest FROM " + indexState + " FINAL WHERE traversal_path = {p0:String} AND project_id = {p1:Int64} AND branch = {p2:String}",
+		Params: []compiler.Param{{Name: "p0", Type: "String", Value: sc.TraversalPath}, {Name: "p1", Type: "Int64", Value: sc.ProjectID},
+			{Name: "p2", Type: "String", Value: sc.Branch}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index state: %w", err)
+	}
+	res, err := executor.Collect(rows)
+	if err != nil {
+		return nil, fmt.Errorf("index state: %w", err)
+	}
+	if len(res.Rows) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, r := range res.Rows {
+		owner, _ := r[0].(string)
+		digest, _ := r[1].(string)
+		if digest != "" { // "" marks a file that is gone
+			out[owner] = digest
+		}
+	}
+	return out, nil
+}
+
+// writeDigests records the digests of an index, after its load: killed in between, the next
+// index finds the older digests and loads those files again, which changes nothing.
+func writeDigests(ctx context.Context, e load.Engine, sc load.Scope, digests map[string]string, version uint64) error {
+	if len(digests) == 0 {
+		return nil
+	}
+	if err := createIndexState(ctx, e); err != nil {
+		return fmt.Errorf("index state: %w", err)
+	}
+	var rows [][]any
+	for _, owner := range slices.Sorted(maps.Keys(digests)) {
+		rows = append(rows, []any{sc.TraversalPath, sc.ProjectID, sc.Branch, owner, digests[owner], int64(version)})
+	}
+	if err := e.Insert(ctx, indexState, []string{"traversal_path", "project_id", "branch", "owner", "digest", "version"}, rows); err != nil {
+		return fmt.Errorf("index state: %w", err)
+	}
+	return nil
+}

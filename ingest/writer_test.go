@@ -1,0 +1,191 @@
+package ingest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/graphwire/graphwire/codeindex"
+	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/ingest"
+	"github.com/graphwire/graphwire/load"
+	"github.com/graphwire/graphwire/ontology"
+)
+
+func library(t testing.TB) string {
+	t.Helper()
+	lib := os.Getenv("GRAPHWIRE_CHDB_LIB")
+	if lib == "" {
+		cache := os.Getenv("GRAPHWIRE_CACHE")
+		if cache == "" {
+			home, _ := os.UserHomeDir()
+			cache = filepath.Join(home, ".cache", "graphwire")
+		}
+		lib = chdb.CachedLibrary(cache)
+	}
+	if _, err := os.Stat(lib); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and libchdb.so is missing at %s: %v", lib, err)
+		}
+		t.Skipf("libchdb.so not found at %s (run bash scripts/install-chdb.sh): %v", lib, err)
+	}
+	return lib
+}
+
+func setup(t *testing.T) (*chdb.Executor, *ingest.Writer) {
+	t.Helper()
+	e, err := chdb.Open(chdb.Options{Library: library(t), Path: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, ingest.NewWriter(e, ont, ingest.Options{})
+}
+
+var scope = load.Scope{TraversalPath: "1/", ProjectID: 1, Branch: "main"}
+
+// fileGraph is the graph of one file f.go holding n functions, named prefix0 … prefix(n-1),
+// each calling the next: n definitions and n-1 CALLS edges.
+func fileGraph(prefix string, n int) *codeindex.Graph {
+	c := func(id int64) codeindex.Common {
+		return codeindex.Common{ID: id, TraversalPath: scope.TraversalPath, Branch: scope.Branch, ProjectID: scope.ProjectID}
+	}
+	g := &codeindex.Graph{TraversalPath: scope.TraversalPath,
+		Branch: codeindex.Branch{ID: 1, TraversalPath: scope.TraversalPath, Name: scope.Branch, IsDefault: true, ProjectID: scope.ProjectID}}
+	g.Directories = []codeindex.Directory{{Common: c(2), Path: ".", Name: "repo"}}
+	g.Files = []codeindex.File{{Common: c(3), Path: "f.go", Name: "f.go", Extension: "go", Language: "go", Content: prefix}}
+	g.Edges = append(g.Edges, codeindex.Edge{Kind: "CONTAINS", FromKind: "Directory", From: 2, ToKind: "File", To: 3})
+	base := int64(100)
+	if prefix == "b" {
+		base = 200
+	}
+	for i := range n {
+		id := base + int64(i)
+		name := fmt.Sprintf("%s%d", prefix, i)
+		g.Definitions = append(g.Definitions, codeindex.Definition{Common: c(id), Name: name, FQN: "p." + name,
+			DefinitionType: "Function", FilePath: "f.go", StartLine: 1, EndLine: 1, Content: "func " + name + "()"})
+		g.Edges = append(g.Edges, codeindex.Edge{Kind: "DEFINES", FromKind: "File", From: 3, ToKind: "Definition", To: id})
+		if i+1 < n {
+			g.Edges = append(g.Edges, codeindex.Edge{Kind: "CALLS", FromKind: "Definition", From: id, ToKind: "Definition", To: id + 1})
+		}
+	}
+	return g
+}
+
+// snapshot reads, in one statement, the live definitions of f.go and the live CALLS edges.
+func snapshot(ctx context.Context, r executor.Runner) (defs, calls int64, err error) {
+	rows, err := r.Run(ctx, &compiler.Query{
+		SQL: "SELECT (SELECT count() FROM gl_definition FINAL WHERE traversal_path = {p0:String} AND file_path = {p1:String} AND NOT _deleted)," +
+			" (SELECT count() FROM gl_edge FINAL WHERE traversal_path = {p0:String} AND relationship_kind = {p2:String} AND NOT _deleted)",
+		Params: []compiler.Param{{Name: "p0", Type: "String", Value: "1/"}, {Name: "p1", Type: "String", Value: "f.go"},
+			{Name: "p2", Type: "String", Value: "CALLS"}},
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	res, err := executor.Collect(rows)
+	if err != nil {
+		return 0, 0, err
+	}
+	num := func(v any) int64 {
+		switch n := v.(type) {
+		case uint64:
+			return int64(n)
+		case int64:
+			return n
+		}
+		return -1
+	}
+	return num(res.Rows[0][0]), num(res.Rows[0][1]), nil
+}
+
+// TestIndexAtomicForQueries re-indexes one file back and forth between two versions while
+// queries run through the writer's reader: each query sees one version whole (5
+// definitions and 4 calls, or 7 and 6), never the definitions of one with the calls of the
+// other. Bounded: a fixed number of writes, readers stop with them.
+func TestIndexAtomicForQueries(t *testing.T) {
+	e, w := setup(t)
+	ctx := t.Context()
+	versions := []*codeindex.Graph{fileGraph("a", 5), fileGraph("b", 7)}
+	if _, err := ingest.IndexGraph(ctx, w, versions[0], ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[[2]int64]bool{{5, 4}: true, {7, 6}: true}
+	r := w.Reader(e)
+	done := make(chan struct{})
+	var seen, mixed atomic.Int64
+	var firstMixed atomic.Value
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				d, c, err := snapshot(ctx, r)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				seen.Add(1)
+				if !want[[2]int64{d, c}] {
+					mixed.Add(1)
+					firstMixed.CompareAndSwap(nil, fmt.Sprintf("%d definitions, %d calls", d, c))
+				}
+			}
+		}()
+	}
+	const writes = 6
+	for i := 1; i <= writes; i++ {
+		rep, err := ingest.IndexGraph(ctx, w, versions[i%2], ingest.IndexOptions{Scope: scope, Dir: t.TempDir()})
+		if err != nil {
+			close(done)
+			wg.Wait()
+			t.Fatal(err)
+		}
+		if !rep.Incremental || len(rep.Changed) != 1 || rep.Changed[0] != "f.go" {
+			t.Errorf("write %d: changed %v (incremental %v), want [f.go]", i, rep.Changed, rep.Incremental)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if n := mixed.Load(); n > 0 {
+		t.Errorf("%d of %d queries saw half a write, first: %v", n, seen.Load(), firstMixed.Load())
+	}
+	d, c, err := snapshot(ctx, r)
+	if err != nil || d != 5 || c != 4 { // writes is even: version a last
+		t.Errorf("after the writes: %d definitions, %d calls (%v), want 5 and 4", d, c, err)
+	}
+	t.Logf("%d queries during %d writes", seen.Load(), writes)
+}
+
+// TestIndexNoChange: indexing the same graph again writes nothing and reports no change.
+func TestIndexNoChange(t *testing.T) {
+	_, w := setup(t)
+	g := fileGraph("a", 3)
+	if _, err := ingest.IndexGraph(t.Context(), w, g, ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ingest.IndexGraph(t.Context(), w, g, ingest.IndexOptions{Scope: scope, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Wrote || !rep.Incremental || len(rep.Changed) != 0 || len(rep.Gone) != 0 {
+		t.Errorf("no-op index: %+v", rep)
+	}
+}
