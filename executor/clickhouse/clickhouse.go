@@ -324,7 +324,15 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 		// A pooled connection the server closed fails on first use; no row has been
 		// received yet, so one retry on a fresh connection is safe: a read-only statement
 		// that failed before its first row had no effect.
+		// The retry has an id of its own: the server may still hold the first one (a
+		// duplicate id is refused while it runs).
 		e.opts.Logger.Warn("clickhouse query retried", "error", err)
+		stopKill()
+		queryID = newQueryID()
+		if qctx, err = e.queryContext(ctx, q, st, queryID); err != nil {
+			return nil, err
+		}
+		stopKill = e.killOnCancel(ctx, queryID)
 		rs, err = e.conn.Query(qctx, q.SQL)
 	}
 	if err != nil {

@@ -80,9 +80,11 @@ func runMain(m *testing.M) int {
 	closeEngine, err := openSeeded(dir)
 	defer closeEngine()
 	env.err = err
-	if built.drop != nil {
-		defer built.drop()
-	}
+	defer func() { // binary sets it, during the tests
+		if built.drop != nil {
+			built.drop()
+		}
+	}()
 	if err != nil && os.Getenv(serverdb.EngineEnv) == "server" {
 		fmt.Fprintln(os.Stderr, err) // a run asked for the server cannot skip it
 		return 1
