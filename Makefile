@@ -6,7 +6,7 @@ PKGS := ./...
 ## took 253 s there at load average 15-19 (its property runs wait on the engine, not on Go).
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all demo test test-server test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
+.PHONY: all demo test test-server test-server-suites test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
 
 all: build
 
@@ -51,11 +51,21 @@ vet:
 test-go:
 	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
-## test-server: the suites that run whole on a ClickHouse server too (GRAPHWIRE_TEST_ENGINE=server:
-## a database of their own on GRAPHWIRE_CLICKHOUSE_DSN; without one, scripts/with-clickhouse-server.sh
-## starts a private ClickHouse 26.7 server from the embedded engine's library for the run).
+## test-server: the engine-level suites again, on a ClickHouse server (GRAPHWIRE_TEST_ENGINE=server:
+## each suite gets a database of its own on GRAPHWIRE_CLICKHOUSE_DSN, tests/serverdb; without a
+## DSN, scripts/with-clickhouse-server.sh starts a private ClickHouse 26.7 server from the
+## embedded engine's library for the run). Whole: tests/orbit, tests/e2e, tests/mcp. Of
+## tests/compiler and cmd/graphwire, the tests that read the engine: the authorization
+## properties, cursors and paging, and the load/export/index round trips (SERVER_RUN), under
+## -short: a third of the property cases (the whole count runs on the embedded engine in test-go).
+SERVER_WHOLE := ./tests/orbit ./tests/e2e ./tests/mcp
+SERVER_RUN := ^(TestAuthorization.*|TestAdminOnlyNeverReachesScopedCaller|TestGlobalNodesInAggregation|TestVariableLengthHopsReadIntermediates|TestReplacingMergeTreeVersions|TestCursorWalk|TestCursorReplay|TestPathCursorWalk|TestExportQueryCLI|TestIndexQueryReindex|TestLocalCursorAcrossRuns)$$
 test-server:
-	bash scripts/with-clickhouse-server.sh env GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit
+	bash scripts/with-clickhouse-server.sh $(MAKE) --no-print-directory test-server-suites
+
+test-server-suites:
+	GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(SERVER_WHOLE)
+	GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -short -count=1 -timeout $(TEST_TIMEOUT) -run '$(SERVER_RUN)' ./tests/compiler ./cmd/graphwire
 
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.

@@ -17,6 +17,7 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/executor/clickhouse"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/loadstate"
 	"github.com/graphwire/graphwire/pipeline"
@@ -86,6 +87,7 @@ func exitCode(err error) int {
 	var (
 		re0 reportedError
 		ue  *usageError
+		de  *clickhouse.DSNError
 		ce  *classError
 		ke  *compiler.Error
 		re  *pipeline.RequestError
@@ -95,7 +97,7 @@ func exitCode(err error) int {
 	switch {
 	case errors.As(err, &re0):
 		return int(re0)
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &de): // a --clickhouse DSN that names no server
 		return exitUsage
 	case errors.As(err, &ce):
 		return ce.code

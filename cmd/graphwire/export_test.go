@@ -27,12 +27,12 @@ func TestExportQueryCLI(t *testing.T) {
 		t.Errorf("--format gcb1 without --query: exit %d, want %d\n%s", r.code, exitUsage, r.stderr)
 	}
 	requireCHDB(t)
-	data := t.TempDir()
+	data := graphFlags(t, t.TempDir())
 	fixture, err := filepath.Glob(filepath.Join("..", "..", "load", "testdata", "graph", "*"))
 	if err != nil || len(fixture) == 0 {
 		t.Fatalf("fixture: %v", err)
 	}
-	if r := runCLI(append([]string{"load", "--embedded", data}, fixture...)...); r.code != exitOK {
+	if r := runCLI(on(data, "load", fixture...)...); r.code != exitOK {
 		t.Fatalf("load: exit %d\n%s", r.code, r.stderr)
 	}
 	q := filepath.Join(t.TempDir(), "q.json")
@@ -41,7 +41,7 @@ func TestExportQueryCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	r = runCLI("export", "--embedded", data, "--query", q, "--scope", "1/10/", out)
+	r = runCLI(on(data, "export", "--query", q, "--scope", "1/10/", out)...)
 	if r.code != exitOK {
 		t.Fatalf("export --query: exit %d\n%s", r.code, r.stderr)
 	}
@@ -98,7 +98,7 @@ func TestExportQueryCLI(t *testing.T) {
 	}
 	// Another namespace sees nothing: no files.
 	other := t.TempDir()
-	r = runCLI("export", "--embedded", data, "--query", "@"+q, "--scope", "1/99/", other)
+	r = runCLI(on(data, "export", "--query", "@"+q, "--scope", "1/99/", other)...)
 	if names, _ := filepath.Glob(filepath.Join(other, "*")); r.code != exitOK || len(names) != 0 {
 		t.Errorf("export for 1/99/: exit %d, files %v, want none\n%s", r.code, names, r.stderr)
 	}

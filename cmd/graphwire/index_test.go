@@ -62,26 +62,31 @@ func written(t *testing.T, stderr string) []string {
 // deleted is gone.
 func TestIndexQueryReindex(t *testing.T) {
 	requireCHDB(t)
-	data := t.TempDir()
+	data := graphFlags(t, t.TempDir())
 	src := copyTree(t, filepath.Join("..", "..", "codeindex", "testdata", "fixmod"))
-	r := runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	r := runCLI(on(data, "index", "--namespace", "1/7/", "--project", "7", "--branch", "main", src)...)
 	if r.code != exitOK {
 		t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
 	}
 	if got := written(t, r.stderr); got[1] != "0" || got[2] != "0" {
 		t.Errorf("first index: written, unchanged, tombstoned = %v, want nothing unchanged or tombstoned", got)
 	}
-	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "goon", callersOfUse)
+	r = runCLI(on(data, "query", "--scope", "1/7/", "--format", "goon", callersOfUse)...)
 	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
 		t.Fatalf("query: exit %d, want example.com/fix.Run among the callers\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runCLI("query", "--embedded", data, "--scope", "1/8/", "--format", "goon", callersOfUse)
+	r = runCLI(on(data, "query", "--scope", "1/8/", "--format", "goon", callersOfUse)...)
 	if r.code != exitOK || strings.Contains(r.stdout, "example.com/fix") {
 		t.Fatalf("query from another namespace: exit %d, want no code\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	t.Run("grpc", func(t *testing.T) {
-		f := engineFlags{embedded: data}
+		var f engineFlags
+		if data[0] == "--clickhouse" {
+			f.clickhouse = data[1]
+		} else {
+			f.embedded = data[1]
+		}
 		ont, err := ontology.Load(ontologyfiles.Files())
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +119,7 @@ func TestIndexQueryReindex(t *testing.T) {
 	})
 
 	// Re-indexing unchanged code writes nothing.
-	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	r = runCLI(on(data, "index", "--namespace", "1/7/", "--project", "7", "--branch", "main", src)...)
 	if got := written(t, r.stderr); r.code != exitOK || got[0] != "0" || got[2] != "0" {
 		t.Fatalf("unchanged re-index: exit %d, written, unchanged, tombstoned = %v, want 0 written and tombstoned\n%s", r.code, got, r.stderr)
 	}
@@ -122,7 +127,7 @@ func TestIndexQueryReindex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "b.go"), []byte("package fix\n\nfunc helper() string { return \"x\" }\n\nfunc Other() { Use(nil) }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	r = runCLI(on(data, "index", "--namespace", "1/7/", "--project", "7", "--branch", "main", src)...)
 	if r.code != exitOK {
 		t.Fatalf("re-index: exit %d\n%s", r.code, r.stderr)
 	}
@@ -133,11 +138,11 @@ func TestIndexQueryReindex(t *testing.T) {
 	if got := written(t, r.stderr); got[0] != "6" || got[2] != "10" {
 		t.Errorf("one-file re-index: written, unchanged, tombstoned = %v, want 6 written and 10 tombstoned\n%s", got, r.stderr)
 	}
-	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "goon", callersOfUse)
+	r = runCLI(on(data, "query", "--scope", "1/7/", "--format", "goon", callersOfUse)...)
 	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Other") || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
 		t.Fatalf("query after re-index: exit %d, want Run and Other among the callers\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	r = runCLI("sql", "--embedded", data, "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND name = 'init'")
+	r = runCLI(on(data, "sql", "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND name = 'init'")...)
 	if r.code != exitOK || strings.TrimSpace(r.stdout) == "" || !strings.Contains(r.stdout, "0") {
 		t.Errorf("init definitions after re-index: %s%s", r.stdout, r.stderr)
 	}
@@ -149,7 +154,7 @@ func TestIndexQueryReindex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "b.go"), []byte(b+"\ntype Namer interface{ Name() string }\n\nfunc (c Child) Name() string { return \"\" }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	r = runCLI(on(data, "index", "--namespace", "1/7/", "--project", "7", "--branch", "main", src)...)
 	if r.code != exitOK || !strings.Contains(r.stderr, "files whose rows changed since the last index: 2 of") {
 		t.Fatalf("re-index with a method on Child: exit %d, want a.go and b.go loaded\n%s", r.code, r.stderr)
 	}
@@ -158,7 +163,7 @@ func TestIndexQueryReindex(t *testing.T) {
 		"(SELECT id FROM gl_definition FINAL WHERE _deleted = false AND name IN ('Namer', 'Name'))"
 	count := func() string {
 		t.Helper()
-		r := runCLI("sql", "--embedded", data, childEdges)
+		r := runCLI(on(data, "sql", childEdges)...)
 		if r.code != exitOK {
 			t.Fatalf("sql: exit %d\n%s", r.code, r.stderr)
 		}
@@ -171,7 +176,7 @@ func TestIndexQueryReindex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "b.go"), []byte(b), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	r = runCLI(on(data, "index", "--namespace", "1/7/", "--project", "7", "--branch", "main", src)...)
 	if r.code != exitOK {
 		t.Fatalf("re-index: exit %d\n%s", r.code, r.stderr)
 	}
@@ -180,7 +185,7 @@ func TestIndexQueryReindex(t *testing.T) {
 	}
 	// The graph the incremental re-indexes left is exactly the one a full index makes: a
 	// full one writes and tombstones nothing.
-	r = runCLI("index", "--full", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	r = runCLI(on(data, "index", "--full", "--namespace", "1/7/", "--project", "7", "--branch", "main", src)...)
 	if got := written(t, r.stderr); r.code != exitOK || got[0] != "0" || got[2] != "0" {
 		t.Errorf("full re-index after incremental ones: exit %d, written, unchanged, tombstoned = %v, want nothing written or tombstoned\n%s", r.code, got, r.stderr)
 	}

@@ -249,13 +249,13 @@ func TestQueryStatsAltered(t *testing.T) {
 // INVALID_CURSOR, exit 3, instead of a seek elsewhere.
 func TestLocalCursorAcrossRuns(t *testing.T) {
 	requireCHDB(t)
-	dir := t.TempDir()
-	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+	dir := graphFlags(t, t.TempDir())
+	if r := runCLI(on(dir, "seed", "--scale", "0.02")...); r.code != exitOK {
 		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	page := func(after string) (ids []string, next string, r result) {
 		q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","id_range":{"start":1,"end":1000}}],"cursor":{"page_size":3` + after + `}}`
-		r = runCLI("query", "--embedded", dir, "--admin", q)
+		r = runCLI(on(dir, "query", "--admin", q)...)
 		if r.code != exitOK {
 			return nil, "", r
 		}

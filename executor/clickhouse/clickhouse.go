@@ -2,6 +2,8 @@ package clickhouse
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +27,8 @@ import (
 // Options configures [Open].
 type Options struct {
 	// DSN is a clickhouse-go DSN such as "clickhouse://user:password@127.0.0.1:9000/graphwire".
-	// Required.
+	// Its scheme chooses the protocol: clickhouse:// and tcp:// the native one, http:// HTTP,
+	// https:// HTTP over TLS. Required; a DSN that names no usable server is a [*DSNError].
 	DSN string
 	// Database overrides the DSN's database when set.
 	Database string
@@ -46,9 +49,10 @@ type Options struct {
 // Executor runs queries on a ClickHouse server. It implements [executor.Executor] and
 // [executor.Loader] and is safe for concurrent use.
 type Executor struct {
-	conn driver.Conn
-	opts Options
-	http bool // the DSN chose HTTP: the driver reports no progress (rows and bytes read)
+	conn  driver.Conn
+	opts  Options
+	http  bool     // the DSN chose HTTP: the driver reports no progress (rows and bytes read)
+	addrs []string // the servers' host:port, for errors
 }
 
 // ReportsProgress reports whether statements report the rows and bytes they read
@@ -65,12 +69,17 @@ func Open(opts Options) (*Executor, error) {
 	if opts.DSN == "" {
 		return nil, executor.New(op, executor.ErrUnavailable, errors.New("no DSN given"))
 	}
-	o, err := ch.ParseDSN(opts.DSN)
+	dsn, err := checkDSN(opts.DSN)
 	if err != nil {
-		return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("parse DSN: %w", err))
+		return nil, err
+	}
+	o, err := ch.ParseDSN(dsn)
+	if err != nil {
+		return nil, &DSNError{DSN: redactDSN(opts.DSN), Reason: strings.TrimPrefix(err.Error(), "clickhouse [dsn parse]:"), Err: err}
 	}
 	// The scheme chooses the protocol: clickhouse:// and tcp:// the native one, http:// and
-	// https:// HTTP (ParseDSN sets it; forcing native made an http DSN fail its handshake).
+	// https:// HTTP, https:// over TLS (ParseDSN sets it; forcing native made an http DSN
+	// fail its handshake).
 	if o.Compression == nil {
 		o.Compression = &ch.Compression{Method: ch.CompressionLZ4}
 	}
@@ -86,20 +95,20 @@ func Open(opts Options) (*Executor, error) {
 	if opts.DialTimeout > 0 {
 		o.DialTimeout = opts.DialTimeout
 	}
+	e := &Executor{opts: opts, http: o.Protocol == ch.HTTP, addrs: o.Addr}
 	if opts.CreateDatabase && o.Auth.Database != "" && o.Auth.Database != "default" {
-		if err := createDatabase(*o); err != nil {
+		if err := e.createDatabase(*o); err != nil {
 			return nil, err
 		}
 	}
-	conn, err := ch.Open(o)
-	if err != nil {
-		return nil, classify(op, err)
+	if e.conn, err = ch.Open(o); err != nil {
+		return nil, e.classify(op, err)
 	}
-	return &Executor{conn: conn, opts: opts, http: o.Protocol == ch.HTTP}, nil
+	return e, nil
 }
 
 // createDatabase connects to the default database and creates o's database if missing.
-func createDatabase(o ch.Options) error {
+func (e *Executor) createDatabase(o ch.Options) error {
 	const op = "create database"
 	db := o.Auth.Database
 	if !executor.ValidIdent(db) {
@@ -109,12 +118,71 @@ func createDatabase(o ch.Options) error {
 	o.MaxOpenConns, o.MaxIdleConns = 1, 1
 	conn, err := ch.Open(&o)
 	if err != nil {
-		return classify(op, err)
+		return e.classify(op, err)
 	}
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), o.DialTimeout+30*time.Second)
 	defer cancel()
-	return classify(op, conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db))
+	return e.classify(op, conn.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+db))
+}
+
+// classify is the package's classify, naming the server when it does not answer as
+// ClickHouse.
+func (e *Executor) classify(op string, err error) error {
+	err = classify(op, err)
+	var nc *notClickHouseError
+	if errors.As(err, &nc) && nc.addrs == nil {
+		nc.addrs = e.addrs
+	}
+	return err
+}
+
+// notClickHouseError is a server that did not answer as ClickHouse: the native handshake or
+// HTTP's first query got something else (an HTTP server on a native DSN, ClickHouse's TCP
+// port on an http:// one, another protocol, or silence until the dial timeout).
+type notClickHouseError struct {
+	http  bool
+	addrs []string
+	err   error
+}
+
+func (e *notClickHouseError) Error() string {
+	where := "the server"
+	if len(e.addrs) > 0 {
+		where = strings.Join(e.addrs, ", ")
+	}
+	if e.http {
+		return where + " does not answer as ClickHouse's HTTP interface (http:// and https:// want its HTTP port, 8123 or 8443 by default; " +
+			"its TCP port wants clickhouse://): " + e.err.Error()
+	}
+	return where + " does not answer as a ClickHouse server over the native protocol (clickhouse:// and tcp:// want its TCP port, 9000 by default; " +
+		"its HTTP port wants http://): " + e.err.Error()
+}
+
+func (e *notClickHouseError) Unwrap() error { return e.err }
+
+// notClickHouse recognises the driver's failures to greet a server: the native handshake
+// ("handshake: …", "[handshake] unexpected packet …") and HTTP's first query ("failed to
+// query server hello"). The driver gives them no type of their own.
+func notClickHouse(err error) *notClickHouseError {
+	var ex *ch.Exception
+	if errors.As(err, &ex) {
+		return nil // the server answered, as ClickHouse
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" || errors.Is(err, syscall.ECONNREFUSED) {
+		return nil // nothing listens there: unavailable, as any refused connection
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "DB::Exception"):
+		return nil // ClickHouse's own error over HTTP (a wrong password, say)
+	case strings.Contains(msg, "failed to query server hello"):
+		return &notClickHouseError{http: true, err: err}
+	case strings.HasPrefix(msg, "handshake:"), strings.HasPrefix(msg, "[handshake]"):
+		return &notClickHouseError{err: err}
+	}
+	return nil
 }
 
 // classify sorts a driver error into an executor kind.
@@ -125,6 +193,11 @@ func classify(op string, err error) error {
 	var ee *executor.Error
 	if errors.As(err, &ee) {
 		return err
+	}
+	if nc := notClickHouse(err); nc != nil {
+		// Before the context check: a handshake that timed out is a server that did not
+		// answer, not a query that ran out of time.
+		return executor.New(op, executor.ErrUnavailable, nc)
 	}
 	if e := executor.FromContext(op, err); e != nil {
 		return e
@@ -143,9 +216,9 @@ func classify(op string, err error) error {
 	return executor.New(op, executor.ErrInternal, err)
 }
 
-// queryContext adds the query's parameters, settings and progress handler to ctx.
-func (e *Executor) queryContext(ctx context.Context, q *compiler.Query, st *stats) (context.Context, error) {
-	var opts []ch.QueryOption
+// queryContext adds the query's id, parameters, settings and progress handler to ctx.
+func (e *Executor) queryContext(ctx context.Context, q *compiler.Query, st *stats, queryID string) (context.Context, error) {
+	opts := []ch.QueryOption{ch.WithQueryID(queryID)}
 	if len(q.Params) > 0 {
 		params, err := executor.ParamTexts(q.Params)
 		if err != nil {
@@ -240,41 +313,85 @@ func (s *stats) get() executor.Stats {
 func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
 	const op = "run query"
 	st := &stats{start: time.Now(), callback: e.opts.Progress}
-	qctx, err := e.queryContext(ctx, q, st)
+	queryID := newQueryID()
+	qctx, err := e.queryContext(ctx, q, st, queryID)
 	if err != nil {
 		return nil, err
 	}
+	stopKill := e.killOnCancel(ctx, queryID)
 	rs, err := e.conn.Query(qctx, q.SQL)
 	if err != nil && ctx.Err() == nil && retryable(err) {
 		// A pooled connection the server closed fails on first use; no row has been
 		// received yet, so one retry on a fresh connection is safe: a read-only statement
 		// that failed before its first row had no effect.
+		// The retry has an id of its own: the server may still hold the first one (a
+		// duplicate id is refused while it runs).
 		e.opts.Logger.Warn("clickhouse query retried", "error", err)
+		stopKill()
+		queryID = newQueryID()
+		if qctx, err = e.queryContext(ctx, q, st, queryID); err != nil {
+			return nil, err
+		}
+		stopKill = e.killOnCancel(ctx, queryID)
 		rs, err = e.conn.Query(qctx, q.SQL)
 	}
 	if err != nil {
+		stopKill()
 		if ctx.Err() != nil {
 			return nil, executor.FromContext(op, ctx.Err())
 		}
-		return nil, classify(op, err)
+		return nil, e.classify(op, err)
 	}
-	r := &rows{rs: rs, ctx: ctx, st: st}
+	r := &rows{rs: rs, ctx: ctx, st: st, stopKill: stopKill}
 	if err := r.init(); err != nil {
-		rs.Close()
+		r.Close()
 		return nil, err
 	}
 	return r, nil
 }
 
+// newQueryID returns a query id of graphwire's own ("gw-" and 32 hex digits): every statement
+// Run sends carries one, so that it can be found in system.processes and system.query_log,
+// and killed.
+func newQueryID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return "gw-" + hex.EncodeToString(b[:])
+}
+
+// killOnCancel arranges for the statement queryID to be killed on the server when ctx is
+// done, over HTTP: there a cancelled request only closes its connection, and the server
+// runs the statement on to its max_execution_time (measured: a cancelled statement stayed in
+// system.processes for the whole 60 s the test waited). Over the native protocol the driver
+// sends Cancel itself. stop, called once the rows are closed, withdraws it.
+func (e *Executor) killOnCancel(ctx context.Context, queryID string) (stop func() bool) {
+	if !e.http {
+		return func() bool { return false }
+	}
+	return context.AfterFunc(ctx, func() { e.kill(queryID) })
+}
+
+// kill runs KILL QUERY for queryID, without waiting for the statement to stop (ASYNC); the
+// server stops it at its next check, between blocks.
+func (e *Executor) kill(queryID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	kctx := ch.Context(ctx, ch.WithParameters(ch.Parameters{"id": queryID}))
+	if err := e.conn.Exec(kctx, "KILL QUERY WHERE query_id = {id:String} ASYNC"); err != nil {
+		e.opts.Logger.Warn("clickhouse kill of a cancelled query failed", "query_id", queryID, "error", err)
+	}
+}
+
 type rows struct {
-	rs    driver.Rows
-	ctx   context.Context
-	st    *stats
-	cols  []executor.Column
-	dests []any
-	cur   []any
-	err   error
-	done  bool
+	rs       driver.Rows
+	stopKill func() bool // withdraws the kill on cancel (killOnCancel)
+	ctx      context.Context
+	st       *stats
+	cols     []executor.Column
+	dests    []any
+	cur      []any
+	err      error
+	done     bool
 }
 
 func (r *rows) init() error {
@@ -326,6 +443,7 @@ func (r *rows) Err() error            { return r.err }
 func (r *rows) Stats() executor.Stats { return r.st.get() }
 func (r *rows) Close() error {
 	r.done = true
+	r.stopKill()
 	return r.rs.Close()
 }
 
@@ -406,14 +524,14 @@ func unwrap(typ, wrapper string) (string, bool) {
 
 // Ping checks that the server answers.
 func (e *Executor) Ping(ctx context.Context) error {
-	return classify("ping", e.conn.Ping(ctx))
+	return e.classify("ping", e.conn.Ping(ctx))
 }
 
 // Version returns the server's version, e.g. "18.16.1" or "26.7.2.1".
 func (e *Executor) Version(ctx context.Context) (string, error) {
 	v, err := e.conn.ServerVersion()
 	if err != nil {
-		return "", classify("version", err)
+		return "", e.classify("version", err)
 	}
 	return fmt.Sprintf("%d.%d.%d", v.Version.Major, v.Version.Minor, v.Version.Patch), nil
 }
@@ -424,7 +542,7 @@ func (e *Executor) Exec(ctx context.Context, sql string) error {
 		if ctx.Err() != nil {
 			return executor.FromContext("exec", ctx.Err())
 		}
-		return classify("exec", err)
+		return e.classify("exec", err)
 	}
 	return nil
 }
@@ -442,7 +560,7 @@ func (e *Executor) Insert(ctx context.Context, table string, columns []string, r
 	}
 	batch, err := e.conn.PrepareBatch(ctx, "INSERT INTO "+table+" ("+strings.Join(columns, ", ")+")")
 	if err != nil {
-		return classify(op, err)
+		return e.classify(op, err)
 	}
 	defer batch.Close()
 	vals := make([]any, len(columns))
@@ -454,11 +572,11 @@ func (e *Executor) Insert(ctx context.Context, table string, columns []string, r
 			vals[i] = driverValue(v)
 		}
 		if err := batch.Append(vals...); err != nil {
-			return classify(op, err)
+			return e.classify(op, err)
 		}
 	}
 	if err := batch.Send(); err != nil {
-		return classify(op, err)
+		return e.classify(op, err)
 	}
 	return nil
 }

@@ -36,9 +36,12 @@ func seedScale() float64 {
 }
 
 // env is the engine and compiler shared by every test of the package: chDB allows one data
-// path per process, so TestMain opens and seeds it once.
+// path per process, so TestMain opens and seeds it once. With GRAPHWIRE_TEST_ENGINE=server
+// (make test-server) the suites run on the server twin instead (engine is server), and the
+// embedded graph remains for TestServerMatchesEmbedded.
 var env struct {
-	engine   *chdb.Executor
+	engine   serverdb.Engine
+	embedded *chdb.Executor
 	compiler *compiler.Compiler // without table sizes: every far scan narrowed
 	sized    *compiler.Compiler // with the graph's table sizes (all small here): far scans read whole
 	ont      *ontology.Ontology
@@ -72,9 +75,26 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	onServer, err := serverdb.OnServer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	env.err = openSeeded(dir)
-	if env.engine != nil {
-		defer env.engine.Close()
+	if env.embedded != nil {
+		defer env.embedded.Close()
+	}
+	if dsn := os.Getenv(serverdb.DSNEnv); (dsn != "" || onServer) && env.err == nil {
+		drop, err := openServer(dsn)
+		env.serverErr = err
+		defer drop()
+		if onServer {
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err) // a run asked for the server cannot skip it
+				return 1
+			}
+			env.engine = env.server
+		}
 	}
 	if env.err == nil {
 		sizes := executor.NewTableSizes(env.engine, time.Hour)
@@ -89,11 +109,6 @@ func runMain(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "new compiler:", err)
 			return 1
 		}
-	}
-	if dsn := os.Getenv("GRAPHWIRE_CLICKHOUSE_DSN"); dsn != "" && env.err == nil {
-		drop, err := openServer(dsn)
-		env.serverErr = err
-		defer drop()
 	}
 	return m.Run()
 }
@@ -126,7 +141,7 @@ func openSeeded(dir string) error {
 	if err != nil {
 		return fmt.Errorf("open chdb: %w", err)
 	}
-	env.engine = e
+	env.engine, env.embedded = e, e
 	opts := seed.Options{Scale: seedScale(), Seed: 42}
 	g, err := seed.Generate(env.ont, opts)
 	if err != nil {
@@ -139,7 +154,7 @@ func openSeeded(dir string) error {
 }
 
 // engine returns the seeded engine; without one the test skips, or fails when CI=true.
-func engine(t testing.TB) *chdb.Executor {
+func engine(t testing.TB) serverdb.Engine {
 	t.Helper()
 	if env.err != nil {
 		if os.Getenv("CI") == "true" {

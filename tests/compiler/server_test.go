@@ -14,6 +14,7 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/graphresponse"
 )
 
@@ -67,10 +68,13 @@ var pagedTemplates = []func(w *world, a, b int) string{
 // relationship, variable-length hops, neighbors, paths, aggregations, cursor pages) for random
 // callers (the administrator and scoped callers at several levels) answer byte-identically on
 // the embedded engine and on a ClickHouse 26.7 server seeded with the same seed. The raw JSON
-// of each answer, cursors included, is compared whole. More cases: GRAPHWIRE_PROP_CASES.
+// of each answer, cursors included, is compared whole, and so is its text in every format
+// formatter.Default registers. More cases: GRAPHWIRE_PROP_CASES.
 func TestServerMatchesEmbedded(t *testing.T) {
 	srv := server(t)
-	emb := engine(t)
+	engine(t)
+	emb := env.embedded
+	formats := formatter.Default().Formatters()
 	w := loadWorld(t)
 	genScope, genWideScope := scopeGens(w, 10, 20, 25)
 	genCaller := gen.OneGenOf(
@@ -93,12 +97,26 @@ func TestServerMatchesEmbedded(t *testing.T) {
 		if err != nil {
 			return "", "embedded " + query + ": " + err.Error()
 		}
-		b, _, err := answer(srv, q)
+		b, srvResp, err := answer(srv, q)
 		if err != nil {
 			return "", "server " + query + ": " + err.Error()
 		}
 		if !bytes.Equal(a, b) {
 			return "", fmt.Sprintf("%s as %+v:\nembedded %s\nserver   %s", query, caller, a, b)
+		}
+		// Every registered format of both answers, byte for byte (json, goon, gcf in both
+		// profiles, gcx, toon, markdown, xml, and any format registered later).
+		// A format that cannot represent the answer (gcf-graph of an aggregation) must refuse
+		// both alike.
+		for _, f := range formats {
+			var fa, fb bytes.Buffer
+			ea, eb := f.Format(&fa, resp), f.Format(&fb, srvResp)
+			if fmt.Sprint(ea) != fmt.Sprint(eb) {
+				return "", fmt.Sprintf("%s of %s as %+v:\nembedded error %v\nserver error   %v", f.Name(), query, caller, ea, eb)
+			}
+			if !bytes.Equal(fa.Bytes(), fb.Bytes()) {
+				return "", fmt.Sprintf("%s of %s as %+v:\nembedded %s\nserver   %s", f.Name(), query, caller, fa.Bytes(), fb.Bytes())
+			}
 		}
 		if resp.Pagination != nil && resp.Pagination.NextCursor != nil {
 			next = *resp.Pagination.NextCursor

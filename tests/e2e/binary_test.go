@@ -12,18 +12,23 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
 // built is the graphwire binary and a small seeded data directory of its
 // own, made once for the tests that run "graphwire serve" as a process.
 var built struct {
-	once      sync.Once
-	bin, data string
-	err       error
+	once sync.Once
+	bin  string
+	args []string // the flags that select its graph: --embedded DIR or --clickhouse DSN
+	drop func()   // removes the graph's server database (TestMain calls it)
+	err  error
 }
 
-// binary returns the built graphwire and its seeded data directory.
-func binary(t *testing.T) (bin, data string) {
+// binary returns the built graphwire and the flags that select its seeded graph (a data
+// directory, or with GRAPHWIRE_TEST_ENGINE=server a database of its own on the server).
+func binary(t *testing.T) (bin string, graph []string) {
 	t.Helper()
 	engine(t) // the same prerequisite: libchdb
 	built.once.Do(func() {
@@ -33,8 +38,11 @@ func binary(t *testing.T) (bin, data string) {
 			built.err = fmt.Errorf("build: %v\n%s", err, out)
 			return
 		}
-		built.data = filepath.Join(env.dir, "serve-data")
-		out, err = exec.Command(built.bin, "seed", "--embedded", built.data, "--scale", "0.05", "--seed", "42").CombinedOutput()
+		built.args, built.drop, built.err = serverdb.GraphArgs(filepath.Join(env.dir, "serve-data"), "gw_e2e_serve")
+		if built.err != nil {
+			return
+		}
+		out, err = exec.Command(built.bin, slices.Concat([]string{"seed"}, built.args, []string{"--scale", "0.05", "--seed", "42"})...).CombinedOutput()
 		if err != nil {
 			built.err = fmt.Errorf("seed: %v\n%s", err, out)
 		}
@@ -42,7 +50,7 @@ func binary(t *testing.T) (bin, data string) {
 	if built.err != nil {
 		t.Fatal(built.err)
 	}
-	return built.bin, built.data
+	return built.bin, built.args
 }
 
 // served is a running "graphwire serve" process.
@@ -54,6 +62,7 @@ type served struct {
 	log                []string // every stderr line so far
 	stopOnce           sync.Once
 	done               chan struct{}
+	read               chan struct{} // closed when stderr has been read to its end
 }
 
 // logLine is one JSON log line of the server, with the raw text.
@@ -62,7 +71,7 @@ type logLine struct {
 	fields map[string]any
 }
 
-// startServe runs "graphwire serve --embedded DATA --listen 127.0.0.1:0"
+// startServe runs "graphwire serve GRAPH --listen 127.0.0.1:0" (GRAPH: the flags of binary)
 // with args and the extra environment variables, waits for it to listen
 // and stops it (SIGINT) when the test ends.
 func startServe(t *testing.T, environ []string, args ...string) *served {
@@ -74,8 +83,8 @@ func startServe(t *testing.T, environ []string, args ...string) *served {
 // arguments, e.g. a shell that lowers a limit and execs the rest); nil runs it directly.
 func startServeWrapped(t *testing.T, wrap []string, environ []string, args ...string) *served {
 	t.Helper()
-	bin, data := binary(t)
-	argv := slices.Concat(wrap, []string{bin, "serve", "--embedded", data, "--listen", "127.0.0.1:0", "--shutdown-grace", "2s"}, args)
+	bin, graph := binary(t)
+	argv := slices.Concat(wrap, []string{bin, "serve"}, graph, []string{"--listen", "127.0.0.1:0", "--shutdown-grace", "2s"}, args)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), environ...)
 	stderr, err := cmd.StderrPipe()
@@ -85,8 +94,9 @@ func startServeWrapped(t *testing.T, wrap []string, environ []string, args ...st
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &served{cmd: cmd, lines: make(chan logLine, 4096), done: make(chan struct{})}
+	s := &served{cmd: cmd, lines: make(chan logLine, 4096), done: make(chan struct{}), read: make(chan struct{})}
 	go func() {
+		defer close(s.read)
 		defer close(s.lines)
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -148,6 +158,9 @@ func (s *served) waitFor(t *testing.T, msg string) logLine {
 func (s *served) stop() {
 	s.stopOnce.Do(func() {
 		s.cmd.Process.Signal(os.Interrupt)
+		// Wait closes the stderr pipe: it may run only once every line has been read, or
+		// the last lines (the "stopped" line) are lost now and then.
+		<-s.read
 		s.cmd.Wait()
 		close(s.done)
 	})

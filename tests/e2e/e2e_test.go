@@ -1,5 +1,7 @@
 // Package e2e runs the real gRPC server on a loopback port against the
-// seeded embedded engine and calls it through the generated client.
+// seeded embedded engine and calls it through the generated client. With
+// GRAPHWIRE_TEST_ENGINE=server (make test-server) the engine is a database of
+// its own on the ClickHouse server GRAPHWIRE_CLICKHOUSE_DSN names instead.
 package e2e
 
 import (
@@ -38,6 +40,7 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 	"github.com/graphwire/graphwire/seed"
+	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
 var secret = []byte("e2e-secret-0123456789abcdef0123456789")
@@ -45,7 +48,7 @@ var secret = []byte("e2e-secret-0123456789abcdef0123456789")
 // env is shared by every test: chDB allows one data path per process.
 var env struct {
 	dir    string // removed when the tests end
-	engine *chdb.Executor
+	engine serverdb.Engine
 	comp   *compiler.Compiler
 	ont    *ontology.Ontology
 	err    error
@@ -74,9 +77,17 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	env.dir = dir
-	env.err = openSeeded(dir)
-	if env.engine != nil {
-		defer env.engine.Close()
+	closeEngine, err := openSeeded(dir)
+	defer closeEngine()
+	env.err = err
+	defer func() { // binary sets it, during the tests
+		if built.drop != nil {
+			built.drop()
+		}
+	}()
+	if err != nil && os.Getenv(serverdb.EngineEnv) == "server" {
+		fmt.Fprintln(os.Stderr, err) // a run asked for the server cannot skip it
+		return 1
 	}
 	return m.Run()
 }
@@ -84,23 +95,23 @@ func runMain(m *testing.M) int {
 // enginePool is the number of query connections of the test engine.
 const enginePool = 2
 
-func openSeeded(dir string) error {
-	lib := chdb.DefaultLibrary()
-	if _, err := os.Stat(lib); err != nil {
-		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh): %w", lib, err)
-	}
-	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: enginePool})
+// openSeeded opens the suite's engine (tests/serverdb: embedded in dir, or a database on
+// the server) and seeds the graph into it; close releases it.
+func openSeeded(dir string) (close func(), err error) {
+	o, close, err := serverdb.OpenEngine(dir, "gw_e2e", enginePool)
 	if err != nil {
-		return err
+		return close, err
 	}
-	env.engine = e
+	env.engine = o.Engine
 	opts := seed.Options{Scale: 0.2, Seed: 42}
 	g, err := seed.Generate(env.ont, opts)
 	if err != nil {
-		return err
+		return close, err
 	}
-	_, err = seed.Load(context.Background(), e, env.ont, g, opts)
-	return err
+	if _, err = seed.Load(context.Background(), o.Engine, env.ont, g, opts); err != nil {
+		return close, fmt.Errorf("seed %s: %w", o.Name, err)
+	}
+	return close, nil
 }
 
 // server starts the service on a loopback port with exec and returns a
@@ -162,7 +173,7 @@ func verifier(t *testing.T) *auth.Verifier {
 	return v
 }
 
-func engine(t *testing.T) *chdb.Executor {
+func engine(t *testing.T) serverdb.Engine {
 	t.Helper()
 	if env.err != nil {
 		if os.Getenv("CI") == "true" {

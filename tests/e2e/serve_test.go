@@ -320,7 +320,7 @@ func TestServeLogsOnlyJSON(t *testing.T) {
 		}
 	}
 	if last := lines[len(lines)-1]; !strings.Contains(last, `"msg":"stopped"`) {
-		t.Errorf("last line %q, want the stopped line", last)
+		t.Errorf("last line %q, want the stopped line\n%s", last, s.output())
 	}
 }
 

@@ -11,7 +11,9 @@
 // The _test files run the suite against every engine this machine offers:
 //
 //	chDB (libchdb.so)              GRAPHWIRE_CHDB_LIB or the install-chdb.sh cache; required when CI=true
-//	Debian clickhouse-server 18.16 GRAPHWIRE_LEGACY_CLICKHOUSE_DSN (driver checks); required when CI=true
-//	any ClickHouse server          GRAPHWIRE_CLICKHOUSE_DSN (full suite), skipped when unset
+//	any ClickHouse server          GRAPHWIRE_CLICKHOUSE_DSN (full suite) and GRAPHWIRE_CLICKHOUSE_HTTP_DSN
+//	                               (the same over HTTP, the DSN schemes, cancellation on the server);
+//	                               required when CI=true (.ci/run starts a 26.7 server)
+//	Debian clickhouse-server 18.16 GRAPHWIRE_LEGACY_CLICKHOUSE_DSN (driver checks); opt-in, skipped when unset
 //	testcontainers ClickHouse      when a Docker engine is reachable, skipped otherwise
 package executortest

@@ -58,11 +58,14 @@ func openClickHouse(t *testing.T, dsn string) *clickhouse.Executor {
 }
 
 // TestLegacyClickHouse runs the driver-level checks against Debian's clickhouse-server 18.16,
-// started by scripts/start-clickhouse-server.sh.
+// started by scripts/start-clickhouse-server.sh. It is opt-in, and skips without the DSN even
+// under CI=true: that server predates server-side parameters, so no graphwire query runs on
+// it, and CI no longer starts it (the ClickHouse 26.7 server of scripts/clickhouse-server.sh
+// runs the whole contract, TestClickHouseDSN).
 func TestLegacyClickHouse(t *testing.T) {
 	dsn := os.Getenv("GRAPHWIRE_LEGACY_CLICKHOUSE_DSN")
 	if dsn == "" {
-		missing(t, "GRAPHWIRE_LEGACY_CLICKHOUSE_DSN is not set (run: source <(bash scripts/start-clickhouse-server.sh --env))")
+		t.Skip("GRAPHWIRE_LEGACY_CLICKHOUSE_DSN is not set (opt-in: source <(bash scripts/start-clickhouse-server.sh --env))")
 	}
 	e := openClickHouse(t, dsn)
 	executortest.RunDriverChecks(t, e, "18.")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func inspect(t *testing.T, bin string, args ...string) map[string]any {
 	defer cancel()
 	// The Inspector starts the server with a few variables of its own (HOME, PATH, ...), not
 	// ours; TestMain's HOME has no cache, so the library path is passed on.
-	full := append([]string{"--cli", "-e", "GRAPHWIRE_CHDB_LIB=" + chdb.DefaultLibrary(), env.bin, "mcp", "--embedded", env.data, "--admin"}, args...)
+	full := slices.Concat([]string{"--cli", "-e", "GRAPHWIRE_CHDB_LIB=" + chdb.DefaultLibrary(), env.bin, "mcp"}, env.graph, []string{"--admin"}, args)
 	cmd := exec.CommandContext(ctx, bin, full...)
 	out, err := cmd.Output()
 	if err != nil {
@@ -94,7 +95,7 @@ func TestInspectorCLI(t *testing.T) {
 	// The Inspector exits non-zero on an isError result and says so.
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--cli", "-e", "GRAPHWIRE_CHDB_LIB="+chdb.DefaultLibrary(), env.bin, "mcp", "--embedded", env.data, "--admin",
+	out, err := exec.CommandContext(ctx, bin, "--cli", "-e", "GRAPHWIRE_CHDB_LIB="+chdb.DefaultLibrary(), env.bin, "mcp", env.graph[0], env.graph[1], "--admin",
 		"--method", "tools/call", "--tool-name", "query_graph",
 		"--tool-arg", `query={"query_type":"traversal","nodes":[{"id":"u","entity":"Usr"}]}`).Output()
 	if err == nil || !strings.Contains(string(out), `"reason": "UNKNOWN_ENTITY"`) {

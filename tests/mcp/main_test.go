@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,14 +24,19 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/internal/hermetic"
+	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
 var secret = []byte("mcp-test-secret-0123456789abcdef0123")
 
-// env is built once: the binary, a seeded embedded graph and the secret.
+// env is built once: the binary, a seeded graph and the secret. The graph is an embedded
+// data directory, or with GRAPHWIRE_TEST_ENGINE=server (make test-server) a database of its
+// own on the ClickHouse server GRAPHWIRE_CLICKHOUSE_DSN names; graph holds the flags that
+// select it (--embedded DIR or --clickhouse DSN).
 var env struct {
-	bin, data, secretFile string
-	err                   error
+	bin, secretFile string
+	graph           []string
+	err             error
 }
 
 // TestMain runs the tests in a home of their own (internal/hermetic): the graphwire binary they
@@ -49,26 +55,36 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	env.err = setup(dir)
+	drop, err := setup(dir)
+	defer drop()
+	env.err = err
+	if err != nil && os.Getenv(serverdb.EngineEnv) == "server" {
+		fmt.Fprintln(os.Stderr, err) // a run asked for the server cannot skip it
+		return 1
+	}
 	return m.Run()
 }
 
-func setup(dir string) error {
+// setup builds the binary and seeds its graph; drop removes a server database it made.
+func setup(dir string) (drop func(), err error) {
 	if _, err := os.Stat(chdb.DefaultLibrary()); err != nil {
-		return fmt.Errorf("libchdb.so not found (run bash scripts/install-chdb.sh, or set GRAPHWIRE_CHDB_LIB): %w", err)
+		return func() {}, fmt.Errorf("libchdb.so not found (run bash scripts/install-chdb.sh, or set GRAPHWIRE_CHDB_LIB): %w", err)
 	}
 	env.bin = filepath.Join(dir, "graphwire")
 	build := exec.Command("go", "build", "-o", env.bin, "github.com/graphwire/graphwire/cmd/graphwire")
 	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build: %v\n%s", err, out)
+		return func() {}, fmt.Errorf("build: %v\n%s", err, out)
 	}
-	env.data = filepath.Join(dir, "data")
-	seed := exec.Command(env.bin, "seed", "--embedded", env.data, "--scale", "0.2", "--seed", "42")
+	env.graph, drop, err = serverdb.GraphArgs(filepath.Join(dir, "data"), "gw_mcptest")
+	if err != nil {
+		return drop, err
+	}
+	seed := exec.Command(env.bin, slices.Concat([]string{"seed"}, env.graph, []string{"--scale", "0.2", "--seed", "42"})...)
 	if out, err := seed.CombinedOutput(); err != nil {
-		return fmt.Errorf("seed: %v\n%s", err, out)
+		return drop, fmt.Errorf("seed: %v\n%s", err, out)
 	}
 	env.secretFile = filepath.Join(dir, "secret")
-	return os.WriteFile(env.secretFile, secret, 0o600)
+	return drop, os.WriteFile(env.secretFile, secret, 0o600)
 }
 
 func ready(t *testing.T) {
@@ -85,14 +101,14 @@ func ready(t *testing.T) {
 // client to it; the process ends with the test.
 func stdio(t *testing.T, caller ...string) *mcp.ClientSession {
 	t.Helper()
-	return stdioAt(t, env.data, caller...)
+	return stdioAt(t, env.graph, caller...)
 }
 
-// stdioAt is [stdio] on the graph in data.
-func stdioAt(t *testing.T, data string, caller ...string) *mcp.ClientSession {
+// stdioAt is [stdio] on the graph the flags graph select.
+func stdioAt(t *testing.T, graph []string, caller ...string) *mcp.ClientSession {
 	t.Helper()
 	ready(t)
-	args := append([]string{"mcp", "--embedded", data}, caller...)
+	args := slices.Concat([]string{"mcp"}, graph, caller)
 	cmd := exec.Command(env.bin, args...)
 	stderr := &logBuffer{}
 	cmd.Stderr = stderr
@@ -137,8 +153,8 @@ func (l *logBuffer) String() string {
 func server(t *testing.T, args ...string) string {
 	t.Helper()
 	ready(t)
-	cmd := exec.Command(env.bin, append([]string{"serve", "--embedded", env.data, "--jwt-secret-file", env.secretFile,
-		"--listen", "127.0.0.1:0", "--mcp-listen", "127.0.0.1:0", "--shutdown-grace", "2s"}, args...)...)
+	cmd := exec.Command(env.bin, slices.Concat([]string{"serve"}, env.graph, []string{"--jwt-secret-file", env.secretFile,
+		"--listen", "127.0.0.1:0", "--mcp-listen", "127.0.0.1:0", "--shutdown-grace", "2s"}, args)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

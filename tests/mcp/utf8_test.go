@@ -15,6 +15,8 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/executor/clickhouse"
+	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
 // TestQueryTextNotUTF8: a query holding invalid UTF-8 or a lone surrogate escape is refused
@@ -71,6 +73,11 @@ const (
 	repairedDesc  = "caf\uFFFD"
 )
 
+// invalidUTF8Insert stores merge request 900001. The filter sits in a sub-query: at the outer
+// level id resolves to the REPLACE alias.
+const invalidUTF8Insert = "INSERT INTO gl_merge_request SELECT * REPLACE (900001 AS id, unhex('6f6b20fffe20656e64') AS title," +
+	" unhex('636166c3') AS description) FROM (SELECT * FROM gl_merge_request FINAL WHERE id = 1 AND _deleted = false)"
+
 // storeHelper writes merge request 900001 into the graph in dir, as a load before the loader
 // refused such text (or another writer) would have left it. It runs in a child process, so
 // that the test process never holds an engine.
@@ -81,21 +88,37 @@ func storeHelper(dir string) int {
 		return 1
 	}
 	defer e.Close()
-	// The filter sits in a sub-query: at the outer level id resolves to the REPLACE alias.
-	if err := e.Exec(context.Background(), "INSERT INTO gl_merge_request SELECT * REPLACE (900001 AS id, unhex('6f6b20fffe20656e64') AS title,"+
-		" unhex('636166c3') AS description) FROM (SELECT * FROM gl_merge_request FINAL WHERE id = 1 AND _deleted = false)"); err != nil {
+	if err := e.Exec(context.Background(), invalidUTF8Insert); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
 }
 
-// storeInvalidUTF8 returns a copy of the seeded graph holding merge request 900001.
-func storeInvalidUTF8(t *testing.T) string {
+// storeInvalidUTF8 returns the flags selecting a copy of the seeded graph holding merge
+// request 900001.
+func storeInvalidUTF8(t *testing.T) []string {
 	t.Helper()
 	ready(t)
+	if env.graph[0] == "--clickhouse" {
+		// On the server the test process itself writes, into a copy of the database.
+		dsn, drop, err := serverdb.CopyGraph(t.Context(), env.graph[1], "gw_mcptest_utf8")
+		t.Cleanup(drop)
+		if err != nil {
+			t.Fatalf("copy the graph: %v", err)
+		}
+		e, err := clickhouse.Open(clickhouse.Options{DSN: dsn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.Exec(t.Context(), invalidUTF8Insert); err != nil {
+			t.Fatalf("store invalid UTF-8: %v", err)
+		}
+		return []string{"--clickhouse", dsn}
+	}
 	dir := filepath.Join(t.TempDir(), "data")
-	if out, err := exec.Command("cp", "-a", env.data, dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-a", env.graph[1], dir).CombinedOutput(); err != nil {
 		t.Fatalf("copy the graph: %v\n%s", err, out)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -103,7 +126,7 @@ func storeInvalidUTF8(t *testing.T) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("store invalid UTF-8: %v\n%s", err, out)
 	}
-	return dir
+	return []string{"--embedded", dir}
 }
 
 // TestStoredInvalidUTF8: text that is not UTF-8 already in the graph is answered in every

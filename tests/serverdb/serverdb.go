@@ -38,20 +38,34 @@ func OnServer() (bool, error) {
 
 var prefixRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
+// dbName is a database name of its own: prefix, the process and the time.
+func dbName(prefix string) (string, error) {
+	if !prefixRE.MatchString(prefix) {
+		return "", fmt.Errorf("serverdb: database prefix %q", prefix)
+	}
+	return fmt.Sprintf("%s_%d_%d", prefix, os.Getpid(), time.Now().UnixNano()), nil
+}
+
 // Open creates a database named after prefix, the process and the time on the server at dsn
 // and returns an executor on it, with drop, which removes the database and closes the
 // executor. A missing dsn is an error naming DSNEnv.
 func Open(dsn, prefix string) (e *clickhouse.Executor, drop func(), err error) {
+	e, _, drop, err = open(dsn, prefix)
+	return e, drop, err
+}
+
+// open is Open that also returns the database's name.
+func open(dsn, prefix string) (e *clickhouse.Executor, db string, drop func(), err error) {
 	if dsn == "" {
-		return nil, func() {}, errors.New(DSNEnv + " is not set (source <(bash scripts/clickhouse-server.sh --env))")
+		return nil, "", func() {}, errors.New(DSNEnv + " is not set (source <(bash scripts/clickhouse-server.sh --env))")
 	}
-	if !prefixRE.MatchString(prefix) {
-		return nil, func() {}, fmt.Errorf("serverdb: database prefix %q", prefix)
+	db, err = dbName(prefix)
+	if err != nil {
+		return nil, "", func() {}, err
 	}
-	db := fmt.Sprintf("%s_%d_%d", prefix, os.Getpid(), time.Now().UnixNano())
 	e, err = clickhouse.Open(clickhouse.Options{DSN: dsn, Database: db, CreateDatabase: true, DialTimeout: 10 * time.Second})
 	if err != nil {
-		return nil, func() {}, fmt.Errorf("open %s: %w", dsn, err)
+		return nil, "", func() {}, fmt.Errorf("open %s: %w", dsn, err)
 	}
 	drop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -61,5 +75,5 @@ func Open(dsn, prefix string) (e *clickhouse.Executor, drop func(), err error) {
 		}
 		e.Close()
 	}
-	return e, drop, nil
+	return e, db, drop, nil
 }
