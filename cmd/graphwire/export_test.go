@@ -73,7 +73,7 @@ func TestExportQueryCLI(t *testing.T) {
 	}
 	// --format gcb1 writes the answer as one payload that decodes to it.
 	bin := t.TempDir()
-	r = runCLI("export", "--embedded", data, "--query", q, "--scope", "1/10/", "--format", "gcb1", bin)
+	r = runCLI(on(data, "export", "--query", q, "--scope", "1/10/", "--format", "gcb1", bin)...)
 	if r.code != exitOK || strings.TrimSpace(r.stdout) != filepath.Join(bin, "answer.gcb1") {
 		t.Fatalf("export --format gcb1: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
 	}

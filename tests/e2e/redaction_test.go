@@ -405,7 +405,7 @@ func TestRedactionLocalQuery(t *testing.T) {
 	_, data := binary(t)
 	q := `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,4]}]}`
 	a := startAuthority(t, redactAllow{Users: map[string]map[string][]string{"0": {"User": {"2", "4"}}}})
-	code, stdout, stderr := runBinary(t, nil, "query", "--embedded", data, "--admin", "--redact-url", a.url, q)
+	code, stdout, stderr := runBinary(t, nil, slices.Concat([]string{"query"}, data, []string{"--admin", "--redact-url", a.url, q})...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -417,7 +417,7 @@ func TestRedactionLocalQuery(t *testing.T) {
 		t.Errorf("nodes %v, want %v", got, want)
 	}
 	a.stop()
-	code, _, stderr = runBinary(t, []string{"GRAPHWIRE_REDACT_URL=" + a.url}, "query", "--embedded", data, "--admin", q)
+	code, _, stderr = runBinary(t, []string{"GRAPHWIRE_REDACT_URL=" + a.url}, slices.Concat([]string{"query"}, data, []string{"--admin", q})...)
 	if code != 1 || !strings.Contains(stderr, "redact") {
 		t.Errorf("with the authority down: exit %d, want 1\n%s", code, stderr)
 	}
@@ -441,7 +441,7 @@ func TestRedactionCursorPages(t *testing.T) {
 		if after != "" {
 			q = fmt.Sprintf(base, `,"after":"`+after+`"`)
 		}
-		code, stdout, stderr := runBinary(t, nil, "query", "--embedded", data, "--admin", "--redact-url", a.url, q)
+		code, stdout, stderr := runBinary(t, nil, slices.Concat([]string{"query"}, data, []string{"--admin", "--redact-url", a.url, q})...)
 		if code != 0 {
 			t.Fatalf("page %d: exit %d\n%s", page, code, stderr)
 		}

@@ -78,7 +78,7 @@ func TestLiveLoopStdio(t *testing.T) {
 	writeRepo(t, repo)
 	data := filepath.Join(t.TempDir(), "data")
 	cli(t, 0, "index", "--embedded", data, repo)
-	s := stdioAt(t, data, "--admin", "--index-root", root)
+	s := stdioAt(t, []string{"--embedded", data}, "--admin", "--index-root", root)
 	if n := defs(t, s, "B"); n != 1 {
 		t.Fatalf("B: %d definitions before any edit, want 1", n)
 	}
@@ -244,7 +244,7 @@ func TestWatch(t *testing.T) {
 	writeRepo(t, repo)
 	data := filepath.Join(t.TempDir(), "data")
 	cli(t, 0, "index", "--embedded", data, repo)
-	s := stdioAt(t, data, "--admin")
+	s := stdioAt(t, []string{"--embedded", data}, "--admin")
 
 	cmd := exec.Command(env.bin, "index", "--watch", "--debounce", "200ms", "--embedded", data, repo)
 	stderr, err := cmd.StderrPipe()

@@ -175,8 +175,8 @@ func TestInspectorOrbit(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 		defer cancel()
-		full := append([]string{"--cli", "-e", "GRAPHWIRE_CHDB_LIB=" + chdb.DefaultLibrary(), "-e", "GRAPHWIRE_MCP_TOOLS=orbit",
-			env.bin, "mcp", "--embedded", env.data, "--admin"}, args...)
+		full := slices.Concat([]string{"--cli", "-e", "GRAPHWIRE_CHDB_LIB=" + chdb.DefaultLibrary(), "-e", "GRAPHWIRE_MCP_TOOLS=orbit",
+			env.bin, "mcp"}, env.graph, []string{"--admin"}, args)
 		out, err := exec.CommandContext(ctx, bin, full...).Output()
 		var v map[string]any
 		if jerr := json.Unmarshal(out, &v); jerr != nil {
