@@ -75,8 +75,9 @@ func (p *property) paramType() string {
 }
 
 type relType struct {
-	name  string
-	pairs []pair
+	name   string
+	pairs  []pair
+	sameNS bool // edges bind to their ends on id and traversal_path (ontology same_namespace)
 }
 
 type pair struct{ from, to string }
@@ -189,7 +190,7 @@ func newCatalog(ont *ontology.Ontology) *catalog {
 		c.entities[e.name] = e
 	}
 	for _, or := range ont.Relationships {
-		rt := &relType{name: or.Name}
+		rt := &relType{name: or.Name, sameNS: or.SameNamespace}
 		for _, p := range or.Pairs {
 			rt.pairs = append(rt.pairs, pair{from: p.From, to: p.To})
 		}

@@ -311,7 +311,10 @@ func settingsFor(queryType string) []Setting {
 // pairs the CTE src yields in its columns idCol and kindCol. Every node a walk passes through
 // is taken from such a set, so a walk never crosses a node the caller cannot read
 // (docs/compiler.md, "Security rules in SQL"). kinds must not be empty.
-func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *selectStmt {
+//
+// With withTP, each arm also yields the node's traversal_path (” for a global entity), for
+// the joins of edges bound to their ends (namespace.go).
+func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string, withTP bool) *selectStmt {
 	var out *selectStmt
 	for _, e := range kinds {
 		var extra []expr
@@ -322,6 +325,13 @@ func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *sele
 		}
 		arm := l.entityScan(e, extra...)
 		arm.cols = []selItem{as(col("t", "id"), "id"), as(prm(e.name, typString), "kind")}
+		if withTP {
+			var tp expr = col("t", tpProp.name)
+			if e.global {
+				tp = prm("", typString)
+			}
+			arm.cols = append(arm.cols, as(tp, tpProp.name))
+		}
 		if out == nil {
 			out = arm
 		} else {
