@@ -312,7 +312,7 @@ func settingsFor(queryType string) []Setting {
 // is taken from such a set, so a walk never crosses a node the caller cannot read
 // (docs/compiler.md, "Security rules in SQL"). kinds must not be empty.
 //
-// With withTP, each arm also yields the node's traversal_path (” for a global entity), for
+// With withTP, each arm also yields the node's traversal_path (the empty string for a global entity), for
 // the joins of edges bound to their ends (namespace.go).
 func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string, withTP bool) *selectStmt {
 	var out *selectStmt

@@ -184,6 +184,10 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 		sortKey{e: col("n", "nbr_id"), typ: typInt64},
 		sortKey{e: col("n", "outgoing"), typ: typBool})
 	l.plan.Nodes = []graphresponse.PlanNode{{Alias: center.alias, Entity: center.ent.name, Columns: planColumns(selection(center))}}
+	if center.hasIDs {
+		// Hydrated whatever the rows hold, so a readable center is never dropped.
+		l.plan.Centers = slices.Clone(center.nodeIDs)
+	}
 	kinds := map[string][][]*property{center.ent.name: {selection(center)}}
 	for _, arm := range arms {
 		kinds[arm.kind.name] = append(kinds[arm.kind.name], l.dynamic(arm.kind))

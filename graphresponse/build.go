@@ -35,6 +35,10 @@ type BuildPlan struct {
 	Hydration     []PlanKind                  // neighbors, path_finding: hydration columns per entity
 	PathFrom      int                         // path_finding: node index of the start selector
 	PathTo        int                         // path_finding: node index of the end selector
+	// Centers are the ids a neighbors center names (node_ids): each is hydrated and, when the
+	// hydration returns it (live and readable), is a node of the answer even when none of its
+	// neighbors is.
+	Centers []int64
 }
 
 // PlanNode is one node selector: its alias, entity and selected properties. Its columns in a
@@ -137,6 +141,11 @@ func (p *BuildPlan) NodeRefs(base Rows) ([]NodeRef, error) {
 		if !seen[r] {
 			seen[r] = true
 			out = append(out, r)
+		}
+	}
+	if p.QueryType == QueryNeighbors && len(p.Nodes) > 0 {
+		for _, id := range p.Centers {
+			add(NodeRef{Kind: p.Nodes[0].Entity, ID: id})
 		}
 	}
 	for _, row := range rows {
@@ -741,6 +750,17 @@ func buildNeighbors(p *BuildPlan, ix colIndex, rows [][]any, h *hydrated, r *Res
 		edges[k] = true
 		r.Edges = append(r.Edges, Edge{From: from.Kind, FromID: from.ID, To: to.Kind, ToID: to.ID, Type: kind})
 		if err := nodes.add(nbr, func() ([]Member, error) { return h.nodeProps(nbr, nil) }); err != nil {
+			return err
+		}
+	}
+	// A center named by id that the hydration returned is readable and live: it is part of
+	// the answer even when no neighbor is (as in Orbit), after the nodes the rows gave.
+	for _, id := range p.Centers {
+		center := NodeRef{Kind: p.Nodes[0].Entity, ID: id}
+		if h == nil || !h.has(center) {
+			continue
+		}
+		if err := nodes.add(center, func() ([]Member, error) { return h.nodeProps(center, nonNil(centerCols)) }); err != nil {
 			return err
 		}
 	}
