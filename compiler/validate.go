@@ -393,7 +393,16 @@ func resolveFilters(r *request) error {
 			return err
 		}
 		for _, k := range sortedKeys(n.filters) {
-			if p := e.prop(k); p != nil && !p.filterable && !p.tpath {
+			p := e.prop(k)
+			switch {
+			case p == nil || p.tpath:
+			case p.virtual && p.stored:
+				// As in Orbit, which fetches the text per node from the repository service: a
+				// filter on it needs the nodes named by id (docs/dsl.md, "Virtual content").
+				if !n.hasIDs {
+					return newErr(sub(at, k), ErrNotSelective, "filtering on "+e.name+"."+k+" (virtual content) needs node_ids on the node: the text is matched per named node, never searched across the graph; add node_ids, or filter on another property")
+				}
+			case !p.filterable:
 				return newErr(sub(at, k), ErrNotFilterable, "property "+strconv.Quote(k)+" cannot be filtered")
 			}
 		}
