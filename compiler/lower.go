@@ -372,6 +372,32 @@ func (l *lowerer) innerKinds(types []string, at []*entity, forward, backward boo
 	return out
 }
 
+// stepsTo reports whether one edge of the given types leads from an entity of kind from to one
+// of the kinds in to: along the edges when forward, against them when backward.
+func (l *lowerer) stepsTo(types []string, from *entity, to []*entity, forward, backward bool) bool {
+	for _, t := range types {
+		for _, p := range l.cat.rels[t].pairs {
+			for _, e := range to {
+				if (forward && p.from == from.name && p.to == e.name) || (backward && p.to == from.name && p.from == e.name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// keepIf returns the entities of es for which keep holds, in order.
+func keepIf(es []*entity, keep func(*entity) bool) []*entity {
+	var out []*entity
+	for _, e := range es {
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // edgeKey is the sorting key of both edge tables (config/graph.sql): they differ only in
 // the order of the columns.
 var edgeKey = map[string]bool{

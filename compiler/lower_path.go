@@ -57,6 +57,17 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	// is longer than one edge.
 	fMids := l.innerKinds(types, []*entity{from.ent}, true, false)
 	bMids := l.innerKinds(types, []*entity{to.ent}, false, true)
+	// A second node is useful only when it is also a node before the last (a path of two
+	// edges) or leads to one (three edges); likewise the other way round. This keeps pairs
+	// that lead away from both ends (CONTAINS from a Project into its code tree, on a User →
+	// Project path) from adding scans.
+	fAll, bAll := fMids, bMids
+	fMids = keepIf(fAll, func(e *entity) bool {
+		return slices.Contains(bAll, e) || l.stepsTo(types, e, bAll, true, false)
+	})
+	bMids = keepIf(bAll, func(e *entity) bool {
+		return slices.Contains(fAll, e) || l.stepsTo(types, e, fAll, false, true)
+	})
 	depth := r.path.maxDepth
 	if len(fMids) == 0 || len(bMids) == 0 {
 		depth = 1

@@ -181,6 +181,31 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 		inner = append(inner, at)
 	}
 	nb := l.hopBinding(h)
+	// Keep only the inner kinds from which the far node is still reachable in the hops left
+	// (a walk that cannot end at the far node is never joined), so that a relationship type
+	// with pairs away from the far node (CONTAINS from a Project into its code tree, on a
+	// Group → Project walk) adds no scans. A walk that could not be as long as minHops keeps
+	// the kinds as they were: its statement returns nothing either way.
+	pruned := make([][]*entity, len(inner))
+	next := []*entity{h.far.ent}
+	ok := true
+	newMax := maxHops
+	for k := maxHops - 1; k >= 1; k-- {
+		pruned[k] = keepIf(inner[k], func(e *entity) bool {
+			return l.stepsTo(rs.concrete, e, next, slices.Contains(orient, true), slices.Contains(orient, false))
+		})
+		if len(pruned[k]) == 0 {
+			if k < rs.minHops {
+				ok = false
+				break
+			}
+			newMax = k
+		}
+		next = append([]*entity{h.far.ent}, pruned[k]...)
+	}
+	if ok {
+		inner, maxHops = pruned[:newMax], newMax
+	}
 	var ctes []*cte
 	for k := 1; k <= maxHops; k++ {
 		name := hName(rs) + "s" + strconv.Itoa(k)

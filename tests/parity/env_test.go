@@ -25,7 +25,8 @@ var env struct {
 	engine   *chdb.Executor
 	compiler *compiler.Compiler
 	ont      *ontology.Ontology
-	err      error
+	err      error // the engine is missing: skip locally, fail under CI=true
+	loadErr  error // the fixture did not load: always a failure
 }
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -67,6 +68,12 @@ func openLoaded(ont *ontology.Ontology, dir string) error {
 		return fmt.Errorf("open chdb: %w", err)
 	}
 	env.engine = e
+	env.loadErr = loadFixture(ont, e)
+	return nil
+}
+
+// loadFixture loads testdata/graph, then testdata/later.
+func loadFixture(ont *ontology.Ontology, e *chdb.Executor) error {
 	for _, d := range []string{"testdata/graph", "testdata/later"} {
 		names, err := filepath.Glob(filepath.Join(d, "*"))
 		if err != nil {
@@ -93,6 +100,9 @@ func engine(t testing.TB) *chdb.Executor {
 			t.Fatalf("CI=true and the embedded engine is unavailable: %v", env.err)
 		}
 		t.Skipf("embedded engine unavailable: %v", env.err)
+	}
+	if env.loadErr != nil {
+		t.Fatalf("the fixture did not load: %v", env.loadErr)
 	}
 	return env.engine
 }
