@@ -266,7 +266,7 @@ func parseKey(s, typ string) (any, bool) {
 func selection(n *nodeSel) []*property {
 	switch {
 	case n.colsAll:
-		return n.ent.props
+		return n.ent.starProps()
 	case n.cols == nil:
 		return n.ent.defaults()
 	}

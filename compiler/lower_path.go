@@ -175,7 +175,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 // dynamic is the selection of a node whose entity is known only at run time.
 func (l *lowerer) dynamic(e *entity) []*property {
 	if l.r.dynAll {
-		return e.props
+		return e.starProps()
 	}
 	return e.defaults()
 }

@@ -140,9 +140,10 @@ func TestAdminOnlyOmittedFromSelections(t *testing.T) {
 }
 
 // TestVirtualProperties: a virtual property whose value graphwire holds (File.content,
-// Definition.content, MergeRequestDiffFile.diff) is selectable; one it never holds
-// (MergeRequest.diff, MergeRequestDiff.patch) is refused with UNSUPPORTED_FEATURE, even for
-// an administrator, and "*" leaves it out.
+// Definition.content, MergeRequestDiffFile.diff) is selectable; one it derives from the diff
+// files (MergeRequest.diff, MergeRequestDiff.patch) is selectable when named, is planned as
+// derived (a second statement reads it), and "*" leaves it out, as Orbit's "*" leaves out
+// virtual columns.
 func TestVirtualProperties(t *testing.T) {
 	c := newCompiler(t)
 	search := func(entity, cols string) string {
@@ -158,19 +159,26 @@ func TestVirtualProperties(t *testing.T) {
 			if got := planColumnNames(q.Plan.Build.Nodes[0].Columns); !slices.Equal(got, []string{served.prop}) {
 				t.Errorf("%s.%s: columns %v", served.entity, served.prop, got)
 			}
-		}
-		for _, unserved := range []struct{ entity, prop string }{{"MergeRequest", "diff"}, {"MergeRequestDiff", "patch"}} {
-			_, err := c.Compile([]byte(search(unserved.entity, `["id","`+unserved.prop+`"]`)), caller)
-			var ce *compiler.Error
-			if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrUnsupportedFeature) || ce.Path != "/nodes/0/columns/1" {
-				t.Errorf("%s.%s: err = %v, want UNSUPPORTED_FEATURE at /nodes/0/columns/1", unserved.entity, unserved.prop, err)
+			if len(q.Plan.Build.Derived) != 0 {
+				t.Errorf("%s.%s: derived %v, want none", served.entity, served.prop, q.Plan.Build.Derived)
 			}
-			q, err := c.Compile([]byte(search(unserved.entity, `"*"`)), caller)
+		}
+		for _, derived := range []struct{ entity, prop string }{{"MergeRequest", "diff"}, {"MergeRequestDiff", "patch"}} {
+			q, err := c.Compile([]byte(search(derived.entity, `["id","`+derived.prop+`"]`)), caller)
+			if err != nil {
+				t.Errorf("%s.%s: %v", derived.entity, derived.prop, err)
+				continue
+			}
+			want := []graphresponse.PlanDerived{{Entity: derived.entity, Property: derived.prop}}
+			if !slices.Equal(q.Plan.Build.Derived, want) {
+				t.Errorf("%s.%s: derived %v, want %v", derived.entity, derived.prop, q.Plan.Build.Derived, want)
+			}
+			q, err = c.Compile([]byte(search(derived.entity, `"*"`)), caller)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := planColumnNames(q.Plan.Build.Nodes[0].Columns); slices.Contains(got, unserved.prop) || len(got) < 3 {
-				t.Errorf("%s \"*\" = %v, want every column but %s", unserved.entity, got, unserved.prop)
+			if got := planColumnNames(q.Plan.Build.Nodes[0].Columns); slices.Contains(got, derived.prop) || len(got) < 3 || len(q.Plan.Build.Derived) != 0 {
+				t.Errorf("%s \"*\" = %v (derived %v), want every column but %s", derived.entity, got, q.Plan.Build.Derived, derived.prop)
 			}
 		}
 	}

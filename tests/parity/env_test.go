@@ -107,10 +107,12 @@ func engine(t testing.TB) *chdb.Executor {
 	return env.engine
 }
 
-// admin may read everything; scoped reads the namespaces under 1/ as an owner.
+// admin may read everything; scoped reads the namespaces under 1/ as an owner, other only
+// group 11 (not project 100).
 var (
 	admin  = &compiler.Caller{Subject: "1", Admin: true}
 	scoped = &compiler.Caller{Subject: "2", Scopes: []compiler.Scope{{Path: "1/", Level: 50}}}
+	other  = &compiler.Caller{Subject: "3", Scopes: []compiler.Scope{{Path: "1/11/", Level: 50}}}
 )
 
 // run compiles, executes (with hydration) and builds one query through the service's own
