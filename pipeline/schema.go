@@ -313,8 +313,9 @@ type schemaProperty struct {
 	Enum        []string `json:"enum,omitempty"`
 	Description string   `json:"description,omitempty"`
 	// AdminOnly marks what only administrators may read, filter, sort or
-	// aggregate on: anyone else naming it gets ADMIN_ONLY_PROPERTY, as the
-	// compact schema's "admin-only" flag says.
+	// aggregate on: anyone else filtering, sorting or aggregating on it gets
+	// ADMIN_ONLY_PROPERTY, and naming it in columns leaves it out of the
+	// answer, as the compact schema's "admin-only" flag says.
 	AdminOnly bool `json:"admin_only,omitempty"`
 	// Unsupported marks a property graphwire never serves (virtual, its
 	// value fetched by Orbit from the repository service): naming it gets
