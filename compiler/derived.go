@@ -126,3 +126,12 @@ func (c *Compiler) Derive(q *Query, refs []graphresponse.NodeRef) (*Query, error
 	placePrewhere(stmt, cat)
 	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
 }
+
+// Derived reports whether graphwire serves the virtual property entity.prop from the text of
+// other rows (MergeRequest.diff, MergeRequestDiff.patch from MergeRequestDiffFile.diff), when
+// the ontology holds what the derivation reads. The schemas use it to tell agents which
+// virtual properties they may name.
+func Derived(entity, prop string) bool {
+	d, ok := derivationOf(entity)
+	return ok && d.prop == prop
+}
