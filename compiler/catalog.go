@@ -57,11 +57,24 @@ type property struct {
 	stored     bool // virtual, and graphwire's own column holds the value (ontology stored)
 	tokens     bool // word-searchable: token_match, all_tokens, any_tokens (ontology tokens)
 	tpath      bool // the traversal_path column ([tpProp])
+	derived    bool // virtual, not stored, served from MergeRequestDiffFile.diff (derived.go)
 }
 
 // unserved reports whether p is a virtual property whose value graphwire does not hold: its
 // column is always NULL, so naming it is refused rather than answered with nulls.
-func (p *property) unserved() bool { return p.virtual && !p.stored }
+func (p *property) unserved() bool { return p.virtual && !p.stored && !p.derived }
+
+// starProps lists the properties "*" selects: all but the derived ones, which cost a second
+// statement and are returned only when named (as Orbit's virtual columns).
+func (e *entity) starProps() []*property {
+	out := make([]*property, 0, len(e.props))
+	for _, p := range e.props {
+		if !p.derived {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // paramType is the ClickHouse type of a filter parameter on p (docs/dsl.md, "Filters").
 func (p *property) paramType() string {
@@ -75,8 +88,9 @@ func (p *property) paramType() string {
 }
 
 type relType struct {
-	name  string
-	pairs []pair
+	name   string
+	pairs  []pair
+	sameNS bool // edges bind to their ends on id and traversal_path (ontology same_namespace)
 }
 
 type pair struct{ from, to string }
@@ -188,8 +202,15 @@ func newCatalog(ont *ontology.Ontology) *catalog {
 		}
 		c.entities[e.name] = e
 	}
+	for _, e := range c.entities {
+		e.byName = map[string]*property{}
+		for _, p := range e.props {
+			e.byName[p.name] = p
+		}
+	}
+	c.markDerived()
 	for _, or := range ont.Relationships {
-		rt := &relType{name: or.Name}
+		rt := &relType{name: or.Name, sameNS: or.SameNamespace}
 		for _, p := range or.Pairs {
 			rt.pairs = append(rt.pairs, pair{from: p.From, to: p.To})
 		}

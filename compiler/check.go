@@ -11,7 +11,7 @@ var allowedFunctions = map[string]bool{
 	"minOrNull": true, "maxOrNull": true, "toDate32": true, "toDateTime64": true,
 	"toStartOfMinute": true, "toStartOfHour": true, "toStartOfDay": true, "toStartOfWeek": true,
 	"toStartOfMonth": true, "toStartOfQuarter": true, "toStartOfYear": true,
-	"hasToken": true, "hasAllTokens": true, "hasAnyTokens": true,
+	"hasToken": true, "hasAllTokens": true, "hasAnyTokens": true, "if": true,
 }
 
 func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg) }

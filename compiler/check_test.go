@@ -24,7 +24,7 @@ var checkQueries = []string{
 
 var checkCallers = []*Caller{
 	{Scopes: []Scope{{Path: "100/", Level: 30}, {Path: "200/201/", Level: 10}}},
-	{},
+	{Scopes: []Scope{{Path: "300/", Level: 5}}}, // below every floor: every scan denies all
 }
 
 func newTestCompiler(t *testing.T) *Compiler {

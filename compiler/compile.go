@@ -189,6 +189,7 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 		return nil, nil, err
 	}
 	placePrewhere(stmt, cat)
+	l.planDerived()
 	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin}, nil
 }
 

@@ -64,6 +64,9 @@ var (
 
 	ErrScopeViolation     = &Reason{code: "SCOPE_VIOLATION", kind: KindPermissionDenied}
 	ErrGlobalNodeUnscoped = &Reason{code: "GLOBAL_NODE_UNSCOPED", kind: KindPermissionDenied}
+	// ErrNoScopes refuses every query of a caller who is not an administrator and has no
+	// traversal_path scope, as Orbit refuses an empty security context at compile time.
+	ErrNoScopes = &Reason{code: "NO_SCOPES", kind: KindPermissionDenied}
 	// ErrAdminOnlyProperty refuses a caller who is not an administrator naming an admin-only
 	// property (User.email, User.is_admin, …) in columns, filters, order_by, group_by or an
 	// aggregation target.

@@ -123,6 +123,14 @@ func opAllowed(ft *filterTarget, op string) bool {
 		return op == "eq" || op == "in" || op == "starts_with"
 	}
 	p := ft.p
+	if p.virtual {
+		// Orbit's operators on virtual content (File.content, Definition.content, …).
+		switch op {
+		case "eq", "contains", "starts_with", "ends_with", "is_null", "is_not_null":
+			return true
+		}
+		return false
+	}
 	switch op {
 	case "is_null", "is_not_null":
 		return true
@@ -164,6 +172,8 @@ func makePred(at string, ft *filterTarget, op string, v any) (*pred, error) {
 		msg := "operator " + strconv.Quote(op) + " is not allowed on " + strconv.Quote(ft.col)
 		if isTokenOp(op) {
 			msg += ": it has no word index (Orbit lists the word-searchable properties); use contains, starts_with or ends_with"
+		} else if ft.p != nil && ft.p.virtual {
+			msg += " (virtual content); use eq, contains, starts_with, ends_with, is_null or is_not_null"
 		} else if ft.longText {
 			msg += " (long text); use contains, starts_with, ends_with or is_null"
 		}

@@ -266,7 +266,7 @@ func parseKey(s, typ string) (any, bool) {
 func selection(n *nodeSel) []*property {
 	switch {
 	case n.colsAll:
-		return n.ent.props
+		return n.ent.starProps()
 	case n.cols == nil:
 		return n.ent.defaults()
 	}
@@ -311,7 +311,10 @@ func settingsFor(queryType string) []Setting {
 // pairs the CTE src yields in its columns idCol and kindCol. Every node a walk passes through
 // is taken from such a set, so a walk never crosses a node the caller cannot read
 // (docs/compiler.md, "Security rules in SQL"). kinds must not be empty.
-func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *selectStmt {
+//
+// With withTP, each arm also yields the node's traversal_path (the empty string for a global entity), for
+// the joins of edges bound to their ends (namespace.go).
+func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string, withTP bool) *selectStmt {
 	var out *selectStmt
 	for _, e := range kinds {
 		var extra []expr
@@ -322,6 +325,13 @@ func (l *lowerer) readableSet(kinds []*entity, src, idCol, kindCol string) *sele
 		}
 		arm := l.entityScan(e, extra...)
 		arm.cols = []selItem{as(col("t", "id"), "id"), as(prm(e.name, typString), "kind")}
+		if withTP {
+			var tp expr = col("t", tpProp.name)
+			if e.global {
+				tp = prm("", typString)
+			}
+			arm.cols = append(arm.cols, as(tp, tpProp.name))
+		}
 		if out == nil {
 			out = arm
 		} else {
@@ -357,6 +367,32 @@ func (l *lowerer) innerKinds(types []string, at []*entity, forward, backward boo
 	for _, name := range l.cat.entityNames {
 		if reach[name] && leave[name] {
 			out = append(out, l.cat.entities[name])
+		}
+	}
+	return out
+}
+
+// stepsTo reports whether one edge of the given types leads from an entity of kind from to one
+// of the kinds in to: along the edges when forward, against them when backward.
+func (l *lowerer) stepsTo(types []string, from *entity, to []*entity, forward, backward bool) bool {
+	for _, t := range types {
+		for _, p := range l.cat.rels[t].pairs {
+			for _, e := range to {
+				if (forward && p.from == from.name && p.to == e.name) || (backward && p.to == from.name && p.from == e.name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// keepIf returns the entities of es for which keep holds, in order.
+func keepIf(es []*entity, keep func(*entity) bool) []*entity {
+	var out []*entity
+	for _, e := range es {
+		if keep(e) {
+			out = append(out, e)
 		}
 	}
 	return out

@@ -65,6 +65,24 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	if orderProp != nil && orderProp != idProp {
 		ccols = []*property{orderProp}
 	}
+	// Edges of same_namespace types bind to the center and the neighbor on traversal_path
+	// too (namespace.go). A global center has no such edges.
+	var allTypes []string
+	for _, arm := range arms {
+		allTypes = append(allTypes, arm.types...)
+	}
+	slices.Sort(allTypes)
+	nb := nsBinding{}
+	if !center.ent.global {
+		kinds := []*entity{center.ent}
+		for _, arm := range arms {
+			kinds = append(kinds, arm.kind)
+		}
+		nb = l.binding(slices.Compact(allTypes), kinds)
+	}
+	if nb.on() {
+		ccols = append(ccols, tpProp)
+	}
 	// One scan per edge table: gl_edge for every outgoing arm, gl_edge_by_target for every
 	// incoming one, each keeping the (relationship type, neighbor kind) pairs of its arms;
 	// then one set of the live, readable neighbors with one lookup per neighbor kind.
@@ -96,6 +114,9 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 			as(col("t", centerCol), "center_id"), as(col("t", nbrCol), "nbr_id"),
 			as(castStr(col("t", kindCol(nbrCol))), "nbr_kind"),
 			as(castStr(col("t", "relationship_kind")), "rel_kind"), as(litBool(outgoing), "outgoing"),
+		}
+		if nb.on() {
+			e.cols = append(e.cols, as(nb.tp, "tp"))
 		}
 		var pairIn expr
 		pair := tupleExpr{col("t", "relationship_kind"), col("t", kindCol(nbrCol))}
@@ -135,8 +156,13 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	}
 	s.with = append(s.with,
 		&cte{name: "x", body: x},
-		&cte{name: "live", body: l.readableSet(nbrKinds, "x", "nbr_id", "nbr_kind")})
+		&cte{name: "live", body: l.readableSet(nbrKinds, "x", "nbr_id", "nbr_kind", nb.on())})
 	s.where = []expr{in(tupleExpr{col("n", "nbr_id"), col("n", "nbr_kind")}, idsFrom("live", "id", "kind"))}
+	if nb.on() {
+		s.where = append(s.where,
+			nb.matchIn(col("n", "tp"), "c", col("n", "center_id")),
+			nb.matchIn(col("n", "tp"), "live", col("n", "nbr_id"), col("n", "nbr_kind")))
+	}
 	if orderProp != nil {
 		s.joins = []join{{right: &cteRef{name: "c"}, on: []expr{eq(col("c", "id"), col("n", "center_id"))}}}
 	} else if centersLater {
@@ -158,6 +184,10 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 		sortKey{e: col("n", "nbr_id"), typ: typInt64},
 		sortKey{e: col("n", "outgoing"), typ: typBool})
 	l.plan.Nodes = []graphresponse.PlanNode{{Alias: center.alias, Entity: center.ent.name, Columns: planColumns(selection(center))}}
+	if center.hasIDs {
+		// Hydrated whatever the rows hold, so a readable center is never dropped.
+		l.plan.Centers = slices.Clone(center.nodeIDs)
+	}
 	kinds := map[string][][]*property{center.ent.name: {selection(center)}}
 	for _, arm := range arms {
 		kinds[arm.kind.name] = append(kinds[arm.kind.name], l.dynamic(arm.kind))

@@ -10,8 +10,12 @@ import (
 // "path_finding").
 const maxAnchorNodes = 500
 
-func (l *lowerer) anchorScan(n *nodeSel) *selectStmt {
-	s := l.nodeScan(n, nil)
+func (l *lowerer) anchorScan(n *nodeSel, withTP bool) *selectStmt {
+	var cols []*property
+	if withTP && !n.ent.global {
+		cols = []*property{tpProp}
+	}
+	s := l.nodeScan(n, cols)
 	if !n.hasIDs {
 		s.orderBy = []orderItem{{e: col("t", "id")}}
 		s.limit = maxAnchorNodes
@@ -21,12 +25,15 @@ func (l *lowerer) anchorScan(n *nodeSel) *selectStmt {
 
 // pathEdges is the scan shared by f1, b1 and m1: x/y ends, kinds, relationship types,
 // self-loop exclusion.
-func (l *lowerer) pathEdges(table string, types []string) *selectStmt {
+func (l *lowerer) pathEdges(table string, types []string, nb nsBinding) *selectStmt {
 	s := l.edgeScan(table, types, nil)
 	s.cols = []selItem{
 		as(col("t", "source_id"), "x"), as(castStr(col("t", "source_kind")), "x_kind"),
 		as(col("t", "target_id"), "y"), as(castStr(col("t", "target_kind")), "y_kind"),
 		as(castStr(col("t", "relationship_kind")), "kind"),
+	}
+	if nb.on() {
+		s.cols = append(s.cols, as(nb.tp, "tp"))
 	}
 	s.where = append(s.where, ne(
 		tupleExpr{col("t", "source_id"), col("t", "source_kind")},
@@ -50,18 +57,30 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	// is longer than one edge.
 	fMids := l.innerKinds(types, []*entity{from.ent}, true, false)
 	bMids := l.innerKinds(types, []*entity{to.ent}, false, true)
+	// A second node is useful only when it is also a node before the last (a path of two
+	// edges) or leads to one (three edges); likewise the other way round. This keeps pairs
+	// that lead away from both ends (CONTAINS from a Project into its code tree, on a User →
+	// Project path) from adding scans.
+	fAll, bAll := fMids, bMids
+	fMids = keepIf(fAll, func(e *entity) bool {
+		return slices.Contains(bAll, e) || l.stepsTo(types, e, bAll, true, false)
+	})
+	bMids = keepIf(bAll, func(e *entity) bool {
+		return slices.Contains(fAll, e) || l.stepsTo(types, e, fAll, false, true)
+	})
 	depth := r.path.maxDepth
 	if len(fMids) == 0 || len(bMids) == 0 {
 		depth = 1
 	}
+	nb := l.binding(types, slices.Concat([]*entity{from.ent, to.ent}, fMids, bMids))
 	s := &selectStmt{from: &cteRef{name: "cand", alias: "c"}}
-	s.with = []*cte{{name: "a0", body: l.anchorScan(from)}, {name: "a1", body: l.anchorScan(to)}}
-	f1 := l.pathEdges(l.cat.edgeTable, types)
+	s.with = []*cte{{name: "a0", body: l.anchorScan(from, nb.on())}, {name: "a1", body: l.anchorScan(to, nb.on())}}
+	f1 := l.pathEdges(l.cat.edgeTable, types, nb)
 	f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
 	f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
 	s.with = append(s.with, &cte{name: "f1", body: f1})
 	if depth >= 2 {
-		b1 := l.pathEdges(l.cat.edgeByTarget, types)
+		b1 := l.pathEdges(l.cat.edgeByTarget, types, nb)
 		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
 		s.with = append(s.with, &cte{name: "b1", body: b1})
@@ -70,11 +89,11 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
 	// two-edge path meets in f1v.
 	if depth >= 2 {
-		s.with = append(s.with, &cte{name: "f1v", body: l.readableSet(fMids, "f1", "y", "y_kind")})
+		s.with = append(s.with, &cte{name: "f1v", body: l.readableSet(fMids, "f1", "y", "y_kind", nb.on())})
 	}
 	if depth >= 3 {
-		s.with = append(s.with, &cte{name: "b1v", body: l.readableSet(bMids, "b1", "x", "x_kind")})
-		m1 := l.pathEdges(l.cat.edgeTable, types)
+		s.with = append(s.with, &cte{name: "b1v", body: l.readableSet(bMids, "b1", "x", "x_kind", nb.on())})
+		m1 := l.pathEdges(l.cat.edgeTable, types, nb)
 		m1.where = append(m1.where, startsAt("source_id", "f1v", fMids)...)
 		m1.where = append(m1.where, startsAt("target_id", "b1v", bMids)...)
 		s.with = append(s.with, &cte{name: "m1", body: m1})
@@ -106,6 +125,29 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 			where: []expr{ne(nodeY("m"), nodeX("f")), ne(nodeY("b"), nodeX("f")), ne(nodeY("b"), nodeY("f"))},
 		})
 	}
+	if nb.on() {
+		// Bound edges meet their ends on traversal_path too (namespace.go): the first edge
+		// at the start node, the last at the end node, and every pair of consecutive edges
+		// at the readable node between them.
+		arms := append([]*selectStmt{cand}, cand.union...)
+		tp := func(a string) expr { return col(a, "tp") }
+		endAt := func(a, set string, n *nodeSel, id expr) []expr {
+			if n.ent.global {
+				return nil
+			}
+			return []expr{nb.matchIn(tp(a), set, id)}
+		}
+		mid := func(a, set, id, kind string) expr { return nb.matchIn(tp(a), set, col(a, id), col(a, kind)) }
+		arms[0].where = slices.Concat(arms[0].where, endAt("f", "a0", from, col("f", "x")), endAt("f", "a1", to, col("f", "y")))
+		if depth >= 2 {
+			arms[1].where = slices.Concat(arms[1].where, endAt("f", "a0", from, col("f", "x")), endAt("b", "a1", to, col("b", "y")),
+				[]expr{mid("f", "f1v", "y", "y_kind"), mid("b", "f1v", "x", "x_kind")})
+		}
+		if depth >= 3 {
+			arms[2].where = slices.Concat(arms[2].where, endAt("f", "a0", from, col("f", "x")), endAt("b", "a1", to, col("b", "y")),
+				[]expr{mid("f", "f1v", "y", "y_kind"), mid("m", "f1v", "x", "x_kind"), mid("m", "b1v", "y", "y_kind"), mid("b", "b1v", "x", "x_kind")})
+		}
+	}
 	s.with = append(s.with, &cte{name: "cand", body: cand})
 	s.cols = []selItem{as(col("c", "depth"), "depth"), as(col("c", "path_nodes"), "path_nodes"), as(col("c", "path_kinds"), "path_kinds")}
 	keys := []sortKey{
@@ -133,7 +175,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 // dynamic is the selection of a node whose entity is known only at run time.
 func (l *lowerer) dynamic(e *entity) []*property {
 	if l.r.dynAll {
-		return e.props
+		return e.starProps()
 	}
 	return e.defaults()
 }

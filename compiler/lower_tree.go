@@ -134,6 +134,9 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 				as(castStr(col("t", "relationship_kind")), "kind"),
 				as(litBool(arm.fwd), "fwd"), as(litInt(1), "depth"),
 			}
+			if nb := l.hopBinding(h); nb.on() {
+				s.cols = append(s.cols, as(nb.tp, "tp"))
+			}
 			s.where = append(s.where,
 				eq(col("t", "source_kind"), prm(arm.srcEnt, typString)),
 				eq(col("t", "target_kind"), prm(arm.tgtEnt, typString)))
@@ -177,6 +180,32 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 		}
 		inner = append(inner, at)
 	}
+	nb := l.hopBinding(h)
+	// Keep only the inner kinds from which the far node is still reachable in the hops left
+	// (a walk that cannot end at the far node is never joined), so that a relationship type
+	// with pairs away from the far node (CONTAINS from a Project into its code tree, on a
+	// Group → Project walk) adds no scans. A walk that could not be as long as minHops keeps
+	// the kinds as they were: its statement returns nothing either way.
+	pruned := make([][]*entity, len(inner))
+	next := []*entity{h.far.ent}
+	ok := true
+	newMax := maxHops
+	for k := maxHops - 1; k >= 1; k-- {
+		pruned[k] = keepIf(inner[k], func(e *entity) bool {
+			return l.stepsTo(rs.concrete, e, next, slices.Contains(orient, true), slices.Contains(orient, false))
+		})
+		if len(pruned[k]) == 0 {
+			if k < rs.minHops {
+				ok = false
+				break
+			}
+			newMax = k
+		}
+		next = append([]*entity{h.far.ent}, pruned[k]...)
+	}
+	if ok {
+		inner, maxHops = pruned[:newMax], newMax
+	}
 	var ctes []*cte
 	for k := 1; k <= maxHops; k++ {
 		name := hName(rs) + "s" + strconv.Itoa(k)
@@ -184,7 +213,7 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 		if k >= 2 {
 			readable = hName(rs) + "r" + strconv.Itoa(k-1)
 			prev := hName(rs) + "s" + strconv.Itoa(k-1)
-			ctes = append(ctes, &cte{name: readable, body: l.readableSet(inner[k-1], prev, "y", "y_kind")})
+			ctes = append(ctes, &cte{name: readable, body: l.readableSet(inner[k-1], prev, "y", "y_kind", false)})
 		}
 		var body *selectStmt
 		for _, fwdOrient := range orient {
@@ -197,6 +226,9 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 				as(col("t", xc), "x"), as(castStr(col("t", kindCol(xc))), "x_kind"),
 				as(col("t", yc), "y"), as(castStr(col("t", kindCol(yc))), "y_kind"),
 				as(castStr(col("t", "relationship_kind")), "kind"),
+			}
+			if nb.on() {
+				s.cols = append(s.cols, as(nb.tp, "tp"))
 			}
 			s.where = append(s.where, ne(
 				tupleExpr{col("t", "source_id"), col("t", "source_kind")},
@@ -243,6 +275,10 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 			} else {
 				on = append(on, eq(col(sn(i), "x_kind"), col(sn(i-1), "y_kind")))
 			}
+			if nb.on() {
+				// Consecutive bound edges agree on the path of the node between them.
+				on = append(on, nb.agree(col(sn(i-1), "tp"), col(sn(i), "tp")))
+			}
 			s.joins = append(s.joins, join{right: &cteRef{name: hName(rs) + sn(i), alias: sn(i)}, on: on})
 		}
 		var a, b, kind expr
@@ -256,6 +292,10 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 			kind = prm(rs.concrete[0], typString)
 		}
 		s.cols = []selItem{as(a, "a"), as(b, "b"), as(kind, "kind"), as(litBool(fwd), "fwd"), as(litInt(d), "depth")}
+		if nb.on() {
+			// The walk starts at the near node (s1.x) and ends at the far one (s<d>.y).
+			s.cols = append(s.cols, as(col("s1", "tp"), "tpn"), as(col(sn(d), "tp"), "tpf"))
+		}
 		s.where = append([]expr{eq(col(sn(d), "y_kind"), prm(h.far.ent.name, typString))}, kindConds...)
 		// Walk nodes w0 = s1.x, w_i = s_i.y; non-adjacent pairs must differ. A node's kind is
 		// known without reading it when the walk fixes it: the near node's, the far node's,
@@ -339,6 +379,7 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	root := pickRoot(r.nodes)
 	hops := joinTree(r, root)
 	s := &selectStmt{from: &cteRef{name: nName(root)}}
+	cols = l.withBoundPaths(cols, hops)
 	s.with = append(s.with, &cte{name: nName(root), body: l.nodeScan(root, cols[root.idx])})
 	for _, h := range hops {
 		ctes, farSeed := l.hopCTEs(h)
@@ -349,11 +390,63 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 			seed = append(seed, in(col("t", "id"), farSeed))
 		}
 		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], seed...)})
+		nearOn := []expr{eq(col(hName(h.rs), nearCol), col(nName(h.near), "id"))}
+		farOn := []expr{eq(col(nName(h.far), "id"), col(hName(h.rs), farCol))}
+		if nb := l.hopBinding(h); nb.on() {
+			tpn, tpf := "tp", "tp"
+			if h.rs.maxHops > 1 {
+				tpn, tpf = "tpn", "tpf"
+			}
+			nearOn = append(nearOn, nb.match(col(hName(h.rs), tpn), col(nName(h.near), tpProp.name)))
+			farOn = append(farOn, nb.match(col(hName(h.rs), tpf), col(nName(h.far), tpProp.name)))
+		}
 		s.joins = append(s.joins,
-			join{right: &cteRef{name: hName(h.rs)}, on: []expr{eq(col(hName(h.rs), nearCol), col(nName(h.near), "id"))}},
-			join{right: &cteRef{name: nName(h.far)}, on: []expr{eq(col(nName(h.far), "id"), col(hName(h.rs), farCol))}})
+			join{right: &cteRef{name: hName(h.rs)}, on: nearOn},
+			join{right: &cteRef{name: nName(h.far)}, on: farOn})
 	}
 	return s, hops
+}
+
+// hopBinding is how the edges of hop h bind to their ends (namespace.go). A hop with a global
+// end never binds: no same_namespace pair has one, so none of its edges is of such a type.
+func (l *lowerer) hopBinding(h hop) nsBinding {
+	if h.near.ent.global || h.far.ent.global {
+		return nsBinding{}
+	}
+	kinds := []*entity{h.near.ent, h.far.ent}
+	if h.rs.maxHops > 1 {
+		// Any kind a walk can pass through (innerKinds in both directions, as deep as it goes).
+		at := kinds
+		for k := 1; k < h.rs.maxHops && len(at) > 0; k++ {
+			at = l.innerKinds(h.rs.concrete, at, true, true)
+			for _, e := range at {
+				if !slices.Contains(kinds, e) {
+					kinds = append(kinds, e)
+				}
+			}
+		}
+	}
+	return l.binding(h.rs.concrete, kinds)
+}
+
+// withBoundPaths adds traversal_path to the columns of every node at an end of a hop whose
+// edges bind to their ends, for the joins to compare.
+func (l *lowerer) withBoundPaths(cols map[int][]*property, hops []hop) map[int][]*property {
+	out := map[int][]*property{}
+	for k, v := range cols {
+		out[k] = v
+	}
+	for _, h := range hops {
+		if !l.hopBinding(h).on() {
+			continue
+		}
+		for _, n := range []*nodeSel{h.near, h.far} {
+			if !slices.Contains(out[n.idx], tpProp) {
+				out[n.idx] = append(slices.Clone(out[n.idx]), tpProp)
+			}
+		}
+	}
+	return out
 }
 
 // smallTable is the most rows a node table may hold for the lowering to read it whole (with

@@ -25,6 +25,11 @@ func scopeFor(s *scopeCache, alias string, floor int) *scopePred {
 // restrict is stage 4 (docs/compiler.md, "Stages"): it checks user traversal_path
 // filters against the caller's scopes and enforces aggregation reachability.
 func restrict(r *request, c *Caller) error {
+	// A caller who is not an administrator and holds no scope may read no namespace: like
+	// Orbit, refuse the query instead of answering it empty (docs/dsl.md, "Errors").
+	if !c.Admin && len(c.PathsAtLeast(0)) == 0 {
+		return newErr("", ErrNoScopes, "the caller has no traversal_path scope, so it may read no namespace; a token needs at least one scope (administrators need none)")
+	}
 	check := func(preds []*pred, floor int) error {
 		if c.Admin {
 			return nil

@@ -80,10 +80,21 @@ func validate(r *request, cat *catalog) error {
 		return newErr(at, ErrUnknownProperty, "unknown property "+strconv.Quote(name)+" on "+e.name+didYouMean(name, options), options...)
 	}
 	for _, n := range r.nodes {
+		kept := n.cols[:0:0]
 		for j, c := range n.cols {
 			if n.ent.prop(c) == nil {
+				// A column the caller may not read because it is admin-only is left out of
+				// the answer, as Orbit strips it: the same query works for every caller, and
+				// the property is absent, not null (docs/orbit-parity.md, "Semantics").
+				if p := n.ent.withheld[c]; p != nil && p.adminOnly && !p.unserved() {
+					continue
+				}
 				return unknownProp(ptr("nodes", n.idx, "columns", j), n.ent, c, sortedNames(n.ent))
 			}
+			kept = append(kept, c)
+		}
+		if n.cols != nil {
+			n.cols = kept
 		}
 		for _, k := range sortedKeys(n.filters) {
 			if n.ent.prop(k) == nil {
@@ -393,7 +404,16 @@ func resolveFilters(r *request) error {
 			return err
 		}
 		for _, k := range sortedKeys(n.filters) {
-			if p := e.prop(k); p != nil && !p.filterable && !p.tpath {
+			p := e.prop(k)
+			switch {
+			case p == nil || p.tpath:
+			case p.virtual && p.stored:
+				// As in Orbit, which fetches the text per node from the repository service: a
+				// filter on it needs the nodes named by id (docs/dsl.md, "Virtual content").
+				if !n.hasIDs {
+					return newErr(sub(at, k), ErrNotSelective, "filtering on "+e.name+"."+k+" (virtual content) needs node_ids on the node: the text is matched per named node, never searched across the graph; add node_ids, or filter on another property")
+				}
+			case !p.filterable:
 				return newErr(sub(at, k), ErrNotFilterable, "property "+strconv.Quote(k)+" cannot be filtered")
 			}
 		}

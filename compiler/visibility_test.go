@@ -41,7 +41,6 @@ func TestAdminOnlyPropertyRefused(t *testing.T) {
 	tests := []struct {
 		name, query, wantPath string
 	}{
-		{"column", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["username","email"]}]}`, "/nodes/0/columns/1"},
 		{"filter value", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"is_admin":true}}]}`, "/nodes/0/filters/is_admin"},
 		{"filter operator", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"email":{"ends_with":"@example.com"}}}]}`, "/nodes/0/filters/email"},
 		{"filter on a later node", `{"query_type":"traversal",` + strings.Replace(mrUser, `"entity":"User"`, `"entity":"User","filters":{"is_auditor":false}`, 1) + `}`, "/nodes/1/filters/is_auditor"},
@@ -50,9 +49,7 @@ func TestAdminOnlyPropertyRefused(t *testing.T) {
 		{"group_by object", `{"query_type":"aggregation",` + mrUser + `,"group_by":[{"key":"u.updated_at","truncate":"day"}],"aggregations":[{"count":"mr"}]}`, "/group_by/0/key"},
 		{"aggregation max", `{"query_type":"aggregation",` + mrUser + `,"aggregations":[{"max":"u.updated_at"}]}`, "/aggregations/0/max"},
 		{"aggregation count of a property", `{"query_type":"aggregation",` + mrUser + `,"aggregations":[{"count":"mr"},{"count":"u.email"}]}`, "/aggregations/1/count"},
-		{"neighbors center column", `{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["preferred_language"]}],"neighbors":{}}`, "/nodes/0/columns/0"},
 		{"neighbors order_by", `{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1]}],"neighbors":{},"order_by":"u.first_name"}`, "/order_by"},
-		{"path endpoint column", `{"query_type":"path_finding","nodes":[{"id":"p","entity":"Project","node_ids":[1]},{"id":"u","entity":"User","node_ids":[1],"columns":["private_profile"]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":2,"rel_types":["MEMBER_OF"]}}`, "/nodes/1/columns/0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +63,41 @@ func TestAdminOnlyPropertyRefused(t *testing.T) {
 			}
 			if _, err := c.Compile([]byte(tt.query), adminCaller); err != nil {
 				t.Errorf("admin: %v", err)
+			}
+		})
+	}
+}
+
+// TestAdminOnlyColumnStripped: a caller who is not an administrator naming an admin-only
+// property in columns gets the answer without it, as in Orbit, in every query type; an
+// administrator gets it.
+func TestAdminOnlyColumnStripped(t *testing.T) {
+	c := newCompiler(t)
+	tests := []struct {
+		name, query string
+		node        int
+		want        []string
+	}{
+		{"traversal", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["username","email"]}]}`, 0, []string{"username"}},
+		{"only admin-only columns", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["email","is_admin"]}]}`, 0, nil},
+		{"neighbors center", `{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1],"columns":["preferred_language","name"]}],"neighbors":{}}`, 0, []string{"name"}},
+		{"path endpoint", `{"query_type":"path_finding","nodes":[{"id":"p","entity":"Project","node_ids":[1]},{"id":"u","entity":"User","node_ids":[1],"columns":["private_profile"]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":2,"rel_types":["MEMBER_OF"]}}`, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := c.Compile([]byte(tt.query), specCaller)
+			if err != nil {
+				t.Fatalf("non-admin: %v", err)
+			}
+			if got := planColumnNames(q.Plan.Build.Nodes[tt.node].Columns); !slices.Equal(got, tt.want) {
+				t.Errorf("non-admin columns %v, want %v", got, tt.want)
+			}
+			q, err = c.Compile([]byte(tt.query), adminCaller)
+			if err != nil {
+				t.Fatalf("admin: %v", err)
+			}
+			if got := planColumnNames(q.Plan.Build.Nodes[tt.node].Columns); len(got) <= len(tt.want) {
+				t.Errorf("admin columns %v, want the admin-only ones too", got)
 			}
 		})
 	}
@@ -140,9 +172,10 @@ func TestAdminOnlyOmittedFromSelections(t *testing.T) {
 }
 
 // TestVirtualProperties: a virtual property whose value graphwire holds (File.content,
-// Definition.content, MergeRequestDiffFile.diff) is selectable; one it never holds
-// (MergeRequest.diff, MergeRequestDiff.patch) is refused with UNSUPPORTED_FEATURE, even for
-// an administrator, and "*" leaves it out.
+// Definition.content, MergeRequestDiffFile.diff) is selectable; one it derives from the diff
+// files (MergeRequest.diff, MergeRequestDiff.patch) is selectable when named, is planned as
+// derived (a second statement reads it), and "*" leaves it out, as Orbit's "*" leaves out
+// virtual columns.
 func TestVirtualProperties(t *testing.T) {
 	c := newCompiler(t)
 	search := func(entity, cols string) string {
@@ -158,19 +191,26 @@ func TestVirtualProperties(t *testing.T) {
 			if got := planColumnNames(q.Plan.Build.Nodes[0].Columns); !slices.Equal(got, []string{served.prop}) {
 				t.Errorf("%s.%s: columns %v", served.entity, served.prop, got)
 			}
-		}
-		for _, unserved := range []struct{ entity, prop string }{{"MergeRequest", "diff"}, {"MergeRequestDiff", "patch"}} {
-			_, err := c.Compile([]byte(search(unserved.entity, `["id","`+unserved.prop+`"]`)), caller)
-			var ce *compiler.Error
-			if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrUnsupportedFeature) || ce.Path != "/nodes/0/columns/1" {
-				t.Errorf("%s.%s: err = %v, want UNSUPPORTED_FEATURE at /nodes/0/columns/1", unserved.entity, unserved.prop, err)
+			if len(q.Plan.Build.Derived) != 0 {
+				t.Errorf("%s.%s: derived %v, want none", served.entity, served.prop, q.Plan.Build.Derived)
 			}
-			q, err := c.Compile([]byte(search(unserved.entity, `"*"`)), caller)
+		}
+		for _, derived := range []struct{ entity, prop string }{{"MergeRequest", "diff"}, {"MergeRequestDiff", "patch"}} {
+			q, err := c.Compile([]byte(search(derived.entity, `["id","`+derived.prop+`"]`)), caller)
+			if err != nil {
+				t.Errorf("%s.%s: %v", derived.entity, derived.prop, err)
+				continue
+			}
+			want := []graphresponse.PlanDerived{{Entity: derived.entity, Property: derived.prop}}
+			if !slices.Equal(q.Plan.Build.Derived, want) {
+				t.Errorf("%s.%s: derived %v, want %v", derived.entity, derived.prop, q.Plan.Build.Derived, want)
+			}
+			q, err = c.Compile([]byte(search(derived.entity, `"*"`)), caller)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := planColumnNames(q.Plan.Build.Nodes[0].Columns); slices.Contains(got, unserved.prop) || len(got) < 3 {
-				t.Errorf("%s \"*\" = %v, want every column but %s", unserved.entity, got, unserved.prop)
+			if got := planColumnNames(q.Plan.Build.Nodes[0].Columns); slices.Contains(got, derived.prop) || len(got) < 3 || len(q.Plan.Build.Derived) != 0 {
+				t.Errorf("%s \"*\" = %v (derived %v), want every column but %s", derived.entity, got, q.Plan.Build.Derived, derived.prop)
 			}
 		}
 	}

@@ -18,12 +18,17 @@ type Runner interface {
 // *compiler.Compiler implements it.
 type Hydrator interface {
 	Hydrate(q *compiler.Query, refs []graphresponse.NodeRef) (*compiler.Query, error)
+	// Derive builds the statement that reads the text of the derived properties
+	// (MergeRequest.diff, MergeRequestDiff.patch) of the nodes refs; nil when there is
+	// nothing to read.
+	Derive(q *compiler.Query, refs []graphresponse.NodeRef) (*compiler.Query, error)
 }
 
 // Statement labels name the statements a request runs, in order.
 const (
 	LabelBase      = "base"
 	LabelHydration = "hydration"
+	LabelDerived   = "derived"
 )
 
 // Statement is one statement [Respond] ran.
@@ -48,6 +53,9 @@ type Executed struct {
 	// them; they are bounded by the page size.
 	Base      graphresponse.Rows
 	Hydration *graphresponse.Rows
+	// Derived are the rows of the derived-text statement (nil when none ran); a rebuild
+	// applies them with [graphresponse.BuildPlan.ApplyDerived].
+	Derived *graphresponse.Rows
 }
 
 // Screen decides, after the base statement and before hydration, which rows
@@ -105,6 +113,25 @@ func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 	resp, err := graphresponse.Build(plan, base, hyd)
 	if err != nil {
 		return nil, ex, fmt.Errorf("build response: %w", err)
+	}
+	if len(plan.Derived) > 0 {
+		if refs := plan.DerivedRefs(resp); len(refs) > 0 {
+			dq, err := h.Derive(q, refs)
+			if err != nil {
+				return nil, ex, err
+			}
+			if dq != nil {
+				ex.Statements = append(ex.Statements, Statement{Label: LabelDerived, Query: dq})
+				rows, err := CollectRows(ctx, r, dq)
+				if err != nil {
+					return nil, ex, fmt.Errorf("execute derived text: %w", err)
+				}
+				ex.Derived = &rows
+				if err := plan.ApplyDerived(resp, rows); err != nil {
+					return nil, ex, fmt.Errorf("apply derived text: %w", err)
+				}
+			}
+		}
 	}
 	return resp, ex, nil
 }

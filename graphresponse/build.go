@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -35,6 +36,19 @@ type BuildPlan struct {
 	Hydration     []PlanKind                  // neighbors, path_finding: hydration columns per entity
 	PathFrom      int                         // path_finding: node index of the start selector
 	PathTo        int                         // path_finding: node index of the end selector
+	// Centers are the ids a neighbors center names (node_ids): each is hydrated and, when the
+	// hydration returns it (live and readable), is a node of the answer even when none of its
+	// neighbors is.
+	Centers []int64
+	// Derived are the virtual properties served after the query from the text of other rows
+	// (MergeRequest.diff, MergeRequestDiff.patch): see [ApplyDerived].
+	Derived []PlanDerived
+}
+
+// PlanDerived is one derived property of an entity.
+type PlanDerived struct {
+	Entity   string
+	Property string
 }
 
 // PlanNode is one node selector: its alias, entity and selected properties. Its columns in a
@@ -96,6 +110,9 @@ type Rows struct {
 	// and the cursor stay those of the engine's window, but [Build] and [BuildPlan.NodeRefs]
 	// leave it out, and with it its nodes and edges unless another row holds them.
 	Withheld []bool
+	// DeniedCenters are the neighbors centres (BuildPlan.Centers) that redaction denied: they
+	// are not hydrated, so a centre no row shows cannot enter the answer through Centers.
+	DeniedCenters map[NodeRef]bool
 }
 
 // withheld reports whether row i of r was withheld by redaction.
@@ -209,6 +226,13 @@ func (p *BuildPlan) NodeRefs(base Rows) ([]NodeRef, error) {
 		if !seen[r] {
 			seen[r] = true
 			out = append(out, r)
+		}
+	}
+	if p.QueryType == QueryNeighbors && len(p.Nodes) > 0 {
+		for _, id := range p.Centers {
+			if c := (NodeRef{Kind: p.Nodes[0].Entity, ID: id}); !base.DeniedCenters[c] {
+				add(c)
+			}
 		}
 	}
 	for i, row := range rows {
@@ -874,6 +898,89 @@ func buildNeighbors(p *BuildPlan, ix colIndex, rows [][]any, h *hydrated, r *Res
 		r.Edges = append(r.Edges, Edge{From: from.Kind, FromID: from.ID, To: to.Kind, ToID: to.ID, Type: kind})
 		if err := nodes.add(nbr, func() ([]Member, error) { return h.nodeProps(nbr, nil) }); err != nil {
 			return err
+		}
+	}
+	// A center named by id that the hydration returned is readable and live: it is part of
+	// the answer even when no neighbor is (as in Orbit), after the nodes the rows gave.
+	for _, id := range p.Centers {
+		center := NodeRef{Kind: p.Nodes[0].Entity, ID: id}
+		if h == nil || !h.has(center) {
+			continue
+		}
+		if err := nodes.add(center, func() ([]Member, error) { return h.nodeProps(center, nonNil(centerCols)) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DerivedRefs lists the nodes of r whose kind has a derived property in the plan: what the
+// statement of derived text must read.
+func (p *BuildPlan) DerivedRefs(r *Response) []NodeRef {
+	var out []NodeRef
+	for _, n := range r.Nodes {
+		for _, d := range p.Derived {
+			if d.Entity == n.Type {
+				out = append(out, NodeRef{Kind: n.Type, ID: n.ID})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ApplyDerived sets the derived properties of r's nodes from rows with columns kind, id, path
+// and text (one row per part, in any order): the parts of a node, ordered by path, joined, are
+// its value. A node that selects the property and has no part keeps null.
+func (p *BuildPlan) ApplyDerived(r *Response, rows Rows) error {
+	if len(p.Derived) == 0 {
+		return nil
+	}
+	type part struct{ path, text string }
+	ix := index(rows.Columns)
+	parts := map[NodeRef][]part{}
+	for _, row := range rows.Values {
+		var cells [4]any
+		for i, c := range []string{"kind", "id", "path", "text"} {
+			v, err := ix.get(row, c)
+			if err != nil {
+				return err
+			}
+			cells[i] = v
+		}
+		if cells[3] == nil {
+			continue
+		}
+		kind, kok := asString(cells[0])
+		id, iok := asInt(cells[1])
+		path, _ := asString(cells[2])
+		text, tok := asString(cells[3])
+		if !kok || !iok || !tok {
+			return fmt.Errorf("derived text: row %v: want a kind, an integer id, a path and a text", row)
+		}
+		ref := NodeRef{Kind: kind, ID: id}
+		parts[ref] = append(parts[ref], part{path, text})
+	}
+	for i := range r.Nodes {
+		n := &r.Nodes[i]
+		ps, ok := parts[NodeRef{Kind: n.Type, ID: n.ID}]
+		if !ok {
+			continue
+		}
+		slices.SortStableFunc(ps, func(a, b part) int { return strings.Compare(a.path, b.path) })
+		var b strings.Builder
+		for _, pt := range ps {
+			b.WriteString(pt.text)
+		}
+		for _, d := range p.Derived {
+			if d.Entity != n.Type {
+				continue
+			}
+			for j := range n.Props {
+				if n.Props[j].Key == d.Property {
+					n.Props[j].Value = String(b.String())
+				}
+			}
 		}
 	}
 	return nil

@@ -28,6 +28,7 @@ func TestStatusFromError(t *testing.T) {
 		{"nil", nil, codes.OK, ""},
 		{"compiler invalid", &compiler.Error{Path: "/nodes/0/entity", Err: compiler.ErrUnknownEntity, Message: `unknown entity "X"`}, codes.InvalidArgument, `/nodes/0/entity: unknown entity "X"`},
 		{"compiler scope", &compiler.Error{Path: "/nodes/0/filters/traversal_path", Err: compiler.ErrScopeViolation, Message: "outside your scopes"}, codes.PermissionDenied, "/nodes/0/filters/traversal_path: outside your scopes"},
+		{"compiler no scopes", &compiler.Error{Err: compiler.ErrNoScopes, Message: "the caller has no traversal_path scope"}, codes.PermissionDenied, "the caller has no traversal_path scope"},
 		{"compiler internal", &compiler.Error{Err: compiler.ErrSecurityCheckFailed, Message: "unscoped scan of gl_note"}, codes.Internal, "internal error"},
 		{"unknown format", &formatter.UnknownFormatError{Name: "yaml", Known: []string{"goon"}, LLM: true}, codes.InvalidArgument, ""},
 		{"unrepresentable", fmt.Errorf("%w: gcf-graph has no aggregations", formatter.ErrUnrepresentable), codes.InvalidArgument, ""},

@@ -491,7 +491,7 @@ func (l *loader) relationship(file string, o *Ontology) (*Relationship, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := fields(file, root, []string{"relationship", "description", "pairs"}, []string{"relationship", "description", "pairs"})
+	m, err := fields(file, root, []string{"relationship", "description", "same_namespace", "pairs"}, []string{"relationship", "description", "pairs"})
 	if err != nil {
 		return nil, err
 	}
@@ -508,6 +508,12 @@ func (l *loader) relationship(file string, o *Ontology) (*Relationship, error) {
 	}
 	if r.Description, err = description(file, m["description"]); err != nil {
 		return nil, err
+	}
+	sameNS := m["same_namespace"]
+	if sameNS != nil {
+		if r.SameNamespace, err = boolean(file, sameNS); err != nil {
+			return nil, err
+		}
 	}
 	pairs := m["pairs"]
 	if pairs.Kind != yaml.SequenceNode || len(pairs.Content) == 0 || len(pairs.Content) > 32 {
@@ -535,6 +541,9 @@ func (l *loader) relationship(file string, o *Ontology) (*Relationship, error) {
 		p.From, p.To = ends["from"].Name, ends["to"].Name
 		if !ends["from"].Namespaced() && !ends["to"].Namespaced() {
 			return nil, errAt(file, pn.Line, pn.Column, ErrInvalid, "pair %s→%s connects two global entities", p.From, p.To)
+		}
+		if r.SameNamespace && (!ends["from"].Namespaced() || !ends["to"].Namespaced()) {
+			return nil, errAt(file, pn.Line, pn.Column, ErrInvalid, "pair %s→%s has a global end, but the relationship is same_namespace", p.From, p.To)
 		}
 		if slices.ContainsFunc(r.Pairs, func(q Pair) bool { return q.From == p.From && q.To == p.To }) {
 			return nil, errAt(file, pn.Line, pn.Column, ErrDuplicate, "pair %s→%s appears twice", p.From, p.To)

@@ -139,7 +139,12 @@ func (p Property) ColumnType() string {
 type Relationship struct {
 	Name        string
 	Description string
-	Pairs       []Pair
+	// SameNamespace binds an edge of this type to its ends: an edge is followed only when
+	// its traversal_path is the traversal_path of both of its end nodes, as Orbit joins its
+	// code-graph edges (gl_code_edge) on id and traversal_path. Both ends of every pair are
+	// namespaced (ontology key same_namespace).
+	SameNamespace bool
+	Pairs         []Pair
 }
 
 // Pair is one allowed (from, to) orientation of a relationship.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -196,6 +197,20 @@ func TestLoadErrors(t *testing.T) {
 			data: groupYAML + "  - {name: name, type: String}\n",
 			want: &ontology.Error{File: "entities/group.yaml", Line: 8, Column: 5},
 			kind: ontology.ErrDuplicate,
+		},
+		{
+			name: "same_namespace with a global end",
+			file: "relationships/member_of.yaml",
+			data: strings.Replace(memberYAML, "pairs:", "same_namespace: true\npairs:", 1),
+			want: &ontology.Error{File: "relationships/member_of.yaml", Line: 5, Column: 5},
+			kind: ontology.ErrInvalid,
+		},
+		{
+			name: "same_namespace not a boolean",
+			file: "relationships/member_of.yaml",
+			data: strings.Replace(memberYAML, "pairs:", "same_namespace: yes please\npairs:", 1),
+			want: &ontology.Error{File: "relationships/member_of.yaml", Line: 3, Column: 17},
+			kind: ontology.ErrSyntax,
 		},
 		{
 			name: "duplicate pair",

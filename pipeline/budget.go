@@ -108,6 +108,11 @@ func (p *Pipeline) fit(r *render, q *compiler.Query, ex executor.Executed, resp 
 		if err != nil {
 			return nil, err
 		}
+		if ex.Derived != nil {
+			if err := bp.ApplyDerived(pr, *ex.Derived); err != nil {
+				return nil, err
+			}
+		}
 		if pr.Pagination != nil && pr.Pagination.NextCursor != nil {
 			tok := pg.encode(budgetCursor{After: *pr.Pagination.NextCursor, Left: pg.size - k})
 			pr.Pagination.NextCursor = &tok

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/internal/editdist"
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
@@ -185,7 +186,7 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		if p.AdminOnly {
 			b.WriteString(" admin-only")
 		}
-		if unsupported(p) {
+		if unsupported(e.Name, p) {
 			b.WriteString(" unsupported")
 		}
 		if p.LongText {
@@ -206,11 +207,14 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 	}
 }
 
-// unsupported reports whether graphwire never serves p: a virtual property
-// whose value Orbit fetches from the repository service and graphwire does
-// not store (MergeRequest.diff, MergeRequestDiff.patch). The compiler
-// refuses to select it (UNSUPPORTED_FEATURE), so the schemas say so.
-func unsupported(p ontology.Property) bool { return p.Virtual && !p.Stored }
+// unsupported reports whether graphwire never serves p of entity: a virtual
+// property whose value Orbit fetches from the repository service and
+// graphwire neither stores nor derives from other rows (MergeRequest.diff and
+// MergeRequestDiff.patch are derived from MergeRequestDiffFile.diff). The
+// compiler refuses to select it (UNSUPPORTED_FEATURE), so the schemas say so.
+func unsupported(entity string, p ontology.Property) bool {
+	return p.Virtual && !p.Stored && !compiler.Derived(entity, p.Name)
+}
 
 // traversalPathNote describes the traversal_path column every namespaced entity has: the
 // compiler lets a query select it and filter it by prefix (compiler/catalog.go tpProp).
@@ -313,8 +317,9 @@ type schemaProperty struct {
 	Enum        []string `json:"enum,omitempty"`
 	Description string   `json:"description,omitempty"`
 	// AdminOnly marks what only administrators may read, filter, sort or
-	// aggregate on: anyone else naming it gets ADMIN_ONLY_PROPERTY, as the
-	// compact schema's "admin-only" flag says.
+	// aggregate on: anyone else filtering, sorting or aggregating on it gets
+	// ADMIN_ONLY_PROPERTY, and naming it in columns leaves it out of the
+	// answer, as the compact schema's "admin-only" flag says.
 	AdminOnly bool `json:"admin_only,omitempty"`
 	// Unsupported marks a property graphwire never serves (virtual, its
 	// value fetched by Orbit from the repository service): naming it gets
@@ -347,7 +352,7 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 			if p.Name == "" {
 				continue
 			}
-			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description, p.AdminOnly, unsupported(p)})
+			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description, p.AdminOnly, unsupported(e.Name, p)})
 		}
 		if e.Namespaced() {
 			se.Properties = append(se.Properties, schemaProperty{Name: "traversal_path", Type: "String", Filterable: true, Description: traversalPathNote})

@@ -47,7 +47,20 @@ func (s *Screener) Screen(ctx context.Context, plan *graphresponse.BuildPlan, ba
 			}
 		}
 	}
-	if !anyRef(refs) {
+	// A neighbors centre named by id enters the answer even when no row shows it
+	// (graphresponse.BuildPlan.Centers), so it is asked about too.
+	var centers []graphresponse.NodeRef
+	if plan.QueryType == graphresponse.QueryNeighbors && len(plan.Nodes) > 0 {
+		for _, id := range plan.Centers {
+			r := graphresponse.NodeRef{Kind: plan.Nodes[0].Entity, ID: id}
+			centers = append(centers, r)
+			if _, ok := s.decided[r]; !ok && !asked[r] {
+				asked[r] = true
+				byType[r.Kind] = append(byType[r.Kind], r.ID)
+			}
+		}
+	}
+	if !anyRef(refs) && len(centers) == 0 {
 		return nil // no row shows a node (an aggregation grouped by properties)
 	}
 	types := make([]string, 0, len(byType))
@@ -76,6 +89,14 @@ func (s *Screener) Screen(ctx context.Context, plan *graphresponse.BuildPlan, ba
 		}
 	}
 	base.Withheld = withheld
+	for _, r := range centers {
+		if !s.decided[r] {
+			if base.DeniedCenters == nil {
+				base.DeniedCenters = map[graphresponse.NodeRef]bool{}
+			}
+			base.DeniedCenters[r] = true
+		}
+	}
 	s.withheld += n
 	s.a.opts.Metrics.RedactionWithheld(n)
 	return nil

@@ -248,3 +248,23 @@ func TestScreenerPerRequestCache(t *testing.T) {
 		t.Errorf("after another request: %s ids asked, want %s", got, want)
 	}
 }
+
+// TestScreenNeighborsCenters: a neighbors centre named by id enters the answer even when no
+// row shows it (BuildPlan.Centers), so redaction asks about it too: a denied centre with no
+// neighbors is neither hydrated nor shown, and an allowed one still is.
+func TestScreenNeighborsCenters(t *testing.T) {
+	a := screenAuthority(t)
+	plan := &graphresponse.BuildPlan{QueryType: graphresponse.QueryNeighbors, PageSize: 10,
+		Nodes: []graphresponse.PlanNode{{Alias: "mr", Entity: "MergeRequest"}}, Centers: []int64{10, 11}}
+	base := graphresponse.Rows{Columns: []string{"center_id", "nbr_id", "nbr_kind", "rel_kind", "outgoing"}}
+	if _, err := a.Screen(t.Context(), alice, plan, &base); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := plan.NodeRefs(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]graphresponse.NodeRef{{Kind: "MergeRequest", ID: 10}}, refs); diff != "" {
+		t.Errorf("nodes to hydrate (-want +got):\n%s", diff)
+	}
+}
