@@ -101,6 +101,12 @@ fuzz:
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 IMAGE_DIR ?= build/image
 
+## dist: the release artifacts in dist/: graphwire-$(VERSION)-linux-amd64.tar.gz (binary, LICENSE,
+## README, docs, the chDB installer, deploy/), its CycloneDX SBOM and SHA256SUMS (TestDist checks
+## them, in make test).
+dist:
+	GRAPHWIRE_VERSION=$(VERSION) bash scripts/dist.sh dist
+
 ## image: the OCI image (an image layout in $(IMAGE_DIR), tag $(VERSION)) with Debian's umoci,
 ## without a Docker daemon: non-root, the embedded engine included (docs/deploy.md). Push it with
 ## skopeo copy oci:$(IMAGE_DIR):TAG docker://REGISTRY/graphwire:TAG.
