@@ -43,17 +43,12 @@ if [ -z "$work" ]; then
 fi
 mkdir -p "$work"
 
-if git rev-parse --git-dir >/dev/null 2>&1; then
-  export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}"
-  vcs=true
-else
-  export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-0}"
-  vcs=auto
-fi
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
 created="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
 
 log "building the binary"
-CGO_ENABLED=1 go build -trimpath -buildvcs="$vcs" -o "$work/graphwire" ./cmd/graphwire
+# -buildvcs=auto over a GOFLAGS of -buildvcs=false (.ci/run's): --version names the commit.
+CGO_ENABLED=1 go build -trimpath -buildvcs=auto -o "$work/graphwire" ./cmd/graphwire
 lib="$(bash scripts/install-chdb.sh | tail -n1)"
 # The version: $GRAPHWIRE_VERSION (make passes its VERSION), else git describe. The binary's own
 # --version shows the revision when the toolchain stamped it (not in a git worktree, whose .git

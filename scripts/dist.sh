@@ -35,7 +35,8 @@ stage="$work/$name"
 mkdir -p "$stage/bin" "$stage/docs" "$stage/scripts"
 
 echo "dist: building $name" >&2
-GOOS=$goos GOARCH=$goarch CGO_ENABLED=1 go build -trimpath -o "$stage/bin/graphwire" ./cmd/graphwire
+# -buildvcs=auto over a GOFLAGS of -buildvcs=false (.ci/run's): --version names the commit.
+GOOS=$goos GOARCH=$goarch CGO_ENABLED=1 go build -trimpath -buildvcs=auto -o "$stage/bin/graphwire" ./cmd/graphwire
 cp LICENSE README.md "$stage/"
 cp docs/*.md docs/*.png "$stage/docs/"
 cp scripts/install-chdb.sh "$stage/scripts/"
