@@ -451,7 +451,7 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// MintOptions configures [Mint].
+// MintOptions configures [Mint] and [MintSigned].
 type MintOptions struct {
 	Issuer   string
 	Audience string        // "" means "graphwire"
@@ -465,14 +465,24 @@ func Mint(key []byte, c Claims, opts MintOptions) (string, error) {
 	if len(key) < MinKeyBytes {
 		return "", fmt.Errorf("auth: HMAC key is %d bytes, want at least %d", len(key), MinKeyBytes)
 	}
+	t, err := newToken(jwt.SigningMethodHS256, c, opts)
+	if err != nil {
+		return "", err
+	}
+	return t.SignedString(key)
+}
+
+// newToken is the unsigned token [Mint] and [MintSigned] sign: c's claims, as the verifier's
+// default claim names carry them, and opts' registered claims and kid.
+func newToken(method jwt.SigningMethod, c Claims, opts MintOptions) (*jwt.Token, error) {
 	if c.UserID <= 0 {
-		return "", errors.New("auth: user id must be positive")
+		return nil, errors.New("auth: user id must be positive")
 	}
 	if opts.TTL == 0 {
 		opts.TTL = time.Hour
 	}
 	if opts.TTL > MaxLifetime {
-		return "", errors.New("auth: ttl exceeds 24h")
+		return nil, errors.New("auth: ttl exceeds 24h")
 	}
 	if opts.Audience == "" {
 		opts.Audience = "graphwire"
@@ -487,7 +497,7 @@ func Mint(key []byte, c Claims, opts MintOptions) (string, error) {
 	scopes := make([]scope, 0, len(c.Scopes))
 	for _, s := range c.Scopes {
 		if !scopePath.MatchString(s.Path) || !slices.Contains(accessLevels, s.Level) {
-			return "", fmt.Errorf("auth: invalid scope %s:%d", s.Path, s.Level)
+			return nil, fmt.Errorf("auth: invalid scope %s:%d", s.Path, s.Level)
 		}
 		scopes = append(scopes, scope{s.Path, s.Level})
 	}
@@ -503,11 +513,11 @@ func Mint(key []byte, c Claims, opts MintOptions) (string, error) {
 	if opts.Issuer != "" {
 		claims["iss"] = opts.Issuer
 	}
-	t := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	t := jwt.NewWithClaims(method, claims)
 	if opts.KeyID != "" {
 		t.Header["kid"] = opts.KeyID
 	}
-	return t.SignedString(key)
+	return t, nil
 }
 
 // Fingerprint identifies the whole authorization context of c: the user,

@@ -125,7 +125,8 @@ func (f *Fetcher) Missing(kid string) *KeySet {
 	return f.ks.Load()
 }
 
-// Refresh fetches now, whatever the rate limit, and returns the fetch's error.
+// Refresh fetches now, whatever the rate limit, and returns the fetch's error (its log line
+// has reason "refresh"; serve calls it on SIGHUP).
 func (f *Fetcher) Refresh(ctx context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -18,7 +18,7 @@ const DefaultHealthInterval = 5 * time.Second
 const healthTimeout = 5 * time.Second
 
 // CheckHealth checks once that the engine answers and holds a complete
-// graph ([pipeline.Pipeline.Ready]) and sets the health status of the
+// graph ([pipeline.Pipeline.Ready]), and Options.ReadyCheck when set, and sets the health status of the
 // server ("" and graphwire.v1.QueryService) to SERVING or NOT_SERVING
 // accordingly. It returns the check's error. After [Server.Drain] the
 // status stays NOT_SERVING whatever the check finds.
@@ -26,6 +26,9 @@ func (s *Server) CheckHealth(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	err := s.pipe.Ready(ctx)
+	if err == nil && s.opts.ReadyCheck != nil {
+		err = s.opts.ReadyCheck()
+	}
 	st := healthpb.HealthCheckResponse_SERVING
 	if err != nil {
 		st = healthpb.HealthCheckResponse_NOT_SERVING

@@ -78,6 +78,10 @@ type Options struct {
 	// engine answers and holds a complete graph; 0 means
 	// [DefaultHealthInterval].
 	HealthInterval time.Duration
+	// ReadyCheck, when set, is one more condition of health besides the engine's: while it
+	// returns an error, [Server.CheckHealth] reports NOT_SERVING with that error (serve: a
+	// JWKS that holds no key yet, so that no token could verify).
+	ReadyCheck func() error
 	// Metrics counts and times every call (face "grpc"); nil records
 	// nothing. Set the same metrics in the pipeline's options for engine and
 	// format series.

@@ -4,7 +4,7 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/graphwire), where the tests look for them:
 #
 #   inspector/  the MCP Inspector (npm), for tests/mcp
-#   tools/bin/  grpcurl and grpc-health-probe (Go modules), for tests/e2e
+#   tools/bin/  grpcurl and grpc-health-probe (Go modules), for tests/e2e; helm, for tests/release
 #
 # It is idempotent: a tool already installed at its pinned version is left alone. --where only
 # prints the two directories ("inspector DIR", "tools DIR"), installing nothing.
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 inspector_version=2.12.0 # keep in step with inspectorVersion in tests/mcp/inspector_test.go
-go_tools=(github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4 github.com/grpc-ecosystem/grpc-health-probe@v0.4.61)
+go_tools=(github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4 github.com/grpc-ecosystem/grpc-health-probe@v0.4.61 helm.sh/helm/v3/cmd/helm@v3.22.0)
 
 cache="$(bash scripts/install-chdb.sh --cache-dir)"
 inspector_dir="$cache/inspector"

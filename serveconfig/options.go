@@ -150,7 +150,7 @@ var table = []Option{
 		func(c *Config) any { return &c.JWTSecretFile }},
 	{"jwks-file", String, "", "JWKS file of an identity provider's public keys (RS*, PS*, ES*, EdDSA tokens); reloaded on SIGHUP",
 		func(c *Config) any { return &c.JWKSFile }},
-	{"jwks-url", String, "", "JWKS URL of an identity provider (https, or http on loopback); read at start, every --jwks-refresh and on an unknown kid",
+	{"jwks-url", String, "", "JWKS URL of an identity provider (https, or http on loopback); read at start, every --jwks-refresh, on an unknown kid and on SIGHUP",
 		func(c *Config) any { return &c.JWKSURL }},
 	{"jwks-refresh", Duration, "10m", "how often --jwks-url is read again",
 		func(c *Config) any { return &c.JWKSRefresh }},

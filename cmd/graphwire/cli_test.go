@@ -78,7 +78,7 @@ func TestUsageErrors(t *testing.T) {
 		{"missing argument", []string{"load"}, "graphwire load: requires at least 1 arg(s), only received 0\nRun 'graphwire load --help' for usage.\n"},
 		{"bad flag value", []string{"seed", "--scale", "x"}, "graphwire seed: invalid argument \"x\" for \"--scale\" flag: strconv.ParseFloat: parsing \"x\": invalid syntax\nRun 'graphwire seed --help' for usage.\n"},
 		{"bad --format", []string{"query", "--format", "yaml", "{}"}, "graphwire query: unknown --format \"yaml\" (want gcb1, gcf, gcf-graph, gcx, goon, json, markdown, toon, xml, auto, dot, mermaid)\nRun 'graphwire query --help' for usage.\n"},
-		{"token without secret", []string{"token", "--sub", "1"}, "graphwire token: --jwt-secret-file is required\nRun 'graphwire token --help' for usage.\n"},
+		{"token without secret", []string{"token", "--sub", "1"}, "graphwire token: --jwt-secret-file or --jwt-private-key is required\nRun 'graphwire token --help' for usage.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

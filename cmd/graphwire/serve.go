@@ -211,6 +211,21 @@ type serviceOptions struct {
 	Logger  *slog.Logger
 }
 
+// jwksReady is serve's readiness condition for an identity provider's keys (nil without
+// one): not ready while the key set holds no key, as before the first read of --jwks-url has
+// succeeded, since no token of the provider could verify.
+func jwksReady(ks auth.KeySource) func() error {
+	if ks == nil {
+		return nil
+	}
+	return func() error {
+		if set := ks.KeySet(); set == nil || set.Len() == 0 {
+			return errors.New("no JWKS keys: the identity provider's key set has not been read yet")
+		}
+		return nil
+	}
+}
+
 // newService wires the faces of o over one pipeline on eng.
 func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service, error) {
 	v, err := auth.NewVerifier(auth.Options{Keys: o.Keys, KeyIDs: o.KeyIDs, JWKS: o.JWKS, Issuer: o.Issuer, Audience: o.Audience,
@@ -253,7 +268,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
 		HealthInterval: o.HealthInterval, MaxQueryBytes: o.MaxQueryBytes, Metrics: m, Logger: o.Logger,
-		Authenticated: grpcAuthed, Writer: writer,
+		Authenticated: grpcAuthed, Writer: writer, ReadyCheck: jwksReady(o.JWKS),
 	})
 	if err != nil {
 		return nil, err
@@ -406,10 +421,11 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	defer signal.Stop(hup)
 	hctx, stopHup := context.WithCancel(ctx)
 	defer stopHup()
-	go reloadOnHangup(hctx, hup, reloadable{keyFile: c.JWTSecretFile, jwksFile: c.JWKSFile, jwks: jwksFile}, svc.verifier, svc.cursors, certs, logger)
+	go reloadOnHangup(hctx, hup, reloadable{keyFile: c.JWTSecretFile, jwksFile: c.JWKSFile, jwks: jwksFile, fetcher: fetcher}, svc.verifier, svc.cursors, certs, logger)
 	if fetcher != nil {
 		// The first fetch runs beside the listeners: until it succeeds every asymmetric
-		// token is refused (and asks for a fetch, rate limited), health is not affected.
+		// token is refused (and asks for a fetch, rate limited), and health says NOT_SERVING
+		// (jwksReady).
 		go fetcher.Run(hctx)
 	}
 	adm := svc.server.Admission().Options()
@@ -513,6 +529,11 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, r reloadable, v *
 				logger.Error("jwks_reload_failed", "file", r.jwksFile, "err", err)
 			}
 		}
+		if r.fetcher != nil {
+			// Read --jwks-url now (the fetcher logs the outcome, jwks_fetched or
+			// jwks_fetch_failed, and keeps the last good keys on a failure).
+			r.fetcher.Refresh(ctx)
+		}
 		if certs == nil {
 			continue
 		}
@@ -525,10 +546,11 @@ func reloadOnHangup(ctx context.Context, hup <-chan os.Signal, r reloadable, v *
 }
 
 // reloadable is what SIGHUP reads again besides TLS: the HS256 key file and the JWKS file
-// ("" for none), whose keys go to jwks.
+// ("" for none), whose keys go to jwks, and the JWKS URL of fetcher (nil for none).
 type reloadable struct {
 	keyFile, jwksFile string
 	jwks              *auth.StaticKeys
+	fetcher           *auth.Fetcher
 }
 
 // loadJWKSFile reads the JWKS file at path into dst, logging the keys it holds and those it

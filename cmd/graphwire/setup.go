@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/internal/jsonread"
 )
 
@@ -123,6 +125,25 @@ func (f setupFlags) setupCommand() (string, []string, error) {
 	return exe, args, nil
 }
 
+// setupEngineEnv is the environment the client must give the server for it to find the
+// embedded engine: GRAPHWIRE_CHDB_LIB, absolute, when the library is found now through variables
+// a client's minimal environment may lack (GRAPHWIRE_CHDB_LIB, GRAPHWIRE_CACHE, XDG_CACHE_HOME)
+// rather than at its default under $HOME; none otherwise. It warns on stderr when the library is
+// not there, since the server cannot start without it.
+func setupEngineEnv(stderr io.Writer) (map[string]string, error) {
+	lib, err := filepath.Abs(chdb.DefaultLibrary())
+	if err != nil {
+		return nil, fmt.Errorf("engine library: %w", err)
+	}
+	if _, err := os.Stat(lib); err != nil {
+		fmt.Fprintf(stderr, "graphwire setup: the embedded engine is not at %s (run scripts/install-chdb.sh); the server cannot start without it\n", lib)
+	}
+	if h, err := os.UserHomeDir(); err == nil && lib == chdb.CachedLibrary(filepath.Join(h, ".cache", "graphwire")) {
+		return nil, nil
+	}
+	return map[string]string{"GRAPHWIRE_CHDB_LIB": lib}, nil
+}
+
 // setupPath is the file the client reads its MCP servers from, and the permissions a new one gets.
 func (f setupFlags) setupPath() (string, fs.FileMode, error) {
 	if f.config != "" {
@@ -171,12 +192,16 @@ func runSetup(f setupFlags, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	env, err := setupEngineEnv(stderr)
+	if err != nil {
+		return err
+	}
 	path, perm, err := f.setupPath()
 	if err != nil {
 		return err
 	}
 	if f.print {
-		snippet, err := setupSnippet(f.client, f.name, exe, args)
+		snippet, err := setupSnippet(f.client, f.name, exe, args, env)
 		if err != nil {
 			return err
 		}
@@ -198,11 +223,11 @@ func runSetup(f setupFlags, stdout, stderr io.Writer) error {
 	var updated []byte
 	var action string
 	if f.client == "codex" {
-		if updated, action, err = checkedTOMLServer(old, path, f.name, exe, args); err != nil {
+		if updated, action, err = checkedTOMLServer(old, path, f.name, exe, args, env, stderr); err != nil {
 			return err
 		}
 	} else {
-		updated, action, err = setJSONServer(old, path, f.client, f.name, exe, args)
+		updated, action, err = setJSONServer(old, path, f.client, f.name, exe, args, env)
 		if err != nil {
 			return err
 		}
@@ -272,19 +297,20 @@ func serversKey(client string) string {
 }
 
 // setupSnippet is what --print shows: the client's configuration holding only this server.
-func setupSnippet(client, name, exe string, args []string) ([]byte, error) {
+func setupSnippet(client, name, exe string, args []string, env map[string]string) ([]byte, error) {
 	if client == "codex" {
-		out, _ := setTOMLServer(nil, name, exe, args)
+		out, _ := setTOMLServer(nil, name, exe, args, env)
 		return out, nil
 	}
-	out, _, err := setJSONServer(nil, "", client, name, exe, args)
+	out, _, err := setJSONServer(nil, "", client, name, exe, args, env)
 	return out, err
 }
 
 // setJSONServer sets the server entry name in a JSON client configuration, keeping every other
-// key and server in their order; an entry's own extra keys (env, cwd) are kept too. It reports
-// "added", "updated" or "unchanged".
-func setJSONServer(old []byte, path, client, name, exe string, args []string) ([]byte, string, error) {
+// key and server in their order; an entry's own extra keys (env, cwd) are kept too, and env's
+// variables are set in its "env" object beside the ones it has. It reports "added", "updated"
+// or "unchanged".
+func setJSONServer(old []byte, path, client, name, exe string, args []string, env map[string]string) ([]byte, string, error) {
 	root := &jsonObject{}
 	if len(bytes.TrimSpace(old)) > 0 {
 		var err error
@@ -315,6 +341,20 @@ func setJSONServer(old []byte, path, client, name, exe string, args []string) ([
 	}
 	entry.set("command", setupJSON(exe))
 	entry.set("args", setupJSON(args))
+	if len(env) > 0 {
+		vars := &jsonObject{}
+		if raw, ok := entry.get("env"); ok {
+			var err error
+			ptr := string(jsonread.AppendPointerToken([]byte("/"+key+"/"), name)) + "/env"
+			if vars, err = parseJSONObject(raw, path, ptr); err != nil {
+				return nil, "", err
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			vars.set(k, setupJSON(env[k]))
+		}
+		entry.set("env", vars.encode())
+	}
 	if action == "updated" && reflect.DeepEqual(before, entry.value()) {
 		return old, "unchanged", nil
 	}
@@ -431,7 +471,10 @@ const maxSetupConfigBytes = 4 << 20
 // (an inline table under [mcp_servers], dotted keys, a quoted first part) is refused rather
 // than defined twice; and the edited file must parse and hold exactly the command and args
 // written. Nothing is written when any of these fails.
-func checkedTOMLServer(old []byte, path, name, exe string, args []string) ([]byte, string, error) {
+//
+// env's variables are written as env = { ... } when the table has no env; when it has one that
+// lacks them, stderr says what to add (setup does not rewrite a table it did not write).
+func checkedTOMLServer(old []byte, path, name, exe string, args []string, env map[string]string, stderr io.Writer) ([]byte, string, error) {
 	var before map[string]any
 	md, err := toml.Decode(string(old), &before)
 	if err != nil {
@@ -441,7 +484,21 @@ func checkedTOMLServer(old []byte, path, name, exe string, args []string) ([]byt
 		}
 		return nil, "", fmt.Errorf("%s: not valid TOML: %w; nothing written", path, err)
 	}
-	updated, action := setTOMLServer(old, name, exe, args)
+	if md.IsDefined("mcp_servers", name, "env") {
+		var have struct {
+			Servers map[string]struct {
+				Env map[string]any `toml:"env"`
+			} `toml:"mcp_servers"`
+		}
+		_, _ = toml.Decode(string(old), &have) // it parsed above
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			if have.Servers[name].Env[k] != env[k] {
+				fmt.Fprintf(stderr, "graphwire setup: %s: add %s = %s to the env of mcp_servers.%s by hand\n", path, k, tomlString(env[k]), name)
+			}
+		}
+		env = nil
+	}
+	updated, action := setTOMLServer(old, name, exe, args, env)
 	headed := false
 	for _, l := range strings.SplitAfter(string(old), "\n") {
 		headed = headed || tomlHeaderIs(l, name)
@@ -451,27 +508,39 @@ func checkedTOMLServer(old []byte, path, name, exe string, args []string) ([]byt
 	}
 	var after struct {
 		Servers map[string]struct {
-			Command string   `toml:"command"`
-			Args    []string `toml:"args"`
+			Command string            `toml:"command"`
+			Args    []string          `toml:"args"`
+			Env     map[string]string `toml:"env"`
 		} `toml:"mcp_servers"`
 	}
 	if _, err := toml.Decode(string(updated), &after); err != nil {
 		return nil, "", fmt.Errorf("%s: the edited file would not be valid TOML (%v); nothing written", path, err)
 	}
 	got, ok := after.Servers[name]
-	if !ok || got.Command != exe || !slices.Equal(got.Args, args) {
+	envOK := true
+	for k, v := range env {
+		envOK = envOK && got.Env[k] == v
+	}
+	if !ok || got.Command != exe || !slices.Equal(got.Args, args) || !envOK {
 		return nil, "", fmt.Errorf("%s: the edited file would not hold the server as written; edit mcp_servers.%s by hand; nothing written", path, name)
 	}
 	return updated, action, nil
 }
 
-func setTOMLServer(old []byte, name, exe string, args []string) ([]byte, string) {
+func setTOMLServer(old []byte, name, exe string, args []string, env map[string]string) ([]byte, string) {
 	header := "[mcp_servers." + tomlKey(name) + "]"
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = tomlString(a)
 	}
 	body := "command = " + tomlString(exe) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n"
+	if len(env) > 0 { // the caller leaves env out when the table has one
+		var vars []string
+		for _, k := range slices.Sorted(maps.Keys(env)) {
+			vars = append(vars, tomlKey(k)+" = "+tomlString(env[k]))
+		}
+		body += "env = { " + strings.Join(vars, ", ") + " }\n"
+	}
 	lines := strings.SplitAfter(string(old), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]

@@ -25,6 +25,11 @@ func setupEnv(t *testing.T) (home, wd string) {
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("GRAPHWIRE_DATA", "")
 	t.Setenv("CODEX_HOME", "")
+	// The engine's library where a client's minimal environment finds it too (under $HOME), so
+	// setup writes no env (TestSetupEngineEnv covers the other case).
+	t.Setenv("GRAPHWIRE_CHDB_LIB", "")
+	t.Setenv("GRAPHWIRE_CACHE", "")
+	t.Setenv("XDG_CACHE_HOME", "")
 	t.Chdir(wd)
 	return home, wd
 }
@@ -347,5 +352,72 @@ func TestSetupCodexForeignForms(t *testing.T) {
 		if backups, _ := filepath.Glob(path + ".bak-*"); len(backups) != 0 {
 			t.Errorf("%s: backups %v, want none", tt.name, backups)
 		}
+	}
+}
+
+// TestSetupEngineEnv: when the engine's library is found through variables a client's minimal
+// environment lacks (here GRAPHWIRE_CHDB_LIB), setup writes GRAPHWIRE_CHDB_LIB into the entry's
+// env, beside the variables it has, idempotently; Codex gets env = { ... }, or a note when its
+// table has an env of its own. At its default under $HOME nothing is written, and a missing
+// library is reported.
+func TestSetupEngineEnv(t *testing.T) {
+	home, wd := setupEnv(t)
+	lib := filepath.Join(t.TempDir(), "engine", "libchdb.so")
+	if err := os.MkdirAll(filepath.Dir(lib), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lib, []byte("not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GRAPHWIRE_CHDB_LIB", lib)
+
+	path := filepath.Join(wd, ".mcp.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"graphwire": {"command": "x", "env": {"TZ": "UTC"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI("setup", "claude-code", "--admin")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("setup: exit %d, stderr %q", r.code, r.stderr)
+	}
+	env, _ := jsonServer(t, path, "mcpServers", "graphwire")["env"].(map[string]any)
+	if env["GRAPHWIRE_CHDB_LIB"] != lib || env["TZ"] != "UTC" {
+		t.Fatalf("env %v: want GRAPHWIRE_CHDB_LIB=%s beside TZ", env, lib)
+	}
+	if r := runCLI("setup", "claude-code", "--admin"); r.code != 0 || !strings.Contains(r.stdout, "unchanged") {
+		t.Fatalf("second setup: exit %d, stdout %q", r.code, r.stdout)
+	}
+
+	codex := filepath.Join(home, ".codex", "config.toml")
+	if r := runCLI("setup", "codex", "--admin"); r.code != 0 {
+		t.Fatalf("setup codex: exit %d, stderr %q", r.code, r.stderr)
+	}
+	got, err := os.ReadFile(codex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "env = { GRAPHWIRE_CHDB_LIB = " + tomlString(lib) + " }\n"; !strings.Contains(string(got), want) {
+		t.Fatalf("%s:\n%s\nwant a line %q", codex, got, want)
+	}
+	if r := runCLI("setup", "codex", "--admin"); r.code != 0 || !strings.Contains(r.stdout, "unchanged") {
+		t.Fatalf("second setup codex: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	own := "[mcp_servers.graphwire]\ncommand = \"x\"\n\n[mcp_servers.graphwire.env]\nTZ = \"UTC\"\n"
+	if err := os.WriteFile(codex, []byte(own), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI("setup", "codex", "--admin")
+	if want := "add GRAPHWIRE_CHDB_LIB = " + tomlString(lib) + " to the env of mcp_servers.graphwire by hand"; r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("setup codex with its own env table: exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+
+	// At the default under $HOME: no env; and a library that is not there is reported.
+	t.Setenv("GRAPHWIRE_CHDB_LIB", "")
+	r = runCLI("setup", "cursor", "--admin")
+	cursor := filepath.Join(home, ".cursor", "mcp.json")
+	if e := jsonServer(t, cursor, "mcpServers", "graphwire"); r.code != 0 || e["env"] != nil {
+		t.Fatalf("setup cursor with the default library: exit %d, entry %v; want no env", r.code, e)
+	}
+	if !strings.Contains(r.stderr, "the embedded engine is not at "+filepath.Join(home, ".cache", "graphwire")) {
+		t.Errorf("stderr %q: want the missing library reported", r.stderr)
 	}
 }

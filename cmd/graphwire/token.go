@@ -1,8 +1,10 @@
 package main
 
 import (
+	"crypto"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +20,9 @@ import (
 // tokenFlags are the parsed flags of graphwire token.
 type tokenFlags struct {
 	secretFile string
+	privateKey string // --jwt-private-key: sign with an asymmetric key instead
+	alg        string
+	printJWKS  bool
 	sub        string
 	admin      bool
 	scopes     scopeList
@@ -30,31 +35,47 @@ type tokenFlags struct {
 func newTokenCmd(s streams) *cobra.Command {
 	var f tokenFlags
 	cmd := &cobra.Command{
-		Use:     "token --jwt-secret-file FILE --sub ID [--admin | --scope PATH[:LEVEL] ...] [flags]",
-		Short:   "mint a development JWT",
-		Long:    "Mint an HS256 JWT for graphwire serve and graphwire mcp, signed with the secret in --jwt-secret-file.",
-		Example: "  graphwire token --jwt-secret-file /tmp/secret --sub 1 --scope 1/:30",
-		Args:    cobra.NoArgs,
+		Use:   "token (--jwt-secret-file FILE | --jwt-private-key FILE) --sub ID [--admin | --scope PATH[:LEVEL] ...] [flags]",
+		Short: "mint a development JWT",
+		Long: "Mint a JWT for graphwire serve and graphwire mcp: HS256, signed with the secret in --jwt-secret-file, or\n" +
+			"RS256/384/512, PS256/384/512, ES256/384/512 or EdDSA, signed with the PEM private key in --jwt-private-key\n" +
+			"(what an identity provider would issue; --print-jwks prints the key's public JWKS for serve --jwks-file).",
+		Example: "  graphwire token --jwt-secret-file /tmp/secret --sub 1 --scope 1/:30\n" +
+			"  openssl genpkey -algorithm ed25519 -out /tmp/idp.pem\n" +
+			"  graphwire token --jwt-private-key /tmp/idp.pem --jwt-key-id k1 --print-jwks > /tmp/jwks.json\n" +
+			"  graphwire token --jwt-private-key /tmp/idp.pem --jwt-key-id k1 --sub 1 --scope 1/:30",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			uid, err := strconv.ParseInt(f.sub, 10, 64)
 			switch {
-			case f.secretFile == "":
-				return usageErrorf("--jwt-secret-file is required")
-			case err != nil || uid <= 0:
+			case f.secretFile == "" && f.privateKey == "":
+				return usageErrorf("--jwt-secret-file or --jwt-private-key is required")
+			case f.secretFile != "" && f.privateKey != "":
+				return usageErrorf("use --jwt-secret-file or --jwt-private-key, not both")
+			case f.privateKey == "" && (f.alg != "" || f.printJWKS):
+				return usageErrorf("--jwt-alg and --print-jwks need --jwt-private-key")
+			}
+			if f.printJWKS {
+				return runPrintJWKS(f, s.stdout)
+			}
+			uid, err := strconv.ParseInt(f.sub, 10, 64)
+			if err != nil || uid <= 0 {
 				return usageErrorf("--sub must be a positive user id, not %q", f.sub)
 			}
 			return runToken(f, uid, s.stdout)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret; required")
+	fs.StringVar(&f.secretFile, "jwt-secret-file", "", "file holding the HS256 secret (this or --jwt-private-key is required)")
+	fs.StringVar(&f.privateKey, "jwt-private-key", "", "PEM private key (RSA, ECDSA P-256/384/521 or Ed25519, unencrypted) to sign with instead of an HS256 secret")
+	fs.StringVar(&f.alg, "jwt-alg", "", "algorithm for --jwt-private-key: RS256/384/512 or PS256/384/512 (RSA), ES256/384/512 (by curve), EdDSA (default: RS256, the curve's ES, EdDSA)")
+	fs.BoolVar(&f.printJWKS, "print-jwks", false, "print the public JWKS of --jwt-private-key (with --jwt-key-id and --jwt-alg), for serve --jwks-file, instead of a token")
 	fs.StringVar(&f.sub, "sub", "", "user id (positive integer); required")
 	fs.BoolVar(&f.admin, "admin", false, "mint an admin token")
 	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")
 	fs.DurationVar(&f.ttl, "ttl", time.Hour, "lifetime, at most 24h")
 	fs.StringVar(&f.issuer, "jwt-issuer", "", "iss claim")
 	fs.StringVar(&f.audience, "jwt-audience", "graphwire", "aud claim")
-	fs.StringVar(&f.keyID, "jwt-key-id", "", `sign with the key of this id in the key file ("KID SECRET" lines) and name it in the token's kid header; default: the file's last key, no kid`)
+	fs.StringVar(&f.keyID, "jwt-key-id", "", `sign with the key of this id in the key file ("KID SECRET" lines) and name it in the token's kid header; default: the file's last key, no kid. With --jwt-private-key: the kid of the token and of --print-jwks`)
 	// The spellings before the flags matched serve's and mcp's.
 	deprecatedAlias(fs, "jwt-secret-file", "secret-file", s.stderr)
 	deprecatedAlias(fs, "jwt-issuer", "issuer", s.stderr)
@@ -62,8 +83,62 @@ func newTokenCmd(s streams) *cobra.Command {
 	return cmd
 }
 
+// readPrivateKey reads --jwt-private-key.
+func readPrivateKey(path string) (crypto.Signer, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("--jwt-private-key: %w", err)
+	}
+	if fi.Size() > 1<<20 {
+		return nil, fmt.Errorf("--jwt-private-key %s: %d bytes, not a key file (at most 1 MiB)", path, fi.Size())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--jwt-private-key: %w", err)
+	}
+	key, err := auth.ParsePrivateKey(data)
+	if err != nil {
+		return nil, fmt.Errorf("--jwt-private-key %s: %w", path, err)
+	}
+	return key, nil
+}
+
+// runPrintJWKS is graphwire token --print-jwks.
+func runPrintJWKS(f tokenFlags, stdout io.Writer) error {
+	key, err := readPrivateKey(f.privateKey)
+	if err != nil {
+		return err
+	}
+	if _, err := auth.SigningAlgorithm(key, f.alg); err != nil {
+		return usageErrorf("--jwt-alg: %v", err)
+	}
+	doc, err := auth.PublicJWKS(key, f.alg, f.keyID)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", doc)
+	return err
+}
+
 // runToken is the running half of graphwire token.
 func runToken(f tokenFlags, uid int64, stdout io.Writer) error {
+	claims := auth.Claims{UserID: uid, Admin: f.admin, Scopes: authScopes(f.scopes)}
+	opts := auth.MintOptions{Issuer: f.issuer, Audience: f.audience, TTL: f.ttl, KeyID: f.keyID}
+	if f.privateKey != "" {
+		key, err := readPrivateKey(f.privateKey)
+		if err != nil {
+			return err
+		}
+		if _, err := auth.SigningAlgorithm(key, f.alg); err != nil {
+			return usageErrorf("--jwt-alg: %v", err)
+		}
+		tok, err := auth.MintSigned(key, f.alg, claims, opts)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, tok)
+		return err
+	}
 	keys, err := serveconfig.ReadKeys(f.secretFile)
 	if err != nil {
 		return err
@@ -85,8 +160,7 @@ func runToken(f tokenFlags, uid int64, stdout io.Writer) error {
 		}
 		secret = keys[i].Secret
 	}
-	tok, err := auth.Mint(secret, auth.Claims{UserID: uid, Admin: f.admin, Scopes: authScopes(f.scopes)},
-		auth.MintOptions{Issuer: f.issuer, Audience: f.audience, TTL: f.ttl, KeyID: f.keyID})
+	tok, err := auth.Mint(secret, claims, opts)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 )
 
@@ -275,5 +277,85 @@ func TestServeJWKSFileReload(t *testing.T) {
 	s.waitFor(t, "jwks_reload_failed")
 	if !accepted(t2) {
 		t.Error("after a failed reload: the k2 token is refused, want the last good keys in force")
+	}
+}
+
+// TestServeJWKSURLReadinessAndHangup runs "graphwire serve --jwks-url" against an identity
+// provider that fails at first: serve starts, but /readyz and gRPC health say not ready, since
+// no token could verify without keys. Once the provider answers, SIGHUP makes serve read the
+// URL at once (the scheduled and rate-limited reads are an hour away): the provider's token
+// verifies, and serve becomes ready.
+func TestServeJWKSURLReadinessAndHangup(t *testing.T) {
+	_, ed, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1 := idpKey{"k1", jwt.SigningMethodEdDSA, ed}
+	var up atomic.Bool
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/jwk-set+json")
+		w.Write(jwksDoc(t, k1))
+	}))
+	t.Cleanup(idp.Close)
+	s := startServe(t, nil, "--jwks-url", idp.URL+"/jwks.json", "--jwks-refresh", "1h", "--jwks-min-refresh", "1h",
+		"--jwt-issuer", "https://idp.test", "--jwt-user-claim", "user_id", "--jwt-admin-claim", "groups_admin",
+		"--metrics-listen", "127.0.0.1:0", "--health-interval", "50ms")
+	readyz := func() (int, string) {
+		t.Helper()
+		c := http.Client{Timeout: 10 * time.Second}
+		resp, err := c.Get("http://" + s.metrics + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	health := func() healthpb.HealthCheckResponse_ServingStatus {
+		t.Helper()
+		r, err := healthpb.NewHealthClient(grpcConn(t, s.grpc, insecure.NewCredentials())).Check(t.Context(), &healthpb.HealthCheckRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.GetStatus()
+	}
+	// until polls /readyz, every 25 ms and at most 400 times, until it answers code.
+	until := func(code int) string {
+		t.Helper()
+		for range 400 {
+			if c, body := readyz(); c == code {
+				return body
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		t.Fatalf("/readyz never answered %d\n%s", code, s.output())
+		return ""
+	}
+	s.waitFor(t, "jwks_fetch_failed")
+	if body := until(http.StatusServiceUnavailable); !strings.Contains(body, "no JWKS keys") {
+		t.Errorf("/readyz without keys: %q, want the reason", body)
+	}
+	if st := health(); st != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("gRPC health without keys: %v, want NOT_SERVING as /readyz", st)
+	}
+
+	up.Store(true)
+	if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.waitFor(t, "jwks_fetched"); l.fields["reason"] != "refresh" {
+		t.Errorf("the read after SIGHUP has reason %v, want refresh", l.fields["reason"])
+	}
+	until(http.StatusOK)
+	if st := health(); st != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("gRPC health with keys: %v, want SERVING", st)
+	}
+	conn := grpcConn(t, s.grpc, insecure.NewCredentials())
+	if _, _, err := executeQuery(t, conn, k1.token(t), "", "search"); err != nil {
+		t.Errorf("the provider's token after SIGHUP: %v", err)
 	}
 }
