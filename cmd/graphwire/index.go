@@ -42,8 +42,8 @@ func newIndexCmd(s streams) *cobra.Command {
 	var f indexFlags
 	cmd := &cobra.Command{
 		Use:   "index [flags] PATH [PATTERN...]",
-		Short: "index a Go module or workspace into the code graph",
-		Long:  "Index the Go packages PATTERN (default ./...) of the module or workspace at PATH into the code\ngraph (docs/loading.md). Re-indexing writes only what changed.",
+		Short: "index a source tree (Go, Python, TypeScript, JavaScript, Java, Rust, C, C++, Ruby, C#, Kotlin, PHP) into the code graph",
+		Long:  "Index the source files under PATH into the code graph (docs/codegraph.md): the Go packages PATTERN\n(default ./...) of the module or workspace at PATH, type-checked, and the files of every other\nsupported language, parsed with tree-sitter. Re-indexing writes only what changed.",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dir, f.patterns = args[0], args[1:]
@@ -119,17 +119,21 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	loadBar, _ := newProgress(stderr, os.Getenv(progressEnv), unitBytes) // the same setting, checked above
 	defer loadBar.finish()
 	start := time.Now()
-	g, st, err := codeindex.Index(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
+	g, st, err := codeindex.IndexTree(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
 		ProjectID: f.project, Branch: branch, Commit: commit, Progress: bar.indexReport})
+	if errors.Is(err, codeindex.ErrNoSupportedFiles) || (err == nil && st.Files == 0) {
+		// Nothing to write: say so before the data directory is opened (or created).
+		msg := fmt.Sprintf("no source file of a supported language under %s (Go test files are not indexed; languages: %s)",
+			f.dir, strings.Join(slices.Sorted(maps.Keys(codeindex.SupportedLanguages())), ", "))
+		if sum := st.SkipSummary(); sum != "" {
+			msg += "; skipped: " + sum
+		}
+		return &classError{code: exitNoSource, msg: msg, err: errNoGoFiles}
+	}
 	if err != nil {
 		return err
 	}
 	indexed := time.Since(start)
-	if st.Files == 0 {
-		// Nothing to write: say so before the data directory is opened (or created).
-		return &classError{code: exitNotFound, msg: fmt.Sprintf("no Go files found under %s (patterns %s; test files are not indexed)",
-			f.dir, strings.Join(patternsOrDefault(f.patterns), " ")), err: errNoGoFiles}
-	}
 	eng, err := f.engine.openWritable(stderr)
 	if err != nil {
 		return err
@@ -216,18 +220,21 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	if st.TypeErrors > 0 {
 		fmt.Fprintf(stderr, "warning: %d packages have type errors; they are indexed as far as they type-check\n", st.TypeErrors)
 	}
-	if st.ParseErrors > 0 || st.InvalidUTF8 > 0 {
-		fmt.Fprintf(stderr, "warning: %d files do not parse (%d of them skipped: no syntax tree), %d hold bytes that are not UTF-8; the rest of each is indexed as far as it parses:\n",
+	if st.ParseErrors > 0 || st.InvalidUTF8 > 0 || len(st.Problems) > 0 {
+		fmt.Fprintf(stderr, "warning: %d files do not parse (%d of them skipped: no syntax tree), %d hold bytes that are not UTF-8; the rest of each is indexed as far as it parses; problems:\n",
 			st.ParseErrors, st.Skipped, st.InvalidUTF8)
 		for _, p := range st.Problems {
 			fmt.Fprintf(stderr, "  %s\n", p)
 		}
-		if n := st.ParseErrors + st.InvalidUTF8 - len(st.Problems); n > 0 {
+		if n := st.ParseErrors + st.InvalidUTF8 + st.Skips[codeindex.SkipUnreadable] + st.Skips[codeindex.SkipSymlinkLoop] + st.Skips[codeindex.SkipBroken] - len(st.Problems); n > 0 {
 			fmt.Fprintf(stderr, "  … and %d more\n", n)
 		}
 	}
-	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files, %d definitions, %d imports, %d edges\n",
-		f.dir, branch, short(commit), f.engine.describe(), f.namespace, f.project, st.Packages, st.Files, st.Definitions, st.Imports, st.Edges)
+	if sum := st.SkipSummary(); sum != "" {
+		fmt.Fprintf(stderr, "skipped: %s\n", sum)
+	}
+	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files (%s), %d definitions, %d imports, %d edges\n",
+		f.dir, branch, short(commit), f.engine.describe(), f.namespace, f.project, st.Packages, st.Files, languageCounts(st.Languages), st.Definitions, st.Imports, st.Edges)
 	fmt.Fprintf(stderr, "time %s (type-check and extract %s, open, compare digests and write files %s, load %s); %.0f files/s, %.0f edges/s\n",
 		total.Round(time.Millisecond), indexed.Round(time.Millisecond), written.Round(time.Millisecond), loaded.Round(time.Millisecond),
 		float64(st.Files)/total.Seconds(), float64(st.Edges)/total.Seconds())
@@ -257,14 +264,16 @@ func changeSummary(files []string, digests map[string]string, indexed int) strin
 	return msg
 }
 
-// errNoGoFiles is the cause of index's error when PATH holds no Go file to index.
-var errNoGoFiles = errors.New("no Go files")
+// errNoGoFiles is the cause of index's error when PATH holds no file to index.
+var errNoGoFiles = codeindex.ErrNoSupportedFiles
 
-func patternsOrDefault(p []string) []string {
-	if len(p) == 0 {
-		return []string{"./..."}
+// languageCounts renders files per language, sorted: "go 3, python 12".
+func languageCounts(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
-	return p
+	return strings.Join(parts, ", ")
 }
 
 // indexState is the table of the digests of each file's rows (codeindex.Graph.Digests) at

@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -226,7 +227,7 @@ func TestIndexRefusesWhatIsNotAModule(t *testing.T) {
 	}{
 		{filepath.Join(dir, "missing"), exitNotFound, "no such file or directory"},
 		{file, exitUsage, file + " is not a directory"},
-		{empty, exitNotFound, "no Go files found under " + empty},
+		{empty, exitNoSource, "no source file of a supported language under " + empty},
 	} {
 		data := filepath.Join(dir, "data")
 		r := runCLI("index", "--embedded", data, c.path)
@@ -236,6 +237,21 @@ func TestIndexRefusesWhatIsNotAModule(t *testing.T) {
 		if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("index %s: the data directory was created (stat: %v)", c.path, err)
 		}
+	}
+}
+
+// TestIndexReportSuggestsNoLoadFlag: index, refused invalid rows, does not suggest
+// --skip-invalid, a flag only load takes; load still does.
+func TestIndexReportSuggestsNoLoadFlag(t *testing.T) {
+	ve := &load.ValidationError{Count: 1}
+	var idx, ld strings.Builder
+	report(&idx, "graphwire index", ve)
+	report(&ld, "graphwire load", ve)
+	if strings.Contains(idx.String(), "--skip-invalid") || idx.String() != "graphwire index: refused: 1 invalid rows, nothing written\n" {
+		t.Errorf("index: %q", idx.String())
+	}
+	if !strings.Contains(ld.String(), "--skip-invalid loads the valid ones") {
+		t.Errorf("load: %q", ld.String())
 	}
 }
 
