@@ -89,7 +89,7 @@ func rustCrate(rel string) string {
 
 const jsCalls = `
 (call_expression function: (identifier) @call.name) @call
-(call_expression function: (member_expression object: (_) @call.recv property: (property_identifier) @call.name)) @call
+(call_expression function: (member_expression object: (_) @call.recv property: [(property_identifier) (private_property_identifier)] @call.name)) @call
 (new_expression constructor: (identifier) @call.name) @call
 (import_statement (import_clause (named_imports (import_specifier name: (identifier) @import.name alias: (identifier)? @import.alias))) source: (string (string_fragment) @import.path)) @import
 (import_statement (import_clause (identifier) @import.default) source: (string (string_fragment) @import.path)) @import
@@ -101,6 +101,7 @@ const jsCalls = `
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @def.Method
 (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) ) @def.Function
 (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) ) @def.Function
+(pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @def.Function
 `
 
 // languages lists every language the tree-sitter indexer reads, in a fixed order.
@@ -122,6 +123,7 @@ func languages() []*language {
 		{name: "tsx", exts: []string{"tsx"}, sep: ".", module: pathModule, selfNames: []string{"this"}, query: tsQuery},
 		{name: "javascript", exts: []string{"js", "jsx", "mjs", "cjs"}, sep: ".", module: pathModule, selfNames: []string{"this"}, query: jsCalls + `
 (class_declaration name: (identifier) @name) @def.Class
+(field_definition property: [(property_identifier) (private_property_identifier)] @name value: [(arrow_function) (function_expression)]) @def.Method
 (class_heritage (identifier) @base)
 (class_heritage (member_expression) @base)
 `},
@@ -237,6 +239,7 @@ func languages() []*language {
 const tsQuery = jsCalls + `
 (class_declaration name: (type_identifier) @name) @def.Class
 (abstract_class_declaration name: (type_identifier) @name) @def.Class
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name value: [(arrow_function) (function_expression)]) @def.Method
 (interface_declaration name: (type_identifier) @name) @def.Interface
 (type_alias_declaration name: (type_identifier) @name) @def.Type
 (enum_declaration name: (identifier) @name) @def.Enum

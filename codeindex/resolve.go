@@ -191,6 +191,7 @@ type resolver struct {
 	modules map[string]string // group \x00 module → file (Python, JavaScript)
 	suffix  map[string]string // group \x00 tail of a Python module → its file, "" if several
 	mods    map[string]bool   // group \x00 module of every file
+	depth   int               // of typeRefs calls in progress: names can refer to themselves
 }
 
 // group is the namespace a file's names live in: JavaScript and TypeScript share one, C
@@ -614,6 +615,11 @@ func (r *resolver) inherited(ff *fileFacts, ci int, name string, depth int) []re
 
 // typeRefs resolves a type name as written (Foo, pkg.Foo, a::Foo) at definition encl.
 func (r *resolver) typeRefs(ff *fileFacts, encl int, written string) []ref {
+	if r.depth > 6 {
+		return nil // class A : A.B, or a cycle of bases
+	}
+	r.depth++
+	defer func() { r.depth-- }()
 	parts := splitQualified(written)
 	if len(parts) == 0 {
 		return nil

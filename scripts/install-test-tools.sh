@@ -5,6 +5,8 @@
 #
 #   inspector/  the MCP Inspector (npm), for tests/mcp
 #   tools/bin/  grpcurl and grpc-health-probe (Go modules), for tests/e2e
+#   codegraph/  npm packages whose sources codeindex's TestRealCode indexes (TypeScript, Java,
+#               Kotlin, C#, C++ no one here wrote), each unpacked as codegraph/NAME-VERSION/package
 #
 # It is idempotent: a tool already installed at its pinned version is left alone. --where only
 # prints the two directories ("inspector DIR", "tools DIR"), installing nothing.
@@ -12,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 inspector_version=2.12.0 # keep in step with inspectorVersion in tests/mcp/inspector_test.go
+codegraph_packages=(zod@3.25.76 react-native-maps@1.10.0 react-native-screens@3.29.0 edge-js@20.10.0) # keep in step with codeindex/realcode_test.go
 go_tools=(github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.4 github.com/grpc-ecosystem/grpc-health-probe@v0.4.61)
 
 cache="$(bash scripts/install-chdb.sh --cache-dir)"
@@ -28,6 +31,14 @@ if [ "$(cat "$inspector_dir/.version" 2>/dev/null)" != "$inspector_version" ] ||
   npm install --no-audit --no-fund --prefix "$inspector_dir" "@modelcontextprotocol/inspector@$inspector_version" >/dev/null
   echo "$inspector_version" > "$inspector_dir/.version"
 fi
+
+for p in "${codegraph_packages[@]}"; do
+  d="$cache/codegraph/${p/@/-}"
+  if [ ! -f "$d/package/package.json" ]; then
+    rm -rf "$d" && mkdir -p "$d"
+    (cd "$d" && npm pack --silent "$p" >/dev/null && tar xzf ./*.tgz && rm -f ./*.tgz)
+  fi
+done
 
 # Debian has no grpcurl package; both tools are Go modules, installed by version.
 for t in "${go_tools[@]}"; do
