@@ -6,7 +6,8 @@
 #   inspector/  the MCP Inspector (npm), for tests/mcp
 #   tools/bin/  grpcurl and grpc-health-probe (Go modules), for tests/e2e
 #   codegraph/  npm packages whose sources codeindex's TestRealCode indexes (TypeScript, Java,
-#               Kotlin, C#, C++ no one here wrote), each unpacked as codegraph/NAME-VERSION/package
+#               Kotlin, C#, C++ no one here wrote), each unpacked as codegraph/NAME-VERSION/package,
+#               and the TypeScript compiler it checks the TypeScript calls with (codegraph/typescript)
 #
 # It is idempotent: a tool already installed at its pinned version is left alone. --where only
 # prints the two directories ("inspector DIR", "tools DIR"), installing nothing.
@@ -39,6 +40,13 @@ for p in "${codegraph_packages[@]}"; do
     (cd "$d" && npm pack --silent "$p" >/dev/null && tar xzf ./*.tgz && rm -f ./*.tgz)
   fi
 done
+
+typescript_version=5.6.3 # keep in step with codeindex/realcode_test.go
+if [ ! -f "$cache/codegraph/typescript/node_modules/typescript/package.json" ] ||
+  ! grep -q "\"version\": \"$typescript_version\"" "$cache/codegraph/typescript/node_modules/typescript/package.json"; then
+  mkdir -p "$cache/codegraph/typescript"
+  npm install --no-audit --no-fund --prefix "$cache/codegraph/typescript" "typescript@$typescript_version" >/dev/null
+fi
 
 # Debian has no grpcurl package; both tools are Go modules, installed by version.
 for t in "${go_tools[@]}"; do
