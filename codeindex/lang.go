@@ -45,9 +45,15 @@ type language struct {
 	globalTypes bool
 }
 
-// classKinds are the definition kinds whose nested functions are methods.
-var classKinds = map[string]bool{"Class": true, "Interface": true, "Struct": true, "Trait": true, "Enum": true,
-	"Module": false, "Object": true, "Record": true, "Union": true}
+// isClass says whether definitions of kind k hold members: a function in one is a method,
+// and its members are reached through it (Class.f, self.f).
+func isClass(k string) bool {
+	switch k {
+	case "Class", "Interface", "Struct", "Trait", "Enum", "Object", "Union":
+		return true
+	}
+	return false
+}
 
 func stripExt(rel string) string { return strings.TrimSuffix(rel, path.Ext(rel)) }
 

@@ -119,7 +119,7 @@ func nest(ff *fileFacts, l *language) {
 			d.parent = stack[len(stack)-1]
 			p := &ff.defs[d.parent]
 			owner = p.fqn
-			if d.kind == "Function" && (classKinds[p.kind] || p.scope) {
+			if d.kind == "Function" && (isClass(p.kind) || p.scope) {
 				d.kind = "Method"
 			}
 		}
@@ -251,7 +251,7 @@ func resolve(files []*fileFacts, specs []*language, opts Options, root string) *
 				Content: strings.ToValidUTF8(string(ff.src[d.start:d.end]), "\uFFFD")})
 			x.onBranch("Definition", d.id)
 			r.members[gr+"\x00"+d.owner+"\x00"+d.name] = append(r.members[gr+"\x00"+d.owner+"\x00"+d.name], rf)
-			if d.parent < 0 || classKinds[d.kind] || d.kind == "Module" {
+			if d.parent < 0 || isClass(d.kind) || d.kind == "Module" {
 				r.byName[gr+"\x00"+d.name] = append(r.byName[gr+"\x00"+d.name], rf)
 			}
 		}
@@ -541,7 +541,7 @@ func (r *resolver) jsModule(ff *fileFacts, spec string) string {
 // enclosingClass is the innermost class-like definition or scope around definition i.
 func enclosingClass(ff *fileFacts, i int) int {
 	for ; i >= 0; i = ff.defs[i].parent {
-		if d := &ff.defs[i]; d.scope || classKinds[d.kind] {
+		if d := &ff.defs[i]; d.scope || isClass(d.kind) {
 			return i
 		}
 	}
@@ -556,13 +556,13 @@ func (r *resolver) lookup(ff *fileFacts, encl int, name string) ([]ref, int64) {
 	gr := group(ff)
 	for i := encl; i >= 0; i = ff.defs[i].parent {
 		d := &ff.defs[i]
-		if (classKinds[d.kind] || d.scope) && !ff.spec.implicitSelf {
+		if (isClass(d.kind) || d.scope) && !ff.spec.implicitSelf {
 			continue
 		}
 		if c := r.members[gr+"\x00"+d.fqn+"\x00"+name]; len(c) > 0 {
 			return c, 0
 		}
-		if classKinds[d.kind] || d.scope {
+		if isClass(d.kind) || d.scope {
 			if c := r.inherited(ff, i, name, 0); len(c) > 0 {
 				return c, 0
 			}
@@ -632,7 +632,7 @@ func (r *resolver) typeRefs(ff *fileFacts, encl int, written string) []ref {
 	}
 	var out []ref
 	for _, c := range cands {
-		if d := c.def(); classKinds[d.kind] || d.kind == "Type" || d.kind == "Module" || d.scope {
+		if d := c.def(); isClass(d.kind) || d.kind == "Type" || d.kind == "Module" || d.scope {
 			out = append(out, c)
 		}
 	}
@@ -693,6 +693,15 @@ func one(ff *fileFacts, c []ref) []ref {
 	return c[:1]
 }
 
+// callable says whether a call can name a definition of kind k.
+func callable(k string) bool {
+	switch k {
+	case "Interface", "Type", "Enum", "Namespace", "Module", "Trait", "Property", "Constant", "Variable":
+		return false
+	}
+	return true
+}
+
 // call adds the CALLS edge of one call, if its callee resolves.
 func (r *resolver) call(ff *fileFacts, c callFact) {
 	fromKind, from := "File", ff.fileID
@@ -727,7 +736,10 @@ func (r *resolver) call(ff *fileFacts, c callFact) {
 			}
 		}
 	}
-	if t := one(ff, r.real(cands)); len(t) == 1 {
+	// Only what can be called: a TypeScript interface shares its name with the value that
+	// constructs it (export interface ZodRecord, export const ZodRecord = …).
+	cands = slices.DeleteFunc(r.real(cands), func(c ref) bool { return !callable(c.def().kind) })
+	if t := one(ff, cands); len(t) == 1 {
 		if td := t[0].def(); td.id != from {
 			r.x.edge("CALLS", fromKind, from, "Definition", td.id)
 		}

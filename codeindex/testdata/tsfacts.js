@@ -53,7 +53,7 @@ for (const sf of program.getSourceFiles()) {
       if (ts.isPropertyAccessExpression(e)) e = e.name;
       let sym = e && checker.getSymbolAtLocation(e);
       if (sym && sym.flags & ts.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
-      const d = sym && sym.declarations && sym.declarations[0];
+      const d = sym && (sym.valueDeclaration || (sym.declarations && sym.declarations[0]));
       const dn = d && named(d);
       const dsf = d && d.getSourceFile();
       if (dn && dsf.fileName.startsWith(root + path.sep) && !dsf.isDeclarationFile) {
