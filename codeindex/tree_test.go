@@ -338,3 +338,23 @@ func TestIndexTreeSkipsBadInput(t *testing.T) {
 		t.Errorf("the call after the syntax error is missing: %q", edges)
 	}
 }
+
+// TestIndexTreeSelfReferentialBase: a class whose base is reached through itself (class
+// A(A.B), C#'s class Edge : Edge.Func) once resolved without end and overflowed the stack.
+func TestIndexTreeSelfReferentialBase(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.py": "class A(A.B):\n    pass\n\n\ndef f():\n    return A.x()\n",
+		"e.cs": "namespace N { class Edge : Edge.Func { void M() { Edge.Run(); } } }\n",
+	})
+	g, _, err := codeindex.IndexTree(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, edges := treeFacts(g)
+	if want := []string{"Class N.Edge", "Class a.A", "Function a.f", "Method N.Edge.M", "Namespace N"}; !slices.Equal(defs, want) {
+		t.Errorf("definitions %q, want %q", defs, want)
+	}
+	if len(edges) != 0 {
+		t.Errorf("edges %q, want none: nothing resolves", edges)
+	}
+}
