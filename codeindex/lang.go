@@ -214,6 +214,8 @@ func languages() []*language {
 		{name: "kotlin", exts: []string{"kt", "kts"}, sep: ".", module: packageModule, selfNames: []string{"this"}, implicitSelf: true, packageScope: true, query: `
 (package_header (qualified_identifier) @package)
 (class_declaration name: (identifier) @name) @def.Class
+(class_declaration "interface" name: (identifier) @name) @def.Interface
+(class_declaration (modifiers (class_modifier) @_m) name: (identifier) @name (#eq? @_m "enum")) @def.Enum
 (object_declaration name: (identifier) @name) @def.Object
 (function_declaration name: (identifier) @name) @def.Function
 (delegation_specifier (user_type . (identifier) @base .))

@@ -1,6 +1,7 @@
 package codeindex
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strconv"
@@ -100,11 +101,16 @@ func splitQualified(s string) []string {
 func nest(ff *fileFacts, l *language) {
 	ff.spec = l
 	ff.module = l.module(ff.rel, ff.pkg)
+	// By position, outer first; of two patterns naming one node (Kotlin's class_declaration
+	// is also an interface or an enum), the specific kind first, which CompactFunc keeps.
 	slices.SortStableFunc(ff.defs, func(a, b defFact) int {
 		if a.start != b.start {
 			return int(a.start) - int(b.start)
 		}
-		return int(b.end) - int(a.end)
+		if a.end != b.end {
+			return int(b.end) - int(a.end)
+		}
+		return cmp.Compare(boolInt(a.kind == "Class"), boolInt(b.kind == "Class"))
 	})
 	ff.defs = slices.CompactFunc(ff.defs, func(a, b defFact) bool { return a.span == b.span && a.name == b.name })
 	var stack []int
@@ -171,6 +177,13 @@ func nest(ff *fileFacts, l *language) {
 	for i := range ff.bases {
 		ff.bases[i].encl = innermost(ff.bases[i].at)
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func joinName(owner, name, sep string) string {

@@ -188,10 +188,10 @@ func TestLanguages(t *testing.T) {
 			"EXTENDS Acme.Geo.Square -> Acme.Geo.IShape",
 		}},
 		{"kotlin", []string{
-			"Class acme.geo.Shape",
 			"Class acme.geo.Square",
 			"Function acme.geo.make",
 			"Function acme.util.twice",
+			"Interface acme.geo.Shape",
 			"Method acme.geo.Shape.area",
 			"Method acme.geo.Square.area",
 			"Method acme.geo.Square.describe",
