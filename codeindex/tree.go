@@ -217,6 +217,7 @@ func walk(ctx context.Context, root string, byExt map[string]string, goModule bo
 				return nil
 			}
 		} else if !d.Type().IsRegular() {
+			st.skip(SkipUnreadable, rel+": not a regular file") // a named pipe would block the reader
 			return nil
 		}
 		jobs = append(jobs, job{rel: rel, lang: lang})
@@ -311,7 +312,7 @@ func indexTreeSitter(ctx context.Context, root string, jobs []job, opts Options,
 					r.skip, r.msg = SkipUnreadable, fmt.Sprintf("%s: %v", j.rel, unwrapPath(err))
 				} else if why := classify(src, j.rel); why != "" {
 					r.skip = why
-				} else if ff, err := p.parse(j.lang, j.rel, src); err != nil {
+				} else if ff, err := safeParse(p, j.lang, j.rel, src); err != nil {
 					r.skip, r.msg = SkipUnreadable, err.Error()
 				} else {
 					nest(ff, langByName(specs, j.lang))
@@ -365,6 +366,17 @@ func indexTreeSitter(ctx context.Context, root string, jobs []job, opts Options,
 		opts.Progress(prog)
 	}
 	return g, nil
+}
+
+// safeParse parses one file, turning a panic into an error that names it, so that one file
+// never stops the run.
+func safeParse(p *parser, lang, rel string, src []byte) (ff *fileFacts, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			ff, err = nil, fmt.Errorf("codeindex: %s: parser failed: %v", rel, v)
+		}
+	}()
+	return p.parse(lang, rel, src)
 }
 
 func langByName(specs []*language, name string) *language {

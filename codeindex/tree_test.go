@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -308,6 +309,9 @@ func TestIndexTreeSkipsBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.py"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	o := opts
 	o.MaxFileSize = 6000
 	g, st, err := codeindex.IndexTree(t.Context(), dir, o)
@@ -315,7 +319,8 @@ func TestIndexTreeSkipsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]int{codeindex.SkipBinary: 1, codeindex.SkipHuge: 1, codeindex.SkipMinified: 1, codeindex.SkipGenerated: 3,
-		codeindex.SkipSymlinkLoop: 2, codeindex.SkipBroken: 1, codeindex.SkipSymlinkDir: 1, codeindex.SkipNoGoModule: 1}
+		codeindex.SkipSymlinkLoop: 2, codeindex.SkipBroken: 1, codeindex.SkipSymlinkDir: 1, codeindex.SkipNoGoModule: 1,
+		codeindex.SkipUnreadable: 1}
 	if diff := cmp.Diff(want, st.Skips); diff != "" {
 		t.Errorf("skips (-want +got):\n%s", diff)
 	}
@@ -324,6 +329,9 @@ func TestIndexTreeSkipsBadInput(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int{"python": 2, "ruby": 1}, st.Languages); diff != "" {
 		t.Errorf("languages (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(st.Problems, "pipe.py: not a regular file") {
+		t.Errorf("problems %q: the named pipe is not named", st.Problems)
 	}
 	if st.ParseErrors != 1 || !slices.Contains(st.Problems, "bad.py:4:12: missing )") {
 		t.Errorf("parse errors %d, problems %q; want 1 and bad.py's position", st.ParseErrors, st.Problems)
