@@ -241,6 +241,49 @@ func languages() []*language {
 (scoped_call_expression scope: (_) @call.recv name: (name) @call.name) @call
 (object_creation_expression [(name) (qualified_name)] @call.name) @call
 `},
+		{name: "scala", exts: []string{"scala", "sc"}, sep: ".", module: packageModule, selfNames: []string{"this"}, implicitSelf: true, packageScope: true, query: `
+(package_clause name: (package_identifier) @package)
+(class_definition name: (identifier) @name) @def.Class
+(trait_definition name: (identifier) @name) @def.Trait
+(object_definition name: (identifier) @name) @def.Object
+(function_definition name: (identifier) @name) @def.Function
+(function_declaration name: (identifier) @name) @def.Function
+(extends_clause type: [(type_identifier) (generic_type type: (type_identifier))] @base)
+(import_declaration) @import @import.path
+(call_expression function: (identifier) @call.name) @call
+(call_expression function: (field_expression value: (_) @call.recv field: (identifier) @call.name)) @call
+(instance_expression (type_identifier) @call.name) @call
+`},
+		{name: "bash", exts: []string{"sh", "bash"}, sep: ".", module: noModule, globalFuncs: true, query: `
+(function_definition name: (word) @name) @def.Function
+(command name: (command_name (word) @_src) argument: [(word) (string (string_content)) (raw_string)] @import.path (#match? @_src "^(source|[.])$")) @import
+(command name: (command_name (word) @call.name)) @call
+`},
+		{name: "lua", exts: []string{"lua"}, sep: ".", module: pythonModule, selfNames: []string{"self"}, query: `
+(function_declaration name: [(identifier) (dot_index_expression) (method_index_expression)] @name) @def.Function
+(assignment_statement (variable_list . name: [(identifier) (dot_index_expression)] @name .) (expression_list . value: (function_definition) .)) @def.Function
+(variable_declaration (assignment_statement (variable_list name: (identifier) @import.alias) (expression_list value: (function_call name: (identifier) @_req arguments: (arguments . (string content: (string_content) @import.path) .)))) (#eq? @_req "require")) @import
+(function_call name: (identifier) @call.name) @call
+(function_call name: (dot_index_expression table: (_) @call.recv field: (identifier) @call.name)) @call
+(function_call name: (method_index_expression table: (_) @call.recv method: (identifier) @call.name)) @call
+`},
+		{name: "zig", exts: []string{"zig"}, sep: ".", module: pythonModule, selfNames: []string{"self"}, query: `
+(function_declaration name: (identifier) @name) @def.Function
+(variable_declaration (identifier) @name (struct_declaration)) @def.Struct
+(variable_declaration (identifier) @name (enum_declaration)) @def.Enum
+(variable_declaration (identifier) @name (union_declaration)) @def.Union
+(variable_declaration (identifier) @import.alias (builtin_function (builtin_identifier) @_b (arguments (string (string_content) @import.path))) (#eq? @_b "@import")) @import
+(call_expression function: (identifier) @call.name) @call
+(call_expression function: (field_expression object: (_) @call.recv member: (identifier) @call.name)) @call
+`},
+		{name: "hcl", exts: []string{"tf", "hcl", "tfvars"}, sep: ".", module: noModule, query: `
+((block (identifier) @_k . (string_lit (template_literal) @name)) @def.Variable (#eq? @_k "variable"))
+((block (identifier) @_k . (string_lit (template_literal) @name)) @def.Output (#eq? @_k "output"))
+((block (identifier) @_k . (string_lit (template_literal) @name)) @def.Module (#eq? @_k "module"))
+((block (identifier) @_k . (string_lit (template_literal) @name)) @def.Provider (#eq? @_k "provider"))
+((block (identifier) @_k . (string_lit) . (string_lit (template_literal) @name)) @def.Resource (#eq? @_k "resource"))
+((block (identifier) @_k . (string_lit) . (string_lit (template_literal) @name)) @def.Data (#eq? @_k "data"))
+`},
 	}
 }
 

@@ -7,8 +7,12 @@ import (
 	"strings"
 	"unsafe"
 
+	tshcl "github.com/tree-sitter-grammars/tree-sitter-hcl/bindings/go"
 	tskt "github.com/tree-sitter-grammars/tree-sitter-kotlin/bindings/go"
+	tslua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
+	tszig "github.com/tree-sitter-grammars/tree-sitter-zig/bindings/go"
 	ts "github.com/tree-sitter/go-tree-sitter"
+	tsbash "github.com/tree-sitter/tree-sitter-bash/bindings/go"
 	tscs "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
 	tsc "github.com/tree-sitter/tree-sitter-c/bindings/go"
 	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
@@ -18,6 +22,7 @@ import (
 	tspy "github.com/tree-sitter/tree-sitter-python/bindings/go"
 	tsrb "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
 	tsrs "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	tsscala "github.com/tree-sitter/tree-sitter-scala/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
 
@@ -51,6 +56,16 @@ func grammar(name string) unsafe.Pointer {
 		return tskt.Language()
 	case "php":
 		return tsphp.LanguagePHP()
+	case "bash":
+		return tsbash.Language()
+	case "lua":
+		return tslua.Language()
+	case "scala":
+		return tsscala.Language()
+	case "zig":
+		return tszig.Language()
+	case "hcl":
+		return tshcl.Language()
 	}
 	return nil
 }
@@ -139,8 +154,13 @@ func (p *parser) parse(lang, rel string, src []byte) (*fileFacts, error) {
 			switch cn := c.caps[cp.Index]; {
 			case strings.HasPrefix(cn, "def."):
 				main, role, kind = n, "def", cn[4:]
-			case cn == "scope", cn == "import", cn == "call":
+			case cn == "scope", cn == "call":
 				main, role = n, cn
+			case cn == "import":
+				main, role = n, cn
+				if ipath == nil && n.Kind() == "import_declaration" {
+					ipath = n
+				}
 			case cn == "name":
 				name = n
 			case cn == "call.name":
@@ -190,7 +210,11 @@ func (p *parser) parse(lang, rel string, src []byte) (*fileFacts, error) {
 			if ipath == nil {
 				continue
 			}
-			im := importFact{span: sp, path: unquote(text(ipath)), wildcard: wildcard}
+			pt := text(ipath)
+			if ipath.Kind() == "import_declaration" { // Scala: the path is the statement's words
+				pt = strings.Join(strings.Fields(strings.TrimPrefix(pt, "import")), "")
+			}
+			im := importFact{span: sp, path: unquote(pt), wildcard: wildcard}
 			if iname != nil {
 				im.name = text(iname)
 			} else if kind == "default" {

@@ -69,6 +69,10 @@ func corpora(t *testing.T) []corpus {
 			kinds: []string{"class", "interface", "struct", "enum", "method", "property", "namespace"}, defP: 0.97, defR: 0.88},
 		{name: "react-native-screens", lang: "kotlin", dir: filepath.Join(npm, "react-native-screens-3.29.0", "package", "android"), ctags: "Kotlin",
 			kinds: []string{"class", "interface", "object", "method"}, defP: 0.97, defR: 0.72},
+		{name: "go scripts", lang: "bash", dir: strings.TrimSpace(string(goroot)), ctags: "Sh",
+			kinds: []string{"function"}, defP: 0.95, defR: 0.95},
+		{name: "penlight", lang: "lua", dir: glob1(t, "/usr/share/lua/5.*/pl"), ctags: "Lua",
+			kinds: []string{"function"}, defP: 0.97, defR: 0.88},
 		{name: "symfony/console", lang: "php", dir: "/usr/share/php/Symfony/Component/Console", ctags: "PHP",
 			kinds: []string{"class", "interface", "trait", "function", "enum"}, defP: 0.97, defR: 0.97},
 	}
@@ -155,7 +159,7 @@ func TestRealCode(t *testing.T) {
 				}
 				p, r := pr(got, calls)
 				t.Logf("%s %s: calls: %d ours, %d theirs, precision %.3f recall %.3f", c.lang, c.name, len(got), len(calls), p, r)
-				if p < c.callP || r < c.callR {
+				if p < c.callP || r < c.callR || os.Getenv("CODEGRAPH_DIFF") != "" {
 					t.Errorf("calls: precision %.3f recall %.3f, below the floors %.2f %.2f; first differences:\n%s", p, r, c.callP, c.callR, diffKeys(got, calls))
 				}
 			}
@@ -281,6 +285,9 @@ func ctagsDefs(t *testing.T, dir, lang string, args, kinds []string, files map[s
 			continue // ctags's own messages
 		}
 		p := filepath.ToSlash(filepath.Clean(tag.Path))
+		if i := strings.LastIndexAny(tag.Name, ".:"); i >= 0 && !strings.Contains(tag.Name, " ") {
+			tag.Name = tag.Name[i+1:] // Lua's ctags names Date:month_name and seq.copy2 by their table too
+		}
 		if want[tag.Kind] && files[p] {
 			defs[defKey{p, tag.Line, tag.Name}] = true
 		}

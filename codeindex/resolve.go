@@ -3,6 +3,7 @@ package codeindex
 import (
 	"cmp"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,6 +191,9 @@ func joinName(owner, name, sep string) string {
 	if owner == "" {
 		return name
 	}
+	if name == "" {
+		return owner // from .. import x: the package itself
+	}
 	return owner + sep + name
 }
 
@@ -269,7 +273,7 @@ func resolve(files []*fileFacts, specs []*language, opts Options, root string) *
 			}
 		}
 		r.mods[gr+"\x00"+ff.module] = true
-		if ff.lang == "python" || gr == "js" {
+		if ff.lang == "python" || ff.lang == "lua" || gr == "js" {
 			r.modules[gr+"\x00"+ff.module] = ff.rel
 		}
 		if ff.lang == "python" {
@@ -433,7 +437,19 @@ func (r *resolver) importTarget(ff *fileFacts, gr string, im *importFact) (strin
 				b.defs = r.topLevel(gr, r.byPath[target].module, im.name)
 			}
 		}
-	case "java", "kotlin", "csharp", "php":
+	case "lua", "zig":
+		// require("a.b") names a module from the root; @import("x.zig") a path from the file.
+		target := r.modules[gr+"\x00"+im.path]
+		if ff.lang == "zig" {
+			target = ""
+			if f, ok := r.byPath[path.Join(path.Dir(ff.rel), im.path)]; ok {
+				target = f.rel
+			}
+		}
+		if target != "" {
+			b.module = r.byPath[target].module
+		}
+	case "java", "kotlin", "csharp", "php", "scala":
 		p := strings.TrimPrefix(im.path, "\\")
 		if ff.lang == "php" {
 			p = strings.ReplaceAll(p, "\\", ".")
@@ -527,7 +543,17 @@ func (r *resolver) pyModule(gr, mod string) string {
 	if f, ok := r.modules[gr+"\x00"+mod]; ok {
 		return f
 	}
-	return r.suffix[gr+"\x00"+mod] // "" when none or ambiguous
+	if f := r.suffix[gr+"\x00"+mod]; f != "" {
+		return f
+	}
+	// The root is itself a package: its absolute imports (oauthlib.common, indexing the
+	// directory oauthlib) name its modules with the root's name first.
+	if rest, ok := strings.CutPrefix(mod, path.Base(filepath.ToSlash(r.x.root))+"."); ok {
+		if f, ok := r.modules[gr+"\x00"+rest]; ok {
+			return f
+		}
+	}
+	return "" // none, or several
 }
 
 // jsModule finds the file a relative JavaScript or TypeScript import names.
@@ -671,6 +697,11 @@ func (r *resolver) qualified(ff *fileFacts, encl int, recv, name string) []ref {
 	if len(parts) != 1 {
 		return nil
 	}
+	// A table or namespace of the same module that holds definitions (Lua's local T = {}
+	// with function T.f).
+	if c := r.members[gr+"\x00"+joinName(ff.module, recv, ff.spec.sep)+"\x00"+name]; len(c) > 0 {
+		return c
+	}
 	for _, t := range r.typeRefs(ff, encl, parts[0]) {
 		td := t.def()
 		if c := r.members[gr+"\x00"+td.fqn+"\x00"+name]; len(c) > 0 {
@@ -733,7 +764,12 @@ func (r *resolver) call(ff *fileFacts, c callFact) {
 	case slices.Contains(ff.spec.selfNames, recv):
 		ci := enclosingClass(ff, c.encl)
 		if ci < 0 {
-			return
+			// A method defined outside its class (Lua's function T:m, C++'s A::f): its
+			// owner is the class.
+			if c.encl >= 0 && ff.defs[c.encl].owner != ff.module {
+				cands = r.members[group(ff)+"\x00"+ff.defs[c.encl].owner+"\x00"+c.name]
+			}
+			break
 		}
 		if recv != "parent" && recv != "base" {
 			cands = r.members[group(ff)+"\x00"+ff.defs[ci].fqn+"\x00"+c.name]

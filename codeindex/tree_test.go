@@ -15,7 +15,7 @@ import (
 
 // treeFacts renders what a graph says about definitions and the edges between code items:
 // "KIND FQN" per definition, and "EDGE FROM -> TO" per CALLS, EXTENDS and resolved IMPORTS,
-// each item by its fqn (an unresolved import as import:PATH:NAME).
+// each item by its fqn (an unresolved import as import:PATH:NAME, a file as file:PATH).
 func treeFacts(g *codeindex.Graph) (defs, edges []string) {
 	name := map[int64]string{}
 	for _, d := range g.Definitions {
@@ -24,6 +24,9 @@ func treeFacts(g *codeindex.Graph) (defs, edges []string) {
 	}
 	for _, i := range g.Imports {
 		name[i.ID] = "import:" + i.ImportPath + ":" + i.IdentifierName
+	}
+	for _, f := range g.Files {
+		name[f.ID] = "file:" + f.Path
 	}
 	for _, e := range g.Edges {
 		if e.Kind == "CALLS" || e.Kind == "EXTENDS" || (e.Kind == "IMPORTS" && e.FromKind == "ImportedSymbol") {
@@ -48,6 +51,7 @@ func TestLanguages(t *testing.T) {
 			"Class pkg.shapes.Shape",
 			"Class pkg.shapes.Square",
 			"Function main.run",
+			"Function pkg.sub.mod.f",
 			"Function pkg.util.double",
 			"Function pkg.util.double.inner",
 			"Method pkg.shapes.Shape.area",
@@ -60,6 +64,7 @@ func TestLanguages(t *testing.T) {
 			"CALLS pkg.shapes.Shape.describe -> pkg.shapes.Shape.area",
 			"CALLS pkg.shapes.Square.area -> import:math:math",
 			"CALLS pkg.shapes.Square.area -> pkg.util.double",
+			"CALLS pkg.sub.mod.f -> pkg.util.double",
 			"CALLS pkg.util.double -> pkg.util.double.inner",
 			"EXTENDS pkg.shapes.Square -> pkg.shapes.Shape",
 			"IMPORTS import:.util:double -> pkg.util.double",
@@ -218,6 +223,61 @@ func TestLanguages(t *testing.T) {
 			"EXTENDS Acme\\Geo\\Square -> Acme\\Geo\\Shape",
 			"IMPORTS import:Acme\\Util\\Helpers:Helpers -> Acme\\Util\\Helpers",
 		}},
+		{"bash", []string{
+			"Function greet",
+			"Function main",
+			"Function shout",
+			"Function twice",
+		}, []string{
+			"CALLS file:lib.sh -> main",
+			"CALLS greet -> shout",
+			"CALLS main -> greet",
+			"CALLS main -> twice",
+		}},
+		{"lua", []string{
+			"Function shapes.make",
+			"Method shapes.Square.area",
+			"Method shapes.Square.half",
+			"Method shapes.Square.new",
+			"Method util.M.twice",
+		}, []string{
+			"CALLS shapes.Square.area -> import:util:util",
+			"CALLS shapes.Square.area -> shapes.Square.half",
+			"CALLS shapes.make -> shapes.Square.new",
+		}},
+		{"scala", []string{
+			"Class acme.geo.Square",
+			"Method acme.geo.Shape.area",
+			"Method acme.geo.Square.area",
+			"Method acme.geo.Square.describe",
+			"Method acme.geo.Square.unit",
+			"Method acme.util.Helpers.twice",
+			"Object acme.geo.Square",
+			"Object acme.util.Helpers",
+			"Trait acme.geo.Shape",
+		}, []string{
+			"CALLS acme.geo.Square.area -> acme.util.Helpers.twice",
+			"CALLS acme.geo.Square.describe -> acme.geo.Square.area",
+			"CALLS acme.geo.Square.unit -> acme.geo.Square",
+			"EXTENDS acme.geo.Square -> acme.geo.Shape",
+			"IMPORTS import:acme.util.Helpers:Helpers -> acme.util.Helpers",
+		}},
+		{"zig", []string{
+			"Function main.main",
+			"Function util.twice",
+			"Method main.Square.area",
+			"Method main.Square.half",
+			"Struct main.Square",
+		}, []string{
+			"CALLS main.Square.area -> main.Square.half",
+			"CALLS main.Square.area -> util.twice",
+		}},
+		{"hcl", []string{
+			"Module network",
+			"Output bucket",
+			"Resource logs",
+			"Variable region",
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
@@ -364,5 +424,24 @@ func TestIndexTreeSelfReferentialBase(t *testing.T) {
 	}
 	if len(edges) != 0 {
 		t.Errorf("edges %q, want none: nothing resolves", edges)
+	}
+}
+
+// TestIndexTreePythonRootPackage: indexing a package directory itself (PATH is
+// dist-packages/oauthlib), its absolute imports name its modules with its own name first.
+func TestIndexTreePythonRootPackage(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"mylib/__init__.py": "",
+		"mylib/a.py":        "def g():\n    return 1\n",
+		"mylib/b.py":        "from mylib.a import g\nfrom mylib import a\n\n\ndef h():\n    return g() + a.g()\n",
+	})
+	g, _, err := codeindex.IndexTree(t.Context(), filepath.Join(dir, "mylib"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, edges := treeFacts(g)
+	want := []string{"CALLS b.h -> a.g", "IMPORTS import:mylib.a:g -> a.g"}
+	if !slices.Equal(edges, want) {
+		t.Errorf("edges %q, want %q", edges, want)
 	}
 }

@@ -84,7 +84,14 @@ def resolve_module(m, name, level):
         if not is_pkg:
             base = base[:-1]
         base = base[: len(base) - (level - 1)] if level > 1 else base
-        return join(".".join(base), name or "")
+        return join(".".join(base), name) if name else ".".join(base)
+    # ROOT is itself a package: its own absolute imports (oauthlib.common under ROOT=oauthlib)
+    # name modules under it without that first part.
+    top = os.path.basename(os.path.normpath(root)) + "."
+    if name and name not in mods and name.startswith(top):
+        return name[len(top):]
+    if name == top[:-1] and name not in mods:
+        return ""
     return name
 
 
@@ -105,8 +112,9 @@ for m, (p, tree) in mods.items():
                     b[local] = ("mod", join(src, a.name))
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name in mods:
-                    b[a.asname or a.name] = ("mod", a.name)
+                target = resolve_module(m, a.name, 0)
+                if target in mods:
+                    b[a.asname or a.name] = ("mod", target)
 
 
 def lookup_name(m, chain, name):
