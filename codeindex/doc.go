@@ -2,8 +2,8 @@
 // Definition, ImportedSymbol, Branch and Commit entities, with CONTAINS, DEFINES, IMPORTS,
 // CALLS, EXTENDS and ON_BRANCH edges): [Index] type-checks Go packages with go/packages and
 // go/types; [IndexTree] indexes a whole tree, its Go module with [Index] and the files of
-// Python, TypeScript, JavaScript, Java, Kotlin, C#, PHP, Rust, C, C++ and Ruby with
-// tree-sitter (one query per language in lang.go, one resolver for their scope and import
+// Python, TypeScript, JavaScript, Java, Kotlin, Scala, C#, PHP, Rust, C, C++, Ruby, Lua, Zig,
+// Bash and HCL with tree-sitter (one query per language in lang.go, one resolver for their scope and import
 // rules in resolve.go; cgo only, see parse.go). docs/loading.md and docs/codegraph.md list
 // what each entity and edge means.
 //

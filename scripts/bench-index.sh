@@ -23,6 +23,7 @@ default=(
   "csharp=$cache/edge-js-20.10.0/package/src/double"
   "kotlin=$cache/react-native-screens-3.29.0/package/android"
   "php=/usr/share/php/Symfony/Component/Console"
+  "lua=$(ls -d /usr/share/lua/5.*/pl 2>/dev/null | tail -1)"
   "go=$goroot/src/net/http"
 )
 read -r -a corpora <<<"${BENCH_INDEX_CORPORA:-${default[*]}}"

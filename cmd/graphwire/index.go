@@ -42,7 +42,7 @@ func newIndexCmd(s streams) *cobra.Command {
 	var f indexFlags
 	cmd := &cobra.Command{
 		Use:   "index [flags] PATH [PATTERN...]",
-		Short: "index a source tree (Go, Python, TypeScript, JavaScript, Java, Rust, C, C++, Ruby, C#, Kotlin, PHP) into the code graph",
+		Short: "index a source tree (Go, Python, TypeScript, JavaScript, Java, Kotlin, Scala, C#, PHP, Rust, C, C++, Ruby, Lua, Zig, Bash, HCL) into the code graph",
 		Long:  "Index the source files under PATH into the code graph (docs/codegraph.md): the Go packages PATTERN\n(default ./...) of the module or workspace at PATH, type-checked, and the files of every other\nsupported language, parsed with tree-sitter. Re-indexing writes only what changed.",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
