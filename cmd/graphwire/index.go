@@ -128,7 +128,7 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 		if sum := st.SkipSummary(); sum != "" {
 			msg += "; skipped: " + sum
 		}
-		return &classError{code: exitNoSource, msg: msg, err: errNoGoFiles}
+		return &classError{code: exitNoSource, msg: msg, err: codeindex.ErrNoSupportedFiles}
 	}
 	if err != nil {
 		return err
@@ -263,9 +263,6 @@ func changeSummary(files []string, digests map[string]string, indexed int) strin
 	}
 	return msg
 }
-
-// errNoGoFiles is the cause of index's error when PATH holds no file to index.
-var errNoGoFiles = codeindex.ErrNoSupportedFiles
 
 // languageCounts renders files per language, sorted: "go 3, python 12".
 func languageCounts(m map[string]int) string {
