@@ -44,7 +44,7 @@ for c in "${corpora[@]}"; do
   if [ "$lang" = go ]; then
     mkdir -p "$src" && cp -r "$dir"/. "$src" && printf 'module example.com/bench\n\ngo 1.24\n' >"$src/go.mod"
   else
-    cp -r "$dir" "$src"
+    cp -rL "$dir" "$src" # -L: Debian links a Lua version's files to another's
   fi
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
   out="$("$tmp/graphwire" index --embedded "$tmp/data-$lang" "$src" 2>&1)" || { echo "$out"; exit 1; }
@@ -53,8 +53,8 @@ for c in "${corpora[@]}"; do
   total="$(sed -n 's/^time \([0-9.]*\)\(m\?s\) (.*/\1 \2/p' <<<"$out" | awk '{print ($2=="ms") ? $1/1000 : $1}')"
   extract="$(sed -n 's/.*(type-check and extract \([0-9.]*\)\(m\?s\),.*/\1 \2/p' <<<"$out" | awk '{print ($2=="ms") ? $1/1000 : $1}')"
   # One-line edit of the first indexed file, then the incremental re-index.
-  f="$(find "$src" -type f \( -name '*.py' -o -name '*.ts' -o -name '*.js' -o -name '*.java' -o -name '*.rs' -o -name '*.c' -o -name '*.cpp' -o -name '*.rb' -o -name '*.cs' -o -name '*.kt' -o -name '*.php' -o -name '*.go' \) ! -name '*_test.go' | sort | sed -n 1p)"
-  case "$f" in *.py|*.rb) echo "# edited" >>"$f" ;; *) echo "// edited" >>"$f" ;; esac
+  f="$(find "$src" -type f \( -name '*.py' -o -name '*.ts' -o -name '*.js' -o -name '*.java' -o -name '*.rs' -o -name '*.c' -o -name '*.cpp' -o -name '*.rb' -o -name '*.cs' -o -name '*.kt' -o -name '*.php' -o -name '*.lua' -o -name '*.scala' -o -name '*.zig' -o -name '*.sh' -o -name '*.go' \) ! -name '*_test.go' | sort | sed -n 1p)"
+  case "$f" in *.py|*.rb|*.sh) echo "# edited" >>"$f" ;; *.lua) echo "-- edited" >>"$f" ;; *) echo "// edited" >>"$f" ;; esac
   s=$(date +%s.%N)
   "$tmp/graphwire" index --embedded "$tmp/data-$lang" "$src" >/dev/null 2>&1
   edit=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
