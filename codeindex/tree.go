@@ -197,6 +197,9 @@ func walk(ctx context.Context, root string, byExt map[string]string, goModule bo
 			return nil
 		}
 		if !ok {
+			if goModule && (d.Name() == "go.mod" || d.Name() == "go.sum" || d.Name() == "go.work" || d.Name() == "go.work.sum") {
+				return nil // read by the Go indexer
+			}
 			if ext == "" {
 				ext = "(none)"
 			}

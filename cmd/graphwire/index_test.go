@@ -213,8 +213,11 @@ func TestIndexMixedTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
-	if r.code != exitOK || !strings.Contains(r.stderr, "(go 3, python 4)") {
-		t.Fatalf("index: exit %d, want go 3 and python 4 files\n%s", r.code, r.stderr)
+	if r.code != exitOK || !strings.Contains(r.stderr, "(go 3, python 6)") {
+		t.Fatalf("index: exit %d, want go 3 and python 6 files\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "skipped:") {
+		t.Errorf("index skipped something (go.mod is the Go indexer's, not an unsupported file):\n%s", r.stderr)
 	}
 	callersOfDouble := `{"query_type":"traversal","nodes":[` +
 		`{"id":"f","entity":"Definition","filters":{"fqn":"py.pkg.util.double"}},` +
@@ -237,7 +240,7 @@ func TestIndexMixedTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
-	if r.code != exitOK || !strings.Contains(r.stderr, "files whose rows changed since the last index: 1 of 7") {
+	if r.code != exitOK || !strings.Contains(r.stderr, "files whose rows changed since the last index: 1 of 9") {
 		t.Fatalf("re-index: exit %d, want one file changed\n%s", r.code, r.stderr)
 	}
 	callersOfRun := strings.ReplaceAll(callersOfDouble, "py.pkg.util.double", "py.main.run")
