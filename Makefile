@@ -6,7 +6,7 @@ PKGS := ./...
 ## took 253 s there at load average 15-19 (its property runs wait on the engine, not on Go).
 TEST_TIMEOUT ?= 30m
 
-.PHONY: image image-test dist all demo test test-server test-server-suites test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
+.PHONY: image image-test dist all demo test test-server test-server-suites test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql bench-index fuzz build
 
 all: build
 
@@ -94,6 +94,11 @@ bench:
 ## bench-go: the Go micro-benchmarks of the codecs (see docs/benchmarks.md).
 bench-go:
 	$(GO) test -run='^$$' -bench=. -benchmem ./goon ./graphresponse ./gcf ./gcx ./toon
+
+## bench-index: graphwire index end to end per language (files/s, rows/s, a one-file re-index),
+## with the load average; scripts/bench-index.sh, docs/codegraph.md.
+bench-index:
+	bash scripts/bench-index.sh
 
 ## bench-sql: the compiled SQL next to hand-written reference SQL for the same question, per
 ## query type and caller, interleaved on one seeded graph (GRAPHWIRE_SEED_SCALE, default 10;

@@ -44,6 +44,11 @@ type Options struct {
 	// embeddings are extracted, and once the graph is complete ([Progress.Done]), from the
 	// goroutine that called [Index].
 	Progress func(Progress)
+	// MaxFileSize is the size in bytes past which [IndexTree] skips a file as huge; default
+	// [DefaultMaxFileSize].
+	MaxFileSize int64
+	// Workers is how many files [IndexTree] parses at once; default GOMAXPROCS.
+	Workers int
 }
 
 // Progress is how far [Index] has come, as [Options.Progress] receives it: packages
@@ -75,6 +80,14 @@ type Stats struct {
 	// Problems names the first few files that did not parse or held invalid UTF-8, each with the
 	// parser's first message ("a.go:5:11: expected ')'"), for the user to act on.
 	Problems []string
+	// Languages counts the files indexed per language ([IndexTree] only).
+	Languages map[string]int
+	// Unsupported counts the files of no supported language per extension, "(none)" for
+	// none ([IndexTree] only).
+	Unsupported map[string]int
+	// Skips counts the files of a supported language left out, per reason (SkipBinary, …)
+	// ([IndexTree] only).
+	Skips map[string]int
 }
 
 // maxProblems bounds [Stats.Problems]; the counts say how many there were in all.

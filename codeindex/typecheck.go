@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"go/ast"
-	"go/parser"
+	goparser "go/parser"
 	"go/scanner"
 	"go/token"
 	"go/types"
@@ -225,7 +225,7 @@ func (c *checker) check(ctx context.Context, p *packages.Package) {
 		if i < len(srcs) {
 			src = srcs[i]
 		}
-		f, err := parser.ParseFile(c.fset, name, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+		f, err := goparser.ParseFile(c.fset, name, src, goparser.AllErrors|goparser.ParseComments|goparser.SkipObjectResolution)
 		if err != nil {
 			if list, ok := err.(scanner.ErrorList); ok {
 				for _, e := range list {

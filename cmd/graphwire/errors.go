@@ -36,6 +36,7 @@ const (
 	exitNotFound    = 6   // there is nothing there: no graph in the data directory or database, no such file
 	exitUnavailable = 7   // the engine or server cannot answer now: unreachable, locked, busy, over a limit, graph incomplete
 	exitTimeout     = 8   // the deadline (--timeout, or the engine's limit) passed first
+	exitNoSource    = 9   // index: the tree holds no file of a supported language
 	exitInterrupted = 130 // stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it)
 )
 
@@ -186,9 +187,13 @@ func report(w io.Writer, name string, err error) {
 			// The type comes from --type or the file name (edges.csv reads as type "edges").
 			fmt.Fprintf(w, "%s: hint: name the type with --type T, or name the file after it: an entity (Definition, its table gl_definition or definition) or a relationship (CALLS), e.g. --type CALLS or CALLS.csv (docs/loading.md)\n", name)
 		}
-		if ve.FileLevel() {
+		// Only load takes --skip-invalid; index, which loads what it extracted, must not suggest it.
+		switch {
+		case name != "graphwire load":
+			fmt.Fprintf(w, "%s: refused: %d invalid rows, nothing written\n", name, ve.Count)
+		case ve.FileLevel():
 			fmt.Fprintf(w, "%s: refused: %d file-level problems, nothing written (--skip-invalid skips invalid rows, not these)\n", name, ve.Count)
-		} else {
+		default:
 			fmt.Fprintf(w, "%s: refused: %d invalid rows, nothing written (--skip-invalid loads the valid ones)\n", name, ve.Count)
 		}
 	default:

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,8 +47,8 @@ func newIndexCmd(s streams) *cobra.Command {
 	var f indexFlags
 	cmd := &cobra.Command{
 		Use:   "index [flags] PATH [PATTERN...]",
-		Short: "index a Go module or workspace into the code graph",
-		Long:  "Index the Go packages PATTERN (default ./...) of the module or workspace at PATH into the code\ngraph (docs/loading.md). Re-indexing writes only what changed.",
+		Short: "index a source tree (Go, Python, TypeScript, JavaScript, Java, Kotlin, Scala, C#, PHP, Rust, C, C++, Ruby, Lua, Zig, Bash, HCL) into the code graph",
+		Long:  "Index the source files under PATH into the code graph (docs/codegraph.md): the Go packages PATTERN\n(default ./...) of the module or workspace at PATH, type-checked, and the files of every other\nsupported language, parsed with tree-sitter. Re-indexing writes only what changed.",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.dir, f.patterns = args[0], args[1:]
@@ -119,13 +121,17 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 		return &usageError{err}
 	}
 	g, err := run.graph(ctx)
+	if errors.Is(err, codeindex.ErrNoSupportedFiles) || (err == nil && run.st.Files == 0) {
+		// Nothing to write: say so before the data directory is opened (or created).
+		msg := fmt.Sprintf("no source file of a supported language under %s (Go test files are not indexed; languages: %s)",
+			f.dir, strings.Join(slices.Sorted(maps.Keys(codeindex.SupportedLanguages())), ", "))
+		if sum := run.st.SkipSummary(); sum != "" {
+			msg += "; skipped: " + sum
+		}
+		return &classError{code: exitNoSource, msg: msg, err: codeindex.ErrNoSupportedFiles}
+	}
 	if err != nil {
 		return err
-	}
-	if run.st.Files == 0 {
-		// Nothing to write: say so before the data directory is opened (or created).
-		return &classError{code: exitNotFound, msg: fmt.Sprintf("no Go files found under %s (patterns %s; test files are not indexed)",
-			f.dir, strings.Join(patternsOrDefault(f.patterns), " ")), err: errNoGoFiles}
 	}
 	t, err := openTarget(f.write, &f.engine, ont, stderr)
 	if err != nil {
@@ -171,7 +177,7 @@ func (r *indexRun) graph(ctx context.Context) (*codeindex.Graph, error) {
 	bar, _ := newProgress(r.stderr, os.Getenv(progressEnv), unitFiles) // the setting was checked at the start
 	defer bar.finish()
 	r.start = time.Now()
-	g, st, err := codeindex.Index(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
+	g, st, err := codeindex.IndexTree(ctx, f.dir, codeindex.Options{Patterns: f.patterns, TraversalPath: f.namespace,
 		ProjectID: f.project, Branch: branch, Commit: commit, Progress: bar.indexReport, CacheDir: indexCacheDir(f.noCache)})
 	r.st = st
 	r.indexed = time.Since(r.start)
@@ -209,18 +215,21 @@ func (r *indexRun) write(ctx context.Context, g *codeindex.Graph) error {
 	if st.TypeErrors > 0 {
 		fmt.Fprintf(stderr, "warning: %d packages have type errors; they are indexed as far as they type-check\n", st.TypeErrors)
 	}
-	if st.ParseErrors > 0 || st.InvalidUTF8 > 0 {
-		fmt.Fprintf(stderr, "warning: %d files do not parse (%d of them skipped: no syntax tree), %d hold bytes that are not UTF-8; the rest of each is indexed as far as it parses:\n",
+	if st.ParseErrors > 0 || st.InvalidUTF8 > 0 || len(st.Problems) > 0 {
+		fmt.Fprintf(stderr, "warning: %d files do not parse (%d of them skipped: no syntax tree), %d hold bytes that are not UTF-8; the rest of each is indexed as far as it parses; problems:\n",
 			st.ParseErrors, st.Skipped, st.InvalidUTF8)
 		for _, p := range st.Problems {
 			fmt.Fprintf(stderr, "  %s\n", p)
 		}
-		if n := st.ParseErrors + st.InvalidUTF8 - len(st.Problems); n > 0 {
+		if n := st.ParseErrors + st.InvalidUTF8 + st.Skips[codeindex.SkipUnreadable] + st.Skips[codeindex.SkipSymlinkLoop] + st.Skips[codeindex.SkipBroken] - len(st.Problems); n > 0 {
 			fmt.Fprintf(stderr, "  … and %d more\n", n)
 		}
 	}
-	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files, %d definitions, %d imports, %d edges\n",
-		f.dir, r.branch, short(r.commit), r.t.where, f.namespace, f.project, st.Packages, st.Files, st.Definitions, st.Imports, st.Edges)
+	if sum := st.SkipSummary(); sum != "" {
+		fmt.Fprintf(stderr, "skipped: %s\n", sum)
+	}
+	fmt.Fprintf(stderr, "indexed %s (branch %s, commit %s) into %s under %s, project %d: %d packages, %d files (%s), %d definitions, %d imports, %d edges\n",
+		f.dir, r.branch, short(r.commit), r.t.where, f.namespace, f.project, st.Packages, st.Files, languageCounts(st.Languages), st.Definitions, st.Imports, st.Edges)
 	fmt.Fprintf(stderr, "time %s (type-check and extract %s, %d of %d packages from the cache; compare digests and load %s); %.0f files/s, %.0f edges/s\n",
 		total.Round(time.Millisecond), r.indexed.Round(time.Millisecond), st.Cached, st.Packages, loaded.Round(time.Millisecond),
 		float64(st.Files)/total.Seconds(), float64(st.Edges)/total.Seconds())
@@ -254,14 +263,13 @@ func changeSummary(files []string, digests map[string]string, indexed int) strin
 	return msg
 }
 
-// errNoGoFiles is the cause of index's error when PATH holds no Go file to index.
-var errNoGoFiles = errors.New("no Go files")
-
-func patternsOrDefault(p []string) []string {
-	if len(p) == 0 {
-		return []string{"./..."}
+// languageCounts renders files per language, sorted: "go 3, python 12".
+func languageCounts(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
-	return p
+	return strings.Join(parts, ", ")
 }
 
 func short(sha string) string {

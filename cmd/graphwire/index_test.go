@@ -13,6 +13,7 @@ import (
 
 	"github.com/graphwire/graphwire/auth"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -206,6 +207,54 @@ func TestLoadCLIRefuses(t *testing.T) {
 	}
 }
 
+// TestIndexMixedTree indexes a Go module holding a Python package: both languages land in one
+// graph, each queryable, and an edit of one Python file reloads that file only.
+func TestIndexMixedTree(t *testing.T) {
+	requireCHDB(t)
+	data := t.TempDir()
+	src := copyTree(t, filepath.Join("..", "..", "codeindex", "testdata", "fixmod"))
+	py := copyTree(t, filepath.Join("..", "..", "codeindex", "testdata", "langs", "python"))
+	if err := os.Rename(py, filepath.Join(src, "py")); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if r.code != exitOK || !strings.Contains(r.stderr, "(go 3, python 6)") {
+		t.Fatalf("index: exit %d, want go 3 and python 6 files\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "skipped:") {
+		t.Errorf("index skipped something (go.mod is the Go indexer's, not an unsupported file):\n%s", r.stderr)
+	}
+	callersOfDouble := `{"query_type":"traversal","nodes":[` +
+		`{"id":"f","entity":"Definition","filters":{"fqn":"py.pkg.util.double"}},` +
+		`{"id":"c","entity":"Definition","columns":["fqn","file_path"]}],` +
+		`"relationships":[{"type":"CALLS","from":"c","to":"f"}],"limit":10}`
+	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "goon", callersOfDouble)
+	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=py.main.run") || !strings.Contains(r.stdout, "fqn=py.pkg.shapes.Square.area") {
+		t.Fatalf("query: exit %d, want py.main.run and py.pkg.shapes.Square.area among the callers\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "goon", callersOfUse)
+	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=example.com/fix.Run") {
+		t.Fatalf("query Go: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	f := filepath.Join(src, "py", "main.py")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, append(b, "\n\ndef extra():\n    return run()\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI("index", "--embedded", data, "--namespace", "1/7/", "--project", "7", "--branch", "main", src)
+	if r.code != exitOK || !strings.Contains(r.stderr, "files whose rows changed since the last index: 1 of 9") {
+		t.Fatalf("re-index: exit %d, want one file changed\n%s", r.code, r.stderr)
+	}
+	callersOfRun := strings.ReplaceAll(callersOfDouble, "py.pkg.util.double", "py.main.run")
+	r = runCLI("query", "--embedded", data, "--scope", "1/7/", "--format", "goon", callersOfRun)
+	if r.code != exitOK || !strings.Contains(r.stdout, "fqn=py.main.extra") {
+		t.Fatalf("query after the edit: exit %d, want py.main.extra\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestIndexRefusesWhatIsNotAModule: a missing PATH, a file and a directory without Go files
 // each get their own message and exit code, before the go command runs and before any data
 // directory is created.
@@ -231,7 +280,7 @@ func TestIndexRefusesWhatIsNotAModule(t *testing.T) {
 	}{
 		{filepath.Join(dir, "missing"), exitNotFound, "no such file or directory"},
 		{file, exitUsage, file + " is not a directory"},
-		{empty, exitNotFound, "no Go files found under " + empty},
+		{empty, exitNoSource, "no source file of a supported language under " + empty},
 	} {
 		data := filepath.Join(dir, "data")
 		r := runCLI("index", "--embedded", data, c.path)
@@ -241,6 +290,21 @@ func TestIndexRefusesWhatIsNotAModule(t *testing.T) {
 		if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("index %s: the data directory was created (stat: %v)", c.path, err)
 		}
+	}
+}
+
+// TestIndexReportSuggestsNoLoadFlag: index, refused invalid rows, does not suggest
+// --skip-invalid, a flag only load takes; load still does.
+func TestIndexReportSuggestsNoLoadFlag(t *testing.T) {
+	ve := &load.ValidationError{Count: 1}
+	var idx, ld strings.Builder
+	report(&idx, "graphwire index", ve)
+	report(&ld, "graphwire load", ve)
+	if strings.Contains(idx.String(), "--skip-invalid") || idx.String() != "graphwire index: refused: 1 invalid rows, nothing written\n" {
+		t.Errorf("index: %q", idx.String())
+	}
+	if !strings.Contains(ld.String(), "--skip-invalid loads the valid ones") {
+		t.Errorf("load: %q", ld.String())
 	}
 }
 

@@ -1,0 +1,4 @@
+function name() {
+  return "n";
+}
+module.exports = { name };

@@ -1,0 +1,5 @@
+from .. import util
+
+
+def f():
+    return util.double(1)

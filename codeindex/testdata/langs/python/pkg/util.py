@@ -1,0 +1,4 @@
+def double(x):
+    def inner(y):
+        return y * 2
+    return inner(x)

@@ -1,0 +1,5 @@
+module Util
+  def self.twice(x)
+    x * 2
+  end
+end

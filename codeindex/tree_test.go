@@ -1,0 +1,447 @@
+package codeindex_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/codeindex"
+)
+
+// treeFacts renders what a graph says about definitions and the edges between code items:
+// "KIND FQN" per definition, and "EDGE FROM -> TO" per CALLS, EXTENDS and resolved IMPORTS,
+// each item by its fqn (an unresolved import as import:PATH:NAME, a file as file:PATH).
+func treeFacts(g *codeindex.Graph) (defs, edges []string) {
+	name := map[int64]string{}
+	for _, d := range g.Definitions {
+		name[d.ID] = d.FQN
+		defs = append(defs, d.DefinitionType+" "+d.FQN)
+	}
+	for _, i := range g.Imports {
+		name[i.ID] = "import:" + i.ImportPath + ":" + i.IdentifierName
+	}
+	for _, f := range g.Files {
+		name[f.ID] = "file:" + f.Path
+	}
+	for _, e := range g.Edges {
+		if e.Kind == "CALLS" || e.Kind == "EXTENDS" || (e.Kind == "IMPORTS" && e.FromKind == "ImportedSymbol") {
+			edges = append(edges, e.Kind+" "+name[e.From]+" -> "+name[e.To])
+		}
+	}
+	slices.Sort(defs)
+	slices.Sort(edges)
+	return defs, edges
+}
+
+// TestLanguages indexes one small hand-written project per language (testdata/langs) and
+// checks every definition and every call, inheritance and import edge it yields. The
+// expectations are what each language's own scope and import rules say; calls through a
+// value of a type the indexer would have to infer (s.area() on a local s) are not resolved.
+func TestLanguages(t *testing.T) {
+	tests := []struct {
+		dir         string
+		defs, edges []string
+	}{
+		{"python", []string{
+			"Class pkg.shapes.Shape",
+			"Class pkg.shapes.Square",
+			"Function main.run",
+			"Function pkg.sub.mod.f",
+			"Function pkg.util.double",
+			"Function pkg.util.double.inner",
+			"Method pkg.shapes.Shape.area",
+			"Method pkg.shapes.Shape.describe",
+			"Method pkg.shapes.Square.__init__",
+			"Method pkg.shapes.Square.area",
+		}, []string{
+			"CALLS main.run -> pkg.shapes.Square",
+			"CALLS main.run -> pkg.util.double",
+			"CALLS pkg.shapes.Shape.describe -> pkg.shapes.Shape.area",
+			"CALLS pkg.shapes.Square.area -> import:math:math",
+			"CALLS pkg.shapes.Square.area -> pkg.util.double",
+			"CALLS pkg.sub.mod.f -> pkg.util.double",
+			"CALLS pkg.util.double -> pkg.util.double.inner",
+			"EXTENDS pkg.shapes.Square -> pkg.shapes.Shape",
+			"IMPORTS import:.util:double -> pkg.util.double",
+			"IMPORTS import:pkg.shapes:Square -> pkg.shapes.Square",
+		}},
+		{"ts", []string{
+			"Class shapes.Square",
+			"Function main.App",
+			"Function util.double",
+			"Function util.triple",
+			"Interface shapes.Shape",
+			"Method shapes.Shape.area",
+			"Method shapes.Square.area",
+			"Method shapes.Square.constructor",
+			"Method shapes.Square.describe",
+		}, []string{
+			"CALLS main.App -> shapes.Square",
+			"CALLS main.App -> util.triple",
+			"CALLS shapes.Square.area -> util.double",
+			"CALLS shapes.Square.describe -> shapes.Square.area",
+			"EXTENDS shapes.Square -> shapes.Shape",
+			"IMPORTS import:./shapes:Square -> shapes.Square",
+			"IMPORTS import:./util:double -> util.double",
+		}},
+		{"js", []string{
+			"Class lib.Base",
+			"Class lib.Child",
+			"Function helper.name",
+			"Function lib.make",
+			"Method lib.Base.hello",
+			"Method lib.Child.greet",
+		}, []string{
+			"CALLS lib.Child.greet -> helper.name",
+			"CALLS lib.Child.greet -> lib.Base.hello",
+			"CALLS lib.make -> lib.Child",
+			"EXTENDS lib.Child -> lib.Base",
+		}},
+		{"java", []string{
+			"Class com.acme.Square",
+			"Class com.acme.Util",
+			"Constructor com.acme.Square.Square",
+			"Interface com.acme.Shape",
+			"Method com.acme.Shape.area",
+			"Method com.acme.Square.area",
+			"Method com.acme.Square.describe",
+			"Method com.acme.Util.twice",
+			"Method com.acme.Util.unit",
+		}, []string{
+			"CALLS com.acme.Square.area -> com.acme.Util.twice",
+			"CALLS com.acme.Square.describe -> com.acme.Square.area",
+			"CALLS com.acme.Util.unit -> com.acme.Square",
+			"EXTENDS com.acme.Square -> com.acme.Shape",
+		}},
+		{"rust", []string{
+			"Function crate::helper",
+			"Function crate::make",
+			"Function crate::total",
+			"Method crate::shapes::Shape::area",
+			"Method crate::shapes::Square::area",
+			"Method crate::shapes::Square::new",
+			"Method crate::shapes::Square::twice",
+			"Module crate::shapes",
+			"Struct crate::shapes::Square",
+			"Trait crate::shapes::Shape",
+		}, []string{
+			"CALLS crate::make -> crate::shapes::Square::new",
+			"CALLS crate::shapes::Square::area -> crate::shapes::Square::twice",
+			"CALLS crate::total -> crate::helper",
+			"EXTENDS crate::shapes::Square -> crate::shapes::Shape",
+			"IMPORTS import:crate::shapes::Shape:Shape -> crate::shapes::Shape",
+			"IMPORTS import:crate::shapes::Square:Square -> crate::shapes::Square",
+		}},
+		{"c", []string{
+			"Function helper",
+			"Function helper",
+			"Function main",
+			"Function twice",
+			"Macro MAX",
+			"Macro UTIL_H",
+			"Struct point",
+		}, []string{
+			"CALLS main -> helper",
+			"CALLS main -> twice",
+			"CALLS twice -> helper",
+		}},
+		{"cpp", []string{
+			"Class geo::Shape",
+			"Class geo::Square",
+			"Function geo::total",
+			"Method geo::Square::Square",
+			"Method geo::Square::area",
+			"Method geo::Square::twice",
+			"Namespace geo",
+			"Namespace geo",
+		}, []string{
+			"CALLS geo::Square::twice -> geo::Square::area",
+			"EXTENDS geo::Square -> geo::Shape",
+		}},
+		{"ruby", []string{
+			"Class Geo::Shape",
+			"Class Geo::Square",
+			"Method Geo::Shape::area",
+			"Method Geo::Square::area",
+			"Method Geo::Square::describe",
+			"Method Geo::Square::initialize",
+			"Method Util::twice",
+			"Module Geo",
+			"Module Util",
+		}, []string{
+			"CALLS Geo::Square::area -> Util::twice",
+			"EXTENDS Geo::Square -> Geo::Shape",
+		}},
+		{"csharp", []string{
+			"Class Acme.Geo.Square",
+			"Class Acme.Util.Helpers",
+			"Constructor Acme.Geo.Square.Square",
+			"Interface Acme.Geo.IShape",
+			"Method Acme.Geo.IShape.Area",
+			"Method Acme.Geo.Square.Area",
+			"Method Acme.Geo.Square.Describe",
+			"Method Acme.Util.Helpers.Twice",
+			"Namespace Acme.Geo",
+			"Namespace Acme.Util",
+		}, []string{
+			"CALLS Acme.Geo.Square.Area -> Acme.Util.Helpers.Twice",
+			"CALLS Acme.Geo.Square.Describe -> Acme.Geo.Square.Area",
+			"EXTENDS Acme.Geo.Square -> Acme.Geo.IShape",
+		}},
+		{"kotlin", []string{
+			"Class acme.geo.Square",
+			"Function acme.geo.make",
+			"Function acme.util.twice",
+			"Interface acme.geo.Shape",
+			"Method acme.geo.Shape.area",
+			"Method acme.geo.Square.area",
+			"Method acme.geo.Square.describe",
+		}, []string{
+			"CALLS acme.geo.Square.area -> acme.util.twice",
+			"CALLS acme.geo.Square.describe -> acme.geo.Square.area",
+			"CALLS acme.geo.make -> acme.geo.Square",
+			"EXTENDS acme.geo.Square -> acme.geo.Shape",
+			"IMPORTS import:acme.util.twice:twice -> acme.util.twice",
+		}},
+		{"php", []string{
+			"Class Acme\\Geo\\Square",
+			"Class Acme\\Util\\Helpers",
+			"Interface Acme\\Geo\\Shape",
+			"Method Acme\\Geo\\Shape\\area",
+			"Method Acme\\Geo\\Square\\__construct",
+			"Method Acme\\Geo\\Square\\area",
+			"Method Acme\\Geo\\Square\\describe",
+			"Method Acme\\Util\\Helpers\\twice",
+		}, []string{
+			"CALLS Acme\\Geo\\Square\\area -> Acme\\Util\\Helpers\\twice",
+			"CALLS Acme\\Geo\\Square\\describe -> Acme\\Geo\\Square\\area",
+			"EXTENDS Acme\\Geo\\Square -> Acme\\Geo\\Shape",
+			"IMPORTS import:Acme\\Util\\Helpers:Helpers -> Acme\\Util\\Helpers",
+		}},
+		{"bash", []string{
+			"Function greet",
+			"Function main",
+			"Function shout",
+			"Function twice",
+		}, []string{
+			"CALLS file:lib.sh -> main",
+			"CALLS greet -> shout",
+			"CALLS main -> greet",
+			"CALLS main -> twice",
+		}},
+		{"lua", []string{
+			"Function shapes.make",
+			"Method shapes.Square.area",
+			"Method shapes.Square.half",
+			"Method shapes.Square.new",
+			"Method util.M.twice",
+		}, []string{
+			"CALLS shapes.Square.area -> import:util:util",
+			"CALLS shapes.Square.area -> shapes.Square.half",
+			"CALLS shapes.make -> shapes.Square.new",
+		}},
+		{"scala", []string{
+			"Class acme.geo.Square",
+			"Method acme.geo.Shape.area",
+			"Method acme.geo.Square.area",
+			"Method acme.geo.Square.describe",
+			"Method acme.geo.Square.unit",
+			"Method acme.util.Helpers.twice",
+			"Object acme.geo.Square",
+			"Object acme.util.Helpers",
+			"Trait acme.geo.Shape",
+		}, []string{
+			"CALLS acme.geo.Square.area -> acme.util.Helpers.twice",
+			"CALLS acme.geo.Square.describe -> acme.geo.Square.area",
+			"CALLS acme.geo.Square.unit -> acme.geo.Square",
+			"EXTENDS acme.geo.Square -> acme.geo.Shape",
+			"IMPORTS import:acme.util.Helpers:Helpers -> acme.util.Helpers",
+		}},
+		{"zig", []string{
+			"Function main.main",
+			"Function util.twice",
+			"Method main.Square.area",
+			"Method main.Square.half",
+			"Struct main.Square",
+		}, []string{
+			"CALLS main.Square.area -> main.Square.half",
+			"CALLS main.Square.area -> util.twice",
+		}},
+		{"hcl", []string{
+			"Module network",
+			"Output bucket",
+			"Resource logs",
+			"Variable region",
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			g, st, err := codeindex.IndexTree(t.Context(), filepath.Join("testdata", "langs", tt.dir), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defs, edges := treeFacts(g)
+			if diff := cmp.Diff(tt.defs, defs); diff != "" {
+				t.Errorf("definitions (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.edges, edges); diff != "" {
+				t.Errorf("edges (-want +got):\n%s", diff)
+			}
+			if st.ParseErrors != 0 || len(st.Problems) != 0 {
+				t.Errorf("parse errors %d, problems %q", st.ParseErrors, st.Problems)
+			}
+			for _, f := range g.Files {
+				if f.Language == "" || (f.Content == "" && f.Name != "__init__.py") {
+					t.Errorf("file %s: language %q, %d bytes of content", f.Path, f.Language, len(f.Content))
+				}
+			}
+		})
+	}
+}
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestIndexTreeNoSupportedFiles: a tree without one file of a supported language is
+// ErrNoSupportedFiles, with the files it saw counted per extension.
+func TestIndexTreeNoSupportedFiles(t *testing.T) {
+	dir := writeTree(t, map[string]string{"README.md": "# hi\n", "docs/a.txt": "x\n", "docs/b.txt": "y\n", "LICENSE": "MIT\n",
+		"node_modules/dep/index.js": "function f() {}\n"})
+	_, st, err := codeindex.IndexTree(t.Context(), dir, opts)
+	if !errors.Is(err, codeindex.ErrNoSupportedFiles) {
+		t.Fatalf("err = %v, want ErrNoSupportedFiles", err)
+	}
+	if diff := cmp.Diff(map[string]int{"md": 1, "txt": 2, "(none)": 1}, st.Unsupported); diff != "" {
+		t.Errorf("unsupported (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{codeindex.SkipDependency: 1}, st.Skips); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+}
+
+// TestIndexTreeSkipsBadInput: binary, huge, minified and generated files are skipped with
+// their reason; symlink loops, broken links and links to directories are counted and never
+// stop the run; a file that does not parse is indexed as far as it parses and reported
+// with its position.
+func TestIndexTreeSkipsBadInput(t *testing.T) {
+	long := "var a=1;"
+	for len(long) < 5000 {
+		long += "var a=1;"
+	}
+	huge := "x = 1\n"
+	for len(huge) < 7000 {
+		huge += "x = 1\n"
+	}
+	dir := writeTree(t, map[string]string{
+		"ok.py":          "def good():\n    return 1\n",
+		"bad.py":         "def fine():\n    return 1\n\ndef broken(:\n    pass\n\ndef after():\n    return fine()\n",
+		"bin.py":         "def f():\x00\x01\x02 pass\n",
+		"huge.py":        huge,
+		"app.min.js":     "function f(){}\n",
+		"bundle.js":      long,
+		"msg_pb2.py":     "class M: pass\n",
+		"gen.ts":         "// @generated by a tool\nexport function g() {}\n",
+		"notes.md":       "# notes\n",
+		"sub/keep.rb":    "def k; end\n",
+		"orphan/main.go": "package main\n",
+	})
+	for _, l := range []struct{ from, to string }{
+		{"loop1.py", "loop2.py"}, {"loop2.py", "loop1.py"}, {"dangling.py", "nowhere.py"}, {"linkdir.py", "sub"},
+	} {
+		if err := os.Symlink(l.to, filepath.Join(dir, l.from)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.py"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := opts
+	o.MaxFileSize = 6000
+	g, st, err := codeindex.IndexTree(t.Context(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{codeindex.SkipBinary: 1, codeindex.SkipHuge: 1, codeindex.SkipMinified: 1, codeindex.SkipGenerated: 3,
+		codeindex.SkipSymlinkLoop: 2, codeindex.SkipBroken: 1, codeindex.SkipSymlinkDir: 1, codeindex.SkipNoGoModule: 1,
+		codeindex.SkipUnreadable: 1}
+	if diff := cmp.Diff(want, st.Skips); diff != "" {
+		t.Errorf("skips (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"md": 1}, st.Unsupported); diff != "" {
+		t.Errorf("unsupported (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"python": 2, "ruby": 1}, st.Languages); diff != "" {
+		t.Errorf("languages (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(st.Problems, "pipe.py: not a regular file") {
+		t.Errorf("problems %q: the named pipe is not named", st.Problems)
+	}
+	if st.ParseErrors != 1 || !slices.Contains(st.Problems, "bad.py:4:12: missing )") {
+		t.Errorf("parse errors %d, problems %q; want 1 and bad.py's position", st.ParseErrors, st.Problems)
+	}
+	defs, edges := treeFacts(g)
+	for _, d := range []string{"Function bad.fine", "Function bad.after", "Function ok.good", "Method k"} {
+		if !slices.Contains(defs, d) {
+			t.Errorf("definition %q missing from %q", d, defs)
+		}
+	}
+	if !slices.Contains(edges, "CALLS bad.after -> bad.fine") {
+		t.Errorf("the call after the syntax error is missing: %q", edges)
+	}
+}
+
+// TestIndexTreeSelfReferentialBase: a class whose base is reached through itself (class
+// A(A.B), C#'s class Edge : Edge.Func) once resolved without end and overflowed the stack.
+func TestIndexTreeSelfReferentialBase(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.py": "class A(A.B):\n    pass\n\n\ndef f():\n    return A.x()\n",
+		"e.cs": "namespace N { class Edge : Edge.Func { void M() { Edge.Run(); } } }\n",
+	})
+	g, _, err := codeindex.IndexTree(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, edges := treeFacts(g)
+	if want := []string{"Class N.Edge", "Class a.A", "Function a.f", "Method N.Edge.M", "Namespace N"}; !slices.Equal(defs, want) {
+		t.Errorf("definitions %q, want %q", defs, want)
+	}
+	if len(edges) != 0 {
+		t.Errorf("edges %q, want none: nothing resolves", edges)
+	}
+}
+
+// TestIndexTreePythonRootPackage: indexing a package directory itself (PATH is
+// dist-packages/oauthlib), its absolute imports name its modules with its own name first.
+func TestIndexTreePythonRootPackage(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"mylib/__init__.py": "",
+		"mylib/a.py":        "def g():\n    return 1\n",
+		"mylib/b.py":        "from mylib.a import g\nfrom mylib import a\n\n\ndef h():\n    return g() + a.g()\n",
+	})
+	g, _, err := codeindex.IndexTree(t.Context(), filepath.Join(dir, "mylib"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, edges := treeFacts(g)
+	want := []string{"CALLS b.h -> a.g", "IMPORTS import:mylib.a:g -> a.g"}
+	if !slices.Equal(edges, want) {
+		t.Errorf("edges %q, want %q", edges, want)
+	}
+}
