@@ -11,8 +11,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/compiler"
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/ontology"
@@ -45,8 +45,8 @@ var churn = []string{
 	"INSERT INTO gl_edge SELECT * REPLACE (_version + 1 AS _version) FROM (SELECT * FROM gl_edge FINAL WHERE _deleted = false AND (source_id + target_id) % 31 = 2)",
 }
 
-func chdbDir(dir string) string   { return filepath.Join(dir, "chdb") }
-func duckFile(dir string) string  { return filepath.Join(dir, "graph.duckdb") }
+func chdbDir(dir string) string    { return filepath.Join(dir, "chdb") }
+func duckFile(dir string) string   { return filepath.Join(dir, "graph.duckdb") }
 func parquetDir(dir string) string { return filepath.Join(dir, "parquet") }
 
 func loadOntology() (*ontology.Ontology, error) {
@@ -142,7 +142,7 @@ func prepare(dir string, scale float64) (*prepared, error) {
 			}
 		}
 		var n, live int64
-		if err := db.QueryRow("SELECT (SELECT count(*) FROM " + t + "), (SELECT count(*) FROM live_" + t + ")").Scan(&n, &live); err != nil {
+		if err := db.QueryRow("SELECT (SELECT count(*) FROM "+t+"), (SELECT count(*) FROM live_"+t+")").Scan(&n, &live); err != nil {
 			return nil, err
 		}
 		p.Tables[t] = n
