@@ -38,6 +38,8 @@ func run(args []string) error {
 		scale := fs.Float64("scale", 10, "seed scale")
 		engine := fs.String("engine", "", "cold: chdb or duckdb")
 		rounds := fs.Int("rounds", 7, "bench: interleaved rounds")
+		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
+		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
@@ -50,6 +52,8 @@ func run(args []string) error {
 			v, err = cold(*dir, *engine)
 		case "bench":
 			v, err = bench(*dir, *rounds)
+		case "explain":
+			v, err = explain(*dir, *name, *variant, *rounds)
 		default:
 			return fmt.Errorf("unknown step %q", step)
 		}
