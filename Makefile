@@ -6,7 +6,7 @@ PKGS := ./...
 ## took 253 s there at load average 15-19 (its property runs wait on the engine, not on Go).
 TEST_TIMEOUT ?= 30m
 
-.PHONY: image image-test dist all demo test test-server test-server-suites test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql bench-index fuzz build
+.PHONY: image image-test dist all demo test test-server test-server-suites test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql bench-index bench-duckdb fuzz build
 
 all: build
 
@@ -108,6 +108,16 @@ bench-sql:
 	bash scripts/install-chdb.sh >/dev/null
 	GRAPHWIRE_SEED_SCALE=$${GRAPHWIRE_SEED_SCALE:-10} GRAPHWIRE_SQLBENCH_DOC=$(CURDIR)/docs/sql-bench.md \
 		$(GO) test -count=1 -timeout 60m -run '^$$' -bench BenchmarkReferenceSQL -benchtime $(SQLBENCH_ROUNDS)x ./tests/sqlbench
+
+## bench-duckdb: graphwire (compiled SQL on chDB) next to DuckDB on the same versioned graph,
+## per query type and caller, interleaved (DUCKDB_SCALES, default 10; DUCKDB_ROUNDS rounds), with
+## cold starts; bench/duckdb is its own Go module, so graphwire never links DuckDB. Writes the
+## tables to docs/duckdb-results.md (see docs/duckdb.md). Not part of make test.
+DUCKDB_SCALES ?= 10
+DUCKDB_ROUNDS ?= 7
+bench-duckdb:
+	bash scripts/install-chdb.sh >/dev/null
+	cd bench/duckdb && $(GO) run . -scales $(DUCKDB_SCALES) -rounds $(DUCKDB_ROUNDS) -out $(CURDIR)/docs/duckdb-results.md
 
 fuzz:
 	scripts/fuzz.sh

@@ -1,0 +1,134 @@
+// Command duckdb-bench runs graphwire's compiled queries on the embedded engine (chDB) and
+// hand-written DuckDB SQL for the same questions on the same graph, side by side. It is its own
+// module so that graphwire's users never link DuckDB. See docs/duckdb.md.
+//
+// The graph is seed.Generate at seed 42 plus the churn of tests/sqlbench (new versions, node
+// and edge tombstones, edges written again), loaded into chDB; every table is then exported raw
+// (all versions and tombstones) to Parquet and loaded into a DuckDB file, whose SQL applies the
+// same rules as the compiler: the latest version of each sorting key, tombstones dropped, the
+// caller's traversal-path prefixes at each entity's access floor. A second DuckDB layout holds
+// the live rows only (no versions, no tombstones), for the figure issue 27 first quoted.
+//
+//	go run . -scales 10,100 -rounds 7 -out ../../docs/duckdb-table.md
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "duckdb-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		step, rest := args[0], args[1:]
+		fs := flag.NewFlagSet(step, flag.ContinueOnError)
+		dir := fs.String("dir", "", "work directory of one scale")
+		scale := fs.Float64("scale", 10, "seed scale")
+		engine := fs.String("engine", "", "cold: chdb or duckdb")
+		rounds := fs.Int("rounds", 7, "bench: interleaved rounds")
+		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
+		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		var v any
+		var err error
+		switch step {
+		case "prepare":
+			v, err = prepare(*dir, *scale)
+		case "cold":
+			v, err = cold(*dir, *engine)
+		case "bench":
+			v, err = bench(*dir, *rounds)
+		case "explain":
+			v, err = explain(*dir, *name, *variant, *rounds)
+		default:
+			return fmt.Errorf("unknown step %q", step)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", step, err)
+		}
+		return json.NewEncoder(os.Stdout).Encode(v)
+	}
+	fs := flag.NewFlagSet("duckdb-bench", flag.ContinueOnError)
+	scales := fs.String("scales", "10", "comma-separated seed scales")
+	rounds := fs.Int("rounds", 7, "interleaved rounds per scale")
+	colds := fs.Int("colds", 3, "cold starts per engine and scale")
+	work := fs.String("work", "", "work directory (default: a temporary one, removed at the end)")
+	out := fs.String("out", "", "also write the markdown report to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *work == "" {
+		d, err := os.MkdirTemp("", "graphwire-duckdb-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		*work = d
+	}
+	var reps []scaleReport
+	for _, s := range strings.Split(*scales, ",") {
+		scale, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || scale <= 0 {
+			return fmt.Errorf("-scales: %q is not a positive number", s)
+		}
+		dir := filepath.Join(*work, "scale-"+s)
+		rep := scaleReport{Scale: scale}
+		if err := step(&rep.Prepared, "prepare", "-dir", dir, "-scale", s); err != nil {
+			return err
+		}
+		for i := 0; i < *colds; i++ {
+			for _, e := range []string{"chdb", "duckdb"} {
+				var c coldResult
+				if err := step(&c, "cold", "-dir", dir, "-engine", e); err != nil {
+					return err
+				}
+				rep.Cold = append(rep.Cold, c)
+			}
+		}
+		if err := step(&rep.Bench, "bench", "-dir", dir, "-rounds", strconv.Itoa(*rounds)); err != nil {
+			return err
+		}
+		reps = append(reps, rep)
+		// Free the disk of a scale before the next one.
+		os.RemoveAll(dir)
+	}
+	md := markdown(reps, *rounds)
+	fmt.Print(md)
+	if *out != "" {
+		return os.WriteFile(*out, []byte(md), 0o644)
+	}
+	return nil
+}
+
+// step runs one step in a child process (chDB allows one data path per process, and each cold
+// start must be a fresh process) and decodes its JSON answer into v.
+func step(v any, args ...string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("step %s: %w", strings.Join(args, " "), err)
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		return fmt.Errorf("step %s: decode its answer: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
