@@ -3,6 +3,8 @@ package compilertest_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -211,4 +213,58 @@ func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// loadtestQueries are the six queries of scripts/loadtest (scripts/loadtest/main.go).
+var loadtestQueries = []struct{ name, query string }{
+	{"user_by_name", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":"alice"}}]}`},
+	{"member_of", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3]},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":10}`},
+	{"mr_by_state", `{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000}}],"group_by":["mr.state"],"aggregations":[{"count":"mr"}]}`},
+	{"path_finding", `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","id_range":{"start":1,"end":40}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":3}`},
+	{"neighbors", `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2]}],"neighbors":{"direction":"both"},"limit":8}`},
+	{"merged_mrs", `{"query_type":"traversal","nodes":[{"id":"m","entity":"MergeRequest","filters":{"state":"merged"}}],"limit":50}`},
+}
+
+// BenchmarkLoadtestMix runs each query of scripts/loadtest through the pipeline as serve
+// does (compiled with the graph's table sizes, base and hydration statements, the response
+// built) and reports the median process CPU and wall time per request, with the number of
+// statements, and logs a SHA-256 of the answer so two commits' answers can be compared.
+// Run it on the scale-1 graph of the load test:
+//
+//	GRAPHWIRE_SEED_SCALE=1 go test ./tests/compiler -run '^$' -bench BenchmarkLoadtestMix -benchtime 15x
+func BenchmarkLoadtestMix(b *testing.B) {
+	e := engine(b)
+	ctx := context.Background()
+	for _, lq := range loadtestQueries {
+		b.Run(lq.name, func(b *testing.B) {
+			var cpu, wall []time.Duration
+			var stmts int
+			var sum [32]byte
+			for b.Loop() {
+				c0, _ := cputime.Process()
+				t0 := time.Now()
+				q, err := env.sized.Compile([]byte(lq.query), admin)
+				if err != nil {
+					b.Fatal(err)
+				}
+				resp, ex, err := executor.Respond(ctx, e, env.sized, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c1, _ := cputime.Process()
+				cpu, wall = append(cpu, c1-c0), append(wall, time.Since(t0))
+				stmts = len(ex.Statements)
+				js, err := json.Marshal(resp)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sum = sha256.Sum256(js)
+			}
+			ms := func(d []time.Duration) float64 { return float64(median(d).Microseconds()) / 1000 }
+			b.ReportMetric(ms(cpu), "cpu-ms")
+			b.ReportMetric(ms(wall), "wall-ms")
+			b.ReportMetric(float64(stmts), "statements")
+			b.Logf("%s: answer sha256 %x", lq.name, sum[:8])
+		})
+	}
 }
