@@ -25,6 +25,9 @@ type writeService struct {
 	s *Server
 }
 
+// MaxWriteFiles bounds the files one write may name.
+const MaxWriteFiles = 10000
+
 // writeMethodPrefix starts the full method name of every WriteService call.
 const writeMethodPrefix = "/graphwire.v1.WriteService/"
 
@@ -79,6 +82,9 @@ func (w writeService) Write(stream grpc.ClientStreamingServer[pb.WriteRequest, p
 	if h == nil || len(h.GetFiles()) == 0 {
 		return status.Error(codes.InvalidArgument, "a write starts with a header naming at least one file")
 	}
+	if len(h.GetFiles()) > MaxWriteFiles {
+		return status.Errorf(codes.InvalidArgument, "/files: %d files, more than the %d one write may name", len(h.GetFiles()), MaxWriteFiles)
+	}
 	dir, err := os.MkdirTemp(w.s.opts.WriteDir, "graphwire-write-")
 	if err != nil {
 		w.s.log.ErrorContext(ctx, "write_failed", "err", err)
@@ -86,12 +92,13 @@ func (w writeService) Write(stream grpc.ClientStreamingServer[pb.WriteRequest, p
 	}
 	defer os.RemoveAll(dir)
 	b := ingest.Batch{Source: h.GetSource(), SkipInvalid: h.GetSkipInvalid()}
-	files := make([]*os.File, len(h.GetFiles()))
+	// One file is open at a time (clients send the files one after the other): a header
+	// naming thousands must not take as many descriptors from the process.
+	var open *os.File
+	openIdx := -1
 	defer func() {
-		for _, f := range files {
-			if f != nil {
-				f.Close()
-			}
+		if open != nil {
+			open.Close()
 		}
 	}()
 	for i, wf := range h.GetFiles() {
@@ -110,7 +117,11 @@ func (w writeService) Write(stream grpc.ClientStreamingServer[pb.WriteRequest, p
 			return status.Error(codes.Internal, "internal error")
 		}
 		src.Path = filepath.Join(sub, name)
-		if files[i], err = os.Create(src.Path); err != nil {
+		f, err := os.Create(src.Path)
+		if err != nil {
+			return status.Error(codes.Internal, "internal error")
+		}
+		if err := f.Close(); err != nil {
 			return status.Error(codes.Internal, "internal error")
 		}
 		b.Sources = append(b.Sources, src)
@@ -142,15 +153,30 @@ func (w writeService) Write(stream grpc.ClientStreamingServer[pb.WriteRequest, p
 		}
 		switch p := m.GetPart().(type) {
 		case *pb.WriteRequest_Chunk:
-			i := p.Chunk.GetFile()
-			if int(i) >= len(files) {
-				return status.Errorf(codes.InvalidArgument, "a chunk names file %d of %d", i, len(files))
+			i := int(p.Chunk.GetFile())
+			if i >= len(b.Sources) {
+				return status.Errorf(codes.InvalidArgument, "a chunk names file %d of %d", i, len(b.Sources))
 			}
 			total += int64(len(p.Chunk.GetData()))
 			if total > w.s.opts.MaxWriteBytes {
 				return status.Errorf(codes.ResourceExhausted, "the write is larger than the server's limit of %d bytes", w.s.opts.MaxWriteBytes)
 			}
-			if _, err := files[i].Write(p.Chunk.GetData()); err != nil {
+			if i != openIdx {
+				if open != nil {
+					err := open.Close()
+					open = nil
+					if err != nil {
+						w.s.log.ErrorContext(ctx, "write_failed", "err", err)
+						return status.Error(codes.Internal, "internal error")
+					}
+				}
+				if open, err = os.OpenFile(b.Sources[i].Path, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+					w.s.log.ErrorContext(ctx, "write_failed", "err", err)
+					return status.Error(codes.Internal, "internal error")
+				}
+				openIdx = i
+			}
+			if _, err := open.Write(p.Chunk.GetData()); err != nil {
 				w.s.log.ErrorContext(ctx, "write_failed", "err", err)
 				return status.Error(codes.Internal, "internal error")
 			}
@@ -170,11 +196,12 @@ func (w writeService) Write(stream grpc.ClientStreamingServer[pb.WriteRequest, p
 			return status.Error(codes.InvalidArgument, "a write has one header, first")
 		}
 	}
-	for i, f := range files {
-		if err := f.Close(); err != nil {
+	if open != nil {
+		err := open.Close()
+		open = nil
+		if err != nil {
 			return status.Error(codes.Internal, "internal error")
 		}
-		files[i] = nil
 	}
 	rep, err := w.s.opts.Writer.Write(ctx, b)
 	if err != nil {

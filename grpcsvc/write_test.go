@@ -3,9 +3,11 @@ package grpcsvc_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -197,5 +199,64 @@ func TestLocalWrite(t *testing.T) {
 	}
 	if len(rec.batches) != 1 || rec.files["Definition.jsonl"] != "{}\n" {
 		t.Errorf("batches %d, files %q", len(rec.batches), rec.files)
+	}
+}
+
+// TestWriteManyFiles: a write naming many files holds one descriptor at a time, not one
+// per file (a header of thousands took as many from the server, whose queries and engine
+// then failed to open theirs), and a header naming more than MaxWriteFiles is refused.
+func TestWriteManyFiles(t *testing.T) {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{files: map[string]string{}}
+	c, as := writeServer(t, rec, false)
+	admin := as(auth.Claims{UserID: 1, Admin: true})
+	const n = 1000
+	low := lim
+	low.Cur = uint64(len(fds)) + 200 // fewer descriptors than the write names files
+	if low.Cur >= lim.Cur {
+		t.Skipf("the descriptor limit %d is already low", lim.Cur)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	restored := false
+	restore := func() {
+		if !restored {
+			restored = true
+			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer restore()
+	h := &pb.WriteHeader{}
+	for i := range n {
+		h.Files = append(h.Files, &pb.WriteFile{Name: fmt.Sprintf("f%d.jsonl", i)})
+	}
+	_, err = send(admin, c, header(h), chunk(n-1, "{}\n"), chunk(0, "{\"id\": 1}\n"), chunk(n-1, "{}\n"))
+	restore()
+	if err != nil {
+		t.Fatalf("a write of %d files under a limit of %d descriptors: %v", n, low.Cur, err)
+	}
+	if len(rec.batches) != 1 || len(rec.batches[0].Sources) != n {
+		t.Fatalf("batches %d, want one of %d files", len(rec.batches), n)
+	}
+	if rec.files[fmt.Sprintf("f%d.jsonl", n-1)] != "{}\n{}\n" || rec.files["f0.jsonl"] != "{\"id\": 1}\n" {
+		t.Errorf("files as the writer read them: f0 %q, f%d %q", rec.files["f0.jsonl"], n-1, rec.files[fmt.Sprintf("f%d.jsonl", n-1)])
+	}
+
+	h = &pb.WriteHeader{}
+	for range grpcsvc.MaxWriteFiles + 1 {
+		h.Files = append(h.Files, &pb.WriteFile{Name: "x"}) // short, to fit the test server's message size
+	}
+	if _, err := send(admin, c, header(h)); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a header of %d files: %v, want InvalidArgument", len(h.Files), err)
 	}
 }

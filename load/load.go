@@ -256,12 +256,16 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 	if err := st.writeManifest(ctx); err != nil {
 		return rep, err
 	}
+	// From the manifest on, the load is finished, by this call or by the next load's
+	// recovery: its staging is never dropped unfinished (that would leave the tables
+	// attached so far with this load's rows and the others without), and a caller that
+	// goes away mid-commit (a WriteService client disconnecting) does not stop it.
+	committed = true
 	opts.Checkpoint("manifest")
 	cstart := time.Now()
-	if err := commit(ctx, e, ont, opts, st.prefix, loadstate.Totals{Version: rep.Version, Nodes: uint64(nodes), Edges: uint64(edges)}, false); err != nil {
+	if err := commit(context.WithoutCancel(ctx), e, ont, opts, st.prefix, loadstate.Totals{Version: rep.Version, Nodes: uint64(nodes), Edges: uint64(edges)}, false); err != nil {
 		return rep, err
 	}
-	committed = true
 	rep.Committed = time.Since(cstart)
 	vstart := time.Now()
 	rep.Live, rep.Queryable, err = st.verify(ctx)

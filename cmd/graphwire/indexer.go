@@ -39,6 +39,9 @@ func (x *treeIndexer) Index(ctx context.Context, req mcpsvc.IndexRequest) (mcpsv
 	if err != nil {
 		return sum, &mcpsvc.IndexError{Reason: "PATH_REFUSED", Err: fmt.Errorf("%s: %w (allowed: %v)", req.Path, err, x.roots.Dirs())}
 	}
+	if err := x.roots.CheckTree(dir); err != nil {
+		return sum, &mcpsvc.IndexError{Reason: "PATH_REFUSED", Err: fmt.Errorf("%s: %w", req.Path, err)}
+	}
 	ns, project := req.Namespace, req.Project
 	if ns == "" {
 		ns = "1/"

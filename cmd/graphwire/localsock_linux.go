@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -83,4 +84,21 @@ func peerIsUs(c *net.UnixConn) bool {
 		return false
 	}
 	return int(cred.Uid) == os.Getuid()
+}
+
+// dialLocal connects to the write socket p and admits it only when the process listening
+// on it runs as this user (SO_PEERCRED): when the data directory's path is long, p is in
+// the shared temporary directory, where another user may have put a socket first, and a
+// write sends that process the files to load.
+func dialLocal(ctx context.Context, p string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", p)
+	if err != nil {
+		return nil, err
+	}
+	if uc, ok := c.(*net.UnixConn); !ok || !peerIsUs(uc) {
+		c.Close()
+		return nil, fmt.Errorf("local socket %s: the process listening on it is not this user's", p)
+	}
+	return c, nil
 }

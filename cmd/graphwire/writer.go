@@ -75,7 +75,8 @@ func openTarget(w writeFlags, ef *engineFlags, ont *ontology.Ontology, stderr io
 	}
 	if ef.clickhouse == "" {
 		if sock := localSocket(ef.dataDir()); sock != "" && socketAnswers(sock) {
-			conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()))
+			conn, err := grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()),
+				grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return dialLocal(ctx, sock) }))
 			if err != nil {
 				return nil, err
 			}
@@ -108,12 +109,14 @@ func (t *target) skipped(rep load.Report) []string {
 	return out
 }
 
-// socketAnswers reports whether a process listens on the Unix socket at p.
+// socketAnswers reports whether a process of this user listens on the Unix socket at p.
 func socketAnswers(p string) bool {
 	if _, err := os.Stat(p); err != nil {
 		return false
 	}
-	c, err := net.DialTimeout("unix", p, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c, err := dialLocal(ctx, p)
 	if err != nil {
 		return false
 	}
