@@ -29,6 +29,11 @@ type Options struct {
 	// query above it fails with QUERY_TOO_EXPENSIVE before it runs. 0 means
 	// [DefaultMaxWalkCost]; negative means no bound.
 	MaxWalkCost float64
+	// Redacted says answers go through a redaction authority (docs/redaction.md), which
+	// withholds rows showing a denied node but cannot see inside an aggregation's bucket: an
+	// aggregation may then not group by, or take the min or max of, a free-text property
+	// (a String without an enum), whose values would show what denied nodes hold.
+	Redacted bool
 }
 
 // TableSizes reports the approximate number of rows stored in a table (every stored version
@@ -49,6 +54,9 @@ type Compiler struct {
 	limit  int        // the longest DSL text in bytes (Options.MaxQueryBytes)
 	keys   *CursorKeys
 	cost   float64 // the largest walk estimate allowed (Options.MaxWalkCost); negative: none
+	// redacted: answers are redacted (Options.Redacted), so aggregations keep to values
+	// redaction can account for ([checkRedactedAggregation]).
+	redacted bool
 }
 
 // catalogFor returns the view of the catalog caller may read: validation, lowering, the
@@ -88,7 +96,7 @@ func New(ont *ontology.Ontology, opts Options) (*Compiler, error) {
 	if cost == 0 {
 		cost = DefaultMaxWalkCost
 	}
-	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit, keys: keys, cost: cost}, nil
+	return &Compiler{cat: cat, admin: cat.view(true), public: cat.view(false), schema: v, sizes: opts.Sizes, limit: limit, keys: keys, cost: cost, redacted: opts.Redacted}, nil
 }
 
 // CursorKeys returns the keys that sign and verify this compiler's cursors.
@@ -128,7 +136,48 @@ func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.redacted {
+		if err := c.checkRedactedAggregation(plan); err != nil {
+			return nil, err
+		}
+	}
 	return c.finish(stmt, caller, plan.Build.QueryType, plan)
+}
+
+// checkRedactedAggregation refuses, when answers are redacted, an aggregation that groups by
+// or takes the min or max of a free-text property. Redaction withholds a bucket grouped by a
+// denied node, and Orbit lets counts and sums through (the scopes bound what they count), but
+// a bucket key or a min/max of free text is a value of some node in the bucket, and the
+// authority is never asked about those nodes: a title of a confidential issue would be shown
+// to a caller the authority denies it to. Enums, numbers, dates and booleans stay allowed.
+func (c *Compiler) checkRedactedAggregation(plan *Plan) error {
+	b := plan.Build
+	if b.QueryType != graphresponse.QueryAggregation {
+		return nil
+	}
+	entityOf := map[string]string{}
+	for _, n := range b.Nodes {
+		entityOf[n.Alias] = n.Entity
+	}
+	freeText := func(entity, prop string) bool {
+		e := c.cat.entities[entity]
+		if e == nil {
+			return false
+		}
+		p := e.prop(prop)
+		return p != nil && p.typ == typString && len(p.enum) == 0
+	}
+	for i, g := range b.Groups {
+		if g.Kind == graphresponse.GroupKindProperty && freeText(g.Entity, g.Property) {
+			return newErr(ptr("group_by", i), ErrRedactedAggregation, "answers are redacted, and a group key of free text ("+g.Entity+"."+g.Property+") would show values of nodes the redaction authority was not asked about; group by the node, or by an enum, number or date property")
+		}
+	}
+	for i, m := range b.Metrics {
+		if (m.Function == "min" || m.Function == "max") && m.Property != "" && freeText(entityOf[m.Target], m.Property) {
+			return newErr(ptr("aggregations", i, m.Function), ErrRedactedAggregation, "answers are redacted, and "+m.Function+" of free text ("+entityOf[m.Target]+"."+m.Property+") would show a value of a node the redaction authority was not asked about; count it, or aggregate an enum, number or date property")
+		}
+	}
+	return nil
 }
 
 // lower runs stages 1–5 and returns the statement tree before the security check.

@@ -71,6 +71,9 @@ var (
 	// property (User.email, User.is_admin, …) in columns, filters, order_by, group_by or an
 	// aggregation target.
 	ErrAdminOnlyProperty = &Reason{code: "ADMIN_ONLY_PROPERTY", kind: KindPermissionDenied}
+	// ErrRedactedAggregation refuses, when answers are redacted, an aggregation whose group
+	// key or min/max is a free-text property (Options.Redacted).
+	ErrRedactedAggregation = &Reason{code: "REDACTED_AGGREGATION", kind: KindPermissionDenied}
 
 	// ErrQueryTooExpensive refuses, before it runs, a query whose estimated work is above the
 	// limit (Options.MaxWalkCost); the message names the estimate, the limit and the part of

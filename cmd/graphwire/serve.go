@@ -163,7 +163,7 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 		note(err)
 		sizes.OnRefresh = note
 	}
-	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery, MaxWalkCost: maxWalkCost, CursorKeys: cursors})
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, MaxQueryBytes: maxQuery, MaxWalkCost: maxWalkCost, CursorKeys: cursors, Redacted: red != nil})
 	if err != nil {
 		return nil, err
 	}
