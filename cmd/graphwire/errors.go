@@ -177,6 +177,10 @@ func report(w io.Writer, name string, err error) {
 			msg = ke.Error()
 		}
 		fmt.Fprintf(w, "%s: %s %s %s: %s\n", name, ke.Kind(), ke.Reason(), p, oneLine(errors.New(msg)))
+		if errors.Is(ke, compiler.ErrNoScopes) {
+			// A local caller is named by flags, not by a token.
+			fmt.Fprintf(w, "%s: hint: name the caller: --scope PATH (repeatable, e.g. --scope 1/10/) or --admin\n", name)
+		}
 	case errors.As(err, &ve):
 		unknownType := false
 		for _, is := range ve.Issues {

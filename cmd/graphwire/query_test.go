@@ -53,10 +53,19 @@ func TestRunQuery(t *testing.T) {
 		},
 		{
 			name:       "explain from stdin",
-			args:       []string{"--explain", "-"},
+			args:       []string{"--admin", "--explain", "-"},
 			stdin:      `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[2],"columns":["name"]}]}`,
 			wantCode:   exitOK,
 			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 2\n" + noSizes,
+		},
+		// A local caller without --scope or --admin may read nothing (NO_SCOPES, as Orbit
+		// refuses an empty security context), and is told which flags name a caller.
+		{
+			name:     "no caller",
+			args:     []string{"--explain", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[2]}]}`},
+			wantCode: exitPermission,
+			wantStderr: "graphwire query: permission_denied NO_SCOPES /: the caller has no traversal_path scope, so it may read no namespace; a token needs at least one scope (administrators need none)\n" +
+				"graphwire query: hint: name the caller: --scope PATH (repeatable, e.g. --scope 1/10/) or --admin\n",
 		},
 		{
 			name:       "unknown entity",

@@ -32,7 +32,9 @@ func TestLocalAndServerAgree(t *testing.T) {
 		t.Fatalf("seed: %v\n%s", err, out)
 	}
 	// A milestone whose description alone is over gRPC's default 4 MiB message: the raw
-	// answer reaches the client whole, as in local mode.
+	// answer reaches the client whole, as in local mode. Its case asks for a longer deadline
+	// than the server's default 30 s: under -race on a busy machine, formatting 5 MiB took
+	// longer than that (exit 8).
 	big := filepath.Join(tmp, "Milestone.jsonl")
 	if err := os.WriteFile(big, []byte(`{"id":900000,"traversal_path":"1/10/","iid":900000,"title":"big","description":"`+strings.Repeat("d", 5<<20)+`","state":"active","created_at":"2024-01-02 03:04:05"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -102,7 +104,7 @@ func TestLocalAndServerAgree(t *testing.T) {
 			wantCode: exitInvalid,
 			wantErr:  "graphwire query: invalid_query PARSE_ERROR /node/filters/username: invalid UTF-8 (byte 0xff) at line 1, column 82: the query must be UTF-8 text\n",
 		},
-		{name: "answer over 4 MiB", local: []string{"--admin"}, token: admin, args: []string{`{"query_type":"traversal","nodes":[{"id":"m","entity":"Milestone","node_ids":[900000],"columns":["description"]}]}`}},
+		{name: "answer over 4 MiB", local: []string{"--admin"}, token: admin, args: []string{"--timeout", "4m", `{"query_type":"traversal","nodes":[{"id":"m","entity":"Milestone","node_ids":[900000],"columns":["description"]}]}`}},
 		{name: "timeout", local: []string{"--admin"}, token: admin, args: []string{"--timeout", "1ns", mrs}, wantCode: exitTimeout},
 	}
 	for _, tt := range tests {
