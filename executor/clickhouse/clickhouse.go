@@ -39,6 +39,13 @@ type Options struct {
 	// Progress, when set, is called with the running totals each time the server reports
 	// progress. It is called on the goroutine that reads the rows.
 	Progress func(executor.Stats)
+	// Cluster names a cluster of the server's remote_servers (docs/cluster.md): the graph
+	// tables are Distributed tables over local tables on every shard. Every statement then
+	// runs with prefer_global_in_and_join = 1 (a sub-query of IN or JOIN is run once and sent
+	// to every shard), skip_unavailable_shards = 0 (a shard that does not answer fails the
+	// statement instead of leaving its rows out) and distributed_foreground_insert = 1 (an
+	// INSERT returns once every shard holds its rows). Empty: a single server.
+	Cluster string
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
 }
@@ -48,7 +55,8 @@ type Options struct {
 type Executor struct {
 	conn driver.Conn
 	opts Options
-	http bool // the DSN chose HTTP: the driver reports no progress (rows and bytes read)
+	http bool       // the DSN chose HTTP: the driver reports no progress (rows and bytes read)
+	dsn  ch.Options // the parsed DSN, for the connections to single shards (OpenShard)
 }
 
 // ReportsProgress reports whether statements report the rows and bytes they read
@@ -86,6 +94,17 @@ func Open(opts Options) (*Executor, error) {
 	if opts.DialTimeout > 0 {
 		o.DialTimeout = opts.DialTimeout
 	}
+	if opts.Cluster != "" {
+		if !executor.ValidIdent(opts.Cluster) {
+			return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("invalid cluster name %q: letters, digits and _", opts.Cluster))
+		}
+		if o.Settings == nil {
+			o.Settings = ch.Settings{}
+		}
+		for k, v := range clusterSettings {
+			o.Settings[k] = v
+		}
+	}
 	if opts.CreateDatabase && o.Auth.Database != "" && o.Auth.Database != "default" {
 		if err := createDatabase(*o); err != nil {
 			return nil, err
@@ -95,7 +114,7 @@ func Open(opts Options) (*Executor, error) {
 	if err != nil {
 		return nil, classify(op, err)
 	}
-	return &Executor{conn: conn, opts: opts, http: o.Protocol == ch.HTTP}, nil
+	return &Executor{conn: conn, opts: opts, http: o.Protocol == ch.HTTP, dsn: *o}, nil
 }
 
 // createDatabase connects to the default database and creates o's database if missing.
@@ -404,9 +423,20 @@ func unwrap(typ, wrapper string) (string, bool) {
 	return typ[len(wrapper)+1 : len(typ)-1], true
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers; on a cluster ([Options.Cluster]), that every shard
+// does: a shard that does not is an [executor.ErrUnavailable] whose message names it.
 func (e *Executor) Ping(ctx context.Context) error {
-	return classify("ping", e.conn.Ping(ctx))
+	if err := e.conn.Ping(ctx); err != nil {
+		return classify("ping", err)
+	}
+	if e.opts.Cluster == "" {
+		return nil
+	}
+	_, err := executor.CollectRows(ctx, e, &compiler.Query{SQL: "SELECT count() FROM clusterAllReplicas('" + e.opts.Cluster + "', system.one)"})
+	if err != nil {
+		return fmt.Errorf("ping cluster %s: %w", e.opts.Cluster, err)
+	}
+	return nil
 }
 
 // Version returns the server's version, e.g. "18.16.1" or "26.7.2.1".

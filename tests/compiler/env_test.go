@@ -47,6 +47,10 @@ var env struct {
 	// server named by GRAPHWIRE_CLICKHOUSE_DSN (server_test.go); nil without one.
 	server    *clickhouse.Executor
 	serverErr error
+	// cluster is the same graph again, sharded over the cluster GRAPHWIRE_CLUSTER of the
+	// server GRAPHWIRE_CLUSTER_DSN (cluster_test.go); nil without them.
+	cluster    *clickhouse.Executor
+	clusterErr error
 }
 
 func TestMain(m *testing.M) {
@@ -93,6 +97,11 @@ func runMain(m *testing.M) int {
 	if dsn := os.Getenv("GRAPHWIRE_CLICKHOUSE_DSN"); dsn != "" && env.err == nil {
 		drop, err := openServer(dsn)
 		env.serverErr = err
+		defer drop()
+	}
+	if dsn := os.Getenv(serverdb.ClusterDSNEnv); dsn != "" && env.err == nil {
+		drop, err := openCluster(dsn, os.Getenv(serverdb.ClusterEnv))
+		env.clusterErr = err
 		defer drop()
 	}
 	return m.Run()
