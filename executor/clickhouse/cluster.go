@@ -65,7 +65,7 @@ func (e *Executor) Shards(ctx context.Context) ([]Shard, error) {
 		return nil, executor.New(op, executor.ErrInternal, errors.New("no cluster configured"))
 	}
 	rows, err := executor.CollectRows(ctx, e, &compiler.Query{
-		SQL: "SELECT toInt64(shard_num), host_address, toInt64(port), toInt64(cluster = {p0:String}) FROM system.clusters ORDER BY cluster, shard_num, replica_num",
+		SQL:    "SELECT toInt64(shard_num), host_address, toInt64(port), toInt64(cluster = {p0:String}) FROM system.clusters ORDER BY cluster, shard_num, replica_num",
 		Params: []compiler.Param{{Name: "p0", Type: "String", Value: e.opts.Cluster}},
 	})
 	if err != nil {
