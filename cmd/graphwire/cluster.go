@@ -12,6 +12,7 @@ import (
 	"github.com/graphwire/graphwire/cluster"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor/clickhouse"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 )
 
@@ -117,4 +118,12 @@ func clusterOf(eng any) string {
 		return c.Cluster()
 	}
 	return ""
+}
+
+// clusterWriter is how a load writes to eng's cluster, nil when eng is not one.
+func clusterWriter(eng any, ont *ontology.Ontology) load.Shards {
+	if c, ok := eng.(*clickhouse.Executor); ok && c.Cluster() != "" {
+		return cluster.NewWriter(c, ont)
+	}
+	return nil
 }

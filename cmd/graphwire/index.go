@@ -189,7 +189,7 @@ func indexCode(ctx context.Context, f indexFlags, stderr io.Writer) error {
 	var rep load.Report
 	if len(srcs) > 0 || len(scope.Files) > 0 {
 		bar.finish()
-		opts := load.Options{Source: "index", Progress: loadBar.loadReport, Replace: &scope}
+		opts := load.Options{Source: "index", Progress: loadBar.loadReport, Replace: &scope, Shards: clusterWriter(eng, ont)}
 		if f.trace {
 			opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}

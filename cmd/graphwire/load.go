@@ -88,7 +88,7 @@ func loadFiles(ctx context.Context, f loadFlags, stderr io.Writer) error {
 	}
 	defer bar.finish()
 	start := time.Now()
-	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: bar.loadReport}
+	opts := load.Options{SkipInvalid: f.skipInvalid, Progress: bar.loadReport, Shards: clusterWriter(eng, ont)}
 	if f.trace {
 		opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
