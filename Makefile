@@ -6,7 +6,7 @@ PKGS := ./...
 ## took 253 s there at load average 15-19 (its property runs wait on the engine, not on Go).
 TEST_TIMEOUT ?= 30m
 
-.PHONY: all demo test test-server test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
+.PHONY: all demo test test-server test-cluster bench-cluster test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql fuzz build
 
 all: build
 
@@ -21,7 +21,7 @@ demo:
 ## test: gofmt check, go.mod tidiness, buf lint, go vet, the race-enabled test suite (and the
 ## scorecard build's). What CI runs. The suite includes the format gates' tests (./formatter,
 ## ./tests/gates), so test does not run the gates target again.
-test: fmt-check tidy-check buf-lint vet test-go test-scorecard test-server
+test: fmt-check tidy-check buf-lint vet test-go test-scorecard test-server test-cluster
 
 ## test-short: the inner loop. go vet and go test -short without -race: it leaves out the race
 ## detector, the scorecard build, the gates and tidiness, and -short cuts the long property and
@@ -56,6 +56,15 @@ test-go:
 ## starts a private ClickHouse 26.7 server from the embedded engine's library for the run).
 test-server:
 	bash scripts/with-clickhouse-server.sh env GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit
+
+## test-cluster: the graph sharded over a loopback 2-shard ClickHouse cluster (docs/cluster.md):
+## TestClusterMatchesEmbedded (200 random queries and 20 cursor walks, byte-identical to the
+## embedded engine), the cluster's faults (tests/cluster) and tests/orbit on the cluster
+## (GRAPHWIRE_TEST_ENGINE=cluster). Without GRAPHWIRE_CLUSTER_DSN,
+## scripts/with-clickhouse-cluster.sh starts a private cluster (CLUSTER_SHARDS=3 for 3 shards).
+test-cluster:
+	bash scripts/with-clickhouse-cluster.sh env GRAPHWIRE_TEST_ENGINE=cluster $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/cluster ./tests/orbit
+	bash scripts/with-clickhouse-cluster.sh env GRAPHWIRE_TEST_ENGINE=cluster $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run 'TestClusterMatchesEmbedded' ./tests/compiler
 
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.

@@ -150,6 +150,11 @@ func classify(op string, err error) error {
 	}
 	var ex *ch.Exception
 	if errors.As(err, &ex) {
+		if ex.Code == 32 && strings.Contains(ex.Message, "while receiving packet from") {
+			// ATTEMPT_TO_READ_AFTER_EOF from a shard of a cluster: it went away during the
+			// statement (the message names it).
+			return executor.New(op, executor.ErrUnavailable, err)
+		}
 		return executor.FromCode(op, int(ex.Code), err)
 	}
 	var netErr net.Error
