@@ -58,13 +58,14 @@ test-server:
 	bash scripts/with-clickhouse-server.sh env GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit
 
 ## test-cluster: the graph sharded over a loopback 2-shard ClickHouse cluster (docs/cluster.md):
-## TestClusterMatchesEmbedded (200 random queries and 20 cursor walks, byte-identical to the
-## embedded engine), the cluster's faults (tests/cluster) and tests/orbit on the cluster
-## (GRAPHWIRE_TEST_ENGINE=cluster). Without GRAPHWIRE_CLUSTER_DSN,
-## scripts/with-clickhouse-cluster.sh starts a private cluster (CLUSTER_SHARDS=3 for 3 shards).
+## tests/orbit on the cluster and TestClusterMatchesEmbedded (200 random queries and 20 cursor
+## walks, byte-identical to the embedded engine), with GRAPHWIRE_TEST_ENGINE=cluster. Without
+## GRAPHWIRE_CLUSTER_DSN, scripts/with-clickhouse-cluster.sh starts a private cluster
+## (CLUSTER_SHARDS=3 for 3 shards). The cluster's faults (tests/cluster, private clusters of
+## their own) run in test-go.
 test-cluster:
-	bash scripts/with-clickhouse-cluster.sh env GRAPHWIRE_TEST_ENGINE=cluster $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/cluster ./tests/orbit
-	bash scripts/with-clickhouse-cluster.sh env GRAPHWIRE_TEST_ENGINE=cluster $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run 'TestClusterMatchesEmbedded' ./tests/compiler
+	bash scripts/with-clickhouse-cluster.sh env GRAPHWIRE_TEST_ENGINE=cluster sh -c '$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit && \
+		$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run "^TestClusterMatchesEmbedded$$" ./tests/compiler'
 
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.
@@ -102,6 +103,16 @@ bench-sql:
 	bash scripts/install-chdb.sh >/dev/null
 	GRAPHWIRE_SEED_SCALE=$${GRAPHWIRE_SEED_SCALE:-10} GRAPHWIRE_SQLBENCH_DOC=$(CURDIR)/docs/sql-bench.md \
 		$(GO) test -count=1 -timeout 60m -run '^$$' -bench BenchmarkReferenceSQL -benchtime $(SQLBENCH_ROUNDS)x ./tests/sqlbench
+
+## bench-cluster: every query type on one ClickHouse 26.7 server and on loopback clusters of 2
+## and 3 shards, seeded alike at scales 10 and 100 (BENCH_CLUSTER_SCALES), interleaved, equal
+## answers checked; median wall and mean server CPU per query (docs/cluster.md, "Bench").
+BENCH_CLUSTER_SCALES ?= 10 100
+BENCH_CLUSTER_ROUNDS ?= 7
+bench-cluster:
+	bash scripts/install-chdb.sh >/dev/null
+	GRAPHWIRE_CLUSTER_BENCH=1 GRAPHWIRE_CLUSTER_BENCH_SCALES="$(BENCH_CLUSTER_SCALES)" GRAPHWIRE_CLUSTER_BENCH_ROUNDS=$(BENCH_CLUSTER_ROUNDS) \
+		$(GO) test -count=1 -timeout 120m -v -run '^TestBenchCluster$$' ./tests/cluster
 
 fuzz:
 	scripts/fuzz.sh

@@ -74,17 +74,30 @@ type testCluster struct {
 // startCluster starts (or, again, restarts what is missing of) the cluster in dir.
 func startCluster(t *testing.T, dir string) *testCluster {
 	t.Helper()
+	return startServers(t, dir, 2, "gw", "")
+}
+
+// startServers starts n servers in dir from port base (default $GRAPHWIRE_CLUSTER_TEST_PORT,
+// else 29500), with cluster "" a single server each.
+func startServers(t *testing.T, dir string, n int, name, port string) *testCluster {
+	t.Helper()
 	if env.err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI=true: %v", env.err)
 		}
 		t.Skip(env.err)
 	}
-	port := os.Getenv("GRAPHWIRE_CLUSTER_TEST_PORT")
+	if port == "" {
+		port = os.Getenv("GRAPHWIRE_CLUSTER_TEST_PORT")
+	}
 	if port == "" {
 		port = "29500"
 	}
-	cmd := exec.Command("bash", filepath.Join(env.root, "scripts/clickhouse-server.sh"), "--servers", "2", "--cluster", "gw")
+	args := []string{filepath.Join(env.root, "scripts/clickhouse-server.sh"), "--servers", strconv.Itoa(n)}
+	if name != "" {
+		args = append(args, "--cluster", name)
+	}
+	cmd := exec.Command("bash", args...)
 	cmd.Env = append(os.Environ(), "GRAPHWIRE_CLICKHOUSE_DIR="+dir, "GRAPHWIRE_CLICKHOUSE_PORT="+port)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -97,8 +110,8 @@ func startCluster(t *testing.T, dir string) *testCluster {
 		c.dsns = append(c.dsns, l)
 		c.addr = append(c.addr, strings.TrimSuffix(strings.TrimPrefix(l, "clickhouse://"), "/default"))
 	}
-	if len(c.dsns) != 2 {
-		t.Fatalf("the script printed %q, want two DSNs", out)
+	if len(c.dsns) != n {
+		t.Fatalf("the script printed %q, want %d DSNs", out, n)
 	}
 	return c
 }

@@ -48,7 +48,8 @@ var env struct {
 	server    *clickhouse.Executor
 	serverErr error
 	// cluster is the same graph again, sharded over the cluster GRAPHWIRE_CLUSTER of the
-	// server GRAPHWIRE_CLUSTER_DSN (cluster_test.go); nil without them.
+	// server GRAPHWIRE_CLUSTER_DSN (cluster_test.go), with GRAPHWIRE_TEST_ENGINE=cluster
+	// (make test-cluster); nil otherwise.
 	cluster    *clickhouse.Executor
 	clusterErr error
 }
@@ -99,7 +100,7 @@ func runMain(m *testing.M) int {
 		env.serverErr = err
 		defer drop()
 	}
-	if dsn := os.Getenv(serverdb.ClusterDSNEnv); dsn != "" && env.err == nil {
+	if dsn := os.Getenv(serverdb.ClusterDSNEnv); dsn != "" && serverdb.OnCluster() && env.err == nil {
 		drop, err := openCluster(dsn, os.Getenv(serverdb.ClusterEnv))
 		env.clusterErr = err
 		defer drop()
