@@ -8,7 +8,8 @@
 # Each server i (1..N) has the directory $GRAPHWIRE_CLICKHOUSE_DIR/s<i> (default
 # ${TMPDIR:-/tmp}/graphwire-clickhouse) holding its data, log and pid, native port
 # $GRAPHWIRE_CLICKHOUSE_PORT + 2(i-1) (default 29100) and HTTP port one above. A port held by
-# another process is skipped. Starting is idempotent: servers that answer are kept.
+# another process is skipped. Starting is idempotent: servers that answer are kept, and one
+# that died is started again on its data directory.
 #
 #   bash scripts/clickhouse-server.sh [--servers N]        starts them, prints one DSN a line
 #   bash scripts/clickhouse-server.sh [--servers N] --env  also prints export lines:
@@ -143,7 +144,14 @@ for i in $(seq 1 "$servers"); do
     dsns+=("clickhouse://127.0.0.1:$port/default")
     continue
   fi
-  stop_one "$d" # a dead or half-started one, or one of another config: its data is disposable
+  # A dead or half-started one, or one of another config: stopped, and started again on its
+  # data (a shard that was killed comes back with its rows).
+  if alive "$d"; then
+    pid="$(cat "$d/pid")"; kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$d/pid"
   mkdir -p "$d/data"
   echo "$port" > "$d/port"
   echo "$want_cfg" > "$d/cluster"

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/executor/clickhouse"
+	"github.com/graphwire/graphwire/loadstate"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
 )
@@ -273,8 +275,9 @@ func TestShardSchemaDiffers(t *testing.T) {
 }
 
 // TestShardDown: with a shard stopped, a query fails as unavailable naming that shard (no
-// partial answer: skip_unavailable_shards is off), Ping (what health watches) fails naming it,
-// and once the shard is back Ping succeeds again.
+// partial answer: skip_unavailable_shards is off), Ping fails naming it, and the readiness
+// check of serve's health (loadstate.Check) fails; once the shard is back on its data, both
+// succeed and the answer is the one from before.
 func TestShardDown(t *testing.T) {
 	c := newCluster(t)
 	e := c.seeded(t, "gw_down")
@@ -297,9 +300,24 @@ func TestShardDown(t *testing.T) {
 	if err := e.Ping(t.Context()); !errors.Is(err, executor.ErrUnavailable) || !strings.Contains(err.Error(), c.addr[1]) {
 		t.Errorf("Ping with shard 2 down: %v, want unavailable naming %s", err, c.addr[1])
 	}
+	// What serve's health checks (pipeline.Ready): NOT_SERVING while the shard is down.
+	if _, err := loadstate.Check(t.Context(), e, env.ont); !errors.Is(err, executor.ErrUnavailable) {
+		t.Errorf("loadstate.Check with shard 2 down: %v, want unavailable", err)
+	}
 	startCluster(t, c.dir)
 	if err := e.Ping(t.Context()); err != nil {
 		t.Errorf("Ping with shard 2 back: %v", err)
+	}
+	if _, err := loadstate.Check(t.Context(), e, env.ont); err != nil {
+		t.Errorf("loadstate.Check with shard 2 back: %v", err)
+	}
+	// Nothing was lost: the same answer as before.
+	again, err := executor.CollectRows(t.Context(), e, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Values, rows.Values) {
+		t.Errorf("with shard 2 back: %d rows, before: %d", len(again.Values), len(rows.Values))
 	}
 }
 
