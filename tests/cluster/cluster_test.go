@@ -289,6 +289,19 @@ func TestShardDown(t *testing.T) {
 	if len(rows.Values) == 0 {
 		t.Fatal("no users on the healthy cluster")
 	}
+	// Table sizes are read over every shard, under the Distributed tables' names.
+	sizes := executor.NewTableSizes(e, time.Hour)
+	sizes.Cluster = "gw"
+	if err := sizes.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	users, err := executor.CollectRows(t.Context(), e, &compiler.Query{SQL: "SELECT count() FROM gl_user"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := sizes.Rows("gl_user"); !ok || n != users.Values[0][0].(int64) {
+		t.Errorf("TableSizes.Rows(gl_user) = %d, %v; the cluster holds %v rows", n, ok, users.Values[0][0])
+	}
 	c.stop(t, 1)
 	got, err := executor.CollectRows(t.Context(), e, q)
 	if !errors.Is(err, executor.ErrUnavailable) || !strings.Contains(err.Error(), c.addr[1]) {
