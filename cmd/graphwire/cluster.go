@@ -11,6 +11,7 @@ import (
 
 	"github.com/graphwire/graphwire/cluster"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/clickhouse"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
@@ -19,13 +20,11 @@ import (
 // openCluster checks the cluster an executor was opened on: its name must be one of the
 // server's clusters (else exit 6, naming the clusters it has), and the graph's layout is
 // created on every shard (write) or checked (read: a shard whose tables differ is refused,
-// exit 7, naming the shard and the difference).
+// exit 7, naming the shard and the difference; a shard that does not answer is left to the
+// reads, which fail naming it).
 func (f *engineFlags) openCluster(e *clickhouse.Executor, write bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := e.Shards(ctx); err != nil {
-		return clusterError(err)
-	}
 	ont, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		return err
@@ -33,7 +32,13 @@ func (f *engineFlags) openCluster(e *clickhouse.Executor, write bool) error {
 	if write {
 		return clusterError(cluster.Init(ctx, e, ont))
 	}
-	return clusterError(cluster.Check(ctx, e, ont))
+	err = cluster.Check(ctx, e, ont)
+	if errors.Is(err, executor.ErrUnavailable) {
+		// A server or shard that does not answer now: reads say so themselves (and serve
+		// starts NOT_SERVING, as with a single server that is down), naming the shard.
+		return nil
+	}
+	return clusterError(err)
 }
 
 // clusterError classifies the errors of a cluster's set-up: an unknown name is "not found",
