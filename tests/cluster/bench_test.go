@@ -90,10 +90,14 @@ func TestBenchCluster(t *testing.T) {
 			t.Fatalf("%s: %v", bq.name, err)
 		}
 	}
-	layouts := []*benchLayout{
-		{name: "1 server", c: startServers(t, t.TempDir(), 1, "", strconv.Itoa(base))},
-		{name: "2 shards", c: startServers(t, t.TempDir(), 2, "gw", strconv.Itoa(base+4))},
-		{name: "3 shards", c: startServers(t, t.TempDir(), 3, "gw", strconv.Itoa(base+10))},
+	layouts := []*benchLayout{{name: "1 server", c: startServers(t, t.TempDir(), 1, "", strconv.Itoa(base))}}
+	// GRAPHWIRE_CLUSTER_BENCH_SHARDS: the cluster sizes, default "2 3".
+	for _, n := range strings.Fields(cmpOr(os.Getenv("GRAPHWIRE_CLUSTER_BENCH_SHARDS"), "2 3")) {
+		k, err := strconv.Atoi(n)
+		if err != nil || k < 2 || k > 9 {
+			t.Fatalf("GRAPHWIRE_CLUSTER_BENCH_SHARDS: %q is not 2..9", n)
+		}
+		layouts = append(layouts, &benchLayout{name: n + " shards", c: startServers(t, t.TempDir(), k, "gw", strconv.Itoa(base+2+k*k))})
 	}
 	t.Cleanup(func() {
 		for _, l := range layouts {
@@ -137,8 +141,17 @@ func TestBenchCluster(t *testing.T) {
 			t.Logf("scale %s: seeded %s in %s", scale, l.name, time.Since(start).Round(time.Millisecond))
 		}
 		fmt.Printf("\nscale %s (%d nodes, %d edges), %d rounds: median wall, mean server CPU per query:\n\n", scale, g.Nodes(), g.Edges(), rounds)
-		fmt.Println("| query | 1 server wall | 1 server CPU | 2 shards wall | 2 shards CPU | 3 shards wall | 3 shards CPU | CPU 2 shards / 1 | CPU 3 shards / 1 |")
-		fmt.Println("|---|---|---|---|---|---|---|---|---|")
+		head, rule := "| query", "|---"
+		for _, l := range layouts {
+			head += " | " + l.name + " wall | " + l.name + " CPU"
+			rule += "|---|---"
+		}
+		for _, l := range layouts[1:] {
+			head += " | CPU " + l.name + " / 1"
+			rule += "|---"
+		}
+		fmt.Println(head + " |")
+		fmt.Println(rule + "|")
 		for qi, bq := range benchQueries {
 			q := compiled[qi]
 			wall := make([][]time.Duration, len(layouts))
