@@ -48,6 +48,13 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if stop, ok := os.LookupEnv(loadChildEnv); ok {
+		if err := killChild(os.Getenv("GW_CLUSTER_LOAD_DSN"), os.Getenv("GW_CLUSTER_LOAD_DB"), stop); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	dir, err := os.MkdirTemp("", "graphwire-clustertest-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
