@@ -58,8 +58,8 @@ test-server:
 	bash scripts/with-clickhouse-server.sh env GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit
 
 ## test-cluster: the graph sharded over a loopback 2-shard ClickHouse cluster (docs/cluster.md):
-## tests/orbit on the cluster and TestClusterMatchesEmbedded (60 random queries and 20 cursor
-## walks, byte-identical to the embedded engine; GRAPHWIRE_PROP_CASES=200 for more), with
+## tests/orbit on the cluster (about 2 min) and TestClusterMatchesEmbedded (200 random queries
+## and 20 cursor walks, byte-identical to the embedded engine; about 2-5 min), with
 ## GRAPHWIRE_TEST_ENGINE=cluster. Without
 ## GRAPHWIRE_CLUSTER_DSN, scripts/with-clickhouse-cluster.sh starts a private cluster
 ## (CLUSTER_SHARDS=3 for 3 shards). The cluster's faults (tests/cluster, private clusters of
