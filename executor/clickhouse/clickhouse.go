@@ -164,7 +164,25 @@ func classify(op string, err error) error {
 		errors.Is(err, ch.ErrAcquireConnTimeout):
 		return executor.New(op, executor.ErrUnavailable, err)
 	}
+	if msg := err.Error(); strings.Contains(msg, "server hello") || strings.Contains(msg, "handshake") {
+		// A server that does not speak ClickHouse's protocol (a web server on the DSN's port,
+		// say): its reply can be a whole HTML page, which a one-line error must not carry.
+		msg, _, _ = strings.Cut(msg, " response body:") // the page itself says nothing more
+		return executor.New(op, executor.ErrUnavailable, fmt.Errorf("%w: %s", errNotClickHouse, oneLine(msg, 160)))
+	}
 	return executor.New(op, executor.ErrInternal, err)
+}
+
+// errNotClickHouse is a reply that is not ClickHouse's protocol; it is not retried.
+var errNotClickHouse = errors.New("the server does not answer as ClickHouse")
+
+// oneLine collapses s's white space and cuts it to about n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + " …"
+	}
+	return s
 }
 
 // queryContext adds the query's parameters, settings and progress handler to ctx.
@@ -231,7 +249,8 @@ func settingValue(v any) any {
 // retryable reports a connection-level failure: unavailable and not an exception of the server.
 func retryable(err error) bool {
 	var ex *ch.Exception
-	return !errors.As(err, &ex) && errors.Is(classify("", err), executor.ErrUnavailable)
+	c := classify("", err)
+	return !errors.As(err, &ex) && errors.Is(c, executor.ErrUnavailable) && !errors.Is(c, errNotClickHouse)
 }
 
 // stats sums progress packets.
