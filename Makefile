@@ -6,7 +6,7 @@ PKGS := ./...
 ## took 253 s there at load average 15-19 (its property runs wait on the engine, not on Go).
 TEST_TIMEOUT ?= 30m
 
-.PHONY: image image-test dist all demo test test-server test-server-suites test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql bench-index bench-duckdb fuzz build
+.PHONY: image image-test dist all demo test test-server test-server-suites test-cluster bench-cluster test-short fmt-check tidy-check buf-lint vet test-go test-scorecard gates update-format-lock update-snapshots bench bench-go bench-sql bench-index bench-duckdb fuzz build
 
 all: build
 
@@ -21,7 +21,7 @@ demo:
 ## test: gofmt check, go.mod tidiness, buf lint, go vet, the race-enabled test suite (and the
 ## scorecard build's). What CI runs. The suite includes the format gates' tests (./formatter,
 ## ./tests/gates), so test does not run the gates target again.
-test: fmt-check tidy-check buf-lint vet test-go test-scorecard test-server
+test: fmt-check tidy-check buf-lint vet test-go test-scorecard test-server test-cluster
 
 ## test-short: the inner loop. go vet and go test -short without -race: it leaves out the race
 ## detector, the scorecard build, the gates and tidiness, and -short cuts the long property and
@@ -66,6 +66,17 @@ test-server:
 test-server-suites:
 	GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(SERVER_WHOLE)
 	GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -short -count=1 -timeout $(TEST_TIMEOUT) -run '$(SERVER_RUN)' ./tests/compiler ./cmd/graphwire
+
+## test-cluster: the graph sharded over a loopback 2-shard ClickHouse cluster (docs/cluster.md):
+## tests/orbit on the cluster (about 2 min) and TestClusterMatchesEmbedded (200 random queries
+## and 20 cursor walks, byte-identical to the embedded engine; about 2-5 min), with
+## GRAPHWIRE_TEST_ENGINE=cluster. Without
+## GRAPHWIRE_CLUSTER_DSN, scripts/with-clickhouse-cluster.sh starts a private cluster
+## (CLUSTER_SHARDS=3 for 3 shards). The cluster's faults (tests/cluster, private clusters of
+## their own) run in test-go.
+test-cluster:
+	bash scripts/with-clickhouse-cluster.sh env GRAPHWIRE_TEST_ENGINE=cluster sh -c '$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit && \
+		$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run "^TestClusterMatchesEmbedded$$" ./tests/compiler'
 
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.
@@ -118,6 +129,16 @@ DUCKDB_ROUNDS ?= 7
 bench-duckdb:
 	bash scripts/install-chdb.sh >/dev/null
 	cd bench/duckdb && $(GO) run . -scales $(DUCKDB_SCALES) -rounds $(DUCKDB_ROUNDS) -out $(CURDIR)/docs/duckdb-results.md
+
+## bench-cluster: every query type on one ClickHouse 26.7 server and on loopback clusters of 2
+## and 3 shards, seeded alike at scales 10 and 100 (BENCH_CLUSTER_SCALES), interleaved, equal
+## answers checked; median wall and mean server CPU per query (docs/cluster.md, "Bench").
+BENCH_CLUSTER_SCALES ?= 10 100
+BENCH_CLUSTER_ROUNDS ?= 7
+bench-cluster:
+	bash scripts/install-chdb.sh >/dev/null
+	GRAPHWIRE_CLUSTER_BENCH=1 GRAPHWIRE_CLUSTER_BENCH_SCALES="$(BENCH_CLUSTER_SCALES)" GRAPHWIRE_CLUSTER_BENCH_ROUNDS=$(BENCH_CLUSTER_ROUNDS) \
+		$(GO) test -count=1 -timeout 120m -v -run '^TestBenchCluster$$' ./tests/cluster
 
 fuzz:
 	scripts/fuzz.sh

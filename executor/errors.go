@@ -82,7 +82,8 @@ func KindForCode(code int) error {
 		// CANNOT_PARSE_NUMBER, VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE, BAD_QUERY_PARAMETER
 		return ErrInvalidQuery
 	case 60, 81, // UNKNOWN_TABLE, UNKNOWN_DATABASE
-		210, 516, 497: // NETWORK_ERROR, AUTHENTICATION_FAILED, ACCESS_DENIED
+		210, 516, 497, // NETWORK_ERROR, AUTHENTICATION_FAILED, ACCESS_DENIED
+		279: // ALL_CONNECTION_TRIES_FAILED: a shard of a cluster does not answer
 		return ErrUnavailable
 	default:
 		return ErrInternal

@@ -19,6 +19,12 @@ const sizesQuery = "SELECT table, toInt64(sum(rows)) FROM system.parts WHERE act
 // stored version counting as in sizesQuery. It reads the three LowCardinality kind columns
 // of the table (46,124 rows at scale 1), so it runs only with the table sizes, in the
 // background, and only when the table is there.
+// clusterSizesQuery is sizesQuery over every shard of a cluster (%s: its name), for the
+// local tables under the Distributed ones (package cluster: gl_user_local under gl_user);
+// each is counted under the Distributed table's name, the one the compiler asks about.
+const clusterSizesQuery = "SELECT substring(table, 1, length(table) - 6), toInt64(sum(rows)) FROM clusterAllReplicas('%s', system.parts) " +
+	"WHERE active AND database = currentDatabase() AND endsWith(table, '_local') GROUP BY table"
+
 const edgeKindsQuery = "SELECT toString(relationship_kind), toString(source_kind), toString(target_kind), toInt64(count()) FROM %s GROUP BY 1, 2, 3"
 
 // TableSizes knows how many rows each table of the graph holds, for [compiler.Options.Sizes]
@@ -38,6 +44,9 @@ type TableSizes struct {
 	// EdgeTable is the edge table whose rows per relationship type and end kinds EdgeRows
 	// reports ([compiler.EdgeSizes]); "" means gl_edge. Set it before the first refresh.
 	EdgeTable string
+	// Cluster, when set (before the first refresh), names the cluster whose shards hold the
+	// graph (docs/cluster.md): the sizes are the sums over its shards' local tables.
+	Cluster string
 
 	r       Runner
 	every   time.Duration
@@ -76,7 +85,14 @@ func (s *TableSizes) Refresh(ctx context.Context) error {
 		return fmt.Errorf("table sizes: no engine (use NewTableSizes)")
 	}
 	s.tried.Store(time.Now().UnixNano())
-	rows, err := CollectRows(ctx, s.r, &compiler.Query{SQL: sizesQuery, Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}})
+	sql := sizesQuery
+	if s.Cluster != "" {
+		if !ValidIdent(s.Cluster) {
+			return fmt.Errorf("table sizes: invalid cluster name %q", s.Cluster)
+		}
+		sql = fmt.Sprintf(clusterSizesQuery, s.Cluster)
+	}
+	rows, err := CollectRows(ctx, s.r, &compiler.Query{SQL: sql, Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}})
 	if err != nil {
 		return fmt.Errorf("table sizes: %w", err)
 	}

@@ -49,16 +49,21 @@ type Target interface {
 type Options struct {
 	// Logger receives one line per write; nil discards.
 	Logger *slog.Logger
+	// Shards, when set, makes every load write through a sharded cluster
+	// ([load.Options.Shards]).
+	Shards load.Shards
 }
 
 // Writer applies writes to one engine, one at a time, atomically for the queries that run
 // through [Writer.Reader]. It is safe for concurrent use.
 type Writer struct {
-	e    load.Engine
-	ont  *ontology.Ontology
-	log  *slog.Logger
-	sem  chan struct{} // one write at a time
-	gate sync.RWMutex  // readers hold the read side; a load's attach the write side
+	e   load.Engine
+	ont *ontology.Ontology
+	log *slog.Logger
+	// shards: the cluster the loads write through (Options.Shards); nil for one engine.
+	shards load.Shards
+	sem    chan struct{} // one write at a time
+	gate   sync.RWMutex  // readers hold the read side; a load's attach the write side
 }
 
 // NewWriter returns a writer to e, whose graph tables ont describes.
@@ -67,7 +72,7 @@ func NewWriter(e load.Engine, ont *ontology.Ontology, opts Options) *Writer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{e: e, ont: ont, log: log, sem: make(chan struct{}, 1)}
+	return &Writer{e: e, ont: ont, log: log, shards: opts.Shards, sem: make(chan struct{}, 1)}
 }
 
 // IndexState implements [Target].
@@ -90,7 +95,7 @@ func (w *Writer) Write(ctx context.Context, b Batch) (load.Report, error) {
 	}
 	defer w.release()
 	opts := load.Options{Source: b.Source, SkipInvalid: b.SkipInvalid, Replace: b.Replace, Progress: b.Progress,
-		Logger: b.Logger, Exclusive: &w.gate}
+		Logger: b.Logger, Exclusive: &w.gate, Shards: w.shards}
 	rep, err := load.Load(ctx, w.e, w.ont, b.Sources, opts)
 	if err != nil {
 		return rep, err

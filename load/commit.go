@@ -43,6 +43,12 @@ func commit(ctx context.Context, e Engine, ont *ontology.Ontology, opts Options,
 			return fmt.Errorf("load: manifest %s names %q → %q, not a graph table and its delta", prefix, target, delta)
 		}
 		opts.Checkpoint("attach " + target)
+		if opts.Shards != nil {
+			if err := opts.Shards.Attach(ctx, target, delta); err != nil {
+				return fmt.Errorf("load: attach %s: %w", target, err)
+			}
+			continue
+		}
 		if err := e.Exec(ctx, "ALTER TABLE "+target+" ATTACH PARTITION tuple() FROM "+delta); err != nil {
 			return fmt.Errorf("load: attach %s: %w", target, err)
 		}
@@ -108,6 +114,11 @@ func recoverLoads(ctx context.Context, e Engine, ont *ontology.Ontology, opts Op
 		}
 		if err := dropPrefix(ctx, e, p); err != nil {
 			return done, fmt.Errorf("load: recover: %w", err)
+		}
+		if opts.Shards != nil {
+			if err := opts.Shards.Drop(ctx, p); err != nil {
+				return done, fmt.Errorf("load: recover: %w", err)
+			}
 		}
 	}
 	return done, nil

@@ -63,6 +63,11 @@ type Options struct {
 	// ("staged FILE", "validated", "manifest", "attach TABLE", "complete"); crash tests stop
 	// the process there.
 	Checkpoint func(step string)
+	// Shards, when set, makes the load write through a sharded cluster (package cluster,
+	// docs/cluster.md): the staging and the checks run on the server the engine talks to, as
+	// on a single server, and the commit sends each delta to every shard before attaching it
+	// there.
+	Shards Shards
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
 	// Exclusive, when set, is locked while the deltas attach to the graph tables and the load
@@ -71,6 +76,28 @@ type Options struct {
 	// owns the engine (package ingest) makes its queries hold the read side of the same lock,
 	// so that each of them sees the graph before the load or after it, never between.
 	Exclusive sync.Locker
+}
+
+// Shards is how a load writes to a graph sharded over a cluster, whose graph tables are
+// Distributed tables over a local table on every shard.
+type Shards interface {
+	// Local names the local table under a graph table; the load's deltas are made like it.
+	Local(table string) string
+	// Attach writes the rows of delta, a table on the engine's server, into table's local
+	// table on every shard, each row to the shard the table's sharding key chooses, by the
+	// same means as a single server (ATTACH PARTITION … FROM a copy on that shard). Run again
+	// after a failure it writes the same rows again, which collapse on a FINAL read.
+	Attach(ctx context.Context, table, delta string) error
+	// Drop drops, on every shard, the tables whose names start with prefix.
+	Drop(ctx context.Context, prefix string) error
+}
+
+// shape is the table a delta of table is created like.
+func (o Options) shape(table string) string {
+	if o.Shards != nil {
+		return o.Shards.Local(table)
+	}
+	return table
 }
 
 func (o Options) withDefaults() Options {

@@ -89,7 +89,7 @@ func (s *stage) delta(ctx context.Context, table string, keyCols string) error {
 	if s.deltas[table] {
 		return nil
 	}
-	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"d_"+table+" AS "+table); err != nil {
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"d_"+table+" AS "+s.opts.shape(table)); err != nil {
 		return err
 	}
 	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"k_"+table+" ENGINE = Memory AS SELECT "+keyCols+", _deleted FROM "+table+" WHERE false"); err != nil {
@@ -633,7 +633,7 @@ func (s *stage) finishEdges(ctx context.Context) error {
 		return nil
 	}
 	by := s.ont.EdgeTableByTarget
-	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"d_"+by+" AS "+by); err != nil {
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"d_"+by+" AS "+s.opts.shape(by)); err != nil {
 		return err
 	}
 	s.deltas[by] = true
@@ -731,6 +731,11 @@ func (s *stage) verify(ctx context.Context) (live, found int64, err error) {
 func (s *stage) drop(ctx context.Context) {
 	if err := dropPrefix(ctx, s.e, s.prefix); err != nil {
 		s.opts.Logger.Warn("load_cleanup_failed", "err", err)
+	}
+	if s.opts.Shards != nil {
+		if err := s.opts.Shards.Drop(ctx, s.prefix); err != nil {
+			s.opts.Logger.Warn("load_cleanup_failed", "err", err)
+		}
 	}
 }
 

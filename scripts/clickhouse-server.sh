@@ -8,13 +8,19 @@
 # Each server i (1..N) has the directory $GRAPHWIRE_CLICKHOUSE_DIR/s<i> (default
 # ${TMPDIR:-/tmp}/graphwire-clickhouse) holding its data, log and pid, native port
 # $GRAPHWIRE_CLICKHOUSE_PORT + 2(i-1) (default 29100) and HTTP port one above. A port held by
-# another process is skipped. Starting is idempotent: servers that answer are kept.
+# another process is skipped. Starting is idempotent: servers that answer are kept, and one
+# that died is started again on its data directory.
 #
 #   bash scripts/clickhouse-server.sh [--servers N]        starts them, prints one DSN a line
 #   bash scripts/clickhouse-server.sh [--servers N] --env  also prints export lines:
 #        GRAPHWIRE_CLICKHOUSE_DSN (server 1, native), GRAPHWIRE_CLICKHOUSE_HTTP_DSN (server 1,
 #        HTTP) and GRAPHWIRE_CLICKHOUSE_DSNS (all, native, space-separated)
 #   bash scripts/clickhouse-server.sh --stop               stops every server, removes the dirs
+#   bash scripts/clickhouse-server.sh [--servers N] --cluster NAME [--env]
+#        starts N servers (default 2) that share a config ($GRAPHWIRE_CLICKHOUSE_DIR/cluster.xml)
+#        whose <remote_servers> names a cluster NAME with every server as a shard of one
+#        replica: a loopback N-shard cluster (docs/cluster.md). --env also prints
+#        GRAPHWIRE_CLUSTER=NAME. Servers already running without that config are restarted.
 #
 # What it is not: clickhouse-server. It is the same engine code as the embedded engine, with
 # the only user `default` and no password (loopback only), and the keep-alive statement shows
@@ -23,17 +29,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=dsn
-servers=1
+servers=""
+cluster=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --env) mode=env ;;
     --stop) mode=stop ;;
     --servers) servers="${2:?--servers needs a number}"; shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --cluster) cluster="${2:?--cluster needs a name}"; shift ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "clickhouse-server.sh: unknown argument: $1" >&2; exit 2 ;;
   esac
   shift
 done
+if [[ -z $servers ]]; then if [[ -n $cluster ]]; then servers=2; else servers=1; fi; fi
+[[ -z $cluster || $cluster =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || { echo "clickhouse-server.sh: --cluster wants a name of letters, digits and _, got $cluster" >&2; exit 2; }
 [[ $servers =~ ^[1-9][0-9]?$ ]] || { echo "clickhouse-server.sh: --servers wants 1..99, got $servers" >&2; exit 2; }
 
 log() { echo "clickhouse-server: $*" >&2; }
@@ -88,28 +98,69 @@ if [[ ! -x $bin ]]; then
   mv "$bin.tmp" "$bin"
 fi
 
-keepalive="SYSTEM START LISTEN TCP; SYSTEM START LISTEN HTTP; SELECT sleepEachRow(1) FROM numbers(1000000000) SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 0 FORMAT Null"
-
-dsns=()
+# Ports first: a cluster's config names every server before any starts. A server that answers
+# keeps its port, unless the cluster config it was started with is not the one wanted.
+want_cfg=""
+ports=()
 port=$base
 for i in $(seq 1 "$servers"); do
   d="$root/s$i"
   if alive "$d" && [[ -f $d/port ]] && ping "$(( $(cat "$d/port") + 1 ))"; then
-    dsns+=("clickhouse://127.0.0.1:$(cat "$d/port")/default")
+    ports+=("$(cat "$d/port")")
     port=$(( $(cat "$d/port") + 2 ))
     continue
   fi
-  stop_one "$d" # a dead or half-started one: its data is disposable
   for _ in $(seq 1 200); do
     in_use "$port" || in_use "$((port + 1))" || break
     port=$((port + 2))
   done
+  ports+=("$port")
+  port=$((port + 2))
+done
+if [[ -n $cluster ]]; then
+  mkdir -p "$root"
+  {
+    echo "<clickhouse>"
+    echo "  <remote_servers>"
+    echo "    <$cluster>"
+    for p in "${ports[@]}"; do
+      echo "      <shard><replica><host>127.0.0.1</host><port>$p</port></replica></shard>"
+    done
+    echo "    </$cluster>"
+    echo "  </remote_servers>"
+    echo "</clickhouse>"
+  } > "$root/cluster.xml.tmp"
+  mv "$root/cluster.xml.tmp" "$root/cluster.xml"
+  want_cfg="$(sha256sum "$root/cluster.xml" | cut -c1-16)"
+fi
+
+keepalive="SYSTEM START LISTEN TCP; SYSTEM START LISTEN HTTP; SELECT sleepEachRow(1) FROM numbers(1000000000) SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 0 FORMAT Null"
+
+dsns=()
+for i in $(seq 1 "$servers"); do
+  d="$root/s$i"
+  port="${ports[$((i - 1))]}"
+  if alive "$d" && [[ -f $d/port ]] && [[ $(cat "$d/port") == "$port" ]] && [[ "$(cat "$d/cluster" 2>/dev/null || true)" == "$want_cfg" ]] && ping "$((port + 1))"; then
+    dsns+=("clickhouse://127.0.0.1:$port/default")
+    continue
+  fi
+  # A dead or half-started one, or one of another config: stopped, and started again on its
+  # data (a shard that was killed comes back with its rows).
+  if alive "$d"; then
+    pid="$(cat "$d/pid")"; kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$d/pid"
   mkdir -p "$d/data"
   echo "$port" > "$d/port"
+  echo "$want_cfg" > "$d/cluster"
+  cfg=()
+  [[ -n $cluster ]] && cfg=(--config-file="$root/cluster.xml")
   log "starting s$i on 127.0.0.1:$port (native) and :$((port + 1)) (HTTP), data in $d"
   (
     cd "$d"
-    GRAPHWIRE_CHDB_LIB="$lib" nohup "$bin" --path="$d/data/" --listen_host=127.0.0.1 \
+    GRAPHWIRE_CHDB_LIB="$lib" nohup "$bin" "${cfg[@]}" --path="$d/data/" --listen_host=127.0.0.1 \
       --tcp_port="$port" --http_port="$((port + 1))" \
       --multiquery --query "$keepalive" >"$d/server.log" 2>&1 </dev/null &
     echo $! > "$d/pid"
@@ -127,7 +178,6 @@ for i in $(seq 1 "$servers"); do
     exit 1
   fi
   dsns+=("clickhouse://127.0.0.1:$port/default")
-  port=$((port + 2))
 done
 
 if [[ $mode == env ]]; then
@@ -135,6 +185,7 @@ if [[ $mode == env ]]; then
   first="${dsns[0]#clickhouse://127.0.0.1:}"
   printf 'export GRAPHWIRE_CLICKHOUSE_HTTP_DSN=%q\n' "http://127.0.0.1:$(( ${first%%/*} + 1 ))/default"
   printf 'export GRAPHWIRE_CLICKHOUSE_DSNS=%q\n' "${dsns[*]}"
+  [[ -z $cluster ]] || printf 'export GRAPHWIRE_CLUSTER=%q\n' "$cluster"
 else
   printf '%s\n' "${dsns[@]}"
 fi

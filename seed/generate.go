@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"math"
@@ -27,6 +28,10 @@ type Options struct {
 	// against all rows of the graph, from 0 before the first batch and then after every batch.
 	// Generation reports about once per percent of the estimate.
 	Progress func(phase string, done, total int64)
+	// Merge, when set, merges one table's parts after [Load] has written it, instead of
+	// OPTIMIZE TABLE … FINAL on the engine: on a cluster the graph tables are Distributed
+	// tables, which do not merge, and package cluster merges the shards' local tables.
+	Merge func(ctx context.Context, table string) error
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
 }

@@ -103,8 +103,12 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts 
 	for _, t := range g.Tables {
 		tables = append(tables, t.Name)
 	}
+	merge := opts.Merge
+	if merge == nil {
+		merge = func(ctx context.Context, t string) error { return e.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL") }
+	}
 	for _, t := range tables {
-		if err := e.Exec(ctx, "OPTIMIZE TABLE "+t+" FINAL"); err != nil {
+		if err := merge(ctx, t); err != nil {
 			return st, fmt.Errorf("seed: merge %s: %w", t, err)
 		}
 	}

@@ -67,6 +67,8 @@ func (o Option) Env() string {
 type Config struct {
 	// Engine: --embedded DIR or --clickhouse DSN, as for every command.
 	Embedded, ClickHouse, EngineLog, MemoryBudget string
+	// Cluster: with ClickHouse, the cluster the graph is sharded over (docs/cluster.md).
+	Cluster string
 
 	Listen, MCPListen, MetricsListen string
 	PProf                            bool
@@ -134,6 +136,8 @@ var table = []Option{
 		func(c *Config) any { return &c.Embedded }},
 	{"clickhouse", String, "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire",
 		func(c *Config) any { return &c.ClickHouse }},
+	{"cluster", String, "", "with --clickhouse: the graph is sharded over this cluster of the server's remote_servers (docs/cluster.md)",
+		func(c *Config) any { return &c.Cluster }},
 	{"engine-log", String, "", "append the embedded engine's own log (warnings and worse) to this file; by default it is off",
 		func(c *Config) any { return &c.EngineLog }},
 	{"memory-budget", String, "", "memory the embedded engine may use in total, e.g. 8GiB (default half of physical memory or the cgroup limit)",

@@ -219,6 +219,8 @@ func check(c *Config) error {
 		return bad("jwt-user-claim", "--jwt-user-claim, --jwt-scopes-claim and --jwt-admin-claim must name different claims")
 	case c.Embedded != "" && c.ClickHouse != "":
 		return bad("embedded", "use --embedded or --clickhouse, not both")
+	case c.Cluster != "" && c.ClickHouse == "":
+		return bad("cluster", "--cluster needs --clickhouse: the DSN of one of the cluster's servers")
 	case c.Admission.MaxConcurrent <= 0:
 		return bad("max-concurrent", "must be positive")
 	case c.Admission.MaxPerCaller < 0:

@@ -409,6 +409,7 @@ func (e *endWriter) finish() error {
 // size), with the reason for --explain's note.
 func readSizes(ctx context.Context, eng executor.Runner, stderr io.Writer) (sizes *executor.TableSizes, unknown string) {
 	sizes = executor.NewTableSizes(eng, 0)
+	sizes.Cluster = clusterOf(eng)
 	if err := sizes.Refresh(ctx); err != nil {
 		fmt.Fprintf(stderr, "graphwire: %s; compiling as for large tables\n", oneLine(err))
 		return sizes, "they could not be read"

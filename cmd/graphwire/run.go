@@ -102,6 +102,7 @@ func newRootCmd(s streams) *cobra.Command {
 		{"data", newLoadCmd(s)},
 		{"data", newExportCmd(s)},
 		{"data", newIndexCmd(s)},
+		{"data", newClusterCmd(s)},
 		{"formats", newFormatCmd(s)},
 		{"formats", newConvertCmd(s)},
 		{"formats", newDemoCmd(s)},

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphwire/graphwire/cluster"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor/clickhouse"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
 )
@@ -68,6 +70,10 @@ func seedGraph(ctx context.Context, f seedFlags, bar *progress, stderr io.Writer
 	defer eng.Close()
 	defer bar.finish()
 	opts := seed.Options{Scale: f.scale, Seed: f.seed, BatchSize: f.batchSize, Progress: bar.report}
+	if ce, ok := eng.(*clickhouse.Executor); ok && ce.Cluster() != "" {
+		// Distributed tables do not merge: the shards' local tables do.
+		opts.Merge = func(ctx context.Context, table string) error { return cluster.Merge(ctx, ce, table) }
+	}
 	start := time.Now()
 	g, err := seed.Generate(ont, opts)
 	if err != nil {

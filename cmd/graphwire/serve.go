@@ -83,7 +83,7 @@ func newServeCmd(s streams) *cobra.Command {
 
 // serveEngine returns the engine flags the configuration selects.
 func serveEngine(c serveconfig.Config) (engineFlags, error) {
-	f := engineFlags{embedded: c.Embedded, clickhouse: c.ClickHouse, engineLog: c.EngineLog}
+	f := engineFlags{embedded: c.Embedded, clickhouse: c.ClickHouse, cluster: c.Cluster, engineLog: c.EngineLog}
 	if c.MemoryBudget != "" {
 		if err := f.memoryBudget.Set(c.MemoryBudget); err != nil {
 			return f, fmt.Errorf("--memory-budget: %w", err)
@@ -146,6 +146,7 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 	// The compiler reads the graph's table sizes from the engine, refreshed in the background
 	// at most once a minute; until the first read succeeds every scan is narrowed.
 	sizes := executor.NewTableSizes(eng, time.Minute)
+	sizes.Cluster = clusterOf(eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	err := sizes.Refresh(ctx)
 	cancel()

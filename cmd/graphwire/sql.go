@@ -29,6 +29,7 @@ import (
 type engineFlags struct {
 	embedded     string
 	clickhouse   string
+	cluster      string // --cluster NAME, else $GRAPHWIRE_CLUSTER (with --clickhouse only)
 	memoryBudget byteSize
 	engineLog    string
 	// logger, when set, receives the engine's warnings (serve's, in its log format); nil means
@@ -39,6 +40,7 @@ type engineFlags struct {
 func (f *engineFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.embedded, "embedded", "", "data directory of the embedded engine (default $GRAPHWIRE_DATA, else ${XDG_DATA_HOME:-$HOME/.local/share}/graphwire/data)")
 	fs.StringVar(&f.clickhouse, "clickhouse", "", "ClickHouse server DSN, e.g. clickhouse://127.0.0.1:9000/graphwire")
+	fs.StringVar(&f.cluster, "cluster", "", "with --clickhouse: the graph is sharded over this cluster of the server's remote_servers (docs/cluster.md; default $"+clusterEnv+")")
 	fs.StringVar(&f.engineLog, "engine-log", "", "append the embedded engine's own log (warnings and worse) to this file; by default it is off")
 	fs.Var(&f.memoryBudget, "memory-budget", "memory the embedded engine may use in total, e.g. 8GiB; each statement gets at most budget/pool size; 0 = the engine's default (default half of physical memory or the cgroup limit)")
 }
@@ -55,10 +57,25 @@ func (f *engineFlags) check() error {
 	if f.embedded != "" && f.clickhouse != "" {
 		return errors.New("use --embedded or --clickhouse, not both")
 	}
+	if f.cluster == "" && f.clickhouse != "" {
+		f.cluster = os.Getenv(clusterEnv)
+	}
+	if f.cluster != "" && f.clickhouse == "" {
+		return errors.New("--cluster needs --clickhouse: the DSN of one of the cluster's servers")
+	}
+	if f.cluster != "" && !executor.ValidIdent(f.cluster) {
+		return fmt.Errorf("--cluster %q: a cluster name is letters, digits and _", f.cluster)
+	}
 	return nil
 }
 
+// clusterEnv is --cluster's default.
+const clusterEnv = "GRAPHWIRE_CLUSTER"
+
 func (f *engineFlags) describe() string {
+	if f.cluster != "" {
+		return "clickhouse cluster " + f.cluster
+	}
 	if f.clickhouse != "" {
 		return "clickhouse"
 	}
@@ -99,7 +116,15 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	if f.clickhouse != "" {
-		return clickhouse.Open(clickhouse.Options{DSN: f.clickhouse, CreateDatabase: write, Logger: logger})
+		e, err := clickhouse.Open(clickhouse.Options{DSN: f.clickhouse, CreateDatabase: write, Cluster: f.cluster, Logger: logger})
+		if err != nil || f.cluster == "" {
+			return e, err
+		}
+		if err := f.openCluster(e, write); err != nil {
+			e.Close()
+			return nil, err
+		}
+		return e, nil
 	}
 	dir := f.dataDir()
 	if !write {

@@ -94,7 +94,7 @@ func openTarget(w writeFlags, ef *engineFlags, ont *ontology.Ontology, stderr io
 	if err != nil {
 		return nil, err
 	}
-	return &target{Target: ingest.NewWriter(eng, ont, ingest.Options{}), where: ef.describe(), close: eng.Close}, nil
+	return &target{Target: ingest.NewWriter(eng, ont, ingest.Options{Shards: clusterWriter(eng, ont)}), where: ef.describe(), close: eng.Close}, nil
 }
 
 // skipped returns a line for each row rep skipped (load --skip-invalid).

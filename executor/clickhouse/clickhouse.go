@@ -42,6 +42,13 @@ type Options struct {
 	// Progress, when set, is called with the running totals each time the server reports
 	// progress. It is called on the goroutine that reads the rows.
 	Progress func(executor.Stats)
+	// Cluster names a cluster of the server's remote_servers (docs/cluster.md): the graph
+	// tables are Distributed tables over local tables on every shard. Every statement then
+	// runs with prefer_global_in_and_join = 1 (a sub-query of IN or JOIN is run once and sent
+	// to every shard), skip_unavailable_shards = 0 (a shard that does not answer fails the
+	// statement instead of leaving its rows out) and distributed_foreground_insert = 1 (an
+	// INSERT returns once every shard holds its rows). Empty: a single server.
+	Cluster string
 	// Logger receives diagnostics. Nil discards them.
 	Logger *slog.Logger
 }
@@ -51,8 +58,9 @@ type Options struct {
 type Executor struct {
 	conn  driver.Conn
 	opts  Options
-	http  bool     // the DSN chose HTTP: the driver reports no progress (rows and bytes read)
-	addrs []string // the servers' host:port, for errors
+	http  bool       // the DSN chose HTTP: the driver reports no progress (rows and bytes read)
+	addrs []string   // the servers' host:port, for errors
+	dsn   ch.Options // the parsed DSN, for the connections to single shards (OpenShard)
 }
 
 // ReportsProgress reports whether statements report the rows and bytes they read
@@ -95,6 +103,17 @@ func Open(opts Options) (*Executor, error) {
 	if opts.DialTimeout > 0 {
 		o.DialTimeout = opts.DialTimeout
 	}
+	if opts.Cluster != "" {
+		if !executor.ValidIdent(opts.Cluster) {
+			return nil, executor.New(op, executor.ErrInternal, fmt.Errorf("invalid cluster name %q: letters, digits and _", opts.Cluster))
+		}
+		if o.Settings == nil {
+			o.Settings = ch.Settings{}
+		}
+		for k, v := range clusterSettings {
+			o.Settings[k] = v
+		}
+	}
 	e := &Executor{opts: opts, http: o.Protocol == ch.HTTP, addrs: o.Addr}
 	if opts.CreateDatabase && o.Auth.Database != "" && o.Auth.Database != "default" {
 		if err := e.createDatabase(*o); err != nil {
@@ -104,6 +123,7 @@ func Open(opts Options) (*Executor, error) {
 	if e.conn, err = ch.Open(o); err != nil {
 		return nil, e.classify(op, err)
 	}
+	e.dsn = *o
 	return e, nil
 }
 
@@ -204,6 +224,11 @@ func classify(op string, err error) error {
 	}
 	var ex *ch.Exception
 	if errors.As(err, &ex) {
+		if ex.Code == 32 && strings.Contains(ex.Message, "while receiving packet from") {
+			// ATTEMPT_TO_READ_AFTER_EOF from a shard of a cluster: it went away during the
+			// statement (the message names it).
+			return executor.New(op, executor.ErrUnavailable, err)
+		}
 		return executor.FromCode(op, int(ex.Code), err)
 	}
 	var netErr net.Error
@@ -213,7 +238,25 @@ func classify(op string, err error) error {
 		errors.Is(err, ch.ErrAcquireConnTimeout):
 		return executor.New(op, executor.ErrUnavailable, err)
 	}
+	if msg := err.Error(); strings.Contains(msg, "server hello") || strings.Contains(msg, "handshake") {
+		// A server that does not speak ClickHouse's protocol (a web server on the DSN's port,
+		// say): its reply can be a whole HTML page, which a one-line error must not carry.
+		msg, _, _ = strings.Cut(msg, " response body:") // the page itself says nothing more
+		return executor.New(op, executor.ErrUnavailable, fmt.Errorf("%w: %s", errNotClickHouse, oneLine(msg, 160)))
+	}
 	return executor.New(op, executor.ErrInternal, err)
+}
+
+// errNotClickHouse is a reply that is not ClickHouse's protocol; it is not retried.
+var errNotClickHouse = errors.New("the server does not answer as ClickHouse")
+
+// oneLine collapses s's white space and cuts it to about n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + " …"
+	}
+	return s
 }
 
 // queryContext adds the query's id, parameters, settings and progress handler to ctx.
@@ -280,7 +323,8 @@ func settingValue(v any) any {
 // retryable reports a connection-level failure: unavailable and not an exception of the server.
 func retryable(err error) bool {
 	var ex *ch.Exception
-	return !errors.As(err, &ex) && errors.Is(classify("", err), executor.ErrUnavailable)
+	c := classify("", err)
+	return !errors.As(err, &ex) && errors.Is(c, executor.ErrUnavailable) && !errors.Is(c, errNotClickHouse)
 }
 
 // stats sums progress packets.
@@ -522,9 +566,20 @@ func unwrap(typ, wrapper string) (string, bool) {
 	return typ[len(wrapper)+1 : len(typ)-1], true
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers; on a cluster ([Options.Cluster]), that every shard
+// does: a shard that does not is an [executor.ErrUnavailable] whose message names it.
 func (e *Executor) Ping(ctx context.Context) error {
-	return e.classify("ping", e.conn.Ping(ctx))
+	if err := e.conn.Ping(ctx); err != nil {
+		return e.classify("ping", err)
+	}
+	if e.opts.Cluster == "" {
+		return nil
+	}
+	_, err := executor.CollectRows(ctx, e, &compiler.Query{SQL: "SELECT count() FROM clusterAllReplicas('" + e.opts.Cluster + "', system.one)"})
+	if err != nil {
+		return fmt.Errorf("ping cluster %s: %w", e.opts.Cluster, err)
+	}
+	return nil
 }
 
 // Version returns the server's version, e.g. "18.16.1" or "26.7.2.1".

@@ -51,6 +51,11 @@ var env struct {
 	// server named by GRAPHWIRE_CLICKHOUSE_DSN (server_test.go); nil without one.
 	server    *clickhouse.Executor
 	serverErr error
+	// cluster is the same graph again, sharded over the cluster GRAPHWIRE_CLUSTER of the
+	// server GRAPHWIRE_CLUSTER_DSN (cluster_test.go), with GRAPHWIRE_TEST_ENGINE=cluster
+	// (make test-cluster); nil otherwise.
+	cluster    *clickhouse.Executor
+	clusterErr error
 }
 
 func TestMain(m *testing.M) {
@@ -110,6 +115,11 @@ func runMain(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "new compiler:", err)
 			return 1
 		}
+	}
+	if dsn := os.Getenv(serverdb.ClusterDSNEnv); dsn != "" && serverdb.OnCluster() && env.err == nil {
+		drop, err := openCluster(dsn, os.Getenv(serverdb.ClusterEnv))
+		env.clusterErr = err
+		defer drop()
 	}
 	return m.Run()
 }

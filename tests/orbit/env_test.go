@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/graphwire/graphwire/cluster"
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
@@ -55,6 +56,17 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if serverdb.OnCluster() {
+		e, drop, err := serverdb.OpenCluster(os.Getenv(serverdb.ClusterDSNEnv), os.Getenv(serverdb.ClusterEnv), "gw_orbittest", ont)
+		defer drop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err) // a run asked for the cluster cannot skip it
+			return 1
+		}
+		merge := func(ctx context.Context, table string) error { return cluster.Merge(ctx, e, table) }
+		env.err = seedInto(ont, e, merge)
+		return m.Run()
+	}
 	if onServer {
 		e, drop, err := serverdb.Open(os.Getenv(serverdb.DSNEnv), "gw_orbittest")
 		defer drop()
@@ -62,7 +74,7 @@ func runMain(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err) // a run asked for the server cannot skip it
 			return 1
 		}
-		env.err = seedInto(ont, e)
+		env.err = seedInto(ont, e, nil)
 	} else {
 		env.err = openSeeded(ont, dir)
 	}
@@ -81,13 +93,14 @@ func openSeeded(ont *ontology.Ontology, dir string) error {
 	if err != nil {
 		return fmt.Errorf("open chdb: %w", err)
 	}
-	return seedInto(ont, e)
+	return seedInto(ont, e, nil)
 }
 
-// seedInto makes e the suite's engine and seeds the graph into it.
-func seedInto(ont *ontology.Ontology, e testEngine) error {
+// seedInto makes e the suite's engine and seeds the graph into it; merge, when set, is
+// seed.Options.Merge (a cluster's).
+func seedInto(ont *ontology.Ontology, e testEngine, merge func(context.Context, string) error) error {
 	env.engine = e
-	opts := seed.Options{Scale: 0.2, Seed: 42}
+	opts := seed.Options{Scale: 0.2, Seed: 42, Merge: merge}
 	g, err := seed.Generate(ont, opts)
 	if err != nil {
 		return err

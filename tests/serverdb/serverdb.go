@@ -27,12 +27,12 @@ const (
 // value other than "", "embedded" and "server" is an error.
 func OnServer() (bool, error) {
 	switch v := os.Getenv(EngineEnv); v {
-	case "", "embedded":
+	case "", "embedded", "cluster": // cluster: OnCluster
 		return false, nil
 	case "server":
 		return true, nil
 	default:
-		return false, fmt.Errorf("%s=%q: want embedded or server", EngineEnv, v)
+		return false, fmt.Errorf("%s=%q: want embedded, server or cluster", EngineEnv, v)
 	}
 }
 
