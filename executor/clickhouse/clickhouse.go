@@ -167,19 +167,25 @@ type notClickHouseError struct {
 }
 
 func (e *notClickHouseError) Error() string {
+	// The reply can be a whole HTML page, which a one-line error must not carry.
+	msg, _, _ := strings.Cut(e.err.Error(), " response body:")
+	msg = oneLine(msg, 160)
 	where := "the server"
 	if len(e.addrs) > 0 {
 		where = strings.Join(e.addrs, ", ")
 	}
 	if e.http {
 		return where + " does not answer as ClickHouse's HTTP interface (http:// and https:// want its HTTP port, 8123 or 8443 by default; " +
-			"its TCP port wants clickhouse://): " + e.err.Error()
+			"its TCP port wants clickhouse://): " + msg
 	}
 	return where + " does not answer as a ClickHouse server over the native protocol (clickhouse:// and tcp:// want its TCP port, 9000 by default; " +
-		"its HTTP port wants http://): " + e.err.Error()
+		"its HTTP port wants http://): " + msg
 }
 
 func (e *notClickHouseError) Unwrap() error { return e.err }
+
+// Is makes a server that is not ClickHouse an [errNotClickHouse]: it is not retried.
+func (e *notClickHouseError) Is(target error) bool { return target == errNotClickHouse }
 
 // notClickHouse recognises the driver's failures to greet a server: the native handshake
 // ("handshake: …", "[handshake] unexpected packet …") and HTTP's first query ("failed to
