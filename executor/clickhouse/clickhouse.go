@@ -169,7 +169,7 @@ type notClickHouseError struct {
 func (e *notClickHouseError) Error() string {
 	// The reply can be a whole HTML page, which a one-line error must not carry.
 	msg, _, _ := strings.Cut(e.err.Error(), " response body:")
-	msg = oneLine(msg, 160)
+	msg = oneLine(msg, 600)
 	where := "the server"
 	if len(e.addrs) > 0 {
 		where = strings.Join(e.addrs, ", ")
