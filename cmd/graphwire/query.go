@@ -57,6 +57,7 @@ type queryFlags struct {
 	timeout   time.Duration
 	query     []byte
 	server    string    // client mode: the address of a graphwire server
+	socket    string    // set by runQuery: the local socket of the graphwire that owns the data directory
 	token     string    // client mode: the bearer JWT
 	tls       clientTLS // client mode: TLS to the server
 	redact    redactFlags
@@ -222,7 +223,17 @@ func runQuery(ctx context.Context, f queryFlags, stdout, stderr io.Writer) error
 	out := &endWriter{w: stdout, binary: binaryFormat(f.format)}
 	var st queryStats
 	var err error
-	if f.server != "" {
+	if f.server == "" && f.engine.clickhouse == "" && !f.explain && f.redact.url == "" {
+		// A graphwire serve or mcp that owns the data directory answers for it, as this run
+		// would, with the caller of the flags (its engine is already warm).
+		if sock := localSocket(f.engine.dataDir()); sock != "" && socketAnswers(sock) {
+			f.socket = sock
+			if f.stats {
+				fmt.Fprintf(stderr, "graphwire query: the data directory %s is served by a running graphwire; asked it (%s)\n", f.engine.dataDir(), sock)
+			}
+		}
+	}
+	if f.server != "" || f.socket != "" {
 		st, err = queryRemote(ctx, f, out)
 	} else {
 		st, err = queryLocal(ctx, f, out, stderr)
