@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // statsElapsedRE matches the time at the end of a --stats line, the one figure that differs
@@ -28,8 +29,11 @@ func TestQueryThroughRunningServer(t *testing.T) {
 	if out, err := child(t, "run", "seed", "--embedded", held, "--scale", "0.02").CombinedOutput(); err != nil {
 		t.Fatalf("seed: %v\n%s", err, out)
 	}
-	if out, err := exec.Command("cp", "-a", held, copied).CombinedOutput(); err != nil {
-		t.Fatalf("copy the data directory: %v\n%s", err, out)
+	mcpHeld := filepath.Join(tmp, "mcp")
+	for _, to := range []string{copied, mcpHeld} {
+		if out, err := exec.Command("cp", "-a", held, to).CombinedOutput(); err != nil {
+			t.Fatalf("copy the data directory: %v\n%s", err, out)
+		}
 	}
 	secret := filepath.Join(tmp, "secret")
 	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
@@ -128,5 +132,32 @@ func TestQueryThroughRunningServer(t *testing.T) {
 	}
 	if second := both("--admin", paged(page.Pagination.NextCursor)); second.code != 0 || second.stdout == first.stdout {
 		t.Errorf("second page: exit %d, same as the first: %v", second.code, second.stdout == first.stdout)
+	}
+
+	// graphwire mcp --embedded (an agent's server, admin on its stdio) answers the same way.
+	m := child(t, "run", "mcp", "--embedded", mcpHeld, "--admin")
+	stdin, err := m.StdinPipe() // held open: mcp serves until its stdin ends
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		m.Process.Kill()
+		m.Wait()
+	})
+	for i := 0; !socketAnswers(localSocket(mcpHeld)); i++ {
+		if i == 1200 {
+			t.Fatal("mcp opened no local socket within two minutes")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, args := range [][]string{{"--scope", "1/", groups}, {"--scope", "2/:30", "--format", "goon", mrs}} {
+		viaMCP, loc := run(mcpHeld, args...), run(copied, args...)
+		if viaMCP.code != 0 || viaMCP.stdout != loc.stdout {
+			t.Errorf("%v through mcp: exit %d, stdout equal to local: %v; stderr:\n%s", args, viaMCP.code, viaMCP.stdout == loc.stdout, viaMCP.stderr)
+		}
 	}
 }
