@@ -80,7 +80,9 @@ func newQueryCmd(s streams) *cobra.Command {
 		Short: "compile and run a graph query, locally or on a server (--server)",
 		Long: "Compile and run a graph query (docs/dsl.md) on the embedded engine, a ClickHouse server, or a\n" +
 			"graphwire server (--server). The query is the argument, @FILE, or standard input when the\n" +
-			"argument is - or missing. The answer goes to stdout; --stats adds a line of figures on stderr.",
+			"argument is - or missing. The answer goes to stdout; --stats adds a line of figures on stderr.\n" +
+			"When a running graphwire serve or mcp holds the embedded data directory, the query goes to it\n" +
+			"over the directory's local socket and is answered as here, as the caller --admin/--scope give.",
 		Example: "  graphwire query --scope 1/:30 --format goon @q.json\n" +
 			"  graphwire query --admin --format dot < q.json | dot -Tsvg > graph.svg\n" +
 			"  graphwire query --server 127.0.0.1:7447 --token \"$TOKEN\" --stats @q.json",
