@@ -2,6 +2,7 @@ package grpcsvc
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"runtime/debug"
 	"strings"
@@ -45,7 +46,11 @@ func (s *Server) authenticate(ctx context.Context, fullMethod string) (context.C
 	}
 	if ctx.Value(localKey{}) != nil {
 		// [Server.LocalGRPCServer]: the socket admitted only the server's own user.
-		return context.WithValue(ctx, claimsKey{}, &auth.Claims{Admin: true}), nil
+		claims, err := localCaller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return context.WithValue(ctx, claimsKey{}, claims), nil
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	vals := md.Get("authorization")
@@ -65,6 +70,54 @@ func (s *Server) authenticate(ctx context.Context, fullMethod string) (context.C
 		s.opts.Authenticated(ctx, claims.UserID)
 	}
 	return context.WithValue(ctx, claimsKey{}, claims), nil
+}
+
+// LocalCallerHeader is the request metadata in which a call on [Server.LocalGRPCServer]
+// names its caller: JSON {"admin": bool, "user_id": int, "scopes": [{"path", "level"}]}, as
+// graphwire query --embedded sends what its --admin and --scope flags say. Without it a
+// local call is an admin's (graphwire index and load). The trust argument: the socket admits
+// only processes of the server's own user, who can open the data directory and read the
+// whole graph without any server, so taking a narrower or equal identity from them escalates
+// nothing. Only the local listener reads this header; on every other listener the token
+// alone decides the caller and the header is ignored.
+const LocalCallerHeader = "x-graphwire-local-caller"
+
+// localCaller returns the caller of a local call: the one LocalCallerHeader names, or an
+// admin when it is absent.
+func localCaller(ctx context.Context) (*auth.Claims, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	vals := md.Get(LocalCallerHeader)
+	switch len(vals) {
+	case 0:
+		return &auth.Claims{Admin: true}, nil
+	case 1:
+	default:
+		return nil, status.Errorf(codes.InvalidArgument, "%s: given %d times, want once", LocalCallerHeader, len(vals))
+	}
+	var c struct {
+		Admin  bool  `json:"admin"`
+		UserID int64 `json:"user_id"`
+		Scopes []struct {
+			Path  string `json:"path"`
+			Level int    `json:"level"`
+		} `json:"scopes"`
+	}
+	dec := json.NewDecoder(strings.NewReader(vals[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: %v", LocalCallerHeader, err)
+	}
+	if c.UserID < 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "%s: user_id %d is negative", LocalCallerHeader, c.UserID)
+	}
+	claims := &auth.Claims{Admin: c.Admin, UserID: c.UserID}
+	for i, sc := range c.Scopes {
+		if sc.Path == "" {
+			return nil, status.Errorf(codes.InvalidArgument, "%s: scopes[%d].path is empty", LocalCallerHeader, i)
+		}
+		claims.Scopes = append(claims.Scopes, auth.Scope{Path: sc.Path, Level: sc.Level})
+	}
+	return claims, nil
 }
 
 // withDeadline applies the default request timeout when the client sent no

@@ -260,3 +260,50 @@ func TestWriteManyFiles(t *testing.T) {
 		t.Errorf("a header of %d files: %v, want InvalidArgument", len(h.Files), err)
 	}
 }
+
+// TestLocalCallerHeader: on the local listener the caller the client names in
+// LocalCallerHeader is the caller (a non-admin one is not escalated; none means admin); on a
+// TCP-style listener the header is ignored, whatever it claims, and the token alone decides.
+func TestLocalCallerHeader(t *testing.T) {
+	write := func(ctx context.Context, c pb.WriteServiceClient) codes.Code {
+		_, err := send(ctx, c, header(&pb.WriteHeader{Files: []*pb.WriteFile{{Name: "Definition.jsonl"}}}), chunk(0, "{}\n"))
+		return status.Code(err)
+	}
+	caller := func(ctx context.Context, v string) context.Context {
+		return metadata.AppendToOutgoingContext(ctx, grpcsvc.LocalCallerHeader, v)
+	}
+	const scoped = `{"admin":false,"scopes":[{"path":"1/","level":30}]}`
+	const admin = `{"admin":true}`
+
+	local, _ := writeServer(t, &recorder{files: map[string]string{}}, true)
+	for _, tt := range []struct {
+		name, header string
+		want         codes.Code
+	}{
+		{"scoped", scoped, codes.PermissionDenied},
+		{"no scopes, not admin", `{"admin":false}`, codes.PermissionDenied},
+		{"admin", admin, codes.OK},
+		{"not JSON", `admin`, codes.InvalidArgument},
+		{"unknown field", `{"admin":false,"role":"owner"}`, codes.InvalidArgument},
+		{"empty scope path", `{"scopes":[{"path":"","level":30}]}`, codes.InvalidArgument},
+	} {
+		if got := write(caller(t.Context(), tt.header), local); got != tt.want {
+			t.Errorf("local, %s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := write(t.Context(), local); got != codes.OK {
+		t.Errorf("local without the header: %v, want OK (an admin, as index and load use it)", got)
+	}
+
+	tcp, as := writeServer(t, &recorder{files: map[string]string{}}, false)
+	if got := write(caller(t.Context(), admin), tcp); got != codes.Unauthenticated {
+		t.Errorf("TCP, no token, header says admin: %v, want Unauthenticated", got)
+	}
+	user := as(auth.Claims{UserID: 5, Scopes: []auth.Scope{{Path: "1/", Level: 50}}})
+	if got := write(caller(user, admin), tcp); got != codes.PermissionDenied {
+		t.Errorf("TCP, non-admin token, header says admin: %v, want PermissionDenied", got)
+	}
+	if got := write(caller(as(auth.Claims{UserID: 1, Admin: true}), scoped), tcp); got != codes.OK {
+		t.Errorf("TCP, admin token, header says scoped: %v, want OK (the token decides)", got)
+	}
+}

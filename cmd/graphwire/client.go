@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/formatter"
+	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/ontology"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
@@ -154,12 +156,22 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 		}
 		req.Format, req.LlmFormat = pb.ResponseFormat_RESPONSE_FORMAT_LLM, llm
 	}
-	conn, err := dialServer(f.server, f.tls)
-	if err != nil {
-		return queryStats{}, &classError{code: exitUsage, msg: fmt.Sprintf("--server %s: %s", f.server, oneLine(err)), err: err}
+	var conn *grpc.ClientConn
+	var err error
+	if f.socket != "" {
+		// The running graphwire of the data directory: the caller is what the flags say.
+		if conn, err = grpc.NewClient("unix://"+f.socket, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+			return queryStats{}, err
+		}
+		ctx = metadata.AppendToOutgoingContext(ctx, grpcsvc.LocalCallerHeader, localCallerJSON(f))
+	} else {
+		if conn, err = dialServer(f.server, f.tls); err != nil {
+			return queryStats{}, &classError{code: exitUsage, msg: fmt.Sprintf("--server %s: %s", f.server, oneLine(err)), err: err}
+		}
+		ctx = withToken(ctx, f.token)
 	}
 	defer conn.Close()
-	resp, err := pb.NewQueryServiceClient(conn).ExecuteQuery(withToken(ctx, f.token), req)
+	resp, err := pb.NewQueryServiceClient(conn).ExecuteQuery(ctx, req)
 	if err != nil {
 		return queryStats{}, transportHint(err, f.tls)
 	}
@@ -175,6 +187,24 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	// returned, one more (the probe row) when more rows follow the page.
 	md := resp.GetMetadata()
 	return queryStats{format: md.GetFormatName(), version: md.GetFormatVersion(), rows: md.GetAnswerRows(), tokens: int(md.GetTokenCount()), altered: md.GetAlteredValues()}, err
+}
+
+// localCallerJSON is the caller of a local run with f's flags (--admin, --scope), as
+// grpcsvc.LocalCallerHeader carries it: exactly the claims queryLocal builds.
+func localCallerJSON(f queryFlags) string {
+	type scope struct {
+		Path  string `json:"path"`
+		Level int    `json:"level"`
+	}
+	c := struct {
+		Admin  bool    `json:"admin"`
+		Scopes []scope `json:"scopes,omitempty"`
+	}{Admin: f.admin}
+	for _, s := range f.scopes {
+		c.Scopes = append(c.Scopes, scope{Path: s.Path, Level: s.Level})
+	}
+	b, _ := json.Marshal(c) // plain fields: cannot fail
+	return string(b)
 }
 
 // refuseNotUTF8 returns the error local mode gives for query, which is not UTF-8: the

@@ -137,6 +137,10 @@ func TestLockedDataDirectoryIsOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	startServer(t, "--embedded", dir, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret) // holds the directory
+	// Without its local socket (as a graphwire that opens none): query cannot ask it.
+	if err := os.Remove(localSocket(dir)); err != nil {
+		t.Fatal(err)
+	}
 
 	var stdout, stderr bytes.Buffer
 	q := child(t, "run", "query", "--embedded", dir, "--admin", userQuery)

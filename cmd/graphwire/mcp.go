@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -14,11 +13,9 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/config"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
-	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/ingest"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/ontology"
-	"github.com/graphwire/graphwire/pipeline"
 )
 
 // mcpFlags are the flags of "graphwire mcp".
@@ -193,7 +190,7 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		// graphwire index and load find the data directory in use and write through this
 		// socket (owner-only, peers checked), so an agent stays connected while its code is
 		// re-indexed.
-		if stop, err := serveLocalWrites(pipe, wr, f.engine.dataDir(), logger); err != nil {
+		if stop, err := serveLocal(eng, ont, wr, f.engine.dataDir(), logger); err != nil {
 			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
 		} else {
 			defer stop()
@@ -204,25 +201,6 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	return nil
-}
-
-// serveLocalWrites serves the write service of wr (and queries on pipe) on the local socket
-// of the data directory dir; only the socket authenticates, so the verifier's key is a random
-// one nobody holds.
-func serveLocalWrites(pipe *pipeline.Pipeline, wr *ingest.Writer, dir string, logger *slog.Logger) (func(), error) {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{key}})
-	if err != nil {
-		return nil, err
-	}
-	srv, err := grpcsvc.New(nil, nil, grpcsvc.Options{Pipeline: pipe, Verifier: v, Writer: wr, Logger: logger})
-	if err != nil {
-		return nil, err
-	}
-	return serveLocal(srv, dir, logger)
 }
 
 type nopWriteCloser struct{ io.Writer }

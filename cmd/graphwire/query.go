@@ -57,6 +57,7 @@ type queryFlags struct {
 	timeout   time.Duration
 	query     []byte
 	server    string    // client mode: the address of a graphwire server
+	socket    string    // set by runQuery: the local socket of the graphwire that owns the data directory
 	token     string    // client mode: the bearer JWT
 	tls       clientTLS // client mode: TLS to the server
 	redact    redactFlags
@@ -79,7 +80,9 @@ func newQueryCmd(s streams) *cobra.Command {
 		Short: "compile and run a graph query, locally or on a server (--server)",
 		Long: "Compile and run a graph query (docs/dsl.md) on the embedded engine, a ClickHouse server, or a\n" +
 			"graphwire server (--server). The query is the argument, @FILE, or standard input when the\n" +
-			"argument is - or missing. The answer goes to stdout; --stats adds a line of figures on stderr.",
+			"argument is - or missing. The answer goes to stdout; --stats adds a line of figures on stderr.\n" +
+			"When a running graphwire serve or mcp holds the embedded data directory, the query goes to it\n" +
+			"over the directory's local socket and is answered as here, as the caller --admin/--scope give.",
 		Example: "  graphwire query --scope 1/:30 --format goon @q.json\n" +
 			"  graphwire query --admin --format dot < q.json | dot -Tsvg > graph.svg\n" +
 			"  graphwire query --server 127.0.0.1:7447 --token \"$TOKEN\" --stats @q.json",
@@ -222,7 +225,17 @@ func runQuery(ctx context.Context, f queryFlags, stdout, stderr io.Writer) error
 	out := &endWriter{w: stdout, binary: binaryFormat(f.format)}
 	var st queryStats
 	var err error
-	if f.server != "" {
+	if f.server == "" && f.engine.clickhouse == "" && !f.explain && f.redact.url == "" {
+		// A graphwire serve or mcp that owns the data directory answers for it, as this run
+		// would, with the caller of the flags (its engine is already warm).
+		if sock := localSocket(f.engine.dataDir()); sock != "" && socketAnswers(sock) {
+			f.socket = sock
+			if f.stats {
+				fmt.Fprintf(stderr, "graphwire query: the data directory %s is served by a running graphwire; asked it (%s)\n", f.engine.dataDir(), sock)
+			}
+		}
+	}
+	if f.server != "" || f.socket != "" {
 		st, err = queryRemote(ctx, f, out)
 	} else {
 		st, err = queryLocal(ctx, f, out, stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -295,9 +296,31 @@ func (g gatedEngine) Run(ctx context.Context, q *compiler.Query) (executor.Rows,
 	return g.r.Run(ctx, q)
 }
 
-// serveLocal serves srv's local gRPC (every call an admin's) on the write socket of the
-// embedded data directory dir, until the returned stop is called.
-func serveLocal(srv *grpcsvc.Server, dir string, logger *slog.Logger) (stop func(), err error) {
+// serveLocal serves graphwire's local gRPC on the write socket of the embedded data
+// directory dir, until the returned stop is called: writes through wr (index, load), and
+// queries (query --embedded) on a pipeline of its own over eng, gated by wr, that answers as
+// a local run would — the caller the client names (grpcsvc.LocalCallerHeader), the cursor
+// keys of local runs, no redaction authority. Only the socket authenticates (owner-only,
+// peers checked), so the verifier's key is a random one nobody holds.
+func serveLocal(eng engine, ont *ontology.Ontology, wr *ingest.Writer, dir string, logger *slog.Logger) (stop func(), err error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	v, err := auth.NewVerifier(auth.Options{Keys: [][]byte{key}})
+	if err != nil {
+		return nil, err
+	}
+	gated := gatedEngine{eng, wr.Reader(eng)}
+	pipe, err := newPipeline(gated, ont, nil, nil, 0, 0, 0, localCursorKeys(), redact.Options{}, logger)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := grpcsvc.New(gated, pipe.Registry(), grpcsvc.Options{Pipeline: pipe, Verifier: v, Writer: wr, Logger: logger,
+		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion()})
+	if err != nil {
+		return nil, err
+	}
 	l, err := listenLocal(dir)
 	if err != nil {
 		return nil, err
@@ -405,7 +428,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		// through this socket instead (owner-only, peers checked).
 		// Without it (a read-only directory, a system without peer checks) serve still serves;
 		// writes then need --server.
-		if stop, err := serveLocal(svc.server, ef.dataDir(), logger); err != nil {
+		if stop, err := serveLocal(eng, ont, o.Writer, ef.dataDir(), logger); err != nil {
 			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
 		} else {
 			defer stop()
