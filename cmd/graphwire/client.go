@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -159,8 +160,11 @@ func queryRemote(ctx context.Context, f queryFlags, stdout io.Writer) (queryStat
 	var conn *grpc.ClientConn
 	var err error
 	if f.socket != "" {
-		// The running graphwire of the data directory: the caller is what the flags say.
-		if conn, err = grpc.NewClient("unix://"+f.socket, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+		// The running graphwire of the data directory: the caller is what the flags say. Each
+		// dial checks that the listener runs as this user (dialLocal), as writes do.
+		sock := f.socket
+		if conn, err = grpc.NewClient("unix://"+sock, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return dialLocal(ctx, sock) })); err != nil {
 			return queryStats{}, err
 		}
 		ctx = metadata.AppendToOutgoingContext(ctx, grpcsvc.LocalCallerHeader, localCallerJSON(f))
