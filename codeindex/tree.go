@@ -218,6 +218,9 @@ func walk(ctx context.Context, root string, byExt map[string]string, goModule bo
 			case fi.IsDir():
 				st.Skips[SkipSymlinkDir]++
 				return nil
+			case !fi.Mode().IsRegular():
+				st.skip(SkipUnreadable, rel+": not a regular file") // a link to a named pipe blocks as the pipe does
+				return nil
 			}
 		} else if !d.Type().IsRegular() {
 			st.skip(SkipUnreadable, rel+": not a regular file") // a named pipe would block the reader
@@ -309,6 +312,8 @@ func indexTreeSitter(ctx context.Context, root string, jobs []job, opts Options,
 				full := filepath.Join(root, filepath.FromSlash(j.rel))
 				if fi, err := os.Stat(full); err != nil {
 					r.skip, r.msg = SkipUnreadable, fmt.Sprintf("%s: %v", j.rel, unwrapPath(err))
+				} else if !fi.Mode().IsRegular() { // replaced since the walk
+					r.skip, r.msg = SkipUnreadable, j.rel+": not a regular file"
 				} else if fi.Size() > opts.MaxFileSize {
 					r.skip = SkipHuge
 				} else if src, err := os.ReadFile(full); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -404,6 +405,45 @@ func TestIndexTreeSkipsBadInput(t *testing.T) {
 	}
 	if !slices.Contains(edges, "CALLS bad.after -> bad.fine") {
 		t.Errorf("the call after the syntax error is missing: %q", edges)
+	}
+}
+
+// TestIndexTreeSymlinkToPipe: a symlink to a named pipe (or another file that is not
+// regular) is skipped like the pipe itself; it once passed the walk, and the reader blocked
+// in open(2) for ever, past the context's deadline.
+func TestIndexTreeSymlinkToPipe(t *testing.T) {
+	dir := writeTree(t, map[string]string{"ok.py": "def good():\n    return 1\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("pipe", filepath.Join(dir, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		st  codeindex.Stats
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		_, st, err := codeindex.IndexTree(t.Context(), dir, opts)
+		got <- answer{st, err}
+	}()
+	var a answer
+	select {
+	case a = <-got:
+	case <-time.After(2 * time.Minute):
+		// Unblock the reader, so the test ends.
+		if f, err := os.OpenFile(filepath.Join(dir, "pipe"), os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		a = <-got
+		t.Fatal("IndexTree blocked on a symlink to a named pipe")
+	}
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	if a.st.Skips[codeindex.SkipUnreadable] != 1 || !slices.Contains(a.st.Problems, "link.py: not a regular file") {
+		t.Errorf("skips %v, problems %q: want link.py skipped as not a regular file", a.st.Skips, a.st.Problems)
 	}
 }
 
