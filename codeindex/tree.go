@@ -362,6 +362,9 @@ func indexTreeSitter(ctx context.Context, root string, jobs []job, opts Options,
 				st.ParseErrors++
 				st.problem(r.ff.parseErr)
 			}
+			if n := r.ff.leftOut; n > 0 {
+				st.problem(fmt.Sprintf("%s: %d definitions left out: nested more than %d deep or named with more than %d bytes", r.ff.rel, n, maxNesting, maxFQN))
+			}
 		case r.msg != "":
 			st.skip(r.skip, r.msg)
 		default:

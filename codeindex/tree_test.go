@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -444,6 +445,51 @@ func TestIndexTreeSymlinkToPipe(t *testing.T) {
 	}
 	if a.st.Skips[codeindex.SkipUnreadable] != 1 || !slices.Contains(a.st.Problems, "link.py: not a regular file") {
 		t.Errorf("skips %v, problems %q: want link.py skipped as not a regular file", a.st.Skips, a.st.Problems)
+	}
+}
+
+// TestIndexTreeDeepNesting: definitions nested thousands deep, or under a name of hundreds
+// of kilobytes, once gave each definition a fully qualified name as long as its chain of
+// owners: quadratic memory (a 300 KB JavaScript file took more than 4 GB). Past a depth or a
+// name length the definitions are left out and reported; the file's shallow ones remain.
+func TestIndexTreeDeepNesting(t *testing.T) {
+	var deep, wide strings.Builder
+	deep.WriteString("function top() {}\n")
+	for range 3000 {
+		deep.WriteString("function a() {\n")
+	}
+	for range 3000 {
+		deep.WriteString("}\n")
+	}
+	wide.WriteString("class " + strings.Repeat("N", 200_000) + ":\n")
+	for range 3000 {
+		wide.WriteString("    def m(self): pass\n")
+	}
+	wide.WriteString("def ok(): pass\n")
+	dir := writeTree(t, map[string]string{"deep.js": deep.String(), "wide.py": wide.String()})
+	o := opts
+	o.MaxFileSize = 1 << 20
+	g, st, err := codeindex.IndexTree(t.Context(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, d := range g.Definitions {
+		total += len(d.FQN)
+	}
+	if total > 1<<20 {
+		t.Errorf("the definitions' names take %d bytes: quadratic in the depth", total)
+	}
+	defs, _ := treeFacts(g)
+	for _, d := range []string{"Function deep.top", "Function deep.a", "Function wide.ok"} {
+		if !slices.Contains(defs, d) {
+			t.Errorf("definition %q missing", d)
+		}
+	}
+	for _, f := range []string{"deep.js", "wide.py"} {
+		if !slices.ContainsFunc(st.Problems, func(p string) bool { return strings.HasPrefix(p, f+": ") && strings.Contains(p, "left out") }) {
+			t.Errorf("problems %q: %s's left-out definitions not reported", st.Problems, f)
+		}
 	}
 }
 
