@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -490,6 +491,44 @@ func TestIndexTreeDeepNesting(t *testing.T) {
 		if !slices.ContainsFunc(st.Problems, func(p string) bool { return strings.HasPrefix(p, f+": ") && strings.Contains(p, "left out") }) {
 			t.Errorf("problems %q: %s's left-out definitions not reported", st.Problems, f)
 		}
+	}
+}
+
+// TestIndexTreeDeepRustUse: a Rust use tree nested thousands deep (use a::{a::{…}}) once
+// built the path of every level, each as long as the levels above it: memory quadratic in
+// the depth (600 MB for this 100 KB file). A use tree whose path passes 1 KiB is left out;
+// its shallow siblings remain.
+func TestIndexTreeDeepRustUse(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("use std::{fmt, ")
+	for range 20000 {
+		src.WriteString("a::{\n")
+	}
+	src.WriteString("b")
+	for range 20000 {
+		src.WriteString("}\n")
+	}
+	src.WriteString("};\nfn main() {}\n")
+	dir := writeTree(t, map[string]string{"src/main.rs": src.String()})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g, _, err := codeindex.IndexTree(t.Context(), dir, opts)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<20 {
+		t.Errorf("indexing a %d-byte file allocated %d MB", src.Len(), n>>20)
+	}
+	var paths []string
+	for _, im := range g.Imports {
+		if len(im.ImportPath) > 1024 {
+			t.Errorf("an import path of %d bytes", len(im.ImportPath))
+		}
+		paths = append(paths, im.ImportPath)
+	}
+	if !slices.Contains(paths, "std::fmt") {
+		t.Errorf("imports %q: std::fmt missing", paths)
 	}
 }
 
