@@ -38,6 +38,7 @@ const (
 	SkipGenerated   = "generated"
 	SkipSymlinkLoop = "symlink loop"
 	SkipSymlinkDir  = "symlink to a directory (not followed)"
+	SkipSymlinkOut  = "symlink out of the tree"
 	SkipBroken      = "broken symlink"
 	SkipUnreadable  = "unreadable"
 	SkipDependency  = "dependency directory"
@@ -158,7 +159,13 @@ type job struct {
 func walk(ctx context.Context, root string, byExt map[string]string, goModule bool, st *Stats) ([]job, int, error) {
 	var jobs []job
 	goFiles := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	// A symlink is followed only to a file inside the tree: its text is stored (File.content),
+	// and a link to ~/.ssh/id_rsa must not publish the key to the callers of the namespace.
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -222,6 +229,10 @@ func walk(ctx context.Context, root string, byExt map[string]string, goModule bo
 				st.skip(SkipUnreadable, rel+": not a regular file") // a link to a named pipe blocks as the pipe does
 				return nil
 			}
+			if target, err := filepath.EvalSymlinks(p); err != nil || !inside(realRoot, target) {
+				st.skip(SkipSymlinkOut, rel+": symlink to a file outside the tree")
+				return nil
+			}
 		} else if !d.Type().IsRegular() {
 			st.skip(SkipUnreadable, rel+": not a regular file") // a named pipe would block the reader
 			return nil
@@ -233,6 +244,12 @@ func walk(ctx context.Context, root string, byExt map[string]string, goModule bo
 		return nil, 0, fmt.Errorf("codeindex: walk %s: %w", root, err)
 	}
 	return jobs, goFiles, nil
+}
+
+// inside reports whether path p lies under directory root (both absolute and clean).
+func inside(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // unwrapPath drops the path a *fs.PathError repeats.

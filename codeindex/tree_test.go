@@ -532,6 +532,40 @@ func TestIndexTreeDeepRustUse(t *testing.T) {
 	}
 }
 
+// TestIndexTreeSymlinkOutOfTree: a symlink whose target lies outside the tree is skipped; it
+// was read, and the file's whole text stored as File.content, so a repository holding
+// key.py -> ~/.ssh/id_rsa published the key to every caller of its namespace. Links inside
+// the tree are still followed.
+func TestIndexTreeSymlinkOutOfTree(t *testing.T) {
+	outside := writeTree(t, map[string]string{"secret.py": "def secret():\n    return 'hunter2'\n"})
+	dir := writeTree(t, map[string]string{"ok.py": "def good():\n    return 1\n", "sub/real.py": "def real():\n    return 2\n"})
+	for _, l := range []struct{ from, to string }{
+		{"leak.py", filepath.Join(outside, "secret.py")},
+		{"up.py", "../" + filepath.Base(outside) + "/secret.py"},
+		{"inner.py", "sub/real.py"},
+	} {
+		if err := os.Symlink(l.to, filepath.Join(dir, l.from)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, st, err := codeindex.IndexTree(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range g.Files {
+		if strings.Contains(f.Content, "hunter2") {
+			t.Errorf("file %s holds the text of a file outside the tree", f.Path)
+		}
+	}
+	if st.Skips[codeindex.SkipSymlinkOut] != 2 || !slices.Contains(st.Problems, "leak.py: symlink to a file outside the tree") {
+		t.Errorf("skips %v, problems %q: want leak.py and up.py skipped as links out of the tree", st.Skips, st.Problems)
+	}
+	defs, _ := treeFacts(g)
+	if !slices.Contains(defs, "Function inner.real") {
+		t.Errorf("definitions %q: the link inside the tree was not followed", defs)
+	}
+}
+
 // TestIndexTreeSelfReferentialBase: a class whose base is reached through itself (class
 // A(A.B), C#'s class Edge : Edge.Func) once resolved without end and overflowed the stack.
 func TestIndexTreeSelfReferentialBase(t *testing.T) {
