@@ -123,7 +123,7 @@ func IndexTree(ctx context.Context, dir string, opts Options) (*Graph, Stats, er
 			return nil, st, err
 		}
 		st.Packages, st.TypeErrors, st.ParseErrors, st.Skipped, st.InvalidUTF8 = gst.Packages, gst.TypeErrors, gst.ParseErrors, gst.Skipped, gst.InvalidUTF8
-		st.Problems = append(st.Problems, gst.Problems...)
+		st.Problems, st.MoreProblems = append(st.Problems, gst.Problems...), gst.MoreProblems
 		st.Languages["go"] = gst.Files
 	}
 	if len(jobs) > 0 {

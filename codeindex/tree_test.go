@@ -2,6 +2,7 @@ package codeindex_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -563,6 +565,33 @@ func TestIndexTreeSymlinkOutOfTree(t *testing.T) {
 	defs, _ := treeFacts(g)
 	if !slices.Contains(defs, "Function inner.real") {
 		t.Errorf("definitions %q: the link inside the tree was not followed", defs)
+	}
+}
+
+// TestIndexTreeProblemsControlCharacters: a file's name is printed in the problems, one per
+// line on the terminal; a name holding a newline or an escape sequence once went out raw, so
+// a repository could forge lines of graphwire's report or drive the terminal. Past the first
+// few, problems are counted in MoreProblems.
+func TestIndexTreeProblemsControlCharacters(t *testing.T) {
+	files := map[string]string{"ok.py": "def good():\n    return 1\n", "a\nindexed fine\x1b[2J.py": "def broken(:\n"}
+	for i := range 12 {
+		files[fmt.Sprintf("bad%02d.py", i)] = "def broken(:\n"
+	}
+	dir := writeTree(t, files)
+	_, st, err := codeindex.IndexTree(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(st.Problems, `a\nindexed fine\x1b[2J.py:1:12: missing )`) && !slices.ContainsFunc(st.Problems, func(p string) bool { return strings.HasPrefix(p, `a\nindexed fine\x1b[2J.py:`) }) {
+		t.Errorf("problems %q: the file named with control characters is not named escaped", st.Problems)
+	}
+	for _, p := range st.Problems {
+		if strings.ContainsFunc(p, unicode.IsControl) {
+			t.Errorf("problem %q holds a control character", p)
+		}
+	}
+	if got := len(st.Problems) + st.MoreProblems; got != st.ParseErrors || got != 13 {
+		t.Errorf("%d problems named and %d more, %d parse errors; want 13 in all", len(st.Problems), st.MoreProblems, st.ParseErrors)
 	}
 }
 
