@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
@@ -80,6 +81,8 @@ type Stats struct {
 	// Problems names the first few files that did not parse or held invalid UTF-8, each with the
 	// parser's first message ("a.go:5:11: expected ')'"), for the user to act on.
 	Problems []string
+	// MoreProblems counts the problems past the first few that Problems names.
+	MoreProblems int
 	// Languages counts the files indexed per language ([IndexTree] only).
 	Languages map[string]int
 	// Unsupported counts the files of no supported language per extension, "(none)" for
@@ -95,8 +98,28 @@ const maxProblems = 10
 
 func (st *Stats) problem(msg string) {
 	if len(st.Problems) < maxProblems {
-		st.Problems = append(st.Problems, msg)
+		st.Problems = append(st.Problems, escapeControl(msg))
+	} else {
+		st.MoreProblems++
 	}
+}
+
+// escapeControl writes the control characters of s (a file may be named "a\n\x1b[2J.py") as
+// Go escapes, so that a problem printed to a terminal is one line and moves no cursor.
+func escapeControl(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Index type-checks the Go packages under dir with the go command and go/types, and returns

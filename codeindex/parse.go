@@ -265,8 +265,16 @@ func firstError(root *ts.Node, rel string) string {
 	return rel + ": syntax error"
 }
 
+// maxUsePath bounds the path of a Rust use tree: each level's path repeats the levels above
+// it, so a deeper tree (use a::{a::{…}}, thousands deep) would cost memory quadratic in its
+// depth. A longer path is left out, with what is under it.
+const maxUsePath = 1024
+
 // rustUses expands a Rust use tree (a::b::{c, d as e, f::*}) into one import per name.
 func rustUses(n *ts.Node, src []byte, prefix string) []importFact {
+	if len(prefix) > maxUsePath || n.EndByte()-n.StartByte() > maxUsePath && n.Kind() != "use_list" && n.Kind() != "scoped_use_list" {
+		return nil
+	}
 	join := func(a, b string) string {
 		if a == "" {
 			return b

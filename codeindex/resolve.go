@@ -51,6 +51,7 @@ type (
 		fileID                   int64
 		bind                     map[string]binding // local name → what an import binds it to
 		usings                   []string           // namespaces or packages imported whole
+		leftOut                  int                // definitions nested too deep or named too long (nest)
 	}
 )
 
@@ -97,6 +98,12 @@ func splitQualified(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == '.' || r == ':' || r == '\\' })
 }
 
+// Bounds of [nest] on the definitions of one file.
+const (
+	maxNesting = 100  // definitions enclosing one
+	maxFQN     = 2048 // bytes of a fully qualified name
+)
+
 // nest orders the definitions of a file, links each to the one enclosing it, names them
 // fully, and finds the definition enclosing each call and base.
 func nest(ff *fileFacts, l *language) {
@@ -114,17 +121,29 @@ func nest(ff *fileFacts, l *language) {
 		return cmp.Compare(boolInt(a.kind == "Class"), boolInt(b.kind == "Class"))
 	})
 	ff.defs = slices.CompactFunc(ff.defs, func(a, b defFact) bool { return a.span == b.span && a.name == b.name })
-	var stack []int
+	// A definition nested deeper than maxNesting, or whose full name is longer than maxFQN, is
+	// left out with everything inside it: each name repeats its owners', so an unbounded chain
+	// costs memory quadratic in its length.
+	kept := ff.defs[:0]
+	var stack []int  // indices in kept of the definitions enclosing the current one
+	var cut []uint32 // ends of the left-out definitions enclosing it
 	for i := range ff.defs {
-		d := &ff.defs[i]
-		for len(stack) > 0 && ff.defs[stack[len(stack)-1]].end <= d.start {
+		d := ff.defs[i]
+		for len(stack) > 0 && kept[stack[len(stack)-1]].end <= d.start {
 			stack = stack[:len(stack)-1]
+		}
+		for len(cut) > 0 && cut[len(cut)-1] <= d.start {
+			cut = cut[:len(cut)-1]
+		}
+		if len(cut) > 0 {
+			ff.leftOut++
+			continue
 		}
 		d.parent = -1
 		owner := ff.module
 		if len(stack) > 0 {
 			d.parent = stack[len(stack)-1]
-			p := &ff.defs[d.parent]
+			p := &kept[d.parent]
 			owner = p.fqn
 			if d.kind == "Function" && (isClass(p.kind) || p.scope) {
 				d.kind = "Method"
@@ -141,6 +160,11 @@ func nest(ff *fileFacts, l *language) {
 				d.kind = "Method" // C++'s A::f, defined outside its class
 			}
 		}
+		if len(stack) >= maxNesting || len(owner)+len(d.name)+len(parts) > maxFQN {
+			ff.leftOut++
+			cut = append(cut, d.end)
+			continue
+		}
 		for _, q := range parts[:len(parts)-1] {
 			owner = joinName(owner, q, l.sep)
 		}
@@ -150,8 +174,10 @@ func nest(ff *fileFacts, l *language) {
 		} else {
 			d.owner, d.fqn = owner, joinName(owner, d.name, l.sep)
 		}
-		stack = append(stack, i)
+		kept = append(kept, d)
+		stack = append(stack, len(kept)-1)
 	}
+	ff.defs = kept
 	innermost := func(at uint32) int {
 		i, _ := slices.BinarySearchFunc(ff.defs, at, func(d defFact, at uint32) int {
 			if d.start <= at {

@@ -38,6 +38,7 @@ const (
 	SkipGenerated   = "generated"
 	SkipSymlinkLoop = "symlink loop"
 	SkipSymlinkDir  = "symlink to a directory (not followed)"
+	SkipSymlinkOut  = "symlink out of the tree"
 	SkipBroken      = "broken symlink"
 	SkipUnreadable  = "unreadable"
 	SkipDependency  = "dependency directory"
@@ -122,7 +123,7 @@ func IndexTree(ctx context.Context, dir string, opts Options) (*Graph, Stats, er
 			return nil, st, err
 		}
 		st.Packages, st.TypeErrors, st.ParseErrors, st.Skipped, st.InvalidUTF8 = gst.Packages, gst.TypeErrors, gst.ParseErrors, gst.Skipped, gst.InvalidUTF8
-		st.Problems = append(st.Problems, gst.Problems...)
+		st.Problems, st.MoreProblems = append(st.Problems, gst.Problems...), gst.MoreProblems
 		st.Languages["go"] = gst.Files
 	}
 	if len(jobs) > 0 {
@@ -158,7 +159,13 @@ type job struct {
 func walk(ctx context.Context, root string, byExt map[string]string, goModule bool, st *Stats) ([]job, int, error) {
 	var jobs []job
 	goFiles := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	// A symlink is followed only to a file inside the tree: its text is stored (File.content),
+	// and a link to ~/.ssh/id_rsa must not publish the key to the callers of the namespace.
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -218,6 +225,13 @@ func walk(ctx context.Context, root string, byExt map[string]string, goModule bo
 			case fi.IsDir():
 				st.Skips[SkipSymlinkDir]++
 				return nil
+			case !fi.Mode().IsRegular():
+				st.skip(SkipUnreadable, rel+": not a regular file") // a link to a named pipe blocks as the pipe does
+				return nil
+			}
+			if target, err := filepath.EvalSymlinks(p); err != nil || !inside(realRoot, target) {
+				st.skip(SkipSymlinkOut, rel+": symlink to a file outside the tree")
+				return nil
 			}
 		} else if !d.Type().IsRegular() {
 			st.skip(SkipUnreadable, rel+": not a regular file") // a named pipe would block the reader
@@ -230,6 +244,12 @@ func walk(ctx context.Context, root string, byExt map[string]string, goModule bo
 		return nil, 0, fmt.Errorf("codeindex: walk %s: %w", root, err)
 	}
 	return jobs, goFiles, nil
+}
+
+// inside reports whether path p lies under directory root (both absolute and clean).
+func inside(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }
 
 // unwrapPath drops the path a *fs.PathError repeats.
@@ -309,6 +329,8 @@ func indexTreeSitter(ctx context.Context, root string, jobs []job, opts Options,
 				full := filepath.Join(root, filepath.FromSlash(j.rel))
 				if fi, err := os.Stat(full); err != nil {
 					r.skip, r.msg = SkipUnreadable, fmt.Sprintf("%s: %v", j.rel, unwrapPath(err))
+				} else if !fi.Mode().IsRegular() { // replaced since the walk
+					r.skip, r.msg = SkipUnreadable, j.rel+": not a regular file"
 				} else if fi.Size() > opts.MaxFileSize {
 					r.skip = SkipHuge
 				} else if src, err := os.ReadFile(full); err != nil {
@@ -356,6 +378,9 @@ func indexTreeSitter(ctx context.Context, root string, jobs []job, opts Options,
 			if r.ff.parseErr != "" {
 				st.ParseErrors++
 				st.problem(r.ff.parseErr)
+			}
+			if n := r.ff.leftOut; n > 0 {
+				st.problem(fmt.Sprintf("%s: %d definitions left out: nested more than %d deep or named with more than %d bytes", r.ff.rel, n, maxNesting, maxFQN))
 			}
 		case r.msg != "":
 			st.skip(r.skip, r.msg)

@@ -2,11 +2,16 @@ package codeindex_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -404,6 +409,189 @@ func TestIndexTreeSkipsBadInput(t *testing.T) {
 	}
 	if !slices.Contains(edges, "CALLS bad.after -> bad.fine") {
 		t.Errorf("the call after the syntax error is missing: %q", edges)
+	}
+}
+
+// TestIndexTreeSymlinkToPipe: a symlink to a named pipe (or another file that is not
+// regular) is skipped like the pipe itself; it once passed the walk, and the reader blocked
+// in open(2) for ever, past the context's deadline.
+func TestIndexTreeSymlinkToPipe(t *testing.T) {
+	dir := writeTree(t, map[string]string{"ok.py": "def good():\n    return 1\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("pipe", filepath.Join(dir, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		st  codeindex.Stats
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		_, st, err := codeindex.IndexTree(t.Context(), dir, opts)
+		got <- answer{st, err}
+	}()
+	var a answer
+	select {
+	case a = <-got:
+	case <-time.After(2 * time.Minute):
+		// Unblock the reader, so the test ends.
+		if f, err := os.OpenFile(filepath.Join(dir, "pipe"), os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		a = <-got
+		t.Fatal("IndexTree blocked on a symlink to a named pipe")
+	}
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	if a.st.Skips[codeindex.SkipUnreadable] != 1 || !slices.Contains(a.st.Problems, "link.py: not a regular file") {
+		t.Errorf("skips %v, problems %q: want link.py skipped as not a regular file", a.st.Skips, a.st.Problems)
+	}
+}
+
+// TestIndexTreeDeepNesting: definitions nested thousands deep, or under a name of hundreds
+// of kilobytes, once gave each definition a fully qualified name as long as its chain of
+// owners: quadratic memory (a 300 KB JavaScript file took more than 4 GB). Past a depth or a
+// name length the definitions are left out and reported; the file's shallow ones remain.
+func TestIndexTreeDeepNesting(t *testing.T) {
+	var deep, wide strings.Builder
+	deep.WriteString("function top() {}\n")
+	for range 3000 {
+		deep.WriteString("function a() {\n")
+	}
+	for range 3000 {
+		deep.WriteString("}\n")
+	}
+	wide.WriteString("class " + strings.Repeat("N", 200_000) + ":\n")
+	for range 3000 {
+		wide.WriteString("    def m(self): pass\n")
+	}
+	wide.WriteString("def ok(): pass\n")
+	dir := writeTree(t, map[string]string{"deep.js": deep.String(), "wide.py": wide.String()})
+	o := opts
+	o.MaxFileSize = 1 << 20
+	g, st, err := codeindex.IndexTree(t.Context(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, d := range g.Definitions {
+		total += len(d.FQN)
+	}
+	if total > 1<<20 {
+		t.Errorf("the definitions' names take %d bytes: quadratic in the depth", total)
+	}
+	defs, _ := treeFacts(g)
+	for _, d := range []string{"Function deep.top", "Function deep.a", "Function wide.ok"} {
+		if !slices.Contains(defs, d) {
+			t.Errorf("definition %q missing", d)
+		}
+	}
+	for _, f := range []string{"deep.js", "wide.py"} {
+		if !slices.ContainsFunc(st.Problems, func(p string) bool { return strings.HasPrefix(p, f+": ") && strings.Contains(p, "left out") }) {
+			t.Errorf("problems %q: %s's left-out definitions not reported", st.Problems, f)
+		}
+	}
+}
+
+// TestIndexTreeDeepRustUse: a Rust use tree nested thousands deep (use a::{a::{…}}) once
+// built the path of every level, each as long as the levels above it: memory quadratic in
+// the depth (600 MB for this 100 KB file). A use tree whose path passes 1 KiB is left out;
+// its shallow siblings remain.
+func TestIndexTreeDeepRustUse(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("use std::{fmt, ")
+	for range 20000 {
+		src.WriteString("a::{\n")
+	}
+	src.WriteString("b")
+	for range 20000 {
+		src.WriteString("}\n")
+	}
+	src.WriteString("};\nfn main() {}\n")
+	dir := writeTree(t, map[string]string{"src/main.rs": src.String()})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	g, _, err := codeindex.IndexTree(t.Context(), dir, opts)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<20 {
+		t.Errorf("indexing a %d-byte file allocated %d MB", src.Len(), n>>20)
+	}
+	var paths []string
+	for _, im := range g.Imports {
+		if len(im.ImportPath) > 1024 {
+			t.Errorf("an import path of %d bytes", len(im.ImportPath))
+		}
+		paths = append(paths, im.ImportPath)
+	}
+	if !slices.Contains(paths, "std::fmt") {
+		t.Errorf("imports %q: std::fmt missing", paths)
+	}
+}
+
+// TestIndexTreeSymlinkOutOfTree: a symlink whose target lies outside the tree is skipped; it
+// was read, and the file's whole text stored as File.content, so a repository holding
+// key.py -> ~/.ssh/id_rsa published the key to every caller of its namespace. Links inside
+// the tree are still followed.
+func TestIndexTreeSymlinkOutOfTree(t *testing.T) {
+	outside := writeTree(t, map[string]string{"secret.py": "def secret():\n    return 'hunter2'\n"})
+	dir := writeTree(t, map[string]string{"ok.py": "def good():\n    return 1\n", "sub/real.py": "def real():\n    return 2\n"})
+	for _, l := range []struct{ from, to string }{
+		{"leak.py", filepath.Join(outside, "secret.py")},
+		{"up.py", "../" + filepath.Base(outside) + "/secret.py"},
+		{"inner.py", "sub/real.py"},
+	} {
+		if err := os.Symlink(l.to, filepath.Join(dir, l.from)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, st, err := codeindex.IndexTree(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range g.Files {
+		if strings.Contains(f.Content, "hunter2") {
+			t.Errorf("file %s holds the text of a file outside the tree", f.Path)
+		}
+	}
+	if st.Skips[codeindex.SkipSymlinkOut] != 2 || !slices.Contains(st.Problems, "leak.py: symlink to a file outside the tree") {
+		t.Errorf("skips %v, problems %q: want leak.py and up.py skipped as links out of the tree", st.Skips, st.Problems)
+	}
+	defs, _ := treeFacts(g)
+	if !slices.Contains(defs, "Function inner.real") {
+		t.Errorf("definitions %q: the link inside the tree was not followed", defs)
+	}
+}
+
+// TestIndexTreeProblemsControlCharacters: a file's name is printed in the problems, one per
+// line on the terminal; a name holding a newline or an escape sequence once went out raw, so
+// a repository could forge lines of graphwire's report or drive the terminal. Past the first
+// few, problems are counted in MoreProblems.
+func TestIndexTreeProblemsControlCharacters(t *testing.T) {
+	files := map[string]string{"ok.py": "def good():\n    return 1\n", "a\nindexed fine\x1b[2J.py": "def broken(:\n"}
+	for i := range 12 {
+		files[fmt.Sprintf("bad%02d.py", i)] = "def broken(:\n"
+	}
+	dir := writeTree(t, files)
+	_, st, err := codeindex.IndexTree(t.Context(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(st.Problems, `a\nindexed fine\x1b[2J.py:1:12: missing )`) && !slices.ContainsFunc(st.Problems, func(p string) bool { return strings.HasPrefix(p, `a\nindexed fine\x1b[2J.py:`) }) {
+		t.Errorf("problems %q: the file named with control characters is not named escaped", st.Problems)
+	}
+	for _, p := range st.Problems {
+		if strings.ContainsFunc(p, unicode.IsControl) {
+			t.Errorf("problem %q holds a control character", p)
+		}
+	}
+	if got := len(st.Problems) + st.MoreProblems; got != st.ParseErrors || got != 13 {
+		t.Errorf("%d problems named and %d more, %d parse errors; want 13 in all", len(st.Problems), st.MoreProblems, st.ParseErrors)
 	}
 }
 

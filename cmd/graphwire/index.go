@@ -221,7 +221,7 @@ func (r *indexRun) write(ctx context.Context, g *codeindex.Graph) error {
 		for _, p := range st.Problems {
 			fmt.Fprintf(stderr, "  %s\n", p)
 		}
-		if n := st.ParseErrors + st.InvalidUTF8 + st.Skips[codeindex.SkipUnreadable] + st.Skips[codeindex.SkipSymlinkLoop] + st.Skips[codeindex.SkipBroken] - len(st.Problems); n > 0 {
+		if n := st.MoreProblems; n > 0 {
 			fmt.Fprintf(stderr, "  … and %d more\n", n)
 		}
 	}
