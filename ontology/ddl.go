@@ -24,7 +24,7 @@ var EdgeColumns = []string{"traversal_path", "relationship_kind", "source_kind",
 
 // EdgeProperties are the edge columns a relationship type may declare (key edge_properties)
 // and a relationship filter may then name: the project and the branch of a code-graph edge.
-// An edge that does not carry them holds 0 and ''.
+// An edge that does not carry them holds 0 and ”.
 var EdgeProperties = []string{"project_id", "branch"}
 
 // edgePropertyDDL are the column definitions of [EdgeProperties], in DDL order, after target_id.
@@ -61,7 +61,7 @@ func (o *Ontology) edgeViewDDL() string {
 
 // EdgeMigration returns the statements that bring the edge tables of a graph created before
 // ontology version 3 to this schema: both edge tables get the [EdgeProperties] columns where
-// a fresh graph has them (after target_id; old rows read 0 and ''), and the view between
+// a fresh graph has them (after target_id; old rows read 0 and ”), and the view between
 // them is created again so that it copies the new columns. Run it, when a graph's edge table
 // lacks project_id, before writing to it; it runs no statement on a graph's rows.
 func (o *Ontology) EdgeMigration() []string {

@@ -28,7 +28,9 @@ func (g *gen) code(w *world) {
 		commit := sha(r)
 		lang := p.language
 		kind := kinds[lang]
-		onBranch := func(entity string, id int64) { g.codeEdge(p.id, "main", "ON_BRANCH", entity, id, "Branch", p.branch, p.path) }
+		onBranch := func(entity string, id int64) {
+			g.codeEdge(p.id, "main", "ON_BRANCH", entity, id, "Branch", p.branch, p.path)
+		}
 		type def struct {
 			id       int64
 			typeLike bool
