@@ -2,6 +2,7 @@ package load_test
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,7 +88,21 @@ func TestEdgeProperties(t *testing.T) {
 		t.Errorf("gl_edge_by_target row from the view (-want +got):\n%s", diff)
 	}
 
-	_, err := load.Load(t.Context(), e, o, []load.Source{{Path: write(t, dir, "IMPORTS.jsonl",
+	// An export keeps them, so that loading it again gives the same edges.
+	out := t.TempDir()
+	files, err := load.Export(t.Context(), e, o, out, load.ExportOptions{Types: []string{"CALLS"}})
+	if err != nil || len(files) != 1 {
+		t.Fatalf("export: %v %+v", err, files)
+	}
+	text, err := os.ReadFile(files[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), `"project_id":"11","branch":"dev"`) && !strings.Contains(string(text), `"project_id":11,"branch":"dev"`) {
+		t.Errorf("exported CALLS without its edge properties:\n%s", text)
+	}
+
+	_, err = load.Load(t.Context(), e, o, []load.Source{{Path: write(t, dir, "IMPORTS.jsonl",
 		`{"traversal_path": "1/10/", "source_kind": "File", "source_id": 200, "target_kind": "ImportedSymbol", "target_id": 1, "project_id": "ten"}`+"\n")}}, load.Options{})
 	var ve *load.ValidationError
 	if !errors.As(err, &ve) || !slices.ContainsFunc(ve.Issues, func(i load.Issue) bool { return i.Column == "project_id" && i.Row == 0 && i.Line == 1 }) {
