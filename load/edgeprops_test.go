@@ -79,6 +79,17 @@ func TestEdgeProperties(t *testing.T) {
 			t.Errorf("%s after loading edge properties (-want +got):\n%s", tab, diff)
 		}
 	}
+	// The migrated edge tables have the columns of a graph created now, in the same order
+	// (a load copies one edge table's delta into the other's with SELECT *).
+	for _, tab := range []string{"gl_edge", "gl_edge_by_target"} {
+		var got []string
+		for _, r := range query(t, e, "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = '"+tab+"' ORDER BY position") {
+			got = append(got, r[0].(string))
+		}
+		if diff := cmp.Diff(ontology.EdgeColumns, got); diff != "" {
+			t.Errorf("%s columns after the migration (-want +got):\n%s", tab, diff)
+		}
+	}
 	// The view was created again: a row inserted into gl_edge reaches gl_edge_by_target whole.
 	if err := e.Exec(t.Context(), "INSERT INTO gl_edge (traversal_path, relationship_kind, source_kind, source_id, target_kind, target_id, project_id, branch, _version) VALUES "+
 		"('1/10/', 'EXTENDS', 'Definition', 300, 'Definition', 302, 12, 'x', 99)"); err != nil {
