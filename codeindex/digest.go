@@ -11,6 +11,10 @@ import (
 // directories and the edges leaving them.
 const Global = ""
 
+// digestVersion changes whenever the rows written for the same graph change (columns added
+// to the files [Graph.Encode] writes), so that the next index writes every file again.
+const digestVersion = "codeindex-rows-2\n"
+
 // nodeOwners maps each node to the file it was derived from: a File to its path, a
 // Definition or ImportedSymbol to its file_path, everything else to [Global].
 func (g *Graph) nodeOwners() map[nodeKey]string {
@@ -50,6 +54,10 @@ func (g *Graph) Digests() map[string]string {
 		p, ok := parts[owner]
 		if !ok {
 			p.h = sha256.New()
+			// The digests also cover how the rows are written: since the edges carry the
+			// index scope (project_id, branch), every file of a branch indexed before is
+			// written again once, so that a migrated graph's code edges get them.
+			p.h.Write([]byte(digestVersion))
 			p.enc = json.NewEncoder(p.h)
 			p.enc.SetEscapeHTML(false)
 			parts[owner] = p

@@ -166,10 +166,14 @@ func (g *Graph) Encode(typ string, w io.Writer) error {
 			SourceID      int64  `json:"source_id"`
 			TargetKind    string `json:"target_kind"`
 			TargetID      int64  `json:"target_id"`
+			// The index scope, as Orbit's code-graph edges carry it; package load keeps
+			// them for the relationship types that declare them (ontology edge_properties).
+			ProjectID int64  `json:"project_id"`
+			Branch    string `json:"branch"`
 		}
 		for _, e := range g.Edges {
 			if e.Kind == typ && err == nil {
-				err = enc.Encode(edge{g.TraversalPath, e.FromKind, e.From, e.ToKind, e.To})
+				err = enc.Encode(edge{g.TraversalPath, e.FromKind, e.From, e.ToKind, e.To, g.Branch.ProjectID, g.Branch.Name})
 			}
 		}
 	}

@@ -91,6 +91,8 @@ type relType struct {
 	name   string
 	pairs  []pair
 	sameNS bool // edges bind to their ends on id and traversal_path (ontology same_namespace)
+	// edgeProps are the edge columns a relationship filter may name (ontology edge_properties).
+	edgeProps []string
 }
 
 type pair struct{ from, to string }
@@ -210,7 +212,7 @@ func newCatalog(ont *ontology.Ontology) *catalog {
 	}
 	c.markDerived()
 	for _, or := range ont.Relationships {
-		rt := &relType{name: or.Name, sameNS: or.SameNamespace}
+		rt := &relType{name: or.Name, sameNS: or.SameNamespace, edgeProps: or.EdgeProperties}
 		for _, p := range or.Pairs {
 			rt.pairs = append(rt.pairs, pair{from: p.From, to: p.To})
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/graphwire/graphwire/ontology"
 )
 
 // Selectivity caps (docs/dsl.md, "Nodes").
@@ -145,7 +147,7 @@ func validate(r *request, cat *catalog) error {
 		return err
 	}
 	// S7 filters.
-	if err := resolveFilters(r); err != nil {
+	if err := resolveFilters(r, cat); err != nil {
 		return err
 	}
 	if orderAlias != "" {
@@ -381,7 +383,7 @@ func walkExists(cat *catalog, types []string, dir, from, to string, lo, hi int) 
 	return false
 }
 
-func resolveFilters(r *request) error {
+func resolveFilters(r *request, cat *catalog) error {
 	for _, n := range r.nodes {
 		at := ptr("nodes", n.idx, "filters")
 		e := n.ent
@@ -421,16 +423,31 @@ func resolveFilters(r *request) error {
 	}
 	for _, rs := range r.rels {
 		at := ptr("relationships", rs.idx, "filters")
+		// An edge property (project_id, branch) is a filter key only when every type the
+		// relationship may match declares it: an edge of another type holds no such value.
+		edgeProps := edgePropsOf(cat, rs.concrete)
 		preds, err := parseFilters(at, rs.filters, func(k string) *filterTarget {
 			switch k {
 			case "traversal_path":
 				return &filterTarget{col: k, tpath: true}
 			case "source_id", "target_id":
 				return &filterTarget{col: k, p: &property{name: k, typ: typInt64, filterable: true}}
+			case "project_id":
+				if slices.Contains(edgeProps, k) {
+					return &filterTarget{col: k, p: &property{name: k, typ: typInt64, filterable: true}}
+				}
+			case "branch":
+				if slices.Contains(edgeProps, k) {
+					return &filterTarget{col: k, p: &property{name: k, typ: typString, filterable: true}}
+				}
 			}
 			return nil
 		}, func(k string) error {
-			return newErr(sub(at, k), ErrUnknownProperty, "unknown edge property "+strconv.Quote(k), "source_id", "target_id", "traversal_path")
+			msg := "unknown edge property " + strconv.Quote(k)
+			if slices.Contains(ontology.EdgeProperties, k) {
+				msg = "edge property " + strconv.Quote(k) + " is carried only by " + strings.Join(edgePropTypes(cat, k), ", ") + " edges; this relationship may match " + strings.Join(rs.concrete, ", ")
+			}
+			return newErr(sub(at, k), ErrUnknownProperty, msg, append([]string{"source_id", "target_id", "traversal_path"}, edgeProps...)...)
 		})
 		if err != nil {
 			return err
@@ -438,6 +455,38 @@ func resolveFilters(r *request) error {
 		rs.preds = preds
 	}
 	return nil
+}
+
+// edgePropsOf returns the edge properties every type of types declares.
+func edgePropsOf(cat *catalog, types []string) []string {
+	if len(types) == 0 {
+		return nil
+	}
+	var out []string
+	for _, k := range ontology.EdgeProperties {
+		all := true
+		for _, t := range types {
+			if rt := cat.rels[t]; rt == nil || !slices.Contains(rt.edgeProps, k) {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// edgePropTypes returns the relationship types that declare the edge property k, sorted.
+func edgePropTypes(cat *catalog, k string) []string {
+	var out []string
+	for _, t := range cat.relNames {
+		if slices.Contains(cat.rels[t].edgeProps, k) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 var aggFunctions = []string{"avg", "count", "max", "min", "sum"}

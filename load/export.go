@@ -85,7 +85,7 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if len(want) > 0 && !want[strings.ToLower(rel.Name)] {
 			continue
 		}
-		if err := write(rel.Name, edgeExportColumns, liveEdges(ont, rel, ""), edgeKey, false); err != nil {
+		if err := write(rel.Name, edgeExportColumns(rel), liveEdges(ont, rel, ""), edgeKey, false); err != nil {
 			return out, err
 		}
 	}
@@ -110,8 +110,15 @@ func exportStart(dir string, opts *ExportOptions) (abs, prefix string, err error
 	return abs, prefix, nil
 }
 
-// edgeExportColumns are the columns of an exported relationship file.
-const edgeExportColumns = "traversal_path, source_kind, source_id, target_kind, target_id, _version"
+// edgeExportColumns are the columns of an exported relationship file of rel: the edge
+// properties only for a type that declares them (ontology edge_properties).
+func edgeExportColumns(rel *ontology.Relationship) string {
+	cols := "traversal_path, source_kind, source_id, target_kind, target_id"
+	for _, p := range rel.EdgeProperties {
+		cols += ", " + p
+	}
+	return cols + ", _version"
+}
 
 // exportColumns lists the columns of an exported file of ent: every column Load reads but
 // _deleted, without the admin_only properties unless admin.
@@ -297,7 +304,7 @@ func ExportAnswer(ctx context.Context, e Engine, ont *ontology.Ontology, resp *g
 		}
 		from := liveEdges(ont, rel, "(source_kind, source_id, target_kind, target_id) IN (SELECT source_kind, source_id, target_kind, target_id FROM "+ends+
 			" WHERE kind = "+quote(rel.Name)+") AND "+readable(0))
-		fr, err := writeFile(ctx, e, abs, rel.Name, opts.Format, "SELECT "+edgeExportColumns+" FROM "+from+" ORDER BY "+edgeKey)
+		fr, err := writeFile(ctx, e, abs, rel.Name, opts.Format, "SELECT "+edgeExportColumns(rel)+" FROM "+from+" ORDER BY "+edgeKey)
 		if err != nil {
 			return out, err
 		}

@@ -362,6 +362,10 @@ func createSchema(ctx context.Context, e Engine, ont *ontology.Ontology) error {
 	if err != nil {
 		return fmt.Errorf("load: create schema: %w", err)
 	}
+	// A graph created before ontology version 3 gets the edge property columns.
+	if err := loadstate.MigrateEdges(ctx, e, ont); err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
 	if len(found) == len(names) {
 		return nil
 	}

@@ -127,6 +127,8 @@ var edgeColumns = []column{
 	{name: "source_id", typ: "Int64", required: true},
 	{name: "target_kind", typ: "String", required: true},
 	{name: "target_id", typ: "Int64", required: true},
+	{name: "project_id", typ: "Int64"},
+	{name: "branch", typ: "String"},
 	{name: "_version", typ: "UInt64", nullable: true},
 	{name: "_deleted", typ: "Bool"},
 }
@@ -503,8 +505,13 @@ func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]boo
 	var exprs []string
 	for _, c := range edgeColumns {
 		e := s.typedExpr(c, present[c.name])
-		if c.name == "relationship_kind" {
+		switch {
+		case c.name == "relationship_kind":
 			e = quote(t.rel.Name)
+		case slices.Contains(ontology.EdgeProperties, c.name) && !slices.Contains(t.rel.EdgeProperties, c.name):
+			// A type that does not declare the edge property holds the default
+			// (docs/loading.md, "Edges").
+			e = "defaultValueOfTypeName(" + quote(baseType(c.typ)) + ")"
 		}
 		exprs = append(exprs, e+" AS "+c.name)
 	}
@@ -512,15 +519,18 @@ func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]boo
 	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted FROM "+typed+castSettings); err != nil {
 		return err
 	}
-	all := edgeKey + ", _version, _deleted"
+	all := edgeKey + ", project_id, branch, _version, _deleted"
 	where := "_deleted = false"
 	full, err := s.holdsKeys(ctx, table, edgeKey)
 	if err != nil {
 		return err
 	}
 	if full {
-		live := "(SELECT " + edgeKey + " FROM " + table + " FINAL WHERE _deleted = false AND (" + edgeKey + ") IN (SELECT " + edgeKey + " FROM " + s.prefix + "k_" + table + "))"
-		where = "(_deleted = false AND (" + edgeKey + ") NOT IN " + live + ") OR (_deleted = true AND (" + edgeKey + ") IN " + live + ")"
+		// A live edge is written again only when its edge properties changed.
+		mine := " FROM " + table + " FINAL WHERE _deleted = false AND (" + edgeKey + ") IN (SELECT " + edgeKey + " FROM " + s.prefix + "k_" + table + "))"
+		live := "(SELECT " + edgeKey + mine
+		liveData := "(SELECT " + edgeKey + ", project_id, branch" + mine
+		where = "(_deleted = false AND (" + edgeKey + ", project_id, branch) NOT IN " + liveData + ") OR (_deleted = true AND (" + edgeKey + ") IN " + live + ")"
 	}
 	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+all+") SELECT "+all+" FROM "+typed+" WHERE "+where+castSettings)
 }

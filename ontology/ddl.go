@@ -20,7 +20,15 @@ func (e *Entity) Columns() []string {
 }
 
 // EdgeColumns are the columns of both edge tables, in DDL order.
-var EdgeColumns = []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+var EdgeColumns = []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "project_id", "branch", "_version", "_deleted"}
+
+// EdgeProperties are the edge columns a relationship type may declare (key edge_properties)
+// and a relationship filter may then name: the project and the branch of a code-graph edge.
+// An edge that does not carry them holds 0 and ”.
+var EdgeProperties = []string{"project_id", "branch"}
+
+// edgePropertyDDL are the column definitions of [EdgeProperties], in DDL order, after target_id.
+var edgePropertyDDL = []string{"project_id Int64 DEFAULT 0", "branch LowCardinality(String) DEFAULT ''"}
 
 // LoadStateTable is the table in which every bulk load records that it started and that it
 // finished (package loadstate reads and writes it). It is part of the schema, so
@@ -40,11 +48,29 @@ func (o *Ontology) DDLStatements() []string {
 	stmts = append(stmts,
 		edgeDDL(o.EdgeTable, "source_kind, source_id, target_kind, target_id", "source_kind, source_id"),
 		edgeDDL(o.EdgeTableByTarget, "target_kind, target_id, source_kind, source_id", "target_kind, target_id"),
-		fmt.Sprintf("CREATE MATERIALIZED VIEW IF NOT EXISTS %s_mv TO %s AS\nSELECT %s\nFROM %s",
-			o.EdgeTableByTarget, o.EdgeTableByTarget, strings.Join(EdgeColumns, ", "), o.EdgeTable),
+		o.edgeViewDDL(),
 		loadStateDDL,
 	)
 	return stmts
+}
+
+func (o *Ontology) edgeViewDDL() string {
+	return fmt.Sprintf("CREATE MATERIALIZED VIEW IF NOT EXISTS %s_mv TO %s AS\nSELECT %s\nFROM %s",
+		o.EdgeTableByTarget, o.EdgeTableByTarget, strings.Join(EdgeColumns, ", "), o.EdgeTable)
+}
+
+// EdgeMigration returns the statements that bring the edge tables of a graph created before
+// ontology version 3 to this schema: both edge tables get the [EdgeProperties] columns where
+// a fresh graph has them (after target_id; old rows read 0 and ”), and the view between
+// them is created again so that it copies the new columns. Run it, when a graph's edge table
+// lacks project_id, before writing to it; it runs no statement on a graph's rows.
+func (o *Ontology) EdgeMigration() []string {
+	var stmts []string
+	for _, t := range []string{o.EdgeTable, o.EdgeTableByTarget} {
+		stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s ADD COLUMN IF NOT EXISTS %s AFTER target_id, ADD COLUMN IF NOT EXISTS %s AFTER %s",
+			t, edgePropertyDDL[0], edgePropertyDDL[1], EdgeProperties[0]))
+	}
+	return append(stmts, "DROP VIEW IF EXISTS "+o.EdgeTableByTarget+"_mv", o.edgeViewDDL())
 }
 
 // loadStateDDL is an append-only log with two rows per load: (seq, 'loading') before the first
@@ -124,6 +150,8 @@ func edgeDDL(table, orderTail, keyTail string) string {
 		"source_id Int64",
 		"target_kind LowCardinality(String)",
 		"target_id Int64",
+		edgePropertyDDL[0],
+		edgePropertyDDL[1],
 		"_version UInt64",
 		"_deleted Bool DEFAULT false",
 		"INDEX idx_source_id source_id TYPE bloom_filter(0.001) GRANULARITY 1",

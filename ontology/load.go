@@ -491,7 +491,7 @@ func (l *loader) relationship(file string, o *Ontology) (*Relationship, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := fields(file, root, []string{"relationship", "description", "same_namespace", "pairs"}, []string{"relationship", "description", "pairs"})
+	m, err := fields(file, root, []string{"relationship", "description", "same_namespace", "edge_properties", "pairs"}, []string{"relationship", "description", "pairs"})
 	if err != nil {
 		return nil, err
 	}
@@ -513,6 +513,24 @@ func (l *loader) relationship(file string, o *Ontology) (*Relationship, error) {
 	if sameNS != nil {
 		if r.SameNamespace, err = boolean(file, sameNS); err != nil {
 			return nil, err
+		}
+	}
+	if ep := m["edge_properties"]; ep != nil {
+		if ep.Kind != yaml.SequenceNode || len(ep.Content) == 0 {
+			return nil, errAt(file, ep.Line, ep.Column, ErrInvalid, "edge_properties must be a list of %s", strings.Join(EdgeProperties, ", "))
+		}
+		for _, vn := range ep.Content {
+			name, err := str(file, vn)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(EdgeProperties, name) {
+				return nil, errAt(file, vn.Line, vn.Column, ErrInvalid, "edge property %q: an edge carries only %s", name, strings.Join(EdgeProperties, ", "))
+			}
+			if slices.Contains(r.EdgeProperties, name) {
+				return nil, errAt(file, vn.Line, vn.Column, ErrDuplicate, "edge property %q appears twice", name)
+			}
+			r.EdgeProperties = append(r.EdgeProperties, name)
 		}
 	}
 	pairs := m["pairs"]

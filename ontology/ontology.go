@@ -144,7 +144,11 @@ type Relationship struct {
 	// code-graph edges (gl_code_edge) on id and traversal_path. Both ends of every pair are
 	// namespaced (ontology key same_namespace).
 	SameNamespace bool
-	Pairs         []Pair
+	// EdgeProperties are the edge columns of [EdgeProperties] that edges of this type carry
+	// and that a relationship filter may name (ontology key edge_properties), as Orbit's
+	// code-graph edges carry their project and branch.
+	EdgeProperties []string
+	Pairs          []Pair
 }
 
 // Pair is one allowed (from, to) orientation of a relationship.

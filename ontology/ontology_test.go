@@ -213,6 +213,27 @@ func TestLoadErrors(t *testing.T) {
 			kind: ontology.ErrSyntax,
 		},
 		{
+			name: "edge property not an edge column",
+			file: "relationships/member_of.yaml",
+			data: strings.Replace(memberYAML, "pairs:", "edge_properties: [project_id, access_level]\npairs:", 1),
+			want: &ontology.Error{File: "relationships/member_of.yaml", Line: 3, Column: 31},
+			kind: ontology.ErrInvalid,
+		},
+		{
+			name: "edge property twice",
+			file: "relationships/member_of.yaml",
+			data: strings.Replace(memberYAML, "pairs:", "edge_properties: [branch, branch]\npairs:", 1),
+			want: &ontology.Error{File: "relationships/member_of.yaml", Line: 3, Column: 27},
+			kind: ontology.ErrDuplicate,
+		},
+		{
+			name: "edge properties not a list",
+			file: "relationships/member_of.yaml",
+			data: strings.Replace(memberYAML, "pairs:", "edge_properties: branch\npairs:", 1),
+			want: &ontology.Error{File: "relationships/member_of.yaml", Line: 3, Column: 18},
+			kind: ontology.ErrInvalid,
+		},
+		{
 			name: "duplicate pair",
 			file: "relationships/member_of.yaml",
 			data: memberYAML + "  - {from: User, to: Group}\n",

@@ -150,6 +150,11 @@ func compactSchema(o *ontology.Ontology) string {
 			b.WriteByte('>')
 			b.WriteString(strings.Join(tos[f], ","))
 		}
+		if len(r.EdgeProperties) > 0 {
+			// Filterable on the relationship besides traversal_path, source_id, target_id.
+			b.WriteString(" edge_filters=")
+			b.WriteString(strings.Join(r.EdgeProperties, "|"))
+		}
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -331,6 +336,9 @@ type schemaRelationship struct {
 	Name        string       `json:"name"`
 	Description string       `json:"description,omitempty"`
 	Pairs       []schemaPair `json:"pairs"`
+	// EdgeProperties are the edge columns a relationship filter may name besides
+	// traversal_path, source_id and target_id (ontology edge_properties).
+	EdgeProperties []string `json:"edge_properties,omitempty"`
 }
 
 type schemaPair struct {
@@ -360,7 +368,7 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 		d.Entities = append(d.Entities, se)
 	}
 	for _, r := range o.Relationships {
-		sr := schemaRelationship{Name: r.Name, Description: r.Description, Pairs: []schemaPair{}}
+		sr := schemaRelationship{Name: r.Name, Description: r.Description, Pairs: []schemaPair{}, EdgeProperties: r.EdgeProperties}
 		for _, p := range r.Pairs {
 			sr.Pairs = append(sr.Pairs, schemaPair{p.From, p.To})
 		}

@@ -232,7 +232,18 @@ func (g *gen) edge(kind, from string, fromID int64, to string, toID int64, path 
 	g.seen[k] = true
 	// Not counted here: a call would stop edge from being inlined, and its constant arguments
 	// would then be boxed on the heap (a third more allocations). node counts the edges too.
-	g.edges.Rows = append(g.edges.Rows, []any{path, kind, from, fromID, to, toID, int64(1), false})
+	g.edges.Rows = append(g.edges.Rows, []any{path, kind, from, fromID, to, toID, int64(0), "", int64(1), false})
+}
+
+// codeEdge appends a code-graph edge, which carries the project and branch of the indexed
+// code (ontology edge_properties).
+func (g *gen) codeEdge(projectID int64, branch, kind, from string, fromID int64, to string, toID int64, path string) {
+	k := edgeKey{kind, from, fromID, to, toID}
+	if g.seen[k] {
+		return
+	}
+	g.seen[k] = true
+	g.edges.Rows = append(g.edges.Rows, []any{path, kind, from, fromID, to, toID, projectID, branch, int64(1), false})
 }
 
 // Generate builds the synthetic SDLC graph the package documentation describes for the ontology.

@@ -28,7 +28,9 @@ func (g *gen) code(w *world) {
 		commit := sha(r)
 		lang := p.language
 		kind := kinds[lang]
-		onBranch := func(entity string, id int64) { g.edge("ON_BRANCH", entity, id, "Branch", p.branch, p.path) }
+		onBranch := func(entity string, id int64) {
+			g.codeEdge(p.id, "main", "ON_BRANCH", entity, id, "Branch", p.branch, p.path)
+		}
 		type def struct {
 			id       int64
 			typeLike bool
@@ -99,9 +101,9 @@ func (g *gen) code(w *world) {
 					offset += int64(len(text))
 					line += 3
 					if typeDef != 0 && !typeLike {
-						g.edge("DEFINES", "Definition", typeDef, "Definition", defID, p.path)
+						g.codeEdge(p.id, "main", "DEFINES", "Definition", typeDef, "Definition", defID, p.path)
 					} else {
-						g.edge("DEFINES", "File", fileID, "Definition", defID, p.path)
+						g.codeEdge(p.id, "main", "DEFINES", "File", fileID, "Definition", defID, p.path)
 					}
 					if typeLike {
 						typeDef = defID
@@ -121,7 +123,7 @@ func (g *gen) code(w *world) {
 					if r.chance(0.2) {
 						imp.set("identifier_alias", target[:1])
 					}
-					g.edge("IMPORTS", "File", fileID, "ImportedSymbol", impID, p.path)
+					g.codeEdge(p.id, "main", "IMPORTS", "File", fileID, "ImportedSymbol", impID, p.path)
 					onBranch("ImportedSymbol", impID)
 					imports = append(imports, impID)
 				}
@@ -142,36 +144,36 @@ func (g *gen) code(w *world) {
 			}
 		}
 		if len(types) >= 2 {
-			g.edge("EXTENDS", "Definition", types[1], "Definition", types[0], p.path)
+			g.codeEdge(p.id, "main", "EXTENDS", "Definition", types[1], "Definition", types[0], p.path)
 		}
 		for _, d := range defs {
 			for range r.geometric(0.55, 3) {
 				callee := defs[r.intn(len(defs))]
 				if callee.id != d.id {
-					g.edge("CALLS", "Definition", d.id, "Definition", callee.id, p.path)
+					g.codeEdge(p.id, "main", "CALLS", "Definition", d.id, "Definition", callee.id, p.path)
 				}
 			}
 			if len(imports) > 0 && r.chance(0.15) {
-				g.edge("CALLS", "Definition", d.id, "ImportedSymbol", imports[r.intn(len(imports))], p.path)
+				g.codeEdge(p.id, "main", "CALLS", "Definition", d.id, "ImportedSymbol", imports[r.intn(len(imports))], p.path)
 			}
 			if d.typeLike && r.chance(0.3) {
 				base := defs[r.intn(len(defs))]
 				if base.typeLike && base.id != d.id {
-					g.edge("EXTENDS", "Definition", d.id, "Definition", base.id, p.path)
+					g.codeEdge(p.id, "main", "EXTENDS", "Definition", d.id, "Definition", base.id, p.path)
 				}
 			}
 		}
 		for _, f := range files {
 			if r.chance(0.15) {
-				g.edge("CALLS", "File", f, "Definition", defs[r.intn(len(defs))].id, p.path)
+				g.codeEdge(p.id, "main", "CALLS", "File", f, "Definition", defs[r.intn(len(defs))].id, p.path)
 			}
 			if len(imports) > 0 && r.chance(0.1) {
-				g.edge("CALLS", "File", f, "ImportedSymbol", imports[r.intn(len(imports))], p.path)
+				g.codeEdge(p.id, "main", "CALLS", "File", f, "ImportedSymbol", imports[r.intn(len(imports))], p.path)
 			}
 		}
 		for _, imp := range imports {
 			if r.chance(0.4) {
-				g.edge("IMPORTS", "ImportedSymbol", imp, "Definition", defs[r.intn(len(defs))].id, p.path)
+				g.codeEdge(p.id, "main", "IMPORTS", "ImportedSymbol", imp, "Definition", defs[r.intn(len(defs))].id, p.path)
 			}
 		}
 	}

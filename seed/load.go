@@ -40,6 +40,10 @@ type Stats struct {
 func Load(ctx context.Context, e Engine, ont *ontology.Ontology, g *Graph, opts Options) (Stats, error) {
 	opts = opts.withDefaults()
 	var st Stats
+	// A graph created before ontology version 3 gets the edge property columns.
+	if err := loadstate.MigrateEdges(ctx, e, ont); err != nil {
+		return st, fmt.Errorf("seed: %w", err)
+	}
 	for _, stmt := range ont.DDLStatements() {
 		if err := e.Exec(ctx, stmt); err != nil {
 			return st, fmt.Errorf("seed: create schema: %w", err)
