@@ -2,6 +2,8 @@ package orbit_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -15,17 +17,28 @@ func TestEdgePropertyFilter(t *testing.T) {
 	e := engine(t)
 	project := plain(t, "SELECT toString(min(project_id)) FROM gl_edge "+live+" AND relationship_kind = 'CALLS' AND project_id != 0")[0][0].(string)
 	version := plain(t, "SELECT toString(max(_version) + 1) FROM gl_edge")[0][0].(string)
-	if err := e.Exec(t.Context(), "INSERT INTO gl_edge (traversal_path, relationship_kind, source_kind, source_id, target_kind, target_id, project_id, branch, _version, _deleted) "+
-		"SELECT traversal_path, relationship_kind, target_kind, target_id, source_kind, source_id, 424242, 'decoy', "+version+", false FROM gl_edge "+live+
-		" AND relationship_kind = 'CALLS' AND source_kind = 'Definition' AND target_kind = 'Definition' AND project_id = "+project+
-		" AND (traversal_path, target_kind, target_id, source_kind, source_id) NOT IN (SELECT traversal_path, source_kind, source_id, target_kind, target_id FROM gl_edge "+live+" AND relationship_kind = 'CALLS')"); err != nil {
-		t.Fatal(err)
-	}
+	// The decoys are read first and written as values: an INSERT … SELECT over the graph's
+	// tables is not what a Distributed table (a cluster) takes. The clean-up is registered
+	// first, so that a write that fails half-way is undone too.
 	t.Cleanup(func() {
 		if err := e.Exec(context.Background(), "INSERT INTO gl_edge SELECT * REPLACE (_version + 1 AS _version, true AS _deleted) FROM (SELECT * FROM gl_edge "+live+" AND project_id = 424242)"); err != nil {
 			t.Error(err)
 		}
 	})
+	decoys := plain(t, "SELECT traversal_path, relationship_kind, target_kind, toString(target_id), source_kind, toString(source_id) FROM gl_edge "+live+
+		" AND relationship_kind = 'CALLS' AND source_kind = 'Definition' AND target_kind = 'Definition' AND project_id = "+project+
+		" AND (traversal_path, target_kind, target_id, source_kind, source_id) NOT IN (SELECT traversal_path, source_kind, source_id, target_kind, target_id FROM gl_edge "+live+" AND relationship_kind = 'CALLS')")
+	if len(decoys) == 0 {
+		t.Fatal("no CALLS edge of the project has no reverse edge: nothing to make a decoy of")
+	}
+	var values []string
+	for _, r := range decoys {
+		values = append(values, fmt.Sprintf("('%s', '%s', '%s', %s, '%s', %s, 424242, 'decoy', %s, false)", r[0], r[1], r[2], r[3], r[4], r[5], version))
+	}
+	if err := e.Exec(t.Context(), "INSERT INTO gl_edge (traversal_path, relationship_kind, source_kind, source_id, target_kind, target_id, project_id, branch, _version, _deleted) VALUES "+
+		strings.Join(values, ", ")); err != nil {
+		t.Fatal(err)
+	}
 	defs := "AND source_id IN (SELECT id FROM gl_definition " + live + " AND project_id = " + project + ")"
 	all := plain(t, "SELECT count() FROM ("+edgeSQL("CALLS", "Definition", "gl_definition", "Definition", "gl_definition", defs)+")")[0][0]
 	mine := plain(t, "SELECT count() FROM ("+edgeSQL("CALLS", "Definition", "gl_definition", "Definition", "gl_definition", defs+" AND project_id = "+project)+")")[0][0]
