@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphwire/graphwire/gcf"
 	"github.com/graphwire/graphwire/graphresponse"
 )
 
@@ -99,7 +100,7 @@ func FromResponse(r *graphresponse.Response) (*Payload, error) {
 		}
 		p.Edges = append(p.Edges, Edge{Source: fi, Target: ti, Type: t})
 	}
-	assignDistances(r, p, index)
+	assignDistances(r, p)
 	return p, nil
 }
 
@@ -123,78 +124,10 @@ func kindOf(nd *graphresponse.Node) Kind {
 	return KindExternal
 }
 
-// assignDistances sets each symbol's hop distance from the anchors, by the
-// rule gcf-graph uses (docs/formats.md): neighbors anchor on the first
-// node, path_finding on the sources of step-0 edges, others on nodes no
-// edge points to; a part of the graph no anchor reaches restarts at its
-// first node. Distances above 255 are written as 255.
-func assignDistances(r *graphresponse.Response, p *Payload, index map[nodeRef]int) {
-	n := len(p.Symbols)
-	if n == 0 {
-		return
-	}
-	dist := make([]int, n)
-	for i := range dist {
-		dist[i] = -1
-	}
-	adj := make([][]int, n)
-	indeg := make([]int, n)
-	for _, e := range p.Edges {
-		a, b := e.Source, e.Target
-		if a == b {
-			continue
-		}
-		indeg[b]++
-		adj[a] = append(adj[a], b)
-		adj[b] = append(adj[b], a)
-	}
-	queue := make([]int, 0, n)
-	anchor := func(i int) {
-		if dist[i] < 0 {
-			dist[i] = 0
-			queue = append(queue, i)
-		}
-	}
-	switch r.QueryType {
-	case graphresponse.QueryNeighbors:
-		anchor(0)
-	case graphresponse.QueryPathFinding:
-		for i := range r.Edges {
-			e := &r.Edges[i]
-			if e.Step.Valid && e.Step.Value == 0 {
-				if a, ok := index[nodeRef{e.From, e.FromID}]; ok {
-					anchor(a)
-				}
-			}
-		}
-	default:
-		for i := range indeg {
-			if indeg[i] == 0 {
-				anchor(i)
-			}
-		}
-	}
-	next := 0
-	for {
-		for head := 0; head < len(queue); head++ {
-			u := queue[head]
-			for _, v := range adj[u] {
-				if dist[v] < 0 {
-					dist[v] = dist[u] + 1
-					queue = append(queue, v)
-				}
-			}
-		}
-		for next < n && dist[next] >= 0 {
-			next++
-		}
-		if next == n {
-			break
-		}
-		queue = queue[:0]
-		anchor(next)
-	}
-	for i := range p.Symbols {
-		p.Symbols[i].Distance = uint8(min(dist[i], 255))
+// assignDistances sets each symbol's hop distance by gcf-graph's rule ([gcf.NodeDistances]:
+// symbols are r's nodes in order); distances above 255 are written as 255.
+func assignDistances(r *graphresponse.Response, p *Payload) {
+	for i, d := range gcf.NodeDistances(r, nil) {
+		p.Symbols[i].Distance = uint8(min(d, 255))
 	}
 }

@@ -885,7 +885,30 @@ func toGraph(r *graphresponse.Response, opts GraphOptions) (*Graph, error) {
 
 // assignDistances sets each symbol's hop distance from the anchors (§3.3.4).
 func assignDistances(r *graphresponse.Response, opts GraphOptions, index map[NodeRef]int, syms []Symbol) error {
-	n := len(syms)
+	for i, d := range distances(r, opts.Anchors, index, len(syms)) {
+		syms[i].Distance = d
+	}
+	return nil
+}
+
+// NodeDistances returns the hop distance of each node of r, in r.Nodes order, by gcf-graph's
+// rule (§3.3.4): from anchors when any of them is a node of r, else neighbors anchor on the
+// first node, path_finding on the sources of step-0 edges and the others on nodes no edge
+// points to; a part of the graph no anchor reaches restarts at its first node. Edges end at
+// the first of equal nodes. Other encoders that place nodes as gcf-graph does (gcb1) call it.
+func NodeDistances(r *graphresponse.Response, anchors []NodeRef) []int {
+	index := make(map[NodeRef]int, len(r.Nodes))
+	for i := range r.Nodes {
+		ref := NodeRef{r.Nodes[i].Type, r.Nodes[i].ID}
+		if _, dup := index[ref]; !dup {
+			index[ref] = i
+		}
+	}
+	return distances(r, anchors, index, len(r.Nodes))
+}
+
+// distances is [NodeDistances] over n symbols whose positions index gives.
+func distances(r *graphresponse.Response, anchors []NodeRef, index map[NodeRef]int, n int) []int {
 	if n == 0 {
 		return nil
 	}
@@ -916,7 +939,7 @@ func assignDistances(r *graphresponse.Response, opts GraphOptions, index map[Nod
 			queue = append(queue, i)
 		}
 	}
-	for _, ref := range opts.Anchors {
+	for _, ref := range anchors {
 		if i, ok := index[ref]; ok {
 			anchor(i)
 		}
@@ -962,10 +985,7 @@ func assignDistances(r *graphresponse.Response, opts GraphOptions, index map[Nod
 		queue = queue[:0]
 		anchor(next)
 	}
-	for i := range syms {
-		syms[i].Distance = dist[i]
-	}
-	return nil
+	return dist
 }
 
 // FromGraph returns the topology-only response of a decoded gcf-graph
