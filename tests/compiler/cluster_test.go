@@ -3,7 +3,6 @@ package compilertest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -64,18 +63,7 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 	cl := clusterTwin(t)
 	emb := engine(t)
 	w := loadWorld(t)
-	genScope, genWideScope := scopeGens(w, 10, 20, 25)
-	genCaller := gen.OneGenOf(
-		gen.Const([]scopeSpec(nil)), // the administrator
-		gen.SliceOfN(2, genScope),
-		gen.SliceOfN(3, gen.OneGenOf(genScope, genWideScope)),
-	)
-	callerOf := func(scopes []scopeSpec) *compiler.Caller {
-		if scopes == nil {
-			return admin
-		}
-		return callerWith(scopes...)
-	}
+	genCaller := twinCallers(w)
 	compare := func(query string, caller *compiler.Caller, both bool) (next string, msg string) {
 		// The plain compiler narrows far tables to a hop's edges (a GLOBAL IN on the
 		// cluster); the sized one reads small far tables whole (a GLOBAL JOIN).
@@ -129,21 +117,7 @@ func TestClusterMatchesEmbedded(t *testing.T) {
 	walks.Property("pages of a cursor walk are the same on the cluster", prop.ForAll(
 		func(scopes []scopeSpec, tmpl, a, b int) string {
 			caller := callerOf(scopes)
-			q := pagedTemplates[tmpl](w, a, b)
-			for range 3 {
-				next, msg := compare(q, caller, false)
-				if msg != "" || next == "" {
-					return msg
-				}
-				var doc map[string]any
-				if err := json.Unmarshal([]byte(q), &doc); err != nil {
-					return err.Error()
-				}
-				doc["cursor"].(map[string]any)["after"] = next
-				nq, _ := json.Marshal(doc)
-				q = string(nq)
-			}
-			return ""
+			return walkCursor(pagedTemplates[tmpl](w, a, b), func(q string) (string, string) { return compare(q, caller, false) })
 		},
 		genCaller,
 		gen.IntRange(0, len(pagedTemplates)-1),

@@ -44,6 +44,44 @@ func answer(e executor.Runner, q *compiler.Query) ([]byte, *graphresponse.Respon
 	return b, resp, err
 }
 
+// twinCallers generates the callers of the engine-twin properties: the administrator (nil)
+// and scoped callers at several levels; [callerOf] turns one into a compiler caller.
+func twinCallers(w *world) gopter.Gen {
+	genScope, genWideScope := scopeGens(w, 10, 20, 25)
+	return gen.OneGenOf(
+		gen.Const([]scopeSpec(nil)), // the administrator
+		gen.SliceOfN(2, genScope),
+		gen.SliceOfN(3, gen.OneGenOf(genScope, genWideScope)),
+	)
+}
+
+// callerOf is the caller of a [twinCallers] value.
+func callerOf(scopes []scopeSpec) *compiler.Caller {
+	if scopes == nil {
+		return admin
+	}
+	return callerWith(scopes...)
+}
+
+// walkCursor follows the cursor of query q to its third page: step answers one page on
+// every engine compared and returns its next cursor, or a failure message.
+func walkCursor(q string, step func(q string) (next, msg string)) string {
+	for range 3 {
+		next, msg := step(q)
+		if msg != "" || next == "" {
+			return msg
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(q), &doc); err != nil {
+			return err.Error()
+		}
+		doc["cursor"].(map[string]any)["after"] = next
+		nq, _ := json.Marshal(doc)
+		q = string(nq)
+	}
+	return ""
+}
+
 // pagedTemplates are queries with cursors of every query type; the property follows each to
 // its third page, on both engines.
 var pagedTemplates = []func(w *world, a, b int) string{
@@ -76,18 +114,7 @@ func TestServerMatchesEmbedded(t *testing.T) {
 	emb := env.embedded
 	formats := formatter.Default().Formatters()
 	w := loadWorld(t)
-	genScope, genWideScope := scopeGens(w, 10, 20, 25)
-	genCaller := gen.OneGenOf(
-		gen.Const([]scopeSpec(nil)), // the administrator
-		gen.SliceOfN(2, genScope),
-		gen.SliceOfN(3, gen.OneGenOf(genScope, genWideScope)),
-	)
-	callerOf := func(scopes []scopeSpec) *compiler.Caller {
-		if scopes == nil {
-			return admin
-		}
-		return callerWith(scopes...)
-	}
+	genCaller := twinCallers(w)
 	compare := func(query string, caller *compiler.Caller) (next string, msg string) {
 		q, err := env.compiler.Compile([]byte(query), caller)
 		if err != nil {
@@ -137,21 +164,7 @@ func TestServerMatchesEmbedded(t *testing.T) {
 	props.Property("pages of a cursor walk are the same on both", prop.ForAll(
 		func(scopes []scopeSpec, tmpl, a, b int) string {
 			caller := callerOf(scopes)
-			q := pagedTemplates[tmpl](w, a, b)
-			for range 3 {
-				next, msg := compare(q, caller)
-				if msg != "" || next == "" {
-					return msg
-				}
-				var doc map[string]any
-				if err := json.Unmarshal([]byte(q), &doc); err != nil {
-					return err.Error()
-				}
-				doc["cursor"].(map[string]any)["after"] = next
-				nq, _ := json.Marshal(doc)
-				q = string(nq)
-			}
-			return ""
+			return walkCursor(pagedTemplates[tmpl](w, a, b), func(q string) (string, string) { return compare(q, caller) })
 		},
 		genCaller,
 		gen.IntRange(0, len(pagedTemplates)-1),
