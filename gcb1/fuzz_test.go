@@ -7,6 +7,7 @@ import (
 
 	"github.com/graphwire/graphwire/gcb1"
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/conformance"
 )
 
 // FuzzDecode checks that the decoder never panics, that every error is a
@@ -14,7 +15,7 @@ import (
 // exactly its input, and that an accepted response encodes to a payload
 // that reads back equal.
 func FuzzDecode(f *testing.F) {
-	for _, r := range inputs(f) {
+	for _, r := range conformance.GoonInputs(f) {
 		if b, err := gcb1.Marshal(r, gcb1.Options{}); err == nil {
 			f.Add(b)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,32 +39,6 @@ func propParams(t *testing.T) *gopter.TestParameters {
 	p := gopter.DefaultTestParametersWithSeed(seed)
 	p.MinSuccessfulTests = 300
 	return p
-}
-
-// inputs returns the conformance inputs of goon/testdata by name.
-func inputs(t testing.TB) map[string]*graphresponse.Response {
-	t.Helper()
-	root, err := conformance.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(root, "goon", "testdata", "*.input.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no inputs under goon/testdata: %v", err)
-	}
-	out := map[string]*graphresponse.Response{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := graphresponse.Unmarshal(data)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".input.json")] = r
-	}
-	return out
 }
 
 // kept is what GCB1 carries of r (the package comment's mapping): edges
@@ -188,7 +161,7 @@ func TestShuffledProperties(t *testing.T) {
 // TestSnapshots keeps the payload of every conformance input (aggregations
 // are refused) with what it reads back as.
 func TestSnapshots(t *testing.T) {
-	in := inputs(t)
+	in := conformance.GoonInputs(t)
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for k := range in {
 			if !yield(k) {

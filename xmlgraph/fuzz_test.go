@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/internal/conformance"
 	"github.com/graphwire/graphwire/xmlgraph"
 )
 
@@ -13,7 +14,7 @@ import (
 // positioned *SyntaxError, and that whatever it accepts encodes to a
 // document that decodes to an equal response.
 func FuzzDecode(f *testing.F) {
-	for _, r := range inputs(f) {
+	for _, r := range conformance.GoonInputs(f) {
 		f.Add(marshal(f, r))
 	}
 	rng := rand.New(rand.NewPCG(1, 2))

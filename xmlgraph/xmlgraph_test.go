@@ -57,32 +57,6 @@ func marshal(t testing.TB, r *graphresponse.Response) []byte {
 	return b
 }
 
-// inputs returns the responses of goon/testdata by name.
-func inputs(t testing.TB) map[string]*graphresponse.Response {
-	t.Helper()
-	root, err := conformance.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(root, "goon", "testdata", "*.input.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no inputs under goon/testdata: %v", err)
-	}
-	out := map[string]*graphresponse.Response{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := graphresponse.Unmarshal(data)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".input.json")] = r
-	}
-	return out
-}
-
 // hostile returns a response whose every string (types, keys, values,
 // cursor, query type, column names) comes from graphgen.Hostile, with a
 // ⟦ marker look-alike, XML's forbidden code points and invalid UTF-8
@@ -189,7 +163,7 @@ func TestSchemaValidation(t *testing.T) {
 		}
 		files = append(files, p)
 	}
-	for name, r := range inputs(t) {
+	for name, r := range conformance.GoonInputs(t) {
 		write(name, r)
 	}
 	rng := rand.New(rand.NewPCG(20261128, 1))
@@ -207,7 +181,7 @@ func TestSchemaValidation(t *testing.T) {
 
 	// The schema is not vacuous: it rejects a document that breaks it.
 	bad := filepath.Join(dir, "bad.xml")
-	doc := bytes.Replace(marshal(t, inputs(t)["traversal_multi_hop"]), []byte(` id="`), []byte(` id="x`), 1)
+	doc := bytes.Replace(marshal(t, conformance.GoonInputs(t)["traversal_multi_hop"]), []byte(` id="`), []byte(` id="x`), 1)
 	if err := os.WriteFile(bad, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +192,7 @@ func TestSchemaValidation(t *testing.T) {
 
 // TestSnapshots snapshots the document of every goon/testdata input.
 func TestSnapshots(t *testing.T) {
-	for name, r := range inputs(t) {
+	for name, r := range conformance.GoonInputs(t) {
 		t.Run(name, func(t *testing.T) {
 			out := marshal(t, r)
 			back, err := xmlgraph.Unmarshal(out, xmlgraph.Options{})
