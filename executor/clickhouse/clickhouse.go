@@ -244,16 +244,11 @@ func classify(op string, err error) error {
 		errors.Is(err, ch.ErrAcquireConnTimeout):
 		return executor.New(op, executor.ErrUnavailable, err)
 	}
-	if msg := err.Error(); strings.Contains(msg, "server hello") || strings.Contains(msg, "handshake") {
-		// A server that does not speak ClickHouse's protocol (a web server on the DSN's port,
-		// say): its reply can be a whole HTML page, which a one-line error must not carry.
-		msg, _, _ = strings.Cut(msg, " response body:") // the page itself says nothing more
-		return executor.New(op, executor.ErrUnavailable, fmt.Errorf("%w: %s", errNotClickHouse, oneLine(msg, 160)))
-	}
 	return executor.New(op, executor.ErrInternal, err)
 }
 
-// errNotClickHouse is a reply that is not ClickHouse's protocol; it is not retried.
+// errNotClickHouse is what every [notClickHouseError] is (errors.Is): a reply that is not
+// ClickHouse's protocol, which is not retried.
 var errNotClickHouse = errors.New("the server does not answer as ClickHouse")
 
 // oneLine collapses s's white space and cuts it to about n bytes.
