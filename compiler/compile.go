@@ -144,6 +144,9 @@ func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
 	return c.finish(stmt, caller, plan.Build.QueryType, plan)
 }
 
+// Redacted reports whether c was built for redacted answers (Options.Redacted).
+func (c *Compiler) Redacted() bool { return c.redacted }
+
 // checkRedactedAggregation refuses, when answers are redacted, an aggregation that groups by
 // or takes the min or max of a free-text property. Redaction withholds a bucket grouped by a
 // denied node, and Orbit lets counts and sums through (the scopes bound what they count), but

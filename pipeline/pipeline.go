@@ -105,6 +105,10 @@ func New(exec executor.Runner, opts Options) (*Pipeline, error) {
 		return nil, errors.New("pipeline: an executor is required")
 	case opts.Compiler == nil || opts.Ontology == nil:
 		return nil, errors.New("pipeline: Options.Compiler and Ontology are required")
+	case opts.Redactor != nil && !opts.Compiler.Redacted():
+		// Redaction cannot see inside an aggregation's buckets: the compiler must refuse the
+		// aggregations whose values it would leak (compiler.Options.Redacted).
+		return nil, errors.New("pipeline: a Redactor needs a compiler built with compiler.Options.Redacted")
 	}
 	if opts.Registry == nil {
 		opts.Registry = formatter.Default()

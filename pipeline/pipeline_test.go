@@ -17,6 +17,7 @@ import (
 	"github.com/graphwire/graphwire/internal/tokens"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/pipeline"
+	"github.com/graphwire/graphwire/redact"
 )
 
 // refuse is an engine that must not be reached.
@@ -210,5 +211,29 @@ func TestSchemaTexts(t *testing.T) {
 	}
 	if !strings.Contains(p.DSLSchema(), `"EntityType":{"enum":["Branch"`) || !strings.Contains(p.DSL(false), "MEMBER_OF") {
 		t.Error("the DSL texts lack the ontology's names")
+	}
+}
+
+// TestRedactorNeedsRedactedCompiler: a pipeline that redacts refuses a compiler not built for
+// redacted answers, which would compile the aggregations redaction cannot screen (the local
+// query once built one; compiler.Options.Redacted).
+func TestRedactorNeedsRedactedCompiler(t *testing.T) {
+	o, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	red, err := redact.New(redact.Options{URL: "http://127.0.0.1:1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, redacted := range []bool{false, true} {
+		c, err := compiler.New(o, compiler.Options{Redacted: redacted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = pipeline.New(refuse{t}, pipeline.Options{Compiler: c, Ontology: o, Redactor: red})
+		if (err == nil) != redacted {
+			t.Errorf("pipeline.New with a Redactor and Options.Redacted %v: %v", redacted, err)
+		}
 	}
 }

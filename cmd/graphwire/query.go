@@ -299,9 +299,14 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 		return queryStats{}, err
 	}
 	caller := &compiler.Caller{Subject: "cli", Admin: f.admin, Scopes: f.scopes}
+	ro, err := f.redact.options()
+	if err != nil {
+		return queryStats{}, err
+	}
+	redacted := ro.URL != ""
 	// Compile once without the graph, so that a bad query is reported whether or not there
 	// is one.
-	plain, err := compiler.New(ont, compiler.Options{CursorKeys: localCursorKeys()})
+	plain, err := compiler.New(ont, compiler.Options{CursorKeys: localCursorKeys(), Redacted: redacted})
 	if err != nil {
 		return queryStats{}, err
 	}
@@ -322,7 +327,7 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 	}
 	defer eng.Close()
 	sizes, unknown := readSizes(ctx, eng, stderr)
-	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, CursorKeys: localCursorKeys()})
+	comp, err := compiler.New(ont, compiler.Options{Sizes: sizes, CursorKeys: localCursorKeys(), Redacted: redacted})
 	if err != nil {
 		return queryStats{}, err
 	}
@@ -333,12 +338,8 @@ func queryLocal(ctx context.Context, f queryFlags, stdout, stderr io.Writer) (qu
 		return queryStats{}, explain(stdout, q, unknown)
 	}
 	// The same pipeline as the gRPC and MCP faces, with the caller of the flags.
-	ro, err := f.redact.options()
-	if err != nil {
-		return queryStats{}, err
-	}
 	var red *redact.Authority
-	if ro.URL != "" {
+	if redacted {
 		if red, err = redact.New(ro); err != nil {
 			return queryStats{}, err
 		}

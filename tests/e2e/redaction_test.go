@@ -416,6 +416,14 @@ func TestRedactionLocalQuery(t *testing.T) {
 	if got, want := nodeKeys(r), []nodeKey{{"User", 2}, {"User", 4}}; !slices.Equal(got, want) {
 		t.Errorf("nodes %v, want %v", got, want)
 	}
+	// An aggregation keyed on free text is refused locally as by serve (REDACTED_AGGREGATION:
+	// its values belong to nodes the authority is never asked about); found by an outside
+	// pass, the local compiler was built without compiler.Options.Redacted.
+	agg := `{"query_type":"aggregation","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,4]}],"group_by":["u.name"],"aggregations":[{"count":"u"}]}`
+	code, stdout, stderr = runBinary(t, nil, slices.Concat([]string{"query"}, data, []string{"--admin", "--redact-url", a.url, agg})...)
+	if code != 5 || !strings.Contains(stderr, "REDACTED_AGGREGATION") {
+		t.Errorf("a free-text group key with --redact-url: exit %d, want 5 (REDACTED_AGGREGATION)\n%s%s", code, stdout, stderr)
+	}
 	a.stop()
 	code, _, stderr = runBinary(t, []string{"GRAPHWIRE_REDACT_URL=" + a.url}, slices.Concat([]string{"query"}, data, []string{"--admin", q})...)
 	if code != 1 || !strings.Contains(stderr, "redact") {
