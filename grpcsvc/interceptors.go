@@ -1,10 +1,16 @@
 package grpcsvc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/graphwire/graphwire/auth"
+	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/telemetry"
 )
 
@@ -94,30 +101,96 @@ func localCaller(ctx context.Context) (*auth.Claims, error) {
 	default:
 		return nil, status.Errorf(codes.InvalidArgument, "%s: given %d times, want once", LocalCallerHeader, len(vals))
 	}
-	var c struct {
-		Admin  bool  `json:"admin"`
-		UserID int64 `json:"user_id"`
-		Scopes []struct {
-			Path  string `json:"path"`
-			Level int    `json:"level"`
-		} `json:"scopes"`
-	}
-	dec := json.NewDecoder(strings.NewReader(vals[0]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	claims, err := parseLocalCaller(vals[0])
+	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "%s: %v", LocalCallerHeader, err)
 	}
-	if c.UserID < 0 {
-		return nil, status.Errorf(codes.InvalidArgument, "%s: user_id %d is negative", LocalCallerHeader, c.UserID)
+	return claims, nil
+}
+
+// parseLocalCaller reads the JSON of LocalCallerHeader strictly: one object and nothing after
+// it, member names exactly "admin", "user_id" and "scopes" (encoding/json alone would also
+// take "Admin" or "ADMIN"), each scope exactly {"path", "level"} with a path --scope accepts
+// and a known access level. A header that is wrong in any way is refused, never read as a
+// narrower caller: the client meant something else, and the answer would mislead it.
+func parseLocalCaller(v string) (*auth.Claims, error) {
+	top, err := exactObject([]byte(v), "admin", "user_id", "scopes")
+	if err != nil {
+		return nil, err
 	}
-	claims := &auth.Claims{Admin: c.Admin, UserID: c.UserID}
-	for i, sc := range c.Scopes {
-		if sc.Path == "" {
-			return nil, status.Errorf(codes.InvalidArgument, "%s: scopes[%d].path is empty", LocalCallerHeader, i)
+	claims := &auth.Claims{}
+	if raw, ok := top["admin"]; ok {
+		if err := json.Unmarshal(raw, &claims.Admin); err != nil {
+			return nil, fmt.Errorf("admin: want true or false, got %s", raw)
 		}
-		claims.Scopes = append(claims.Scopes, auth.Scope{Path: sc.Path, Level: sc.Level})
+	}
+	if raw, ok := top["user_id"]; ok {
+		if err := json.Unmarshal(raw, &claims.UserID); err != nil || claims.UserID < 0 {
+			return nil, fmt.Errorf("user_id: want a non-negative integer, got %s", raw)
+		}
+	}
+	if raw, ok := top["scopes"]; ok {
+		var list []json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("scopes: want an array of {\"path\", \"level\"} objects")
+		}
+		for i, el := range list {
+			sc, err := exactObject(el, "path", "level")
+			if err != nil {
+				return nil, fmt.Errorf("scopes[%d]: %w", i, err)
+			}
+			var path string
+			if err := json.Unmarshal(sc["path"], &path); err != nil || !compiler.ValidPath(path) {
+				return nil, fmt.Errorf("scopes[%d].path: want a traversal path like \"1/\" or \"1/2/\", got %s", i, sc["path"])
+			}
+			level, ok := 0, false
+			if raw, has := sc["level"]; has && json.Unmarshal(raw, &level) == nil {
+				_, perr := compiler.ParseScope(path + ":" + strconv.Itoa(level))
+				ok = perr == nil
+			}
+			if !ok {
+				return nil, fmt.Errorf("scopes[%d].level: want one of 5, 10, 15, 20, 25, 30, 40, 50, got %s", i, sc["level"])
+			}
+			claims.Scopes = append(claims.Scopes, auth.Scope{Path: path, Level: level})
+		}
 	}
 	return claims, nil
+}
+
+// exactObject decodes data as one JSON object with no trailing data whose member names are
+// among names, compared exactly, each at most once.
+func exactObject(data []byte, names ...string) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, errors.New("want a JSON object")
+	}
+	m := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errors.New("want a JSON object")
+		}
+		name, _ := tok.(string)
+		if !slices.Contains(names, name) {
+			return nil, fmt.Errorf("unknown member %q (want %s)", name, strings.Join(names, ", "))
+		}
+		if _, dup := m[name]; dup {
+			return nil, fmt.Errorf("member %q given twice", name)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		m[name] = raw
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, errors.New("want a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON object")
+	}
+	return m, nil
 }
 
 // withDeadline applies the default request timeout when the client sent no

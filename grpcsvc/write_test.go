@@ -286,6 +286,19 @@ func TestLocalCallerHeader(t *testing.T) {
 		{"not JSON", `admin`, codes.InvalidArgument},
 		{"unknown field", `{"admin":false,"role":"owner"}`, codes.InvalidArgument},
 		{"empty scope path", `{"scopes":[{"path":"","level":30}]}`, codes.InvalidArgument},
+		// Strict: what encoding/json alone would let through, each refused rather than read
+		// as some other caller.
+		{"member name in another case", `{"Admin":true}`, codes.InvalidArgument},
+		{"trailing object", `{"admin":false}{"admin":true}`, codes.InvalidArgument},
+		{"trailing garbage", `{"admin":true} x`, codes.InvalidArgument},
+		{"member twice", `{"admin":false,"admin":true}`, codes.InvalidArgument},
+		{"malformed scope path", `{"scopes":[{"path":"1","level":30}]}`, codes.InvalidArgument},
+		{"unknown access level", `{"scopes":[{"path":"1/","level":31}]}`, codes.InvalidArgument},
+		{"scope without level", `{"scopes":[{"path":"1/"}]}`, codes.InvalidArgument},
+		{"scope member in another case", `{"scopes":[{"Path":"1/","level":30}]}`, codes.InvalidArgument},
+		{"negative user", `{"user_id":-1}`, codes.InvalidArgument},
+		{"admin not a bool", `{"admin":"true"}`, codes.InvalidArgument},
+		{"not an object", `[{"admin":true}]`, codes.InvalidArgument},
 	} {
 		if got := write(caller(t.Context(), tt.header), local); got != tt.want {
 			t.Errorf("local, %s: %v, want %v", tt.name, got, tt.want)

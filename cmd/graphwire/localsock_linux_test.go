@@ -5,10 +5,12 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -107,5 +109,75 @@ func TestLocalSocketOtherUser(t *testing.T) {
 	if c, err := dialLocal(t.Context(), other); err == nil {
 		c.Close()
 		t.Errorf("dialLocal(a socket of another user) succeeded")
+	}
+}
+
+// TestLocalSocketLongPath: a data directory too long for a socket inside it gets one in this
+// user's private directory under TMPDIR, made 0700; a directory of that name that others may
+// enter, or that another user made first, is refused with a message saying what to do, and
+// no socket is looked for there. Before, the socket sat in the shared temporary directory
+// itself, where another user could create its name first and keep serve from starting.
+func TestLocalSocketLongPath(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 120))
+	if err := os.MkdirAll(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	priv := filepath.Join(tmp, fmt.Sprintf("graphwire-%d", os.Getuid()))
+
+	l, err := listenLocal(long)
+	if err != nil {
+		t.Fatalf("listenLocal(long path): %v", err)
+	}
+	p := localSocket(long)
+	if filepath.Dir(p) != priv {
+		t.Errorf("socket of a long data directory at %s, want it inside %s", p, priv)
+	}
+	if !socketAnswers(p) {
+		t.Errorf("socketAnswers(%s) = false for this process's own listener", p)
+	}
+	l.Close()
+	if fi, err := os.Stat(priv); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("private directory %s: %v, %v; want mode 0700", priv, fi, err)
+	}
+
+	// Others may enter it: refused.
+	if err := os.Chmod(priv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := listenLocal(long); err == nil || !strings.Contains(err.Error(), "not a directory private to this user") {
+		t.Errorf("listenLocal with %s at 0755: %v, want a refusal naming it", priv, err)
+	}
+	if p := localSocket(long); p != "" {
+		t.Errorf("localSocket with %s at 0755 = %q, want \"\" (no socket looked for)", priv, p)
+	}
+	// A link in its place: refused too.
+	if err := os.RemoveAll(priv); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), priv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := listenLocal(long); err == nil {
+		t.Errorf("listenLocal with %s a symbolic link: nil error, want a refusal", priv)
+	}
+	if err := os.Remove(priv); err != nil {
+		t.Fatal(err)
+	}
+
+	if os.Getuid() != 0 {
+		t.Log("not root: the case of a directory another user made first is not run")
+		return
+	}
+	// Another user made it first.
+	if err := os.Mkdir(priv, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(priv, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := listenLocal(long); err == nil || !strings.Contains(err.Error(), "want owner uid 0") {
+		t.Errorf("listenLocal with %s owned by another user: %v, want a refusal", priv, err)
 	}
 }
