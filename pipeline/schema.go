@@ -170,7 +170,7 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		b.WriteString(": ")
 		b.WriteString(oneLine(e.Description))
 	}
-	b.WriteString("\nproperty type flags [enum] [— description] (filter: usable in filters; default: returned without columns; unsupported: never served, leave it out)\n")
+	b.WriteString("\nproperty type flags [enum] [— description] (filter: usable in filters; filter-with-node_ids: only on a node that has node_ids; default: returned without columns; unsupported: never served, leave it out)\n")
 	b.WriteString("id Int64 default — select with node_ids or id_range\n")
 	for _, p := range e.Properties {
 		if p.Name == "" || p.Name == "id" {
@@ -184,6 +184,11 @@ func writeEntity(b *strings.Builder, e *ontology.Entity) {
 		}
 		if p.Filterable {
 			b.WriteString(" filter")
+		}
+		if p.Virtual && p.Stored {
+			// Virtual content (File.content, …): filterable only on a node named by node_ids
+			// (compiler/validate.go, NOT_SELECTIVE otherwise).
+			b.WriteString(" filter-with-node_ids")
 		}
 		if p.Default {
 			b.WriteString(" default")
@@ -330,6 +335,11 @@ type schemaProperty struct {
 	// value fetched by Orbit from the repository service): naming it gets
 	// UNSUPPORTED_FEATURE, as the compact schema's "unsupported" flag says.
 	Unsupported bool `json:"unsupported,omitempty"`
+	// FilterableWithNodeIDs marks virtual content (File.content, …): filterable (eq,
+	// contains, starts_with, ends_with, is_null, is_not_null) only on a node that has
+	// node_ids, as the compact schema's "filter-with-node_ids" flag says; elsewhere
+	// NOT_SELECTIVE.
+	FilterableWithNodeIDs bool `json:"filterable_with_node_ids,omitempty"`
 }
 
 type schemaRelationship struct {
@@ -360,7 +370,7 @@ func schemaDoc(o *ontology.Ontology) schemaDocument {
 			if p.Name == "" {
 				continue
 			}
-			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description, p.AdminOnly, unsupported(e.Name, p)})
+			se.Properties = append(se.Properties, schemaProperty{p.Name, p.Type, p.Nullable, p.Filterable, p.Default, p.Enum, p.Description, p.AdminOnly, unsupported(e.Name, p), p.Virtual && p.Stored})
 		}
 		if e.Namespaced() {
 			se.Properties = append(se.Properties, schemaProperty{Name: "traversal_path", Type: "String", Filterable: true, Description: traversalPathNote})

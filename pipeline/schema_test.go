@@ -121,3 +121,70 @@ func TestSchemaMarksUnsupportedProperties(t *testing.T) {
 		t.Errorf("found %d of MergeRequest.diff and MergeRequestDiff.patch in the schema, want both", checked)
 	}
 }
+
+// TestSchemaMarksNodeIDFilters: exactly the properties the compiler lets a query filter only
+// on a node named by node_ids (virtual content: NOT_SELECTIVE without them) are flagged
+// "filter-with-node_ids" in the expanded text and filterable_with_node_ids in the JSON, so an
+// agent reading either knows the filter exists and what it needs.
+func TestSchemaMarksNodeIDFilters(t *testing.T) {
+	p := newPipeline(t)
+	c, err := compiler.New(p.Ontology(), compiler.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entities []struct {
+			Name       string `json:"name"`
+			Properties []struct {
+				Name       string `json:"name"`
+				NodeIDs    bool   `json:"filterable_with_node_ids"`
+				Filterable bool   `json:"filterable"`
+			} `json:"properties"`
+		} `json:"entities"`
+	}
+	if err := json.Unmarshal([]byte(p.SchemaJSON()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	admin := &compiler.Caller{Subject: "t", Admin: true}
+	marked := 0
+	for _, e := range doc.Entities {
+		text, err := p.Schema([]string{e.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pr := range e.Properties {
+			if pr.Filterable || pr.Name == "traversal_path" {
+				continue
+			}
+			q := func(ids string) string {
+				return fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"n","entity":%q%s,"filters":{%q:{"contains":"xyz"}}}],"limit":5}`, e.Name, ids, pr.Name)
+			}
+			_, withIDs := c.Compile([]byte(q(`,"node_ids":[1]`)), admin)
+			_, without := c.Compile([]byte(q("")), admin)
+			want := withIDs == nil && errors.Is(without, compiler.ErrNotSelective)
+			if pr.NodeIDs != want {
+				t.Errorf("JSON %s.%s: filterable_with_node_ids %v; the compiler with node_ids: %v, without: %v", e.Name, pr.Name, pr.NodeIDs, withIDs, without)
+			}
+			flagged := strings.Contains(text, "\n"+pr.Name+" ") && strings.Contains(lineOf(text, pr.Name), " filter-with-node_ids")
+			if flagged != want {
+				t.Errorf("text %s.%s: flagged %v, want %v:\n%s", e.Name, pr.Name, flagged, want, lineOf(text, pr.Name))
+			}
+			if want {
+				marked++
+			}
+		}
+	}
+	if marked == 0 {
+		t.Error("no property is filterable only with node_ids; the committed ontology has File.content")
+	}
+}
+
+// lineOf is the line of an expanded schema text that describes property name.
+func lineOf(text, name string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, name+" ") {
+			return l
+		}
+	}
+	return ""
+}
