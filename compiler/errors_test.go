@@ -238,3 +238,21 @@ func TestNoRelationshipConnects(t *testing.T) {
 		}
 	}
 }
+
+// TestIDPropertyAmongFilters: id_property written as a filter key (a query shape Orbit's corpus
+// keeps as a negative control) is refused as an unknown property, and the message says where
+// the field belongs and what it may be, instead of only listing the entity's properties.
+func TestIDPropertyAmongFilters(t *testing.T) {
+	c := newCompiler(t)
+	q := `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"id":{"eq":5},"id_property":"namespace_id"}}]}`
+	_, err := c.Compile([]byte(q), &compiler.Caller{Admin: true})
+	var ce *compiler.Error
+	if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrUnknownProperty) || ce.Path != "/nodes/0/filters/id_property" {
+		t.Fatalf("err = %v, want UNKNOWN_PROPERTY at /nodes/0/filters/id_property", err)
+	}
+	for _, want := range []string{"field of the node", `only "id"`} {
+		if !strings.Contains(ce.Message, want) {
+			t.Errorf("message %q lacks %q", ce.Message, want)
+		}
+	}
+}

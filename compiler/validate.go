@@ -79,6 +79,11 @@ func validate(r *request, cat *catalog) error {
 		if name == tpProp.name && e.global {
 			return newErr(at, ErrUnknownProperty, e.name+" is a global entity: its rows carry no traversal_path (only namespaced entities have one); leave traversal_path out for "+e.name, options...)
 		}
+		if name == "id_property" && strings.Contains(at, "/filters/") {
+			// Orbit's node field written among the filters (its corpus keeps such a query as a
+			// negative control): say where it belongs, and that it can only be "id".
+			return newErr(at, ErrUnknownProperty, "unknown property \"id_property\" on "+e.name+`: id_property is a field of the node, beside "filters", and only "id" is accepted there; to reach the nodes of a group, add the Group as a node and connect it with a relationship`, options...)
+		}
 		return newErr(at, ErrUnknownProperty, "unknown property "+strconv.Quote(name)+" on "+e.name+didYouMean(name, options), options...)
 	}
 	for _, n := range r.nodes {
