@@ -208,3 +208,51 @@ func TestParseErrorPosition(t *testing.T) {
 		})
 	}
 }
+
+// TestNoRelationshipConnects: when no relationship type connects the two entities of a
+// relationship, the error says so and names both, whatever types were asked for ("*" too),
+// instead of suggesting "*" or a list of types that would connect them; when relationships do
+// connect them the other way, it says to turn the relationship round.
+func TestNoRelationshipConnects(t *testing.T) {
+	c := newCompiler(t)
+	caller := &compiler.Caller{Admin: true}
+	cases := []struct{ name, from, to, rel, want string }{
+		{"star, no pair at all", "Runner", "Label", `{"type":"*","from":"a","to":"b"}`, "no relationship connects Runner to Label (outgoing): the ontology has no relationship type with a pair between these two entities in either direction"},
+		{"named type, no pair at all", "Runner", "Label", `{"type":"AUTHORED","from":"a","to":"b"}`, "no relationship connects Runner to Label (outgoing)"},
+		{"star both ways", "Runner", "Label", `{"type":"*","from":"a","to":"b","direction":"both"}`, "no relationship connects Runner to Label (both): the ontology has no relationship type with a pair between these two entities;"},
+		{"star, only the other way", "MergeRequest", "User", `{"type":"*","from":"a","to":"b"}`, "relationships do connect them the other way"},
+	}
+	for _, tc := range cases {
+		q := `{"query_type":"traversal","nodes":[{"id":"a","entity":"` + tc.from + `","node_ids":[1]},{"id":"b","entity":"` + tc.to + `"}],"relationships":[` + tc.rel + `]}`
+		_, err := c.Compile([]byte(q), caller)
+		var ce *compiler.Error
+		if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrNoMatchingRelationship) {
+			t.Errorf("%s: err = %v, want NO_MATCHING_RELATIONSHIP", tc.name, err)
+			continue
+		}
+		if !strings.Contains(ce.Message, tc.want) {
+			t.Errorf("%s: message %q, want it to contain %q", tc.name, ce.Message, tc.want)
+		}
+		if strings.Contains(ce.Message, `use "*"`) || len(ce.ValidOptions) > 0 {
+			t.Errorf("%s: message %q (options %v) suggests types although none connects the entities", tc.name, ce.Message, ce.ValidOptions)
+		}
+	}
+}
+
+// TestIDPropertyAmongFilters: id_property written as a filter key (a query shape Orbit's corpus
+// keeps as a negative control) is refused as an unknown property, and the message says where
+// the field belongs and what it may be, instead of only listing the entity's properties.
+func TestIDPropertyAmongFilters(t *testing.T) {
+	c := newCompiler(t)
+	q := `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"id":{"eq":5},"id_property":"namespace_id"}}]}`
+	_, err := c.Compile([]byte(q), &compiler.Caller{Admin: true})
+	var ce *compiler.Error
+	if !errors.As(err, &ce) || !errors.Is(err, compiler.ErrUnknownProperty) || ce.Path != "/nodes/0/filters/id_property" {
+		t.Fatalf("err = %v, want UNKNOWN_PROPERTY at /nodes/0/filters/id_property", err)
+	}
+	for _, want := range []string{"field of the node", `only "id"`} {
+		if !strings.Contains(ce.Message, want) {
+			t.Errorf("message %q lacks %q", ce.Message, want)
+		}
+	}
+}

@@ -121,6 +121,61 @@ func filtersWithKey(doc map[string]any, key string, depth int) string {
 	return objectWithKey(doc, key, depth, func(toks []any) bool { return len(toks) > 0 && toks[len(toks)-1] == "filters" })
 }
 
+// relFilterKeys lists the filter keys of the relationship at rel (its pointer,
+// "/relationships/i"): the edge columns every relationship has, then the edge properties
+// (project_id, branch) when every type it may match declares them, as the semantic pass
+// decides (validate.go). The types come from the raw document, so a malformed relationship
+// just gets the common keys.
+func relFilterKeys(doc map[string]any, rel string, cat *catalog) []string {
+	keys := []string{"source_id", "target_id", "traversal_path"}
+	i, err := strconv.Atoi(strings.TrimPrefix(rel, "/relationships/"))
+	rels := asArray(doc["relationships"])
+	if err != nil || cat == nil || i < 0 || i >= len(rels) {
+		return keys
+	}
+	r, _ := rels[i].(map[string]any)
+	entity := func(alias any) string {
+		for _, n := range asArray(doc["nodes"]) {
+			if nm, _ := n.(map[string]any); nm != nil && nm["id"] == alias {
+				s, _ := nm["entity"].(string)
+				return s
+			}
+		}
+		return ""
+	}
+	var types []string
+	star := false
+	switch t := r["type"].(type) {
+	case string:
+		star = t == "*"
+		types = []string{t}
+	case []any:
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				star = star || s == "*"
+				types = append(types, s)
+			}
+		}
+	}
+	direction, _ := r["direction"].(string)
+	if direction == "" {
+		direction = "outgoing"
+	}
+	maxHops := 1
+	if h := asArray(r["hops"]); len(h) == 2 {
+		if n, ok := h[1].(json.Number); ok {
+			if v, err := strconv.Atoi(n.String()); err == nil && v > 1 {
+				maxHops = v
+			}
+		}
+	}
+	from, to := entity(r["from"]), entity(r["to"])
+	if from == "" || to == "" {
+		return keys
+	}
+	return append(keys, edgePropsOf(cat, concreteTypes(cat, types, star, direction, from, to, maxHops))...)
+}
+
 // parentPtr is the pointer of the object or array that holds the value at p.
 func parentPtr(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
@@ -183,7 +238,7 @@ func collect(e *jsonschema.ValidationError, doc map[string]any, cat *catalog, ou
 		}
 		at := filtersWithKey(doc, k.Property, len(e.InstanceLocation))
 		if strings.HasPrefix(at, "/relationships/") {
-			*out = append(*out, newErr(sub(at, k.Property), ErrUnknownField, "unknown relationship filter "+strconv.Quote(k.Property), "source_id", "target_id", "traversal_path"))
+			*out = append(*out, newErr(sub(at, k.Property), ErrUnknownField, "unknown relationship filter "+strconv.Quote(k.Property), relFilterKeys(doc, parentPtr(at), cat)...))
 			return
 		}
 		*out = append(*out, newErr(sub(at, k.Property), ErrUnknownField, "filter key "+strconv.Quote(k.Property)+" is not a valid name (lower-case letters, digits and _, at most 64 characters)"))

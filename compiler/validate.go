@@ -79,6 +79,11 @@ func validate(r *request, cat *catalog) error {
 		if name == tpProp.name && e.global {
 			return newErr(at, ErrUnknownProperty, e.name+" is a global entity: its rows carry no traversal_path (only namespaced entities have one); leave traversal_path out for "+e.name, options...)
 		}
+		if name == "id_property" && strings.Contains(at, "/filters/") {
+			// Orbit's node field written among the filters (its corpus keeps such a query as a
+			// negative control): say where it belongs, and that it can only be "id".
+			return newErr(at, ErrUnknownProperty, "unknown property \"id_property\" on "+e.name+`: id_property is a field of the node, beside "filters", and only "id" is accepted there; to reach the nodes of a group, add the Group as a node and connect it with a relationship`, options...)
+		}
 		return newErr(at, ErrUnknownProperty, "unknown property "+strconv.Quote(name)+" on "+e.name+didYouMean(name, options), options...)
 	}
 	for _, n := range r.nodes {
@@ -280,35 +285,9 @@ func resolveRelTypes(r *request, cat *catalog, byAlias map[string]*nodeSel) erro
 	for _, rs := range r.rels {
 		at := ptr("relationships", rs.idx, "type")
 		from, to := byAlias[rs.from].ent.name, byAlias[rs.to].ent.name
-		cands := rs.types
-		if rs.star {
-			cands = cat.relNames
-		}
-		var ok []string
-		for _, t := range cands {
-			if t == "*" {
-				continue
-			}
-			if rs.maxHops > 1 && rs.star {
-				ok = append(ok, t)
-				continue
-			}
-			if rs.maxHops == 1 && walkExists(cat, []string{t}, rs.direction, from, to, 1, 1) {
-				ok = append(ok, t)
-			} else if rs.maxHops > 1 {
-				ok = append(ok, t)
-			}
-		}
-		slices.Sort(ok)
-		ok = slices.Compact(ok)
+		ok := concreteTypes(cat, rs.types, rs.star, rs.direction, from, to, rs.maxHops)
 		if len(ok) == 0 || !walkExists(cat, ok, rs.direction, from, to, rs.minHops, rs.maxHops) {
-			var would []string
-			for _, t := range cat.relNames {
-				if walkExists(cat, []string{t}, rs.direction, from, to, 1, 1) {
-					would = append(would, t)
-				}
-			}
-			return newErr(at, ErrNoMatchingRelationship, "no relationship of the given types connects "+from+" to "+to+" ("+rs.direction+"); name one of the types listed, use \"*\" for every type that connects them, or change direction", would...)
+			return noMatchingRelationship(at, cat, rs, from, to)
 		}
 		// Single hops keep only the types with a compatible pair; the others can never match.
 		rs.concrete = ok
@@ -455,6 +434,60 @@ func resolveFilters(r *request, cat *catalog) error {
 		rs.preds = preds
 	}
 	return nil
+}
+
+// concreteTypes returns the relationship types a relationship naming types (or "*" when
+// star) may match between the entities from and to, sorted: at one hop only the types with a
+// pair that connects them in direction, at several hops every named type.
+func concreteTypes(cat *catalog, types []string, star bool, direction, from, to string, maxHops int) []string {
+	cands := types
+	if star {
+		cands = cat.relNames
+	}
+	var ok []string
+	for _, t := range cands {
+		if t == "*" || cat.rels[t] == nil {
+			continue
+		}
+		if maxHops > 1 || walkExists(cat, []string{t}, direction, from, to, 1, 1) {
+			ok = append(ok, t)
+		}
+	}
+	slices.Sort(ok)
+	return slices.Compact(ok)
+}
+
+// noMatchingRelationship is the NO_MATCHING_RELATIONSHIP error of a relationship between the
+// entities from and to that no edge can satisfy. It says which case it is: no relationship type
+// connects the two entities at all (naming both, and the direction that would), none of the
+// named types does (listing those that do), or the hops cannot be walked.
+func noMatchingRelationship(at string, cat *catalog, rs *relSel, from, to string) *Error {
+	var would []string
+	for _, t := range cat.relNames {
+		if walkExists(cat, []string{t}, rs.direction, from, to, 1, 1) {
+			would = append(would, t)
+		}
+	}
+	hops := ""
+	if rs.maxHops > 1 {
+		hops = " in " + strconv.Itoa(rs.minHops) + " to " + strconv.Itoa(rs.maxHops) + " hops"
+	}
+	if len(would) == 0 && rs.maxHops == 1 {
+		msg := "no relationship connects " + from + " to " + to + " (" + rs.direction + "): the ontology has no relationship type with a pair between these two entities"
+		if rs.direction != "both" {
+			other := map[string]string{"outgoing": "incoming", "incoming": "outgoing"}[rs.direction]
+			if walkExists(cat, cat.relNames, other, from, to, 1, 1) {
+				msg = "no relationship connects " + from + " to " + to + " (" + rs.direction + "); relationships do connect them the other way: swap from and to, or set direction to \"" + other + "\" or \"both\""
+			} else {
+				msg += " in either direction"
+			}
+		}
+		return newErr(at, ErrNoMatchingRelationship, msg+"; connect them through an intermediate node, or check the entities")
+	}
+	if rs.star {
+		return newErr(at, ErrNoMatchingRelationship, "no walk over any relationship type connects "+from+" to "+to+" ("+rs.direction+")"+hops+"; change the hops or the direction", would...)
+	}
+	return newErr(at, ErrNoMatchingRelationship, "no relationship of the given types connects "+from+" to "+to+" ("+rs.direction+")"+hops+"; name one of the types listed, use \"*\" for every type that connects them, or change direction", would...)
 }
 
 // edgePropsOf returns the edge properties every type of types declares.
