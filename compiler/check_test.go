@@ -575,7 +575,7 @@ func TestCheckRejectsMutationsEverywhere(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					return c.hydration(plan, refs)
+					return c.hydration(plan, refs, hydrateOpts{})
 				})
 			}
 			for bi, build := range builds {
@@ -645,7 +645,7 @@ func TestEmittedScansCarryTheScope(t *testing.T) {
 				for _, k := range plan.Build.Hydration {
 					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1})
 				}
-				hs, err := c.hydration(plan, refs)
+				hs, err := c.hydration(plan, refs, hydrateOpts{})
 				if err != nil {
 					t.Fatal(err)
 				}
