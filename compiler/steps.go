@@ -53,6 +53,17 @@ func (p *Plan) Edges() *Query {
 	return p.edges
 }
 
+// OneStatement returns a copy of p without the two-step plan: the executor then runs the
+// one-statement form. Tests use it to compare the two forms.
+func (p *Plan) OneStatement() *Plan {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.steps, c.edges = nil, nil
+	return &c
+}
+
 // Reached lists the nodes the rows of the first statement (edges) reach, with the centers, in
 // first appearance order after the centers named by id ([graphresponse.BuildPlan.Centers]):
 // what [Compiler.Lookup] must look up.
