@@ -140,3 +140,59 @@ func TestLookupBindsHandedOverIDs(t *testing.T) {
 		t.Errorf("out of scope: %v", v)
 	}
 }
+
+// TestNeighborsPastTheEdgeLimit: when the first statement of the two-step plan stops at its
+// limit with the page not full (here 1,100 edges to users that do not exist sort before the one
+// edge to a live user), the executor answers with the one-statement form, which sees past the
+// limit, and the answer is that form's.
+func TestNeighborsPastTheEdgeLimit(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	// Ids far above the seeded graph's, so that no other test's id ranges reach these nodes.
+	const center, reviewer = int64(5200000), int64(5200001)
+	if err := e.Insert(ctx, "gl_user", []string{"id", "username", "_version", "_deleted"}, [][]any{{reviewer, "reviewer", int64(1), false}}); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{{center, "1/", int64(4), "many approvers", "opened", int64(1), int64(1), int64(1), false}}); err != nil {
+		t.Fatal(err)
+	}
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	edges := [][]any{{"1/", "REVIEWER", "User", reviewer, "MergeRequest", center, int64(1), false}}
+	for i := range int64(compiler.NeighborEdgesLimit + 99) {
+		edges = append(edges, []any{"1/", "APPROVED", "User", 6000000 + i, "MergeRequest", center, int64(1), false})
+	}
+	if err := e.Insert(ctx, "gl_edge", ecols, edges); err != nil {
+		t.Fatal(err)
+	}
+	caller := callerWith(scopeSpec{"1/", 30})
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[5200000]}],"neighbors":{"direction":"incoming"},"limit":5}`), caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, ex, err := executor.Respond(ctx, e, env.compiler, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, s := range ex.Statements {
+		labels = append(labels, s.Label)
+	}
+	if want := []string{executor.LabelBase, executor.LabelLookup, executor.LabelBase, executor.LabelHydration}; !slices.Equal(labels, want) {
+		t.Errorf("statements %q, want %q (the plan, then the one-statement form)", labels, want)
+	}
+	if len(resp.Edges) != 1 || resp.Edges[0].Type != "REVIEWER" || resp.Edges[0].FromID != reviewer {
+		t.Errorf("edges %v, want the one REVIEWER edge from the reviewer", resp.Edges)
+	}
+	one := *q
+	one.Plan = q.Plan.OneStatement()
+	other, _, err := executor.Respond(ctx, e, env.compiler, &one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(resp)
+	b, _ := json.Marshal(other)
+	if !bytes.Equal(a, b) {
+		t.Errorf("the answer differs from the one-statement form:\n%s\n%s", a, b)
+	}
+}
