@@ -270,12 +270,12 @@ func BenchmarkLoadtestMix(b *testing.B) {
 	}
 }
 
-// unfolded is a Hydrator whose two-step lookups never carry the hydration columns, so the
-// page is hydrated by a third statement.
-type unfolded struct{ *compiler.Compiler }
+// noScreen withholds nothing; a screen makes the two-step lookup leave out the hydration
+// columns, so that the page is hydrated by a third statement.
+type noScreen struct{}
 
-func (u unfolded) Lookup(q *compiler.Query, refs []graphresponse.NodeRef, _ bool) (*compiler.Query, error) {
-	return u.Compiler.Lookup(q, refs, false)
+func (noScreen) Screen(context.Context, *graphresponse.BuildPlan, *graphresponse.Rows) error {
+	return nil
 }
 
 // BenchmarkNeighborsPlans compares, on the neighbors query of the load test and on a scoped
@@ -304,8 +304,8 @@ func BenchmarkNeighborsPlans(b *testing.B) {
 		plans := []struct {
 			name string
 			q    *compiler.Query
-			h    executor.Hydrator
-		}{{"one-statement", &one, env.sized}, {"two-step-folded", q, env.sized}, {"two-step-3-statements", q, unfolded{env.sized}}}
+			s    executor.Screen
+		}{{"one-statement", &one, nil}, {"two-step-folded", q, nil}, {"two-step-3-statements", q, noScreen{}}}
 		var first []byte
 		for _, p := range plans {
 			b.Run(c.name+"/"+p.name, func(b *testing.B) {
@@ -315,7 +315,7 @@ func BenchmarkNeighborsPlans(b *testing.B) {
 				for b.Loop() {
 					c0, _ := cputime.Process()
 					t0 := time.Now()
-					resp, ex, err := executor.Respond(ctx, e, p.h, p.q)
+					resp, ex, err := executor.RespondScreened(ctx, e, env.sized, p.q, p.s)
 					if err != nil {
 						b.Fatal(err)
 					}
