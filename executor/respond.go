@@ -47,7 +47,7 @@ const foldedLookupRefs = 256
 
 // Statement is one statement [Respond] ran.
 type Statement struct {
-	Label string // [LabelBase] or [LabelHydration]
+	Label string // [LabelBase], [LabelLookup], [LabelHydration] or [LabelDerived]
 	Query *compiler.Query
 }
 
@@ -57,8 +57,12 @@ type Executed struct {
 	Rows int64
 	// Statements lists what ran, in order: the base statement, then the
 	// hydration statement when the query type needs one and there were
-	// nodes to hydrate. A statement is listed once it was sent to the
-	// engine, whether or not it succeeded.
+	// nodes to hydrate. A two-step neighbors plan lists its edges as the
+	// base statement and its lookup as the hydration ([LabelLookup], then a
+	// hydration, when the lookup did not hydrate); when its edges did not
+	// settle the page, the one-statement form and its hydration follow. A
+	// statement is listed once it was sent to the engine, whether or not it
+	// succeeded.
 	Statements []Statement
 	// Base and Hydration are the rows [graphresponse.Build] read: the
 	// base statement's (page plus probe row) and the hydration
@@ -89,6 +93,12 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 
 // RespondScreened is [Respond] with s (nil: none) screening the base page
 // before hydration, so that withheld rows are neither hydrated nor built.
+//
+// A query with a two-step plan ([compiler.Plan.Edges]: neighbors) runs it
+// first: its edges, the lookup of the nodes they reach (hydrating them too
+// when there is no screen and they are few), and the join, which gives the
+// base rows the one-statement form would have; when the edges filled their
+// limit before the page, the one-statement form runs instead.
 func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, s Screen) (*graphresponse.Response, Executed, error) {
 	var ex Executed
 	base, looked, ok, err := twoStep(ctx, r, h, q, s == nil, &ex)
