@@ -537,6 +537,7 @@ var broadCheckQueries = []string{
 	`{"query_type":"traversal","nodes":[{"id":"w","entity":"WorkItem","node_ids":[1,2]},{"id":"o","entity":"WorkItem"}],"relationships":[{"type":["CONTAINS","RELATED_TO"],"from":"w","to":"o","hops":[1,3],"direction":"incoming"}],"cursor":{"page_size":5}}`,
 	`{"query_type":"neighbors","nodes":[{"id":"p","entity":"Project","node_ids":[1,2,3]}],"neighbors":{"direction":"both"},"order_by":"-p.name"}`,
 	`{"query_type":"neighbors","nodes":[{"id":"j","entity":"Job","id_range":{"start":1,"end":50}}],"neighbors":{"direction":"incoming","rel_types":["HAS_JOB","RAN_BY"]}}`,
+	`{"query_type":"neighbors","nodes":[{"id":"d","entity":"Definition","node_ids":[1,2]}],"neighbors":{"direction":"both"},"cursor":{"page_size":5}}`,
 	`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"v","entity":"Vulnerability","id_range":{"start":1,"end":100}}],"path":{"type":"shortest","from":"u","to":"v","max_depth":3,"rel_types":"*"}}`,
 	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":{"token_match":"alice"}}},{"id":"r","entity":"Runner"}],"relationships":[{"type":"*","from":"u","to":"r","hops":[1,2],"direction":"both"}]}`,
 	`{"query_type":"traversal","nodes":[{"id":"f","entity":"File","id_range":{"start":1,"end":100}},{"id":"d","entity":"Definition"},{"id":"x","entity":"Definition"}],"relationships":[{"type":"DEFINES","from":"f","to":"d"},{"type":"CALLS","from":"d","to":"x","hops":[1,2]}]}`,
@@ -575,8 +576,32 @@ func TestCheckRejectsMutationsEverywhere(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					return c.hydration(plan, refs)
+					return c.hydration(plan, refs, hydrateOpts{})
 				})
+			}
+			if plan.steps != nil {
+				// The two-step neighbors plan: its first statement, and the lookup with and
+				// without hydration columns.
+				var refs []graphresponse.NodeRef
+				for _, k := range plan.Build.Hydration {
+					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1}, graphresponse.NodeRef{Kind: k.Entity, ID: 2})
+				}
+				builds = append(builds, func() (*selectStmt, error) {
+					_, plan, err := c.lower([]byte(q), caller)
+					if err != nil {
+						return nil, err
+					}
+					return plan.steps.first, nil
+				})
+				for _, o := range []hydrateOpts{{tp: true}, {tp: true, noProps: true}} {
+					builds = append(builds, func() (*selectStmt, error) {
+						_, plan, err := c.lower([]byte(q), caller)
+						if err != nil {
+							return nil, err
+						}
+						return c.hydration(plan, refs, o)
+					})
+				}
 			}
 			for bi, build := range builds {
 				stmt, err := build()
@@ -645,7 +670,7 @@ func TestEmittedScansCarryTheScope(t *testing.T) {
 				for _, k := range plan.Build.Hydration {
 					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1})
 				}
-				hs, err := c.hydration(plan, refs)
+				hs, err := c.hydration(plan, refs, hydrateOpts{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -654,6 +679,27 @@ func TestEmittedScansCarryTheScope(t *testing.T) {
 					t.Fatal(err)
 				}
 				texts[hq.SQL] = len(scans(hs))
+			}
+			if plan.steps != nil {
+				var refs []graphresponse.NodeRef
+				for _, k := range plan.Build.Hydration {
+					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1})
+				}
+				first, err := c.finish(plan.steps.first, caller, plan.Build.QueryType, nil)
+				if err != nil {
+					t.Fatalf("compile the first statement of %s: %v", q, err)
+				}
+				texts[first.SQL] = len(scans(plan.steps.first))
+				ls, err := c.hydration(plan, refs, hydrateOpts{tp: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan.edges = first
+				lq, err := c.Lookup(&Query{Plan: plan}, refs, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				texts[lq.SQL] = len(scans(ls))
 			}
 			for sql, want := range texts {
 				starts := scanStart.FindAllStringSubmatchIndex(sql, -1)

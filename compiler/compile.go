@@ -141,7 +141,14 @@ func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
 			return nil, err
 		}
 	}
-	return c.finish(stmt, caller, plan.Build.QueryType, plan)
+	q, err = c.finish(stmt, caller, plan.Build.QueryType, plan)
+	if err != nil || plan.steps == nil {
+		return q, err
+	}
+	if plan.edges, err = c.finish(plan.steps.first, caller, plan.Build.QueryType, nil); err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
 // Redacted reports whether c was built for redacted answers (Options.Redacted).
@@ -241,8 +248,11 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 		return nil, nil, err
 	}
 	placePrewhere(stmt, cat)
+	if l.steps != nil {
+		placePrewhere(l.steps.first, cat)
+	}
 	l.planDerived()
-	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin}, nil
+	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin, steps: l.steps}, nil
 }
 
 // finish runs the security check and emits the statement.
@@ -265,6 +275,10 @@ type Plan struct {
 
 	caller *Caller // for hydration, which re-applies the same scopes
 	debug  bool    // include_debug_sql requested by an admin
+	// steps and edges are the two-step neighbors plan (steps.go): what the lowering left, and
+	// its first statement compiled; nil when the query runs as one statement.
+	steps *neighborSteps
+	edges *Query
 }
 
 // Debug reports whether the response should carry the executed SQL (include_debug_sql

@@ -18,6 +18,9 @@
 //	              _deleted = false and exactly the caller's scope
 //	emit.go       tracked builder: values become {pN:Type} placeholders in emission order
 //	hydrate.go    second statement of neighbors and path_finding
+//	steps.go      two-step neighbors: the edges first ([Plan.Edges]), then a lookup of only
+//	              the kinds and ids they reach ([Compiler.Lookup]), joined in Go
+//	              ([Plan.JoinNeighbors])
 //
 // For example, with a caller scoped to "100/" at Developer level,
 //
@@ -35,6 +38,14 @@
 //
 // with p0 = "100/" and p1 = "api". The returned [Query] carries a [Plan] whose Build field
 // tells graphresponse.Build how to turn the rows into a GraphResponse.
+//
+// A neighbors query runs in two statements (steps.go), and the second is built from ids the
+// first returned. Those ids are never trusted: the second statement is one scoped FINAL scan
+// per kind, with _deleted = false and the kind's scope at its floor, and the ids only narrow
+// it, so a forged or tampered list can select no node the caller may not read or that is
+// deleted, and can name no table outside the plan; a row of the answer needs both an edge the
+// first statement read from a readable center and a neighbor the second confirmed
+// (docs/compiler.md, "Two-step neighbors").
 //
 // Errors are [*Error] values with a JSON Pointer into the request and one of the [Reason]
 // sentinels (errors.Is(err, compiler.ErrUnknownEntity)).

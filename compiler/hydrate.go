@@ -17,16 +17,22 @@ func (c *Compiler) Hydrate(q *Query, refs []graphresponse.NodeRef) (*Query, erro
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	stmt, err := c.hydration(q.Plan, refs)
+	stmt, err := c.hydration(q.Plan, refs, hydrateOpts{})
 	if err != nil {
 		return nil, err
 	}
 	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
 }
 
-// hydration builds the statement tree of [Compiler.Hydrate] before the security check; refs
-// must not be empty.
-func (c *Compiler) hydration(plan *Plan, refs []graphresponse.NodeRef) (*selectStmt, error) {
+// hydrateOpts varies the hydration statement for [Compiler.Lookup].
+type hydrateOpts struct {
+	noProps bool // props is an empty array: the statement only says which nodes are live and readable
+	tp      bool // each arm also selects the node's traversal_path as tp ('' for a global kind)
+}
+
+// hydration builds the statement tree of [Compiler.Hydrate] and [Compiler.Lookup] before the
+// security check; refs must not be empty.
+func (c *Compiler) hydration(plan *Plan, refs []graphresponse.NodeRef, o hydrateOpts) (*selectStmt, error) {
 	byKind := map[string][]int64{}
 	for _, r := range refs {
 		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
@@ -44,6 +50,9 @@ func (c *Compiler) hydration(plan *Plan, refs []graphresponse.NodeRef) (*selectS
 		e := cat.entities[pk.Entity]
 		props := arrayExpr{}
 		for _, pc := range pk.Columns {
+			if o.noProps {
+				break
+			}
 			if e.prop(pc.Name) == nil { // a withheld column (admin-only, unserved virtual)
 				return nil, newErr("", ErrCompilerBug, "hydration of a column the caller may not read")
 			}
@@ -53,6 +62,13 @@ func (c *Compiler) hydration(plan *Plan, refs []graphresponse.NodeRef) (*selectS
 		arm.cols = []selItem{
 			as(prm(e.name, typString), "kind"), as(col("t", "id"), "id"),
 			as(&castExpr{e: props, typ: "Array(Nullable(String))"}, "props"),
+		}
+		if o.tp {
+			var tp expr = col("t", tpProp.name)
+			if e.global {
+				tp = prm("", typString)
+			}
+			arm.cols = append(arm.cols, as(tp, "tp"))
 		}
 		if stmt == nil {
 			stmt = arm

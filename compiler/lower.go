@@ -15,7 +15,8 @@ type lowerer struct {
 	r      *request
 	after  []*string // decoded cursor keys, nil without "after"
 	plan   *graphresponse.BuildPlan
-	sizes  TableSizes // nil: sizes unknown
+	sizes  TableSizes     // nil: sizes unknown
+	steps  *neighborSteps // neighbors: the two-step plan, if the query has one
 }
 
 // sortKey is one ORDER BY key with what the seek predicate and the readback need.

@@ -88,8 +88,118 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	// then one set of the live, readable neighbors with one lookup per neighbor kind.
 	s := &selectStmt{from: &cteRef{name: "x", alias: "n"}}
 	s.with = []*cte{{name: "c", body: l.nodeScan(center, ccols)}}
-	var x *selectStmt
-	centersLater := false
+	x, centersLater := l.neighborEdges(arms, nb, false)
+	var nbrKinds []*entity
+	for _, name := range l.cat.entityNames {
+		for _, arm := range arms {
+			if arm.kind.name == name {
+				nbrKinds = append(nbrKinds, arm.kind)
+				break
+			}
+		}
+	}
+	s.with = append(s.with,
+		&cte{name: "x", body: x},
+		&cte{name: "live", body: l.readableSet(nbrKinds, "x", "nbr_id", "nbr_kind", nb.on())})
+	s.where = []expr{in(tupleExpr{col("n", "nbr_id"), col("n", "nbr_kind")}, idsFrom("live", "id", "kind"))}
+	if nb.on() {
+		s.where = append(s.where,
+			nb.matchIn(col("n", "tp"), "c", col("n", "center_id")),
+			nb.matchIn(col("n", "tp"), "live", col("n", "nbr_id"), col("n", "nbr_kind")))
+	}
+	if orderProp != nil {
+		s.joins = []join{{right: &cteRef{name: "c"}, on: []expr{eq(col("c", "id"), col("n", "center_id"))}}}
+	} else if centersLater {
+		s.where = append(s.where, in(col("n", "center_id"), idsFrom("c", "id")))
+	}
+	s.cols = []selItem{
+		as(col("n", "center_id"), "center_id"), as(col("n", "nbr_id"), "nbr_id"), as(col("n", "nbr_kind"), "nbr_kind"),
+		as(col("n", "rel_kind"), "rel_kind"), as(col("n", "outgoing"), "outgoing"),
+	}
+	if orderProp != nil {
+		s.cols = append(s.cols, as(col("c", orderProp.name), "center_key"))
+	}
+	keys := neighborKeys(orderProp, desc)
+	l.plan.Nodes = []graphresponse.PlanNode{{Alias: center.alias, Entity: center.ent.name, Columns: planColumns(selection(center))}}
+	if center.hasIDs {
+		// Hydrated whatever the rows hold, so a readable center is never dropped.
+		l.plan.Centers = slices.Clone(center.nodeIDs)
+	}
+	kinds := map[string][][]*property{center.ent.name: {selection(center)}}
+	for _, arm := range arms {
+		kinds[arm.kind.name] = append(kinds[arm.kind.name], l.dynamic(arm.kind))
+	}
+	l.plan.Hydration = l.hydrationKinds(kinds)
+	if err := l.finishPaged(s, keys, false); err != nil {
+		return nil, err
+	}
+	if !arms[0].never {
+		first, err := l.neighborsFirst(arms, nb, ccols, orderProp, desc)
+		if err != nil {
+			return nil, err
+		}
+		l.steps = &neighborSteps{first: first, nb: nb}
+	}
+	return s, nil
+}
+
+// neighborKeys are the sort keys of a neighbors answer: the center's order_by property, if
+// any, then the center, the relationship type, the neighbor's kind and id and the direction.
+func neighborKeys(orderProp *property, desc bool) []sortKey {
+	var keys []sortKey
+	if orderProp != nil {
+		keys = append(keys, sortKey{e: col("c", orderProp.name), desc: desc, nullable: orderProp.nullable, typ: keyType(orderProp)})
+	}
+	return append(keys,
+		sortKey{e: col("n", "center_id"), typ: typInt64},
+		sortKey{e: col("n", "rel_kind"), typ: typString},
+		sortKey{e: col("n", "nbr_kind"), typ: typString},
+		sortKey{e: col("n", "nbr_id"), typ: typInt64},
+		sortKey{e: col("n", "outgoing"), typ: typBool})
+}
+
+// neighborsFirst builds the first statement of the two-step neighbors plan (docs/compiler.md,
+// "Two-step neighbors"): the edges of the readable, live centers, in the answer's order and
+// after the cursor like the one-statement form, but with their neighbors not yet looked up,
+// so its LIMIT is [NeighborEdgesLimit] instead of the page. The statement has no node set at
+// the far end: every edge scan starts at the center set c, and the neighbor columns are ids
+// the second statement ([Compiler.Lookup]) must confirm, which [Plan.JoinNeighbors] enforces
+// before any row reaches an answer. Edges of same_namespace types are bound to the center
+// here and carry their path as nbr_tp, to be bound to the neighbor once it is looked up.
+func (l *lowerer) neighborsFirst(arms []nbrArm, nb nsBinding, ccols []*property, orderProp *property, desc bool) (*selectStmt, error) {
+	s := &selectStmt{from: &cteRef{name: "x", alias: "n"}}
+	x, _ := l.neighborEdges(arms, nb, true)
+	s.with = []*cte{{name: "c", body: l.nodeScan(l.r.nodes[0], ccols)}, {name: "x", body: x}}
+	s.cols = []selItem{
+		as(col("n", "center_id"), "center_id"), as(col("n", "nbr_id"), "nbr_id"), as(col("n", "nbr_kind"), "nbr_kind"),
+		as(col("n", "rel_kind"), "rel_kind"), as(col("n", "outgoing"), "outgoing"),
+	}
+	if nb.on() {
+		s.where = append(s.where, nb.matchIn(col("n", "tp"), "c", col("n", "center_id")))
+	}
+	if orderProp != nil {
+		s.joins = []join{{right: &cteRef{name: "c"}, on: []expr{eq(col("c", "id"), col("n", "center_id"))}}}
+		s.cols = append(s.cols, as(col("c", orderProp.name), "center_key"))
+	}
+	if nb.on() {
+		s.cols = append(s.cols, as(col("n", "tp"), "nbr_tp"))
+	}
+	if err := l.finishPaged(s, neighborKeys(orderProp, desc), false); err != nil {
+		return nil, err
+	}
+	s.limit = NeighborEdgesLimit
+	return s, nil
+}
+
+// neighborEdges is the union of the edge scans of a neighbors query, one per edge table:
+// gl_edge for every outgoing arm, gl_edge_by_target for every incoming one, each keeping the
+// (relationship type, neighbor kind) pairs of its arms. centersLater reports that the scans
+// are bounded by the ids the center names instead of starting at the center set c, so the
+// statement must bind the rows to c itself (join-bound, see check.go). With seeded, every
+// scan starts at c whatever the center names: the first statement of the two-step plan,
+// which has no node set at the far end to bind its rows to, needs that.
+func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *selectStmt, centersLater bool) {
+	center := l.r.nodes[0]
 	for _, outgoing := range []bool{true, false} {
 		var pairs tupleExpr
 		never := false
@@ -134,7 +244,11 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 		// starts at the center set.
 		if ids := knownIDs(center, col("t", centerCol)); len(ids) > 0 {
 			e.where = append(e.where, ids...)
-			centersLater = true
+			if seeded {
+				e.where = append(e.where, in(col("t", centerCol), idsFrom("c", "id")))
+			} else {
+				centersLater = true
+			}
 		} else {
 			e.where = append(e.where, in(col("t", centerCol), idsFrom("c", "id")))
 		}
@@ -145,53 +259,5 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 			x.union = append(x.union, e)
 		}
 	}
-	var nbrKinds []*entity
-	for _, name := range l.cat.entityNames {
-		for _, arm := range arms {
-			if arm.kind.name == name {
-				nbrKinds = append(nbrKinds, arm.kind)
-				break
-			}
-		}
-	}
-	s.with = append(s.with,
-		&cte{name: "x", body: x},
-		&cte{name: "live", body: l.readableSet(nbrKinds, "x", "nbr_id", "nbr_kind", nb.on())})
-	s.where = []expr{in(tupleExpr{col("n", "nbr_id"), col("n", "nbr_kind")}, idsFrom("live", "id", "kind"))}
-	if nb.on() {
-		s.where = append(s.where,
-			nb.matchIn(col("n", "tp"), "c", col("n", "center_id")),
-			nb.matchIn(col("n", "tp"), "live", col("n", "nbr_id"), col("n", "nbr_kind")))
-	}
-	if orderProp != nil {
-		s.joins = []join{{right: &cteRef{name: "c"}, on: []expr{eq(col("c", "id"), col("n", "center_id"))}}}
-	} else if centersLater {
-		s.where = append(s.where, in(col("n", "center_id"), idsFrom("c", "id")))
-	}
-	s.cols = []selItem{
-		as(col("n", "center_id"), "center_id"), as(col("n", "nbr_id"), "nbr_id"), as(col("n", "nbr_kind"), "nbr_kind"),
-		as(col("n", "rel_kind"), "rel_kind"), as(col("n", "outgoing"), "outgoing"),
-	}
-	var keys []sortKey
-	if orderProp != nil {
-		s.cols = append(s.cols, as(col("c", orderProp.name), "center_key"))
-		keys = append(keys, sortKey{e: col("c", orderProp.name), desc: desc, nullable: orderProp.nullable, typ: keyType(orderProp)})
-	}
-	keys = append(keys,
-		sortKey{e: col("n", "center_id"), typ: typInt64},
-		sortKey{e: col("n", "rel_kind"), typ: typString},
-		sortKey{e: col("n", "nbr_kind"), typ: typString},
-		sortKey{e: col("n", "nbr_id"), typ: typInt64},
-		sortKey{e: col("n", "outgoing"), typ: typBool})
-	l.plan.Nodes = []graphresponse.PlanNode{{Alias: center.alias, Entity: center.ent.name, Columns: planColumns(selection(center))}}
-	if center.hasIDs {
-		// Hydrated whatever the rows hold, so a readable center is never dropped.
-		l.plan.Centers = slices.Clone(center.nodeIDs)
-	}
-	kinds := map[string][][]*property{center.ent.name: {selection(center)}}
-	for _, arm := range arms {
-		kinds[arm.kind.name] = append(kinds[arm.kind.name], l.dynamic(arm.kind))
-	}
-	l.plan.Hydration = l.hydrationKinds(kinds)
-	return s, l.finishPaged(s, keys, false)
+	return x, centersLater
 }

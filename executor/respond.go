@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/graphresponse"
@@ -22,6 +23,10 @@ type Hydrator interface {
 	// (MergeRequest.diff, MergeRequestDiff.patch) of the nodes refs; nil when there is
 	// nothing to read.
 	Derive(q *compiler.Query, refs []graphresponse.NodeRef) (*compiler.Query, error)
+	// Lookup builds the second statement of a two-step neighbors plan
+	// ([compiler.Plan.Edges]): which of refs the caller may read and are live,
+	// with their hydration columns when props is set.
+	Lookup(q *compiler.Query, refs []graphresponse.NodeRef, props bool) (*compiler.Query, error)
 }
 
 // Statement labels name the statements a request runs, in order.
@@ -29,11 +34,20 @@ const (
 	LabelBase      = "base"
 	LabelHydration = "hydration"
 	LabelDerived   = "derived"
+	// LabelLookup is the second statement of a two-step neighbors plan when it
+	// only looks the neighbors up; when it also reads their properties it is
+	// labelled [LabelHydration], as it then is the hydration statement.
+	LabelLookup = "lookup"
 )
+
+// foldedLookupRefs is the most nodes the lookup of a two-step neighbors plan
+// hydrates in the same statement; above it, the lookup reads only liveness and
+// the page is hydrated by a statement of its own, as it holds far fewer nodes.
+const foldedLookupRefs = 256
 
 // Statement is one statement [Respond] ran.
 type Statement struct {
-	Label string // [LabelBase] or [LabelHydration]
+	Label string // [LabelBase], [LabelLookup], [LabelHydration] or [LabelDerived]
 	Query *compiler.Query
 }
 
@@ -43,8 +57,12 @@ type Executed struct {
 	Rows int64
 	// Statements lists what ran, in order: the base statement, then the
 	// hydration statement when the query type needs one and there were
-	// nodes to hydrate. A statement is listed once it was sent to the
-	// engine, whether or not it succeeded.
+	// nodes to hydrate. A two-step neighbors plan lists its edges as the
+	// base statement and its lookup as the hydration ([LabelLookup], then a
+	// hydration, when the lookup did not hydrate); when its edges did not
+	// settle the page, the one-statement form and its hydration follow. A
+	// statement is listed once it was sent to the engine, whether or not it
+	// succeeded.
 	Statements []Statement
 	// Base and Hydration are the rows [graphresponse.Build] read: the
 	// base statement's (page plus probe row) and the hydration
@@ -75,11 +93,23 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 
 // RespondScreened is [Respond] with s (nil: none) screening the base page
 // before hydration, so that withheld rows are neither hydrated nor built.
+//
+// A query with a two-step plan ([compiler.Plan.Edges]: neighbors) runs it
+// first: its edges, the lookup of the nodes they reach (hydrating them too
+// when there is no screen and they are few), and the join, which gives the
+// base rows the one-statement form would have; when the edges filled their
+// limit before the page, the one-statement form runs instead.
 func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, s Screen) (*graphresponse.Response, Executed, error) {
-	ex := Executed{Statements: []Statement{{Label: LabelBase, Query: q}}}
-	base, err := CollectRows(ctx, r, q)
+	var ex Executed
+	base, looked, ok, err := twoStep(ctx, r, h, q, s == nil, &ex)
 	if err != nil {
-		return nil, ex, fmt.Errorf("execute query: %w", err)
+		return nil, ex, err
+	}
+	if !ok {
+		ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: q})
+		if base, err = CollectRows(ctx, r, q); err != nil {
+			return nil, ex, fmt.Errorf("execute query: %w", err)
+		}
 	}
 	ex.Rows = int64(len(base.Values))
 	plan := q.Plan.Build
@@ -95,12 +125,12 @@ func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 		if err != nil {
 			return nil, ex, fmt.Errorf("collect nodes: %w", err)
 		}
-		hq, err := h.Hydrate(q, refs)
-		if err != nil {
+		if looked != nil {
+			rows := hydrationOf(*looked, refs)
+			hyd = &rows
+		} else if hq, err := h.Hydrate(q, refs); err != nil {
 			return nil, ex, err
-		}
-		hyd = &graphresponse.Rows{}
-		if hq != nil {
+		} else if hyd = (&graphresponse.Rows{}); hq != nil {
 			ex.Statements = append(ex.Statements, Statement{Label: LabelHydration, Query: hq})
 			rows, err := CollectRows(ctx, r, hq)
 			if err != nil {
@@ -152,4 +182,75 @@ func CollectRows(ctx context.Context, r Runner, q *compiler.Query) (graphrespons
 		out.Columns = append(out.Columns, c.Name)
 	}
 	return out, nil
+}
+
+// twoStep runs the two statements of a two-step neighbors plan (docs/compiler.md,
+// "Two-step neighbors") and returns the base rows the one-statement form would have
+// returned. With props, the lookup also hydrates, and looked holds its rows for
+// [hydrationOf]; otherwise looked is nil and the page is hydrated as usual. ok is
+// false when q has no such plan, or when the first statement's rows did not settle
+// the page (then the caller runs q itself).
+func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+	eq := q.Plan.Edges()
+	if eq == nil {
+		return base, nil, false, nil
+	}
+	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: eq})
+	edges, err := CollectRows(ctx, r, eq)
+	if err != nil {
+		return base, nil, false, fmt.Errorf("execute query: %w", err)
+	}
+	refs, err := q.Plan.Reached(edges)
+	if err != nil {
+		return base, nil, false, fmt.Errorf("collect nodes: %w", err)
+	}
+	props = props && len(refs) <= foldedLookupRefs
+	var live graphresponse.Rows
+	lq, err := h.Lookup(q, refs, props)
+	if err != nil {
+		return base, nil, false, err
+	}
+	if lq != nil {
+		label := LabelLookup
+		if props {
+			label = LabelHydration
+		}
+		ex.Statements = append(ex.Statements, Statement{Label: label, Query: lq})
+		if live, err = CollectRows(ctx, r, lq); err != nil {
+			return base, nil, false, fmt.Errorf("execute lookup: %w", err)
+		}
+	} else {
+		live.Columns = []string{"kind", "id", "props", "tp"}
+	}
+	base, ok, err = q.Plan.JoinNeighbors(edges, live)
+	if err != nil || !ok {
+		return base, nil, false, err
+	}
+	if props {
+		looked = &live
+	}
+	return base, looked, true, nil
+}
+
+// hydrationOf keeps, of the rows of a two-step lookup, the columns and the nodes
+// that the hydration statement for refs would have returned.
+func hydrationOf(live graphresponse.Rows, refs []graphresponse.NodeRef) graphresponse.Rows {
+	want := make(map[graphresponse.NodeRef]bool, len(refs))
+	for _, r := range refs {
+		want[r] = true
+	}
+	cols := []string{"kind", "id", "props"}
+	at := make([]int, len(cols))
+	for i, c := range cols {
+		at[i] = slices.Index(live.Columns, c)
+	}
+	out := graphresponse.Rows{Columns: cols}
+	for _, row := range live.Values {
+		kind, _ := row[at[0]].(string)
+		id, _ := row[at[1]].(int64)
+		if want[graphresponse.NodeRef{Kind: kind, ID: id}] {
+			out.Values = append(out.Values, []any{row[at[0]], row[at[1]], row[at[2]]})
+		}
+	}
+	return out
 }

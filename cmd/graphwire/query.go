@@ -436,14 +436,21 @@ func readSizes(ctx context.Context, eng executor.Runner, stderr io.Writer) (size
 // whole where this statement narrows them).
 func explain(stdout io.Writer, q *compiler.Query, unknown string) error {
 	var b strings.Builder
-	b.WriteString(q.SQL)
-	b.WriteString("\n")
-	for _, p := range q.Params {
-		text, err := executor.ParamText(p)
-		if err != nil {
-			return err
+	stmts := []*compiler.Query{q}
+	if first := q.Plan.Edges(); first != nil {
+		b.WriteString("-- neighbors run in two steps (docs/compiler.md, \"Two-step neighbors\"): the second statement below first, then a lookup of the nodes its rows reach; the first runs only when those edges do not settle the page\n")
+		stmts = append(stmts, first)
+	}
+	for _, st := range stmts {
+		b.WriteString(st.SQL)
+		b.WriteString("\n")
+		for _, p := range st.Params {
+			text, err := executor.ParamText(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(&b, "-- %s %s %s\n", p.Name, p.Type, text)
 		}
-		fmt.Fprintf(&b, "-- %s %s %s\n", p.Name, p.Type, text)
 	}
 	if unknown != "" {
 		fmt.Fprintf(&b, "-- table sizes unknown (%s): compiled as for large tables\n", unknown)

@@ -146,6 +146,21 @@ func TestRunQuery(t *testing.T) {
 	}
 }
 
+// TestExplainNeighborsTwoSteps: --explain of a neighbors query prints the one-statement form
+// and, after it, the first statement of the two-step plan that runs first, and says so.
+func TestExplainNeighborsTwoSteps(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"query", "--admin", "--explain", `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2]}],"neighbors":{"direction":"outgoing","rel_types":["HAS_LABEL"]}}`}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit = %d; stderr:\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	if !strings.HasPrefix(out, "-- neighbors run in two steps") || strings.Count(out, "\nWITH\n") != 2 ||
+		!strings.Contains(out, "LIMIT 31\n") || strings.Index(out, "LIMIT 31\n") > strings.Index(out, "LIMIT 1001\n") || !strings.HasSuffix(out, noSizes) {
+		t.Errorf("explain of neighbors:\n%s", out)
+	}
+}
+
 // fakeEngine answers the base statement and the hydration statement with canned rows.
 type fakeEngine struct{ base, hydration *executor.Result }
 
@@ -183,9 +198,11 @@ func TestExecuteHydrates(t *testing.T) {
 	}
 	fe := &fakeEngine{
 		base: &executor.Result{Columns: cols("center_id", "nbr_id", "nbr_kind", "rel_kind", "outgoing"), Rows: [][]any{{int64(7), int64(1), "User", "AUTHORED", false}}},
-		hydration: &executor.Result{Columns: cols("kind", "id", "props"), Rows: [][]any{
-			{"MergeRequest", int64(7), []any{"3"}},
-			{"User", int64(1), []any{"alice", "Alice", "active"}},
+		// The lookup of the two-step plan, which also hydrates (docs/compiler.md, "Two-step
+		// neighbors"): tp is each node's traversal_path.
+		hydration: &executor.Result{Columns: cols("kind", "id", "props", "tp"), Rows: [][]any{
+			{"MergeRequest", int64(7), []any{"3"}, "1/"},
+			{"User", int64(1), []any{"alice", "Alice", "active"}, ""},
 		}},
 	}
 	resp, _, err := executor.Respond(t.Context(), fe, comp, q)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -266,5 +267,75 @@ func BenchmarkLoadtestMix(b *testing.B) {
 			b.ReportMetric(float64(stmts), "statements")
 			b.Logf("%s: answer sha256 %x", lq.name, sum[:8])
 		})
+	}
+}
+
+// noScreen withholds nothing; a screen makes the two-step lookup leave out the hydration
+// columns, so that the page is hydrated by a third statement.
+type noScreen struct{}
+
+func (noScreen) Screen(context.Context, *graphresponse.BuildPlan, *graphresponse.Rows) error {
+	return nil
+}
+
+// BenchmarkNeighborsPlans compares, on the neighbors query of the load test and on a scoped
+// caller's, the one-statement form, the two-step plan whose lookup also hydrates (what
+// executor.Respond runs) and the two-step plan with a hydration statement of its own. Each
+// reports the median process CPU and wall time per request and checks the answers are equal.
+//
+//	GRAPHWIRE_SEED_SCALE=1 go test ./tests/compiler -run '^$' -bench BenchmarkNeighborsPlans -benchtime 15x
+func BenchmarkNeighborsPlans(b *testing.B) {
+	e := engine(b)
+	ctx := context.Background()
+	query := loadtestQueries[4].query
+	// The scoped caller reads the namespace of the center (MergeRequest 2) at developer level.
+	top, _, _ := strings.Cut(loadWorld(b).nodePath["MergeRequest"][2], "/")
+	callers := []struct {
+		name   string
+		caller *compiler.Caller
+	}{{"admin", admin}, {"scoped", callerWith(scopeSpec{top + "/", 30})}}
+	for _, c := range callers {
+		q, err := env.sized.Compile([]byte(query), c.caller)
+		if err != nil {
+			b.Fatal(err)
+		}
+		one := *q
+		one.Plan = q.Plan.OneStatement()
+		plans := []struct {
+			name string
+			q    *compiler.Query
+			s    executor.Screen
+		}{{"one-statement", &one, nil}, {"two-step-folded", q, nil}, {"two-step-3-statements", q, noScreen{}}}
+		var first []byte
+		for _, p := range plans {
+			b.Run(c.name+"/"+p.name, func(b *testing.B) {
+				var cpu, wall []time.Duration
+				var stmts int
+				var js []byte
+				for b.Loop() {
+					c0, _ := cputime.Process()
+					t0 := time.Now()
+					resp, ex, err := executor.RespondScreened(ctx, e, env.sized, p.q, p.s)
+					if err != nil {
+						b.Fatal(err)
+					}
+					c1, _ := cputime.Process()
+					cpu, wall = append(cpu, c1-c0), append(wall, time.Since(t0))
+					stmts = len(ex.Statements)
+					if js, err = json.Marshal(resp); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if first == nil {
+					first = js
+				} else if !bytes.Equal(first, js) {
+					b.Fatalf("%s answers differently from the one-statement form", p.name)
+				}
+				ms := func(d []time.Duration) float64 { return float64(median(d).Microseconds()) / 1000 }
+				b.ReportMetric(ms(cpu), "cpu-ms")
+				b.ReportMetric(ms(wall), "wall-ms")
+				b.ReportMetric(float64(stmts), "statements")
+			})
+		}
 	}
 }

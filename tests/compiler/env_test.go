@@ -237,6 +237,20 @@ func respond(t testing.TB, c *compiler.Compiler, query string, caller *compiler.
 	if err != nil {
 		return nil, "", fmt.Errorf("%w\n%s", err, ex.Statements[len(ex.Statements)-1].Query.SQL)
 	}
+	if q.Plan.Edges() != nil {
+		// The two-step neighbors plan answers exactly as the one-statement form.
+		one := *q
+		one.Plan = q.Plan.OneStatement()
+		other, ex, err := executor.Respond(context.Background(), e, c, &one)
+		if err != nil {
+			return nil, "", fmt.Errorf("one-statement form: %w\n%s", err, ex.Statements[len(ex.Statements)-1].Query.SQL)
+		}
+		a, _ := json.Marshal(resp)
+		b, _ := json.Marshal(other)
+		if !bytes.Equal(a, b) {
+			t.Errorf("query %s: the two-step plan answers differently from the one-statement form\ntwo steps: %s\none:       %s", query, a, b)
+		}
+	}
 	return resp, q.SQL, nil
 }
 

@@ -44,11 +44,11 @@ func BenchmarkReferenceSQL(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			want, err := execute(ctx, e, p.compiled)
+			want, err := p.runCompiled(ctx, e)
 			if err != nil {
 				b.Fatalf("compiled statement: %v", err)
 			}
-			got, err := execute(ctx, e, p.reference)
+			got, err := p.runReference(ctx, e)
 			if err != nil {
 				b.Fatalf("reference statement %s: %v", c.file, err)
 			}
@@ -62,11 +62,11 @@ func BenchmarkReferenceSQL(b *testing.B) {
 			}
 			var compT, refT, compC, refC []time.Duration
 			for b.Loop() {
-				co, err := execute(ctx, e, p.compiled)
+				co, err := p.runCompiled(ctx, e)
 				if err != nil {
 					b.Fatal(err)
 				}
-				ro, err := execute(ctx, e, p.reference)
+				ro, err := p.runReference(ctx, e)
 				if err != nil {
 					b.Fatal(err)
 				}

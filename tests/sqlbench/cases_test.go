@@ -15,6 +15,9 @@ type question struct {
 	name   string
 	dsl    string
 	params map[string]any
+	// steps: compare the compiled two-step plan with a two-step reference (steps_test.go);
+	// the reference's second statement is testdata/<name>_<caller>.lookup.sql.
+	steps bool
 }
 
 // questions are shaped for the seeded graph of any scale: the anchors are small ids, which exist
@@ -74,6 +77,16 @@ var questions = []question{
 		dsl:  `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2,3,9,10,14]}],"neighbors":{"direction":"both"},"limit":50}`,
 		params: map[string]any{
 			"mr_ids": []int64{1, 2, 3, 9, 10, 14}, "limit": uint64(51),
+		},
+	},
+	{
+		// The same question as the plan the executor runs: the edges, then a lookup of only the
+		// kinds they reach; the reference may take the same two steps.
+		name:  "neighbors_2step",
+		dsl:   `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2,3,9,10,14]}],"neighbors":{"direction":"both"},"limit":50}`,
+		steps: true,
+		params: map[string]any{
+			"mr_ids": []int64{1, 2, 3, 9, 10, 14}, "edges_limit": uint64(compiler.NeighborEdgesLimit),
 		},
 	},
 }

@@ -36,11 +36,11 @@ func TestReferenceSQLMatchesCompiled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := execute(t.Context(), e, p.compiled)
+			want, err := p.runCompiled(t.Context(), e)
 			if err != nil {
 				t.Fatalf("compiled statement: %v\n%s", err, p.compiled.SQL)
 			}
-			got, err := execute(t.Context(), e, p.reference)
+			got, err := p.runReference(t.Context(), e)
 			if err != nil {
 				t.Fatalf("reference statement %s: %v", c.file, err)
 			}

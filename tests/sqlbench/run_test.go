@@ -22,7 +22,8 @@ import (
 // pair is the two statements of one case, ready to run.
 type pair struct {
 	compiled  *compiler.Query
-	reference *compiler.Query
+	reference *compiler.Query // a two-step case's first statement
+	steps     *steps          // nil unless the case is a two-step plan (steps_test.go)
 }
 
 // prepare compiles the case's DSL for its caller and reads its reference statement, binding
@@ -41,7 +42,13 @@ func prepare(c benchCase) (pair, error) {
 		return pair{}, fmt.Errorf("%s: %w", c.file, err)
 	}
 	ref := &compiler.Query{SQL: string(text), Params: params, Settings: comp.Settings}
-	return pair{compiled: comp, reference: ref}, nil
+	p := pair{compiled: comp, reference: ref}
+	if c.q.steps {
+		if p.steps, err = prepareSteps(c, comp); err != nil {
+			return pair{}, err
+		}
+	}
+	return p, nil
 }
 
 // values is what a hand-written statement of the case may bind: the question's values and
@@ -132,9 +139,14 @@ func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outc
 	}
 	wall := time.Since(start)
 	cpu1, _ := cputime.Process()
-	o := &outcome{columns: res.Columns, stats: res.Stats, wall: wall, cpu: cpu1 - cpu0}
-	o.rows = make([]string, len(res.Rows))
-	for i, r := range res.Rows {
+	return newOutcome(res.Columns, res.Rows, res.Stats, wall, cpu1-cpu0), nil
+}
+
+// newOutcome is the outcome of a run that returned rows with columns.
+func newOutcome(columns []executor.Column, rows [][]any, stats executor.Stats, wall, cpu time.Duration) *outcome {
+	o := &outcome{columns: columns, stats: stats, wall: wall, cpu: cpu}
+	o.rows = make([]string, len(rows))
+	for i, r := range rows {
 		o.rows[i] = canonicalRow(r)
 	}
 	slices.Sort(o.rows)
@@ -148,7 +160,7 @@ func execute(ctx context.Context, e executor.Executor, q *compiler.Query) (*outc
 		h.Write([]byte{'\n'})
 	}
 	o.digest = hex.EncodeToString(h.Sum(nil))
-	return o, nil
+	return o
 }
 
 // canonicalRow encodes one row of the executor's value model as one line: values separated

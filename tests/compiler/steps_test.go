@@ -1,0 +1,198 @@
+package compilertest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// forging is a Hydrator whose Lookup is handed extra ids besides those the first statement
+// reached: a tampered list, as a bug or an attacker between the two statements would make.
+type forging struct {
+	*compiler.Compiler
+	extra []graphresponse.NodeRef
+}
+
+func (f forging) Lookup(q *compiler.Query, refs []graphresponse.NodeRef, props bool) (*compiler.Query, error) {
+	return f.Compiler.Lookup(q, append(slices.Clone(refs), f.extra...), props)
+}
+
+// TestLookupBindsHandedOverIDs: the second statement of the two-step neighbors plan is handed
+// ids (docs/compiler.md, "Two-step neighbors"); given ids of every kind the plan looks up,
+// most of them in namespaces the caller may not read, and ids of a deleted and of a missing
+// node, it returns exactly the live nodes among them that the caller may read. Run through
+// the executor with such a list, the answer is the untampered one.
+func TestLookupBindsHandedOverIDs(t *testing.T) {
+	e := engine(t)
+	w := loadWorld(t)
+	ctx := context.Background()
+	// A merge request whose latest version is a tombstone, inside the caller's scope.
+	const gone = int64(5100001)
+	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{
+		{gone, "1/", int64(3), "deleted", "opened", int64(1), int64(1), int64(1), false},
+		{gone, "1/", int64(3), "deleted", "opened", int64(1), int64(1), int64(2), true},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	caller := callerWith(scopeSpec{"1/", 30})
+	var center int64
+	for _, id := range slices.Sorted(maps.Keys(w.nodePath["MergeRequest"])) {
+		if strings.HasPrefix(w.nodePath["MergeRequest"][id], "1/") {
+			center = id
+			break
+		}
+	}
+	query := `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[` + strconv.FormatInt(center, 10) + `]}],"neighbors":{"direction":"both"}}`
+	q, err := env.compiler.Compile([]byte(query), caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Plan.Edges() == nil {
+		t.Fatal("no two-step plan")
+	}
+	readable := func(r graphresponse.NodeRef) bool {
+		p, live := w.nodePath[r.Kind][r.ID]
+		return live && (w.floors[r.Kind] == 0 || under(p, caller.PathsAtLeast(w.floors[r.Kind])))
+	}
+	var forged []graphresponse.NodeRef
+	for _, k := range q.Plan.Build.Hydration {
+		ids := slices.Sorted(maps.Keys(w.nodePath[k.Entity]))
+		for _, id := range ids[:min(len(ids), 150)] {
+			forged = append(forged, graphresponse.NodeRef{Kind: k.Entity, ID: id})
+		}
+	}
+	forged = append(forged, graphresponse.NodeRef{Kind: "MergeRequest", ID: gone}, graphresponse.NodeRef{Kind: "MergeRequest", ID: 5100002})
+	var want []graphresponse.NodeRef
+	denied := 0
+	for _, r := range forged {
+		if readable(r) {
+			want = append(want, r)
+		} else if w.floors[r.Kind] > 0 {
+			denied++
+		}
+	}
+	if denied < 100 || len(want) == 0 {
+		t.Fatalf("%d refs out of scope and %d readable: the test needs both", denied, len(want))
+	}
+	for _, props := range []bool{true, false} {
+		lq, err := env.compiler.Lookup(q, forged, props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := executor.CollectRows(ctx, e, lq)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, lq.SQL)
+		}
+		var got []graphresponse.NodeRef
+		for _, row := range rows.Values {
+			got = append(got, graphresponse.NodeRef{Kind: row[0].(string), ID: row[1].(int64)})
+		}
+		order := func(a, b graphresponse.NodeRef) int {
+			if c := strings.Compare(a.Kind, b.Kind); c != 0 {
+				return c
+			}
+			return int(a.ID - b.ID)
+		}
+		slices.SortFunc(got, order)
+		slices.SortFunc(want, order)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("props=%v: lookup of forged ids (-readable and live +returned):\n%s", props, diff)
+		}
+	}
+	// Kinds the plan does not look up cannot be named.
+	for _, ent := range env.ont.Entities {
+		if !slices.ContainsFunc(q.Plan.Build.Hydration, func(k graphresponse.PlanKind) bool { return k.Entity == ent.Name }) {
+			if _, err := env.compiler.Lookup(q, []graphresponse.NodeRef{{Kind: ent.Name, ID: 1}}, true); err == nil {
+				t.Errorf("a lookup of %s, a kind outside the plan, was built", ent.Name)
+			}
+			break
+		}
+	}
+	// Through the executor, a tampered list changes nothing.
+	clean, _, err := executor.Respond(ctx, e, env.compiler, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered, ex, err := executor.Respond(ctx, e, forging{env.compiler, forged}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Statements) != 2 || ex.Statements[1].Label != executor.LabelHydration {
+		t.Errorf("statements %v, want the edges and a hydrating lookup", ex.Statements)
+	}
+	a, _ := json.Marshal(clean)
+	b, _ := json.Marshal(tampered)
+	if !bytes.Equal(a, b) || len(clean.Nodes) < 2 {
+		t.Errorf("a tampered lookup changed the answer (or it is empty):\nclean:    %s\ntampered: %s", a, b)
+	}
+	if v := w.violations(tampered, caller); len(v) > 0 {
+		t.Errorf("out of scope: %v", v)
+	}
+}
+
+// TestNeighborsPastTheEdgeLimit: when the first statement of the two-step plan stops at its
+// limit with the page not full (here 1,100 edges to users that do not exist sort before the one
+// edge to a live user), the executor answers with the one-statement form, which sees past the
+// limit, and the answer is that form's.
+func TestNeighborsPastTheEdgeLimit(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	// Ids far above the seeded graph's, so that no other test's id ranges reach these nodes.
+	const center, reviewer = int64(5200000), int64(5200001)
+	if err := e.Insert(ctx, "gl_user", []string{"id", "username", "_version", "_deleted"}, [][]any{{reviewer, "reviewer", int64(1), false}}); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{{center, "1/", int64(4), "many approvers", "opened", int64(1), int64(1), int64(1), false}}); err != nil {
+		t.Fatal(err)
+	}
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	edges := [][]any{{"1/", "REVIEWER", "User", reviewer, "MergeRequest", center, int64(1), false}}
+	for i := range int64(compiler.NeighborEdgesLimit + 99) {
+		edges = append(edges, []any{"1/", "APPROVED", "User", 6000000 + i, "MergeRequest", center, int64(1), false})
+	}
+	if err := e.Insert(ctx, "gl_edge", ecols, edges); err != nil {
+		t.Fatal(err)
+	}
+	caller := callerWith(scopeSpec{"1/", 30})
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[5200000]}],"neighbors":{"direction":"incoming"},"limit":5}`), caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, ex, err := executor.Respond(ctx, e, env.compiler, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, s := range ex.Statements {
+		labels = append(labels, s.Label)
+	}
+	if want := []string{executor.LabelBase, executor.LabelLookup, executor.LabelBase, executor.LabelHydration}; !slices.Equal(labels, want) {
+		t.Errorf("statements %q, want %q (the plan, then the one-statement form)", labels, want)
+	}
+	if len(resp.Edges) != 1 || resp.Edges[0].Type != "REVIEWER" || resp.Edges[0].FromID != reviewer {
+		t.Errorf("edges %v, want the one REVIEWER edge from the reviewer", resp.Edges)
+	}
+	one := *q
+	one.Plan = q.Plan.OneStatement()
+	other, _, err := executor.Respond(ctx, e, env.compiler, &one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(resp)
+	b, _ := json.Marshal(other)
+	if !bytes.Equal(a, b) {
+		t.Errorf("the answer differs from the one-statement form:\n%s\n%s", a, b)
+	}
+}
