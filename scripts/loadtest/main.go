@@ -48,13 +48,14 @@ func main() {
 	pid := flag.Int("pid", 0, "server process id, to sample its resident memory")
 	maxGrowth := flag.Float64("max-rss-growth", 0.25, "fail when the mean RSS of the last quarter exceeds that of the second quarter (after warm-up) by this fraction")
 	perQuery := flag.Int("per-query", 0, "instead of the mixed load: send each query of the mix this many times from one client, one at a time, and report the server's CPU per request (needs -pid)")
+	only := flag.Int("query", -1, "with -per-query: only this query of the mix (0-based)")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.") && !strings.HasPrefix(*addr, "localhost:") && !strings.HasPrefix(*addr, "[::1]") {
 		fmt.Fprintln(os.Stderr, "loadtest: only loopback addresses are allowed")
 		os.Exit(2)
 	}
 	if *perQuery > 0 {
-		if err := measurePerQuery(*addr, *token, *pid, *perQuery); err != nil {
+		if err := measurePerQuery(*addr, *token, *pid, *perQuery, *only); err != nil {
 			fmt.Fprintln(os.Stderr, "loadtest:", err)
 			os.Exit(1)
 		}
@@ -210,7 +211,7 @@ func mean(xs []int64) float64 {
 // after 3 unmeasured warm-up requests) and prints the server process's CPU time (user +
 // system, from /proc/PID/stat: every thread, the engine's background threads included) per
 // request, and the client's median wall time.
-func measurePerQuery(addr, token string, pid, n int) error {
+func measurePerQuery(addr, token string, pid, n, only int) error {
 	if pid <= 0 {
 		return fmt.Errorf("-per-query needs -pid")
 	}
@@ -231,7 +232,12 @@ func measurePerQuery(addr, token string, pid, n int) error {
 		return err
 	}
 	var total time.Duration
+	measured := 0
 	for i, q := range queries {
+		if only >= 0 && i != only {
+			continue
+		}
+		measured++
 		for range 3 {
 			if err := send(q); err != nil {
 				return fmt.Errorf("query %d: %w", i, err)
@@ -259,7 +265,9 @@ func measurePerQuery(addr, token string, pid, n int) error {
 		fmt.Printf("query %d: server CPU %.1f ms/request, wall p50 %.1f ms (%d requests): %.70s\n", i,
 			float64(per.Microseconds())/1000, float64(walls[n/2].Microseconds())/1000, n, q)
 	}
-	fmt.Printf("mean server CPU over the mix: %.1f ms/request\n", float64(total.Microseconds())/1000/float64(len(queries)))
+	if measured > 1 {
+		fmt.Printf("mean server CPU over the mix: %.1f ms/request\n", float64(total.Microseconds())/1000/float64(measured))
+	}
 	return nil
 }
 
