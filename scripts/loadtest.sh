@@ -8,6 +8,8 @@
 # it exits cleanly. Fails on any request error, memory growth, missing
 # series or unclean stop.
 # Not part of `make test` (it takes DURATION plus about 20 s).
+# PER_QUERY=N instead sends each query of the mix N times from one client, one at a time, and
+# prints the server's CPU time per request of each (scripts/loadtest -per-query).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-16}"
@@ -30,7 +32,12 @@ mport="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
   --max-concurrent "$clients" --max-per-caller "$clients" --metrics-listen "127.0.0.1:$mport" 2>"$tmp/serve.log" &
 pid=$!
 token="$("$tmp/graphwire" token --jwt-secret-file "$tmp/secret" --sub 1 --admin)"
-"$tmp/loadtest" -addr "127.0.0.1:$port" -token "$token" -clients "$clients" -duration "$duration" -pid "$pid"
+if [[ -n "${PER_QUERY:-}" ]]; then
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$tmp/loadtest" -addr "127.0.0.1:$port" -token "$token" -pid "$pid" -per-query "$PER_QUERY"
+else
+  "$tmp/loadtest" -addr "127.0.0.1:$port" -token "$token" -clients "$clients" -duration "$duration" -pid "$pid"
+fi
 python3 - "http://127.0.0.1:$mport/metrics" <<'PY'
 import sys, urllib.request
 text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()

@@ -197,6 +197,10 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	logger.Info("mcp_stdio", "engine", f.engine.describe(), "admin", claims.Admin, "scopes", len(claims.Scopes))
+	// A long-lived agent session: give back the start-up pages as serve does.
+	pctx, stopPages := context.WithCancel(ctx)
+	defer stopPages()
+	go newPageReleaser(eng).run(pctx, logger)
 	if err := srv.RunStdio(ctx, claims, io.NopCloser(stdin), nopWriteCloser{stdout}); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}

@@ -455,6 +455,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	adm := svc.server.Admission().Options()
 	logger.Info("listening", "addr", ls.grpc.Addr().String(), "engine", ef.describe(), "tls", certs != nil, "mtls", c.TLSClientCA != "",
 		"max_concurrent", adm.MaxConcurrent, "max_per_caller", adm.MaxPerCaller, "max_queued", adm.MaxQueued, "admission_wait_ms", adm.Wait.Milliseconds())
+	go newPageReleaser(eng).run(hctx, logger)
 	newHTTP := func(h http.Handler) *http.Server { return newHTTPServer(c, h, logger) }
 	if err := serveUntilDone(ctx, svc, ls, newHTTP, c.PProf, c.ShutdownGrace); err != nil {
 		return err // runServe logs it

@@ -18,6 +18,7 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/internal/residency"
 )
 
 // Executor runs queries on embedded ClickHouse. It implements [executor.Executor] and
@@ -655,6 +656,15 @@ func (e *Executor) columnTypes(table string) (map[string]*chType, error) {
 	e.types[table] = types
 	return types, nil
 }
+
+// ReleaseLibraryPages takes the pages of libchdb.so that the engine's boot touched out of the
+// process's resident set and returns how many bytes were resident (see package
+// internal/residency): the library's static initializers and the boot leave well over 100 MB
+// of its code and read-only data resident, most of which a serving process never runs again.
+// The pages stay in the page cache; what statements use faults back in on their next run, at
+// the cost of a minor fault per page. Call it once a long-running process is up; a short one
+// gains nothing from it.
+func (e *Executor) ReleaseLibraryPages() (int64, error) { return residency.Release(e.lib.path) }
 
 // Close waits for running statements, closes every connection and leaves the library loaded
 // (chDB cannot be restarted inside a process once shut down, so chdb_shutdown is never called;

@@ -368,3 +368,23 @@ func TestEngineLogLevelRejected(t *testing.T) {
 		t.Fatalf("Open with EngineLogLevel loud: err = %v, want one naming the level", err)
 	}
 }
+
+// TestReleaseLibraryPages: the engine's boot leaves pages of the library resident that can be
+// given back, and statements run as before afterwards (their pages fault back in).
+func TestReleaseLibraryPages(t *testing.T) {
+	e := open(t, chdb.Options{})
+	ctx := context.Background()
+	q := &compiler.Query{SQL: "SELECT sum(number) AS s FROM numbers(1000)"}
+	before := mustCollect(t, ctx, e, q)
+	n, err := e.ReleaseLibraryPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && n == 0 {
+		t.Error("no resident pages of the library were released")
+	}
+	after := mustCollect(t, ctx, e, q)
+	if diff := cmp.Diff(before.Rows, after.Rows); diff != "" {
+		t.Errorf("answer after release differs (-before +after):\n%s", diff)
+	}
+}

@@ -42,5 +42,8 @@ func (e *Executor) Insert(context.Context, string, []string, [][]any) error {
 	return e.unavailable()
 }
 
+// ReleaseLibraryPages does nothing.
+func (e *Executor) ReleaseLibraryPages() (int64, error) { return 0, nil }
+
 // Close does nothing.
 func (e *Executor) Close() error { return nil }

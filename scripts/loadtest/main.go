@@ -47,10 +47,19 @@ func main() {
 	duration := flag.Duration("duration", 30*time.Second, "how long to send requests")
 	pid := flag.Int("pid", 0, "server process id, to sample its resident memory")
 	maxGrowth := flag.Float64("max-rss-growth", 0.25, "fail when the mean RSS of the last quarter exceeds that of the second quarter (after warm-up) by this fraction")
+	perQuery := flag.Int("per-query", 0, "instead of the mixed load: send each query of the mix this many times from one client, one at a time, and report the server's CPU per request (needs -pid)")
+	only := flag.Int("query", -1, "with -per-query: only this query of the mix (0-based)")
 	flag.Parse()
 	if !strings.HasPrefix(*addr, "127.") && !strings.HasPrefix(*addr, "localhost:") && !strings.HasPrefix(*addr, "[::1]") {
 		fmt.Fprintln(os.Stderr, "loadtest: only loopback addresses are allowed")
 		os.Exit(2)
+	}
+	if *perQuery > 0 {
+		if err := measurePerQuery(*addr, *token, *pid, *perQuery, *only); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*addr, *token, *clients, *duration, *pid, *maxGrowth); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -196,4 +205,89 @@ func mean(xs []int64) float64 {
 		s += float64(x)
 	}
 	return s / float64(len(xs))
+}
+
+// measurePerQuery sends each query of the mix n times in a row from one client (raw format,
+// after 3 unmeasured warm-up requests) and prints the server process's CPU time (user +
+// system, from /proc/PID/stat: every thread, the engine's background threads included) per
+// request, and the client's median wall time.
+func measurePerQuery(addr, token string, pid, n, only int) error {
+	if pid <= 0 {
+		return fmt.Errorf("-per-query needs -pid")
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := waitHealthy(conn, 30*time.Second); err != nil {
+		return err
+	}
+	client := pb.NewQueryServiceClient(conn)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
+	send := func(q string) error {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		_, err := client.ExecuteQuery(cctx, &pb.ExecuteQueryRequest{Query: q})
+		return err
+	}
+	var total time.Duration
+	measured := 0
+	for i, q := range queries {
+		if only >= 0 && i != only {
+			continue
+		}
+		measured++
+		for range 3 {
+			if err := send(q); err != nil {
+				return fmt.Errorf("query %d: %w", i, err)
+			}
+		}
+		before, err := processCPU(pid)
+		if err != nil {
+			return err
+		}
+		walls := make([]time.Duration, 0, n)
+		for range n {
+			start := time.Now()
+			if err := send(q); err != nil {
+				return fmt.Errorf("query %d: %w", i, err)
+			}
+			walls = append(walls, time.Since(start))
+		}
+		after, err := processCPU(pid)
+		if err != nil {
+			return err
+		}
+		slices.Sort(walls)
+		per := (after - before) / time.Duration(n)
+		total += per
+		fmt.Printf("query %d: server CPU %.1f ms/request, wall p50 %.1f ms (%d requests): %.70s\n", i,
+			float64(per.Microseconds())/1000, float64(walls[n/2].Microseconds())/1000, n, q)
+	}
+	if measured > 1 {
+		fmt.Printf("mean server CPU over the mix: %.1f ms/request\n", float64(total.Microseconds())/1000/float64(measured))
+	}
+	return nil
+}
+
+// processCPU is the user + system CPU time of process pid so far.
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold blanks: fields count from after it.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("bad /proc/%d/stat", pid)
+	}
+	const hz = 100 // USER_HZ, fixed at 100 on Linux
+	return time.Duration(utime+stime) * time.Second / hz, nil
 }
