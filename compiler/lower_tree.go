@@ -415,21 +415,22 @@ func (l *lowerer) stepScans(rs *relSel, orient []bool, nb nsBinding, ends []any,
 	return body
 }
 
-// sharedStepEdges is the most edge rows the steps of a variable-length hop may read, all
-// together, for them to share one edge scan (shareSteps). The walk's joins build their hash
-// tables over that whole scan, where separate steps read only the edges that leave the nodes
-// the step before reached.
-const sharedStepEdges = 16384
+// sharedStepRows is the most rows each of the two shared scans of a variable-length hop may
+// read for its steps to share them (shareSteps): the tables of the inner kinds together, and
+// the edges leaving them. Both are read whole, where separate steps read only the nodes and
+// edges the step before reached, so the bound keeps the shared form to graphs where reading
+// them whole is cheap (the seeded graph at scale 100 has about 600 groups).
+const sharedStepRows = 16384
 
 // shareSteps reports whether the steps of a variable-length hop share one edge scan over
 // every readable node of the kinds a walk passes through, instead of one scan per step
 // seeded from the readable ends of the step before (docs/compiler.md, "SQL shapes", rule 7).
-// Sharing reads three tables where the steps read 2k-1 of them (k steps), so it is cheaper
-// whenever the whole readable set and the edges leaving it are small: every table of an
-// inner kind holds at most smallTable rows and the edges of the hop's types between those
-// kinds and the far node's, in the directions the walk goes, are at most sharedStepEdges
-// (counted by the engine, see EdgeSizes). When a size is unknown, the steps stay separate,
-// which is correct at any size.
+// Sharing reads two tables where the steps after the first read 2(k-1) of them (k steps), so
+// it is cheaper whenever the whole readable set and the edges leaving it are small: the
+// tables of the inner kinds hold at most sharedStepRows rows together, and the edges of the
+// hop's types between those kinds and the far node's, in the directions the walk goes, are at
+// most sharedStepRows (counted by the engine, see EdgeSizes). When a size is unknown, the
+// steps stay separate, which is correct at any size.
 func (l *lowerer) shareSteps(h hop, inner [][]*entity, maxHops int, orient []bool) bool {
 	if maxHops < 2 || l.sizes == nil {
 		return false
@@ -439,13 +440,19 @@ func (l *lowerer) shareSteps(h hop, inner [][]*entity, maxHops int, orient []boo
 		return false
 	}
 	var kinds []*entity
+	var nodes int64
 	for _, ks := range inner[1:maxHops] {
 		for _, e := range ks {
-			if rows, ok := l.sizes.Rows(e.table); !ok || rows > smallTable {
+			if slices.Contains(kinds, e) {
+				continue
+			}
+			kinds = append(kinds, e)
+			rows, ok := l.sizes.Rows(e.table)
+			if !ok {
 				return false
 			}
-			if !slices.Contains(kinds, e) {
-				kinds = append(kinds, e)
+			if nodes += rows; nodes > sharedStepRows {
+				return false
 			}
 		}
 	}
@@ -466,7 +473,7 @@ func (l *lowerer) shareSteps(h hop, inner [][]*entity, maxHops int, orient []boo
 					if !ok {
 						return false
 					}
-					if edges += n; edges > sharedStepEdges {
+					if edges += n; edges > sharedStepRows {
 						return false
 					}
 				}

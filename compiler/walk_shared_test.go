@@ -9,14 +9,14 @@ import (
 	"github.com/graphwire/graphwire/ontology"
 )
 
-// walkSizes reports every table as holding one row and every (relationship, from, to)
-// combination as holding edges rows; with unknown, the edge counts are unknown.
+// walkSizes reports every table as holding rows rows (1 when 0) and every (relationship, from,
+// to) combination as holding edges rows; with unknown, the edge counts are unknown.
 type walkSizes struct {
-	edges   int64
-	unknown bool
+	rows, edges int64
+	unknown     bool
 }
 
-func (walkSizes) Rows(string) (int64, bool) { return 1, true }
+func (w walkSizes) Rows(string) (int64, bool) { return max(w.rows, 1), true }
 
 func (w walkSizes) EdgeRows(string, string, string) (int64, bool) { return w.edges, !w.unknown }
 
@@ -64,7 +64,8 @@ func TestWalkSharedSteps(t *testing.T) {
 		shared bool
 	}{
 		{"few edges", walkSizes{edges: 1}, true},
-		{"many edges", walkSizes{edges: sharedStepEdges + 1}, false},
+		{"many edges", walkSizes{edges: sharedStepRows + 1}, false},
+		{"large inner tables", walkSizes{rows: sharedStepRows + 1, edges: 1}, false},
 		{"edge counts unknown", walkSizes{unknown: true}, false},
 		{"no edge counts", smallSizes{}, false},
 		{"no sizes", nil, false},
