@@ -264,6 +264,11 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// With edge counts too, variable-length walks share one edge scan (shareSteps).
+	shared, err := New(ont, Options{Sizes: walkSizes{edges: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	refused, accepted, bound, looked := 0, 0, 0, 0
 	mustFail := func(what string, stmt *selectStmt, caller *Caller) {
 		t.Helper()
@@ -272,7 +277,7 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 			t.Errorf("%s passed the check", what)
 		}
 	}
-	for _, c := range []*Compiler{plain, sized} {
+	for _, c := range []*Compiler{plain, sized, shared} {
 		for _, q := range seedQueries {
 			for ci, caller := range append(slices.Clone(checkCallers), &Caller{Admin: true}) {
 				lower := func() *selectStmt {
@@ -290,7 +295,7 @@ func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
 					if tb := target.from.(*tableRef).table; tb != c.cat.edgeTable && tb != c.cat.edgeByTarget {
 						continue
 					}
-					where := fmt.Sprintf("sized=%v caller %d, scan %d of %.70s", c == sized, ci, i, q)
+					where := fmt.Sprintf("sized=%v shared=%v caller %d, scan %d of %.70s", c == sized, c == shared, ci, i, q)
 					fresh := lower()
 					target = scans(fresh)[i]
 					name := edgeCTE(fresh, target)

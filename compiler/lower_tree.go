@@ -206,8 +206,45 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 	if ok {
 		inner, maxHops = pruned[:newMax], newMax
 	}
+	// With small tables, the steps share one edge scan (see shareSteps): h<j>r, every readable
+	// node of every kind a walk can pass through, read once; h<j>e, the edges leaving those
+	// nodes, read once; step k reads h<j>e. Step 1 reads it too when the near node's kind is
+	// one of those kinds, else it keeps its own scan h<j>s1.
+	var shared []*entity // the inner kinds, when the steps share h<j>e
+	if l.shareSteps(h, inner, maxHops, orient) {
+		for _, ks := range inner[1:maxHops] {
+			for _, e := range ks {
+				if !slices.Contains(shared, e) {
+					shared = append(shared, e)
+				}
+			}
+		}
+	}
+	nearShared := slices.Contains(shared, h.near.ent)
+	stepCTE := func(k int) string {
+		if shared != nil && (k >= 2 || nearShared) {
+			return hName(rs) + "e"
+		}
+		return hName(rs) + "s" + strconv.Itoa(k)
+	}
 	var ctes []*cte
+	if shared != nil {
+		readable := hName(rs) + "r"
+		ctes = append(ctes, &cte{name: readable, body: l.readableSet(shared, "", "", "", false)})
+		ends := []any{h.far.ent.name}
+		for _, e := range shared {
+			if e != h.far.ent {
+				ends = append(ends, e.name)
+			}
+		}
+		ctes = append(ctes, &cte{name: stepCTE(2), body: l.stepScans(rs, orient, nb, ends, func(xc string) []expr {
+			return startsAt(xc, readable, shared)
+		})})
+	}
 	for k := 1; k <= maxHops; k++ {
+		if shared != nil && (k >= 2 || nearShared) {
+			continue
+		}
 		name := hName(rs) + "s" + strconv.Itoa(k)
 		var readable string
 		if k >= 2 {
@@ -215,71 +252,65 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 			prev := hName(rs) + "s" + strconv.Itoa(k-1)
 			ctes = append(ctes, &cte{name: readable, body: l.readableSet(inner[k-1], prev, "y", "y_kind", false)})
 		}
-		var body *selectStmt
-		for _, fwdOrient := range orient {
-			xc, yc := "source_id", "target_id"
-			if !fwdOrient {
-				xc, yc = "target_id", "source_id"
-			}
-			s := l.edgeScan(l.tableFor(xc), rs.concrete, rs.preds)
-			s.cols = []selItem{
-				as(col("t", xc), "x"), as(castStr(col("t", kindCol(xc))), "x_kind"),
-				as(col("t", yc), "y"), as(castStr(col("t", kindCol(yc))), "y_kind"),
-				as(castStr(col("t", "relationship_kind")), "kind"),
-			}
-			if nb.on() {
-				s.cols = append(s.cols, as(nb.tp, "tp"))
-			}
-			s.where = append(s.where, ne(
-				tupleExpr{col("t", "source_id"), col("t", "source_kind")},
-				tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
-			// The far end of step k matters only as the far node of a walk of length k or
-			// as a node the walk goes on from.
-			ends := []any{h.far.ent.name}
-			if k < maxHops {
-				for _, e := range inner[k] {
-					if e != h.far.ent {
-						ends = append(ends, e.name)
-					}
+		// The far end of step k matters only as the far node of a walk of length k or
+		// as a node the walk goes on from.
+		ends := []any{h.far.ent.name}
+		if k < maxHops {
+			for _, e := range inner[k] {
+				if e != h.far.ent {
+					ends = append(ends, e.name)
 				}
 			}
-			s.where = append(s.where, inValues(col("t", kindCol(yc)), ends, typString))
-			if k == 1 {
-				s.where = append(s.where,
-					eq(col("t", kindCol(xc)), prm(h.near.ent.name, typString)),
-					in(col("t", xc), idsFrom(near, "id")))
-				s.where = append(s.where, knownIDs(h.near, col("t", xc))...)
-			} else {
-				s.where = append(s.where, startsAt(xc, readable, inner[k-1])...)
-			}
-			if body == nil {
-				body = s
-			} else {
-				body.union = append(body.union, s)
-			}
 		}
-		ctes = append(ctes, &cte{name: name, body: body})
+		ctes = append(ctes, &cte{name: name, body: l.stepScans(rs, orient, nb, ends, func(xc string) []expr {
+			if k == 1 {
+				return append([]expr{
+					eq(col("t", kindCol(xc)), prm(h.near.ent.name, typString)),
+					in(col("t", xc), idsFrom(near, "id"))},
+					knownIDs(h.near, col("t", xc))...)
+			}
+			return startsAt(xc, readable, inner[k-1])
+		})})
 	}
 	fwd := rs.direction != "incoming"
 	var union *selectStmt
 	for d := rs.minHops; d <= maxHops; d++ {
-		s := &selectStmt{distinct: true, from: &cteRef{name: hName(rs) + "s1", alias: "s1"}}
+		s := &selectStmt{distinct: true, from: &cteRef{name: stepCTE(1), alias: "s1"}}
 		sn := func(i int) string { return "s" + strconv.Itoa(i) }
 		var kindConds []expr
+		if nearShared {
+			// The shared edges leave every readable node of the inner kinds; the walk
+			// starts at the near node's (its constants, else its set; the final join binds
+			// the start to the near node either way).
+			if len(shared) > 1 {
+				kindConds = append(kindConds, eq(col("s1", "x_kind"), prm(h.near.ent.name, typString)))
+			}
+			if ids := knownIDs(h.near, col("s1", "x")); len(ids) > 0 {
+				kindConds = append(kindConds, ids...)
+			} else {
+				kindConds = append(kindConds, in(col("s1", "x"), idsFrom(near, "id")))
+			}
+		}
 		for i := 2; i <= d; i++ {
 			on := []expr{eq(col(sn(i), "x"), col(sn(i-1), "y"))}
 			// Step i starts only at nodes of the kinds in inner[i-1]; with one such kind,
-			// comparing step i-1's end kind to it is cheaper than a string join key.
-			if ks := inner[i-1]; len(ks) == 1 {
+			// comparing step i-1's end kind to it is cheaper than a string join key. A
+			// shared edge scan starts at every inner kind, so with several of them the
+			// kinds are joined too, and a position that admits fewer is narrowed to them.
+			ks := inner[i-1]
+			if len(ks) == 1 {
 				kindConds = append(kindConds, eq(col(sn(i-1), "y_kind"), prm(ks[0].name, typString)))
-			} else {
+			} else if len(shared) > 1 && len(ks) < len(shared) {
+				kindConds = append(kindConds, inValues(col(sn(i-1), "y_kind"), entityNames(ks), typString))
+			}
+			if len(ks) > 1 || len(shared) > 1 {
 				on = append(on, eq(col(sn(i), "x_kind"), col(sn(i-1), "y_kind")))
 			}
 			if nb.on() {
 				// Consecutive bound edges agree on the path of the node between them.
 				on = append(on, nb.agree(col(sn(i-1), "tp"), col(sn(i), "tp")))
 			}
-			s.joins = append(s.joins, join{right: &cteRef{name: hName(rs) + sn(i), alias: sn(i)}, on: on})
+			s.joins = append(s.joins, join{right: &cteRef{name: stepCTE(i), alias: sn(i)}, on: on})
 		}
 		var a, b, kind expr
 		if h.nearIsFrom {
@@ -333,8 +364,13 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 		}
 	}
 	var far *selectStmt
+	var seen []string
 	for d := rs.minHops; d <= maxHops; d++ {
-		arm := idsFrom(hName(rs)+"s"+strconv.Itoa(d), "y")
+		if slices.Contains(seen, stepCTE(d)) {
+			continue
+		}
+		seen = append(seen, stepCTE(d))
+		arm := idsFrom(stepCTE(d), "y")
 		arm.where = []expr{eq(col("", "y_kind"), prm(h.far.ent.name, typString))}
 		if far == nil {
 			far = arm
@@ -343,6 +379,117 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 		}
 	}
 	return append(ctes, &cte{name: hName(rs), body: union}), far
+}
+
+// stepScans is the body of one edge CTE of a variable-length hop: one scan per orientation
+// (x = source on gl_edge, x = target on gl_edge_by_target) of the hop's relationship types,
+// without self-loops, whose y end is of a kind in ends and whose x end starts where start
+// says (start gets the x column's name).
+func (l *lowerer) stepScans(rs *relSel, orient []bool, nb nsBinding, ends []any, start func(xc string) []expr) *selectStmt {
+	var body *selectStmt
+	for _, fwdOrient := range orient {
+		xc, yc := "source_id", "target_id"
+		if !fwdOrient {
+			xc, yc = "target_id", "source_id"
+		}
+		s := l.edgeScan(l.tableFor(xc), rs.concrete, rs.preds)
+		s.cols = []selItem{
+			as(col("t", xc), "x"), as(castStr(col("t", kindCol(xc))), "x_kind"),
+			as(col("t", yc), "y"), as(castStr(col("t", kindCol(yc))), "y_kind"),
+			as(castStr(col("t", "relationship_kind")), "kind"),
+		}
+		if nb.on() {
+			s.cols = append(s.cols, as(nb.tp, "tp"))
+		}
+		s.where = append(s.where, ne(
+			tupleExpr{col("t", "source_id"), col("t", "source_kind")},
+			tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
+		s.where = append(s.where, inValues(col("t", kindCol(yc)), ends, typString))
+		s.where = append(s.where, start(xc)...)
+		if body == nil {
+			body = s
+		} else {
+			body.union = append(body.union, s)
+		}
+	}
+	return body
+}
+
+// sharedStepRows is the most rows each of the two shared scans of a variable-length hop may
+// read for its steps to share them (shareSteps): the tables of the inner kinds together, and
+// the edges leaving them. Both are read whole, where separate steps read only the nodes and
+// edges the step before reached, so the bound keeps the shared form to graphs where reading
+// them whole is cheap (the seeded graph at scale 100 has about 600 groups).
+const sharedStepRows = 16384
+
+// shareSteps reports whether the steps of a variable-length hop share one edge scan over
+// every readable node of the kinds a walk passes through, instead of one scan per step
+// seeded from the readable ends of the step before (docs/compiler.md, "SQL shapes", rule 7).
+// Sharing reads two tables where the steps after the first read 2(k-1) of them (k steps), so
+// it is cheaper whenever the whole readable set and the edges leaving it are small: the
+// tables of the inner kinds hold at most sharedStepRows rows together, and the edges of the
+// hop's types between those kinds and the far node's, in the directions the walk goes, are at
+// most sharedStepRows (counted by the engine, see EdgeSizes). When a size is unknown, the
+// steps stay separate, which is correct at any size.
+func (l *lowerer) shareSteps(h hop, inner [][]*entity, maxHops int, orient []bool) bool {
+	if maxHops < 2 || l.sizes == nil {
+		return false
+	}
+	es, ok := l.sizes.(EdgeSizes)
+	if !ok {
+		return false
+	}
+	var kinds []*entity
+	var nodes int64
+	for _, ks := range inner[1:maxHops] {
+		for _, e := range ks {
+			if slices.Contains(kinds, e) {
+				continue
+			}
+			kinds = append(kinds, e)
+			rows, ok := l.sizes.Rows(e.table)
+			if !ok {
+				return false
+			}
+			if nodes += rows; nodes > sharedStepRows {
+				return false
+			}
+		}
+	}
+	ends := kinds
+	if !slices.Contains(ends, h.far.ent) {
+		ends = append(slices.Clone(kinds), h.far.ent)
+	}
+	var edges int64
+	for _, t := range h.rs.concrete {
+		for _, a := range kinds {
+			for _, b := range ends {
+				for _, fwd := range orient {
+					from, to := a, b
+					if !fwd {
+						from, to = b, a
+					}
+					n, ok := es.EdgeRows(t, from.name, to.name)
+					if !ok {
+						return false
+					}
+					if edges += n; edges > sharedStepRows {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// entityNames is the names of es, as parameter values.
+func entityNames(es []*entity) []any {
+	out := make([]any, len(es))
+	for i, e := range es {
+		out[i] = e.name
+	}
+	return out
 }
 
 // startsAt limits an edge scan to edges whose idCol end is a node of the set CTE (columns

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/graphwire/graphwire/compiler"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
@@ -24,6 +25,7 @@ import (
 var env struct {
 	engine   *chdb.Executor
 	compiler *compiler.Compiler
+	sized    *compiler.Compiler // with the fixture's table sizes, as serve has them (nil without an engine)
 	ont      *ontology.Ontology
 	err      error // the engine is missing: skip locally, fail under CI=true
 	loadErr  error // the fixture did not load: always a failure
@@ -51,6 +53,19 @@ func runMain(m *testing.M) int {
 	env.err = openLoaded(ont, dir)
 	if env.engine != nil {
 		defer env.engine.Close()
+	}
+	if env.err == nil && env.loadErr == nil {
+		// The shape of a statement may depend on the table sizes (docs/compiler.md, "Table
+		// sizes"); the fixture's tables are all small.
+		sizes := executor.NewTableSizes(env.engine, time.Hour)
+		if err := sizes.Refresh(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "table sizes:", err)
+			return 1
+		}
+		if env.sized, err = compiler.New(ont, compiler.Options{Sizes: sizes}); err != nil {
+			fmt.Fprintln(os.Stderr, "new compiler:", err)
+			return 1
+		}
 	}
 	return m.Run()
 }
@@ -119,12 +134,19 @@ var (
 // path, executor.Respond.
 func run(t testing.TB, query string, caller *compiler.Caller) *graphresponse.Response {
 	t.Helper()
+	engine(t)
+	return runWith(t, env.compiler, query, caller)
+}
+
+// runWith is run with compiler c.
+func runWith(t testing.TB, c *compiler.Compiler, query string, caller *compiler.Caller) *graphresponse.Response {
+	t.Helper()
 	e := engine(t)
-	q, err := env.compiler.Compile([]byte(query), caller)
+	q, err := c.Compile([]byte(query), caller)
 	if err != nil {
 		t.Fatalf("compile %s: %v", query, err)
 	}
-	resp, ex, err := executor.Respond(t.Context(), e, env.compiler, q)
+	resp, ex, err := executor.Respond(t.Context(), e, c, q)
 	if err != nil {
 		t.Fatalf("run %s: %v", ex.Statements[len(ex.Statements)-1].Query.SQL, err)
 	}

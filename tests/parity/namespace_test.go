@@ -1,9 +1,12 @@
 package parity_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/graphwire/graphwire/compiler"
 )
 
 // The fixture's code graph: project 100 (1/10/100/) has parse 500 → lower 501 → emit 502 by
@@ -68,6 +71,38 @@ func TestBoundEdgesTraversal(t *testing.T) {
 				t.Errorf("no edges: the bound edge to 502 should be followed")
 			}
 		})
+	}
+}
+
+// TestBoundEdgesWalkSharedSteps is the variable-length walk of TestBoundEdgesTraversal
+// compiled with the fixture's table sizes, where its steps share one edge scan over every
+// readable Definition (docs/compiler.md, "SQL shapes", rule 7): the decoy must stay
+// unfollowed there too, and the answer must be the one of separate steps.
+func TestBoundEdgesWalkSharedSteps(t *testing.T) {
+	engine(t)
+	q := `{"query_type": "traversal",
+		"nodes": [{"id": "a", "entity": "Definition", "node_ids": [500]}, {"id": "b", "entity": "Definition", "node_ids": [502, 602]}],
+		"relationships": [{"type": "CALLS", "from": "a", "to": "b", "hops": [1, 3]}]}`
+	for _, caller := range []*compiler.Caller{admin, scoped} {
+		c, err := env.sized.Compile([]byte(q), caller)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(c.SQL, "h0e") {
+			t.Fatalf("the sized compiler did not share the walk's steps:\n%s", c.SQL)
+		}
+		got, want := runWith(t, env.sized, q, caller), run(t, q, caller)
+		if diff := cmp.Diff(edgeKeys(want), edgeKeys(got)); diff != "" {
+			t.Errorf("caller %s: edges of shared steps (-separate +shared):\n%s", caller.Subject, diff)
+		}
+		if len(got.Edges) == 0 {
+			t.Errorf("caller %s: no edges: the bound walk to 502 should be followed", caller.Subject)
+		}
+		for _, id := range nodeIDs(got) {
+			if id == "Definition:602" {
+				t.Errorf("caller %s: the decoy edge was followed: nodes %v, edges %v", caller.Subject, nodeIDs(got), edgeKeys(got))
+			}
+		}
 	}
 }
 

@@ -1,53 +1,25 @@
--- variable-length hop 1..3, scoped: as variable_length_admin.sql; edges, start groups, the
--- groups a walk passes through and the projects it reaches all inside the prefixes of floor 10.
+-- variable-length hop 1..3, scoped: as variable_length_admin.sql; the live groups, the edges,
+-- the start groups and the projects reached all inside the prefixes of floor 10.
 WITH
+  (SELECT groupArray(id) FROM gl_group FINAL PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) WHERE NOT _deleted) AS live,
   (
-    SELECT groupArray((source_id, target_id, CAST(target_kind AS String)))
+    SELECT groupArray((source_id, target_id, target_kind = 'Group'))
     FROM gl_edge FINAL
-    PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN {group_ids:Array(Int64)}
+    PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND target_kind IN ('Group', 'Project')
       AND (target_id, target_kind) != (source_id, source_kind)
+      AND source_id IN (SELECT arrayJoin(live))
     WHERE NOT _deleted
-  ) AS s1_edges,
-  (
-    SELECT groupArray(id) FROM gl_group FINAL
-    PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Group', s1_edges))))
-    WHERE NOT _deleted
-  ) AS m1,
-  (
-    SELECT groupArray((source_id, target_id, CAST(target_kind AS String)))
-    FROM gl_edge FINAL
-    PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT arrayJoin(m1))
-      AND (target_id, target_kind) != (source_id, source_kind)
-    WHERE NOT _deleted
-  ) AS s2_edges,
-  (
-    SELECT groupArray(id) FROM gl_group FINAL
-    PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND id IN (SELECT arrayJoin(arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Group', s2_edges))))
-    WHERE NOT _deleted
-  ) AS m2,
-  (
-    SELECT groupArray((source_id, target_id))
-    FROM gl_edge FINAL
-    PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT arrayJoin(m2)) AND target_kind = 'Project'
-    WHERE NOT _deleted
-  ) AS s3_edges,
-  s1 AS (SELECT e.1 AS x, e.2 AS y, e.3 AS y_kind FROM (SELECT arrayJoin(s1_edges) AS e)),
-  s2 AS (SELECT e.1 AS x, e.2 AS y, e.3 AS y_kind FROM (SELECT arrayJoin(s2_edges) AS e)),
-  s3 AS (SELECT e.1 AS x, e.2 AS y FROM (SELECT arrayJoin(s3_edges) AS e)),
-  walks AS (
-    SELECT DISTINCT x AS a, y AS b, 1 AS depth FROM s1 WHERE y_kind = 'Project'
-    UNION ALL
-    SELECT DISTINCT s1.x AS a, s2.y AS b, 2 AS depth
-    FROM s1 INNER JOIN s2 ON s2.x = s1.y
-    WHERE s1.y_kind = 'Group' AND s2.y_kind = 'Project'
-    UNION ALL
-    SELECT DISTINCT s1.x AS a, s3.y AS b, 3 AS depth
-    FROM s1 INNER JOIN s2 ON s2.x = s1.y INNER JOIN s3 ON s3.x = s2.y
-    WHERE s1.y_kind = 'Group' AND s2.y_kind = 'Group' AND s2.y != s1.x
-  )
+  ) AS edges,
+  arrayFilter(e -> has({group_ids:Array(Int64)}, e.1), edges) AS w1,
+  arrayFlatten(arrayMap(p -> arrayMap(e -> (p.1, e.2, e.3), arrayFilter(e -> e.1 = p.2, edges)), arrayFilter(p -> p.3, w1))) AS w2,
+  arrayFlatten(arrayMap(p -> arrayMap(e -> (p.1, e.2), arrayFilter(e -> e.1 = p.2 AND NOT e.3, edges)), arrayFilter(p -> p.3 AND p.2 != p.1, w2))) AS w3,
+  arrayDistinct(arrayConcat(
+     arrayMap(p -> (p.1, p.2, toUInt8(1)), arrayFilter(p -> NOT p.3, w1)),
+     arrayMap(p -> (p.1, p.2, toUInt8(2)), arrayFilter(p -> NOT p.3, w2)),
+     arrayMap(p -> (p.1, p.2, toUInt8(3)), w3))) AS walks
 SELECT g.id AS n0_id, g.full_path AS n0_full_path, p.id AS n1_id, p.full_path AS n1_full_path,
   'CONTAINS' AS e0_kind, true AS e0_fwd, w.depth AS e0_depth
-FROM walks AS w
+FROM (SELECT w.1 AS a, w.2 AS b, w.3 AS depth FROM (SELECT arrayJoin(walks) AS w)) AS w
 INNER JOIN (
   SELECT id, full_path FROM gl_group FINAL
   PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND id IN {group_ids:Array(Int64)}
@@ -55,10 +27,7 @@ INNER JOIN (
 ) AS g ON g.id = w.a
 INNER JOIN (
   SELECT id, full_path FROM gl_project FINAL
-  PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND id IN (SELECT arrayJoin(arrayConcat(
-    arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Project', s1_edges)),
-    arrayMap(e -> e.2, arrayFilter(e -> e.3 = 'Project', s2_edges)),
-    arrayMap(e -> e.2, s3_edges))))
+  PREWHERE (startsWith(traversal_path, {scope10_1:String}) OR startsWith(traversal_path, {scope10_2:String}) OR startsWith(traversal_path, {scope10_3:String})) AND id IN (SELECT arrayJoin(arrayMap(w -> w.2, walks)))
   WHERE NOT _deleted
 ) AS p ON p.id = w.b
 ORDER BY n0_id ASC, n1_id ASC, e0_depth ASC
