@@ -38,6 +38,17 @@ func (l *lowerer) pathEdges(table string, types []string, nb nsBinding) *selectS
 	return s
 }
 
+// kindsIn keeps the edges whose kind column k names one of kinds (repeats count once).
+func kindsIn(k string, kinds []*entity) expr {
+	var names []any
+	for _, e := range kinds {
+		if !slices.Contains(names, any(e.name)) {
+			names = append(names, e.name)
+		}
+	}
+	return inValues(col("t", k), names, typString)
+}
+
 // noSelfLoops adds, as the scan's last filter, the exclusion of edges from a node to itself.
 // It reads four key columns on every row it sees, so it goes after the filters on the kinds
 // and the seed sets: the engine runs the PREWHERE conjuncts in the order written and reads
@@ -87,11 +98,24 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	f1 := l.pathEdges(l.cat.edgeTable, types, nb)
 	f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
 	f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
+	// An edge of f1 ends at the path's end (depth 1) or at a second node (f1v); b1 starts
+	// at a node before the last, which is a second node (depth 2) or one of b1v (depth 3).
+	// Other kinds meet nothing in the joins, so the scans skip them by their sorting key.
+	fEnds := []*entity{to.ent}
+	if depth >= 2 {
+		fEnds = append(fEnds, fMids...)
+	}
+	f1.where = append(f1.where, kindsIn("target_kind", fEnds))
 	s.with = append(s.with, &cte{name: "f1", body: noSelfLoops(f1)})
 	if depth >= 2 {
 		b1 := l.pathEdges(l.cat.edgeByTarget, types, nb)
 		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
+		bStarts := fMids
+		if depth >= 3 {
+			bStarts = slices.Concat(fMids, bMids)
+		}
+		b1.where = append(b1.where, kindsIn("source_kind", bStarts))
 		s.with = append(s.with, &cte{name: "b1", body: noSelfLoops(b1)})
 	}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
