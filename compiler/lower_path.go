@@ -23,8 +23,8 @@ func (l *lowerer) anchorScan(n *nodeSel, withTP bool) *selectStmt {
 	return s
 }
 
-// pathEdges is the scan shared by f1, b1 and m1: x/y ends, kinds, relationship types,
-// self-loop exclusion.
+// pathEdges is the scan shared by f1, b1 and m1: x/y ends, kinds, relationship types. The
+// caller adds its own filters, then noSelfLoops.
 func (l *lowerer) pathEdges(table string, types []string, nb nsBinding) *selectStmt {
 	s := l.edgeScan(table, types, nil)
 	s.cols = []selItem{
@@ -35,6 +35,26 @@ func (l *lowerer) pathEdges(table string, types []string, nb nsBinding) *selectS
 	if nb.on() {
 		s.cols = append(s.cols, as(nb.tp, "tp"))
 	}
+	return s
+}
+
+// kindsIn keeps the edges whose kind column k names one of kinds (repeats count once).
+func kindsIn(k string, kinds []*entity) expr {
+	var names []any
+	for _, e := range kinds {
+		if !slices.Contains(names, any(e.name)) {
+			names = append(names, e.name)
+		}
+	}
+	return inValues(col("t", k), names, typString)
+}
+
+// noSelfLoops adds, as the scan's last filter, the exclusion of edges from a node to itself.
+// It reads four key columns on every row it sees, so it goes after the filters on the kinds
+// and the seed sets: the engine runs the PREWHERE conjuncts in the order written and reads
+// a column only for the rows the earlier steps kept (at scale 10 the middle scan read 3.8 MB
+// with it first, 0.9 MB with it last, the same rows).
+func noSelfLoops(s *selectStmt) *selectStmt {
 	s.where = append(s.where, ne(
 		tupleExpr{col("t", "source_id"), col("t", "source_kind")},
 		tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
@@ -78,12 +98,25 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	f1 := l.pathEdges(l.cat.edgeTable, types, nb)
 	f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
 	f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
-	s.with = append(s.with, &cte{name: "f1", body: f1})
+	// An edge of f1 ends at the path's end (depth 1) or at a second node (f1v); b1 starts
+	// at a node before the last, which is a second node (depth 2) or one of b1v (depth 3).
+	// Other kinds meet nothing in the joins, so the scans skip them by their sorting key.
+	fEnds := []*entity{to.ent}
+	if depth >= 2 {
+		fEnds = append(fEnds, fMids...)
+	}
+	f1.where = append(f1.where, kindsIn("target_kind", fEnds))
+	s.with = append(s.with, &cte{name: "f1", body: noSelfLoops(f1)})
 	if depth >= 2 {
 		b1 := l.pathEdges(l.cat.edgeByTarget, types, nb)
 		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
-		s.with = append(s.with, &cte{name: "b1", body: b1})
+		bStarts := fMids
+		if depth >= 3 {
+			bStarts = slices.Concat(fMids, bMids)
+		}
+		b1.where = append(b1.where, kindsIn("source_kind", bStarts))
+		s.with = append(s.with, &cte{name: "b1", body: noSelfLoops(b1)})
 	}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
 	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
@@ -96,7 +129,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		m1 := l.pathEdges(l.cat.edgeTable, types, nb)
 		m1.where = append(m1.where, startsAt("source_id", "f1v", fMids)...)
 		m1.where = append(m1.where, startsAt("target_id", "b1v", bMids)...)
-		s.with = append(s.with, &cte{name: "m1", body: m1})
+		s.with = append(s.with, &cte{name: "m1", body: noSelfLoops(m1)})
 	}
 	node := func(a, id, kind string) expr { return tupleExpr{col(a, id), col(a, kind)} }
 	nodeX := func(a string) expr { return node(a, "x", "x_kind") }
