@@ -160,7 +160,7 @@ func TestCheckTiesSeedsToTheirKind(t *testing.T) {
 							err := check(fresh, cat, caller)
 							if !errors.Is(err, ErrSecurityCheckFailed) {
 								t.Errorf("%s: %s passed the check", where, what)
-							} else if !regexp.MustCompile(`kind|does not start at a set of authorised nodes|named|WITH`).MatchString(err.Error()) {
+							} else if !regexp.MustCompile(`kind|does not start at a set of authorised nodes|named|WITH|other than`).MatchString(err.Error()) {
 								t.Errorf("%s: %s refused for another reason: %v", where, what, err)
 							}
 						}
@@ -179,6 +179,15 @@ func TestCheckTiesSeedsToTheirKind(t *testing.T) {
 						mustRefuse("a seed whose sub-query defines its own "+site.set+" reading "+other.name, func(_, scan *selectStmt) {
 							(*conjunct(scan, site.conj)).(*inSub).sub.with = []*cte{shadow()}
 						})
+						// A seed matches the set's id, never another of its columns.
+						for _, it := range cteArms(stmt, site.set)[0].cols {
+							if it.alias != "id" && it.alias != "kind" {
+								mustRefuse("a seed matching the set's "+it.alias, func(_, scan *selectStmt) {
+									(*conjunct(scan, site.conj)).(*inSub).sub.cols[0] = selItem{e: col("", it.alias)}
+								})
+								break
+							}
+						}
 						if !site.pair {
 							// The set holds one kind (K); the seed must fix the edge end's kind to K.
 							mustRefuse("a seed set reading "+other.name+" for edges of kind "+kinds[0], func(stmt, _ *selectStmt) {
