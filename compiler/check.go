@@ -20,17 +20,35 @@ func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg)
 // catalog what every table scan must carry and refuses a statement that lacks it. It trusts
 // nothing the earlier stages decided.
 func check(stmt *selectStmt, cat *catalog, c *Caller) error {
+	// The rules resolve a CTE name to the top-level CTE of that name, which holds only when
+	// no name is defined twice and no sub-query defines a WITH of its own that could shadow it.
+	names := map[string]bool{}
+	for _, x := range stmt.with {
+		if names[x.name] {
+			return checkErr("two CTEs are named " + x.name)
+		}
+		names[x.name] = true
+	}
 	var err error
+	walk(stmt, func(n sqlNode) {
+		if s, ok := n.(*selectStmt); ok && s != stmt && len(s.with) > 0 && err == nil {
+			err = checkErr("a sub-query has a WITH clause of its own")
+		}
+	})
+	if err != nil {
+		return err
+	}
 	scopes := newScopeCache(c)
 	sets := nodeSets(stmt, cat)
-	bound := joinBound(stmt, cat, sets)
+	facts := nodeSetFacts(stmt, cat, sets)
+	bound := joinBound(stmt, cat, sets, facts)
 	walk(stmt, func(n sqlNode) {
 		if err != nil {
 			return
 		}
 		switch x := n.(type) {
 		case *selectStmt:
-			err = checkSelect(x, cat, c, scopes, sets, bound)
+			err = checkSelect(x, cat, c, scopes, facts, bound)
 		case *lit:
 			switch v := x.v.(type) {
 			case bool:
@@ -104,12 +122,112 @@ func sameColumns(arms []*selectStmt) bool {
 	return true
 }
 
-// seeded reports whether one conjunct of an edge scan limits it to edges that start at a
-// node set: "… IN (SELECT … FROM <node set>)".
-func seeded(s *selectStmt, sets map[string]bool) bool {
-	for _, w := range slices.Concat(s.prewhere, s.where) {
-		if x, ok := w.(*inSub); ok {
-			if r, ok := x.sub.from.(*cteRef); ok && sets[r.name] && len(x.sub.union) == 0 {
+// nodeSetFacts returns what the rules need of each node set of stmt, computed once.
+func nodeSetFacts(stmt *selectStmt, cat *catalog, sets map[string]bool) map[string]setFacts {
+	facts := map[string]setFacts{}
+	for _, c := range stmt.with {
+		if sets[c.name] {
+			facts[c.name] = setFacts{entity: setEntity(c, cat), kindsTrue: setKindsTrue(c, cat)}
+		}
+	}
+	return facts
+}
+
+// seeded reports whether edge scan s (alias t) starts at a node set: a conjunct
+// "t.<end>_id IN (SELECT id FROM <set>)" where every arm of the set reads the table of one
+// entity K and s keeps only rows whose <end>_kind is K ("t.<end>_kind = 'K'", or IN a list
+// of K alone), or "(t.<end>_id, t.<end>_kind) IN (SELECT id, kind FROM <set>)" where every arm
+// of the set selects its own entity's name as kind. Ids are unique within a kind only, so a
+// seed that does not tie the edge's kind to the kinds the set holds would let a readable node
+// of one kind start edges at an unreadable node of another kind with the same id. Every
+// conjunct that reads a node set this way must be such a seed: the error says which is not.
+func seeded(s *selectStmt, facts map[string]setFacts) (bool, error) {
+	t := s.from.(*tableRef)
+	all := slices.Concat(s.prewhere, s.where)
+	found := false
+	for _, w := range all {
+		x, ok := w.(*inSub)
+		if !ok {
+			continue
+		}
+		r, ok := x.sub.from.(*cteRef)
+		if !ok {
+			continue
+		}
+		set, isSet := facts[r.name]
+		if !isSet {
+			continue
+		}
+		what := "scan of " + t.table + " seeded by node set " + r.name
+		if len(x.sub.joins) > 0 || len(x.sub.union) > 0 {
+			return false, checkErr(what + " joined or united with other rows")
+		}
+		subCol := func(i int, name string) bool {
+			c, ok := x.sub.cols[i].e.(*colRef)
+			return ok && (c.qual == "" || c.qual == r.qual()) && c.name == name
+		}
+		endCol := func(e expr) string {
+			c, ok := e.(*colRef)
+			if !ok || c.qual != t.alias || (c.name != "source_id" && c.name != "target_id") {
+				return ""
+			}
+			return c.name
+		}
+		switch l := x.l.(type) {
+		case *colRef:
+			idCol := endCol(l)
+			if idCol == "" || len(x.sub.cols) != 1 || !subCol(0, "id") {
+				return false, checkErr(what + " matches something other than an edge end's id with the set's id")
+			}
+			if set.entity == "" {
+				return false, checkErr(what + " on " + idCol + " alone, but the set holds several kinds: match (" + idCol + ", " + kindCol(idCol) + ") with (id, kind)")
+			}
+			if !keepsKind(s, all, kindCol(idCol), set.entity) {
+				return false, checkErr(what + " on " + idCol + " without fixing " + kindCol(idCol) + " to " + set.entity + ", the kind of the set")
+			}
+		case tupleExpr:
+			idCol, kindOK := "", false
+			if len(l) == 2 {
+				idCol = endCol(l[0])
+				k, ok := l[1].(*colRef)
+				kindOK = ok && idCol != "" && k.qual == t.alias && k.name == kindCol(idCol)
+			}
+			if !kindOK || len(x.sub.cols) != 2 || !subCol(0, "id") || !subCol(1, "kind") {
+				return false, checkErr(what + " matches something other than an edge end's (id, kind) with the set's (id, kind)")
+			}
+			if !set.kindsTrue {
+				return false, checkErr(what + " on (" + idCol + ", " + kindCol(idCol) + "), but an arm of the set does not select its own entity as kind")
+			}
+		default:
+			return false, checkErr(what + " matches something other than an edge end")
+		}
+		found = true
+	}
+	return found, nil
+}
+
+// keepsKind reports whether one of the conjuncts of edge scan s keeps only rows whose kind
+// column k is entity: "t.k = 'entity'", or "t.k IN [...]" whose every value is entity.
+func keepsKind(s *selectStmt, conjuncts []expr, k, entity string) bool {
+	t := s.from.(*tableRef)
+	for _, w := range conjuncts {
+		b, ok := w.(*binOp)
+		if !ok {
+			continue
+		}
+		l, ok := b.l.(*colRef)
+		p, isParam := b.r.(*param)
+		if !ok || !isParam || l.qual != t.alias || l.name != k {
+			continue
+		}
+		switch b.op {
+		case "=":
+			if p.val == entity {
+				return true
+			}
+		case "IN":
+			vals, ok := p.val.([]any)
+			if ok && len(vals) > 0 && !slices.ContainsFunc(vals, func(v any) bool { return v != entity }) {
 				return true
 			}
 		}
@@ -126,7 +244,7 @@ func seeded(s *selectStmt, sets map[string]bool) bool {
 // kinds at run time. Elsewhere the CTE may only narrow the node set an end is bound to (see
 // narrowsOnly). A row of such a scan whose end the caller may not read meets no node row and
 // goes no further, which is what a seed would have ensured earlier.
-func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*selectStmt]bool {
+func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool, facts map[string]setFacts) map[*selectStmt]bool {
 	// One walk notes every lookup (an IN sub-query that is itself a conjunct of a select: the
 	// select that owns it and the conjunct) and every CTE read in a FROM or join; the reads are
 	// sorted once the walk has seen every lookup.
@@ -179,14 +297,7 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool) map[*select
 		conjuncts = append(conjuncts, j.on...)
 	}
 	conjuncts = append(conjuncts, stmt.where...)
-	// What the bindings need of each node set, computed once (from the last CTE of a name,
-	// which is the one nodeSets judged), and the node set each arm belongs to.
-	facts := map[string]setFacts{}
-	for _, c := range slices.Backward(stmt.with) {
-		if _, seen := facts[c.name]; sets[c.name] && !seen {
-			facts[c.name] = setFacts{entity: setEntity(c, cat), kindsTrue: setKindsTrue(c, cat)}
-		}
-	}
+	// The node set each arm belongs to.
 	setOf := map[*selectStmt]string{}
 	for _, c := range stmt.with {
 		if !sets[c.name] {
@@ -442,7 +553,7 @@ func setKindsTrue(c *cte, cat *catalog) bool {
 	return true
 }
 
-func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, sets map[string]bool, bound map[*selectStmt]bool) error {
+func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, facts map[string]setFacts, bound map[*selectStmt]bool) error {
 	t, ok := s.from.(*tableRef)
 	if !ok {
 		if len(s.prewhere) > 0 {
@@ -516,8 +627,14 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, set
 	// An edge scan starts at nodes the caller may read, never at the far ends of other edge
 	// rows: that is what keeps every intermediate node of a walk authorised. The exception is
 	// a scan whose rows reach the answer only joined with node sets at both ends.
-	if (t.table == cat.edgeTable || t.table == cat.edgeByTarget) && !seeded(s, sets) && !bound[s] {
-		return checkErr("scan of " + t.table + " does not start at a set of authorised nodes")
+	if t.table == cat.edgeTable || t.table == cat.edgeByTarget {
+		ok, err := seeded(s, facts)
+		if err != nil {
+			return err
+		}
+		if !ok && !bound[s] {
+			return checkErr("scan of " + t.table + " does not start at a set of authorised nodes")
+		}
 	}
 	want := scopes.at(floor)
 	switch scope.mode {
