@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 )
 
@@ -65,5 +66,41 @@ func TestLiveAppliesTheRules(t *testing.T) {
 	}
 	if l := (sqlgen{c: callers[1]}).live("gl_edge", ""); strings.Contains(l, "QUALIFY") || !strings.Contains(l, "live_gl_edge") {
 		t.Errorf("live-only layout: %s", l)
+	}
+}
+
+// TestStagesMarkdownVerdict: a case whose EXPLAIN PLAN CPU, summed over its statements, is above
+// DuckDB's whole-query CPU and wall is flagged on both; one below on neither.
+func TestStagesMarkdownVerdict(t *testing.T) {
+	st := func(plan float64) stageStatement {
+		s := stageStatement{Label: "base", Stages: make([]timing, len(stagePrefixes))}
+		for i := range s.Stages {
+			s.Stages[i] = timing{CPU: []float64{plan}, Wall: []float64{plan}}
+		}
+		return s
+	}
+	r := &stagesResult{Cases: []stageCase{
+		{Name: "slow/admin", Statements: []stageStatement{st(30), st(20)}, Duck: timing{CPU: []float64{45}, Wall: []float64{40}}, Equal: true},
+		{Name: "fast/admin", Statements: []stageStatement{st(10)}, Duck: timing{CPU: []float64{45}, Wall: []float64{40}}},
+	}}
+	md := stagesMarkdown(r, 10, 1)
+	for _, want := range []string{
+		"| slow/admin | 2 | 50.0 | 0.0 | 0.0 | 45.0 | 40.0 | CPU, wall | equal |",
+		"| fast/admin | 1 | 10.0 | 0.0 | 0.0 | 45.0 | 40.0 | none | DIFFER |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+}
+
+// TestWithPrefixKeepsBindings: the EXPLAIN form of a statement binds the same parameters and
+// settings, and leaves the statement itself alone.
+func TestWithPrefixKeepsBindings(t *testing.T) {
+	q := &compiler.Query{SQL: "SELECT {a:Int64}", Params: []compiler.Param{{Name: "a", Type: "Int64", Value: int64(1)}},
+		Settings: []compiler.Setting{{Key: "max_threads", Value: int64(1)}}}
+	p := withPrefix(q, "EXPLAIN PLAN ")
+	if p.SQL != "EXPLAIN PLAN SELECT {a:Int64}" || len(p.Params) != 1 || len(p.Settings) != 1 || q.SQL != "SELECT {a:Int64}" {
+		t.Fatalf("got %+v from %+v", p, q)
 	}
 }

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/executor/chdb"
+)
+
+// The stage breakdown (docs/duckdb.md, "Where graphwire's time goes"): for each statement
+// executor.Respond runs, the CPU and wall of EXPLAIN AST (parse), EXPLAIN QUERY TREE (parse and
+// analysis, which runs the scalar sub-queries) and EXPLAIN PLAN (parse, analysis and planning)
+// of that statement, and of the statement itself, next to DuckDB's whole query. Each stage
+// includes the ones before it and the per-statement floor (SELECT 1).
+
+// stagePrefixes are the EXPLAIN forms timed, in stage order.
+var stagePrefixes = []struct{ name, prefix string }{
+	{"ast", "EXPLAIN AST "},
+	{"tree", "EXPLAIN QUERY TREE "},
+	{"plan", "EXPLAIN PLAN "},
+	{"run", ""},
+}
+
+// stageStatement is one statement of one case, with its timings per stage (stagePrefixes order).
+type stageStatement struct {
+	Label  string
+	Chars  int // length of the SQL
+	Stages []timing
+}
+
+type stageCase struct {
+	Name       string
+	Statements []stageStatement
+	Respond    timing // executor.Respond end to end, as the bench times graphwire
+	Duck       timing // DuckDB's statement, versioned layout
+	Equal      bool   // graphwire's and DuckDB's projections are equal
+}
+
+type stagesResult struct {
+	Load       string // /proc/loadavg before → after the rounds
+	MaxThreads int    // max_threads of the query connection, as serve sets it
+	Floor      timing // SELECT 1 through executor/chdb
+	// PlanCache lists the engine's settings whose name mentions a plan cache (none in 26.7).
+	PlanCache []string
+	Cases     []stageCase
+}
+
+// serveMaxThreads is the max_threads serve's executor gets: chdb.Options' default for its
+// default pool of 4 connections.
+func serveMaxThreads() int { return max(1, runtime.NumCPU()/4) }
+
+// withPrefix is q with its SQL prefixed (an EXPLAIN form), the same parameters and settings.
+func withPrefix(q *compiler.Query, prefix string) *compiler.Query {
+	return &compiler.Query{SQL: prefix + q.SQL, Params: q.Params, Settings: q.Settings}
+}
+
+// stages times the stages of every case's statements on the prepared data in dir: one
+// untimed round, then rounds interleaved rounds, each running every measurement of every case
+// once, in an order that rotates from round to round.
+func stages(dir string, rounds int) (*stagesResult, error) {
+	ctx := context.Background()
+	ont, err := loadOntology()
+	if err != nil {
+		return nil, err
+	}
+	res := &stagesResult{Load: loadavg(), MaxThreads: serveMaxThreads()}
+	e, err := chdb.Open(chdb.Options{Library: chdb.DefaultLibrary(), Path: chdbDir(dir), PoolSize: 1, MaxThreads: res.MaxThreads})
+	if err != nil {
+		return nil, fmt.Errorf("open chdb on %s: %w", chdbDir(dir), err)
+	}
+	defer e.Close()
+	sizes := executor.NewTableSizes(e, time.Hour)
+	if err := sizes.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	c, err := compiler.New(ont, compiler.Options{Sizes: sizes})
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("duckdb", duckFile(dir)+"?access_mode=READ_ONLY")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	pc, err := collect(ctx, e, "SELECT name FROM system.settings WHERE name ILIKE '%plan%cache%' ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range pc.Rows {
+		res.PlanCache = append(res.PlanCache, r[0].(string))
+	}
+
+	type measure struct {
+		t   *timing
+		run func() error
+	}
+	floor := measure{&res.Floor, func() error {
+		_, err := executor.CollectRows(ctx, e, &compiler.Query{SQL: "SELECT 1"})
+		return err
+	}}
+	type item struct {
+		sh       shape
+		caller   string
+		q        *compiler.Query
+		measures []measure
+	}
+	var items []*item
+	for _, cl := range callers {
+		for _, s := range shapes(sqlgen{c: cl, versioned: true}) {
+			q, err := c.Compile([]byte(s.dsl), compilerCallers[cl.name])
+			if err != nil {
+				return nil, fmt.Errorf("compile %s: %w", s.name, err)
+			}
+			items = append(items, &item{sh: s, caller: cl.name, q: q})
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		qi, _, _ := strings.Cut(items[i].sh.name, "/")
+		qj, _, _ := strings.Cut(items[j].sh.name, "/")
+		return slices.Index(questionOrder, qi) < slices.Index(questionOrder, qj)
+	})
+	res.Cases = make([]stageCase, len(items))
+	for i, it := range items {
+		cs := &res.Cases[i]
+		cs.Name = it.sh.name
+		// The statements Respond runs: the data does not change, so they are the same each time.
+		_, ex, err := executor.Respond(ctx, e, c, it.q)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.sh.name, err)
+		}
+		ours, err := project(ex.Base.Columns, ex.Base.Values, it.sh.fields)
+		if err != nil {
+			return nil, fmt.Errorf("%s (graphwire): %w", it.sh.name, err)
+		}
+		duck, err := runDuck(ctx, db, it.sh)
+		if err != nil {
+			return nil, err
+		}
+		cs.Equal = slices.Equal(ours, duck)
+		cs.Statements = make([]stageStatement, len(ex.Statements))
+		for j, st := range ex.Statements {
+			ss := &cs.Statements[j]
+			ss.Label, ss.Chars = st.Label, len(st.Query.SQL)
+			ss.Stages = make([]timing, len(stagePrefixes))
+			for k, sp := range stagePrefixes {
+				q := withPrefix(st.Query, sp.prefix)
+				label := it.sh.name + " " + st.Label + " " + sp.name
+				it.measures = append(it.measures, measure{&ss.Stages[k], func() error {
+					if _, err := executor.CollectRows(ctx, e, q); err != nil {
+						return fmt.Errorf("%s: %w", label, err)
+					}
+					return nil
+				}})
+			}
+		}
+		it.measures = append(it.measures,
+			measure{&cs.Respond, func() error {
+				_, _, err := executor.Respond(ctx, e, c, it.q)
+				return err
+			}},
+			measure{&cs.Duck, func() error { _, err := runDuck(ctx, db, it.sh); return err }},
+			floor,
+		)
+	}
+	for round := 0; round <= rounds; round++ {
+		for i, it := range items {
+			ms := slices.Clone(it.measures)
+			k := (round + i) % len(ms)
+			ms = append(ms[k:], ms[:k]...)
+			for _, m := range ms {
+				start, cpu0 := time.Now(), cpuNow()
+				if err := m.run(); err != nil {
+					return nil, err
+				}
+				wall, cpu := time.Since(start), cpuNow()-cpu0
+				if round > 0 {
+					m.t.add(wall, cpu)
+				}
+			}
+		}
+	}
+	res.Load += " → " + loadavg()
+	return res, nil
+}
+
+// planCPU is the EXPLAIN PLAN CPU of a case, summed over its statements (medians).
+func (cs stageCase) planCPU() float64 {
+	var sum float64
+	for _, s := range cs.Statements {
+		sum += median(s.Stages[2].CPU)
+	}
+	return sum
+}
+
+// stagesMarkdown writes the stage breakdown of one scale: per statement, then per case the
+// planning CPU against DuckDB's whole query.
+func stagesMarkdown(r *stagesResult, scale float64, rounds int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#### Stages at scale %g\n\nmax_threads %d (as serve). Load average (1, 5, 15 min) before → after: %s. Medians of %d interleaved rounds, ms; each stage includes the ones before it. `SELECT 1` through executor/chdb: CPU %.1f, wall %.1f. Engine settings naming a plan cache: %s.\n\n",
+		scale, r.MaxThreads, r.Load, rounds, median(r.Floor.CPU), median(r.Floor.Wall), orNone(r.PlanCache))
+	b.WriteString("| query | statement | SQL chars | AST CPU | QUERY TREE CPU | PLAN CPU | run CPU | run wall |\n|---|---|---|---|---|---|---|---|\n")
+	for _, cs := range r.Cases {
+		for _, s := range cs.Statements {
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", cs.Name, s.Label, s.Chars,
+				median(s.Stages[0].CPU), median(s.Stages[1].CPU), median(s.Stages[2].CPU), median(s.Stages[3].CPU), median(s.Stages[3].Wall))
+		}
+	}
+	b.WriteString("\n| query | statements | graphwire planning CPU (Σ EXPLAIN PLAN) | graphwire CPU | graphwire wall | DuckDB CPU | DuckDB wall | planning alone above DuckDB's | answers |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, cs := range r.Cases {
+		p, dc, dw := cs.planCPU(), median(cs.Duck.CPU), median(cs.Duck.Wall)
+		var over []string
+		if p > dc {
+			over = append(over, "CPU")
+		}
+		if p > dw {
+			over = append(over, "wall")
+		}
+		eq := "equal"
+		if !cs.Equal {
+			eq = "DIFFER"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s |\n", cs.Name, len(cs.Statements), p,
+			median(cs.Respond.CPU), median(cs.Respond.Wall), dc, dw, orNone(over), eq)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// printStages prints the markdown of a stages answer read from a file (the step's JSON).
+func printStages(file string, scale float64, rounds int) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var r stagesResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	fmt.Print(stagesMarkdown(&r, scale, rounds))
+	return nil
+}
