@@ -69,24 +69,27 @@ func TestLiveAppliesTheRules(t *testing.T) {
 	}
 }
 
-// TestStagesMarkdownVerdict: a case whose EXPLAIN PLAN CPU, summed over its statements, is above
-// DuckDB's whole-query CPU and wall is flagged on both; one below on neither.
+// TestStagesMarkdownVerdict: a case whose EXPLAIN QUERY TREE or EXPLAIN PLAN CPU, summed over its
+// statements, is above DuckDB's whole-query CPU or wall is flagged on that; one below on neither.
 func TestStagesMarkdownVerdict(t *testing.T) {
-	st := func(plan float64) stageStatement {
-		s := stageStatement{Label: "base", Stages: make([]timing, len(stagePrefixes))}
-		for i := range s.Stages {
-			s.Stages[i] = timing{CPU: []float64{plan}, Wall: []float64{plan}}
+	st := func(tree, plan float64) stageStatement {
+		s := stageStatement{Label: "base"}
+		for _, x := range []float64{tree / 2, tree, plan, plan + 5} {
+			s.Stages = append(s.Stages, timing{CPU: []float64{x}, Wall: []float64{x}})
 		}
 		return s
 	}
+	duck := timing{CPU: []float64{45}, Wall: []float64{40}}
 	r := &stagesResult{Cases: []stageCase{
-		{Name: "slow/admin", Statements: []stageStatement{st(30), st(20)}, Duck: timing{CPU: []float64{45}, Wall: []float64{40}}, Equal: true},
-		{Name: "fast/admin", Statements: []stageStatement{st(10)}, Duck: timing{CPU: []float64{45}, Wall: []float64{40}}},
+		{Name: "slow/admin", Statements: []stageStatement{st(25, 30), st(20, 20)}, Duck: duck, Equal: true},
+		{Name: "mid/admin", Statements: []stageStatement{st(10, 35)}, Duck: timing{CPU: []float64{45}, Wall: []float64{30}}, Equal: true},
+		{Name: "fast/admin", Statements: []stageStatement{st(4, 9)}, Duck: duck},
 	}}
 	md := stagesMarkdown(r, 10, 1)
 	for _, want := range []string{
-		"| slow/admin | 2 | 50.0 | 0.0 | 0.0 | 45.0 | 40.0 | CPU, wall | equal |",
-		"| fast/admin | 1 | 10.0 | 0.0 | 0.0 | 45.0 | 40.0 | none | DIFFER |",
+		"| slow/admin | 2 | 45.0 | 50.0 | 0.0 | 0.0 | 45.0 | 40.0 | wall | CPU, wall | equal |",
+		"| mid/admin | 1 | 10.0 | 35.0 | 0.0 | 0.0 | 45.0 | 30.0 | none | wall | equal |",
+		"| fast/admin | 1 | 4.0 | 9.0 | 0.0 | 0.0 | 45.0 | 40.0 | none | none | DIFFER |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("missing %q in\n%s", want, md)
