@@ -36,6 +36,58 @@ type stageStatement struct {
 	Label  string
 	Chars  int // length of the SQL
 	Stages []timing
+	// Profile is the engine's own account of one run of the statement: the growth of each of
+	// profileEvents in system.events over several runs, divided by their number.
+	Profile map[string]float64
+}
+
+// profileEvents are the engine's counters (system.events) the profile reports: its own timers
+// of each stage (wall time, microseconds; analysis includes running the scalar sub-queries),
+// its CPU, and the work behind it.
+var profileEvents = []string{
+	"QueryParseMicroseconds", "QueryAnalysisMicroseconds", "QueryPlanBuildMicroseconds",
+	"QueryPlanOptimizeMicroseconds", "QueryPipelineBuildMicroseconds", "CompileExpressionsMicroseconds",
+	"UserTimeMicroseconds", "QueriesWithSubqueries", "ScalarSubqueriesCacheMiss", "SelectedRows",
+}
+
+// profileRuns is how many runs of a statement one profile averages.
+const profileRuns = 5
+
+// events reads the engine's cumulative counters.
+func events(ctx context.Context, e executor.Executor) (map[string]float64, error) {
+	r, err := executor.CollectRows(ctx, e, &compiler.Query{SQL: "SELECT event, toFloat64(value) FROM system.events"})
+	if err != nil {
+		return nil, fmt.Errorf("read system.events: %w", err)
+	}
+	m := make(map[string]float64, len(r.Values))
+	for _, v := range r.Values {
+		name, _ := v[0].(string)
+		x, _ := v[1].(float64)
+		m[name] = x
+	}
+	return m, nil
+}
+
+// profile runs q profileRuns times and returns the growth of profileEvents per run.
+func profile(ctx context.Context, e executor.Executor, q *compiler.Query) (map[string]float64, error) {
+	before, err := events(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < profileRuns; i++ {
+		if _, err := executor.CollectRows(ctx, e, q); err != nil {
+			return nil, err
+		}
+	}
+	after, err := events(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, k := range profileEvents {
+		out[k] = (after[k] - before[k]) / profileRuns
+	}
+	return out, nil
 }
 
 type stageCase struct {
@@ -191,6 +243,20 @@ func stages(dir string, rounds int) (*stagesResult, error) {
 		}
 	}
 	res.Load += " → " + loadavg()
+	for i, it := range items {
+		_, ex, err := executor.Respond(ctx, e, c, it.q)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.sh.name, err)
+		}
+		for j, st := range ex.Statements {
+			if j >= len(res.Cases[i].Statements) {
+				break
+			}
+			if res.Cases[i].Statements[j].Profile, err = profile(ctx, e, st.Query); err != nil {
+				return nil, fmt.Errorf("%s %s: profile: %w", it.sh.name, st.Label, err)
+			}
+		}
+	}
 	return res, nil
 }
 
@@ -237,6 +303,20 @@ func stagesMarkdown(r *stagesResult, scale float64, rounds int) string {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |\n", cs.Name, len(cs.Statements), a, p,
 			median(cs.Respond.CPU), median(cs.Respond.Wall), dc, dw, above(a, dc, dw), above(p, dc, dw), eq)
+	}
+	if len(r.Cases) > 0 && len(r.Cases[0].Statements) > 0 && r.Cases[0].Statements[0].Profile != nil {
+		fmt.Fprintf(&b, "\nThe engine's profile of one run of each statement (growth of `system.events` over %d runs, divided by %d; the engine's own timers, wall ms, analysis including the scalar sub-queries it runs; CPU is the engine's user time):\n\n", profileRuns, profileRuns)
+		b.WriteString("| query | statement | parse | analysis | plan build | plan optimize | pipeline build | JIT compile | engine CPU | sub-queries | scalar sub-queries run | rows selected |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, cs := range r.Cases {
+			for _, s := range cs.Statements {
+				p := s.Profile
+				ms := func(k string) float64 { return p[k] / 1000 }
+				fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f |\n", cs.Name, s.Label,
+					ms("QueryParseMicroseconds"), ms("QueryAnalysisMicroseconds"), ms("QueryPlanBuildMicroseconds"),
+					ms("QueryPlanOptimizeMicroseconds"), ms("QueryPipelineBuildMicroseconds"), ms("CompileExpressionsMicroseconds"),
+					ms("UserTimeMicroseconds"), p["QueriesWithSubqueries"], p["ScalarSubqueriesCacheMiss"], p["SelectedRows"])
+			}
+		}
 	}
 	b.WriteString("\n")
 	return b.String()
