@@ -416,33 +416,45 @@ type scaleReport struct {
 	Prepared prepared
 	Cold     []coldResult
 	Bench    benchResult
+	Stages   *stagesResult // with -stages
 }
 
 func markdown(reps []scaleReport, rounds int) string {
 	var b strings.Builder
 	for _, r := range reps {
 		p := r.Prepared
-		fmt.Fprintf(&b, "### Scale %g\n\n%d nodes and %d edges generated; %d rows stored with versions and tombstones, %d live. Load average (1, 5, 15 min) before → after the rounds: %s. Medians of %d interleaved rounds, ms.\n\n",
-			r.Scale, p.Nodes, p.Edges, p.VersionRows, p.LiveRows, r.Bench.Load, rounds)
-		b.WriteString("| query | rows | graphwire wall | DuckDB wall | ratio DuckDB/graphwire | graphwire CPU | DuckDB CPU | DuckDB live-only wall | answers |\n|---|---|---|---|---|---|---|---|---|\n")
-		for _, c := range r.Bench.Cases {
-			ow, dw, lw := median(c.Ours.Wall), median(c.Duck.Wall), median(c.DuckLive.Wall)
-			eq := "equal " + c.Digest
-			if !c.Equal {
-				eq = "DIFFER: " + c.Note
+		fmt.Fprintf(&b, "### Scale %g\n\n%d nodes and %d edges generated; %d rows stored with versions and tombstones, %d live.",
+			r.Scale, p.Nodes, p.Edges, p.VersionRows, p.LiveRows)
+		if len(r.Bench.Cases) == 0 {
+			b.WriteString("\n\n")
+		} else {
+			fmt.Fprintf(&b, " Load average (1, 5, 15 min) before → after the rounds: %s. Medians of %d interleaved rounds, ms.\n\n", r.Bench.Load, rounds)
+			b.WriteString("| query | rows | graphwire wall | DuckDB wall | ratio DuckDB/graphwire | graphwire CPU | DuckDB CPU | DuckDB live-only wall | answers |\n|---|---|---|---|---|---|---|---|---|\n")
+			for _, c := range r.Bench.Cases {
+				ow, dw, lw := median(c.Ours.Wall), median(c.Duck.Wall), median(c.DuckLive.Wall)
+				eq := "equal " + c.Digest
+				if !c.Equal {
+					eq = "DIFFER: " + c.Note
+				}
+				stmts := ""
+				if c.Statements > 1 {
+					stmts = fmt.Sprintf(" (%d statements)", c.Statements)
+				}
+				fmt.Fprintf(&b, "| %s%s | %d | %.1f | %.1f | %.2f× | %.1f | %.1f | %.1f | %s |\n",
+					c.Name, stmts, c.Rows, ow, dw, dw/ow, median(c.Ours.CPU), median(c.Duck.CPU), lw, eq)
 			}
-			stmts := ""
-			if c.Statements > 1 {
-				stmts = fmt.Sprintf(" (%d statements)", c.Statements)
+			b.WriteString("\n")
+		}
+		if len(r.Cold) > 0 {
+			b.WriteString("Cold start (a fresh process: open the engine on the data, answer the first neighbors query, admin):\n\n| engine | seconds | RSS after, MB | peak RSS, MB |\n|---|---|---|---|\n")
+			for _, c := range r.Cold {
+				fmt.Fprintf(&b, "| %s | %.2f | %.0f | %.0f |\n", c.Engine, c.Seconds, c.RSSMB, c.HWMMB)
 			}
-			fmt.Fprintf(&b, "| %s%s | %d | %.1f | %.1f | %.2f× | %.1f | %.1f | %.1f | %s |\n",
-				c.Name, stmts, c.Rows, ow, dw, dw/ow, median(c.Ours.CPU), median(c.Duck.CPU), lw, eq)
+			b.WriteString("\n")
 		}
-		b.WriteString("\nCold start (a fresh process: open the engine on the data, answer the first neighbors query, admin):\n\n| engine | seconds | RSS after, MB | peak RSS, MB |\n|---|---|---|---|\n")
-		for _, c := range r.Cold {
-			fmt.Fprintf(&b, "| %s | %.2f | %.0f | %.0f |\n", c.Engine, c.Seconds, c.RSSMB, c.HWMMB)
+		if r.Stages != nil {
+			b.WriteString(stagesMarkdown(r.Stages, r.Scale, rounds))
 		}
-		b.WriteString("\n")
 	}
 	return b.String()
 }

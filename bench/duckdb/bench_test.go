@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 )
 
@@ -65,5 +66,44 @@ func TestLiveAppliesTheRules(t *testing.T) {
 	}
 	if l := (sqlgen{c: callers[1]}).live("gl_edge", ""); strings.Contains(l, "QUALIFY") || !strings.Contains(l, "live_gl_edge") {
 		t.Errorf("live-only layout: %s", l)
+	}
+}
+
+// TestStagesMarkdownVerdict: a case whose EXPLAIN QUERY TREE or EXPLAIN PLAN CPU, summed over its
+// statements, is above DuckDB's whole-query CPU or wall is flagged on that; one below on neither.
+func TestStagesMarkdownVerdict(t *testing.T) {
+	st := func(tree, plan float64) stageStatement {
+		s := stageStatement{Label: "base"}
+		for _, x := range []float64{tree / 2, tree, plan, plan + 5} {
+			s.Stages = append(s.Stages, timing{CPU: []float64{x}, Wall: []float64{x}})
+		}
+		return s
+	}
+	duck := timing{CPU: []float64{45}, Wall: []float64{40}}
+	r := &stagesResult{Cases: []stageCase{
+		{Name: "slow/admin", Statements: []stageStatement{st(25, 30), st(20, 20)}, Duck: duck, Equal: true},
+		{Name: "mid/admin", Statements: []stageStatement{st(10, 35)}, Duck: timing{CPU: []float64{45}, Wall: []float64{30}}, Equal: true},
+		{Name: "fast/admin", Statements: []stageStatement{st(4, 9)}, Duck: duck},
+	}}
+	md := stagesMarkdown(r, 10, 1)
+	for _, want := range []string{
+		"| slow/admin | 2 | 45.0 | 50.0 | 0.0 | 0.0 | 45.0 | 40.0 | wall | CPU, wall | equal |",
+		"| mid/admin | 1 | 10.0 | 35.0 | 0.0 | 0.0 | 45.0 | 30.0 | none | wall | equal |",
+		"| fast/admin | 1 | 4.0 | 9.0 | 0.0 | 0.0 | 45.0 | 40.0 | none | none | DIFFER |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+}
+
+// TestWithPrefixKeepsBindings: the EXPLAIN form of a statement binds the same parameters and
+// settings, and leaves the statement itself alone.
+func TestWithPrefixKeepsBindings(t *testing.T) {
+	q := &compiler.Query{SQL: "SELECT {a:Int64}", Params: []compiler.Param{{Name: "a", Type: "Int64", Value: int64(1)}},
+		Settings: []compiler.Setting{{Key: "max_threads", Value: int64(1)}}}
+	p := withPrefix(q, "EXPLAIN PLAN ")
+	if p.SQL != "EXPLAIN PLAN SELECT {a:Int64}" || len(p.Params) != 1 || len(p.Settings) != 1 || q.SQL != "SELECT {a:Int64}" {
+		t.Fatalf("got %+v from %+v", p, q)
 	}
 }

@@ -10,6 +10,7 @@
 // the live rows only (no versions, no tombstones), for the figure issue 27 first quoted.
 //
 //	go run . -scales 10,100 -rounds 7 -out ../../docs/duckdb-table.md
+//	go run . -scales 10 -rounds 5 -colds 0 -bench=false -stages   # where graphwire's time goes
 package main
 
 import (
@@ -40,6 +41,7 @@ func run(args []string) error {
 		rounds := fs.Int("rounds", 7, "bench: interleaved rounds")
 		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
 		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
+		in := fs.String("in", "", "stages-md: a stages step's JSON answer")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
@@ -54,6 +56,10 @@ func run(args []string) error {
 			v, err = bench(*dir, *rounds)
 		case "explain":
 			v, err = explain(*dir, *name, *variant, *rounds)
+		case "stages":
+			v, err = stages(*dir, *rounds)
+		case "stages-md":
+			return printStages(*in, *scale, *rounds)
 		default:
 			return fmt.Errorf("unknown step %q", step)
 		}
@@ -68,6 +74,8 @@ func run(args []string) error {
 	colds := fs.Int("colds", 3, "cold starts per engine and scale")
 	work := fs.String("work", "", "work directory (default: a temporary one, removed at the end)")
 	out := fs.String("out", "", "also write the markdown report to this file")
+	withStages := fs.Bool("stages", false, "also time the EXPLAIN stages of every statement (docs/duckdb.md)")
+	compare := fs.Bool("bench", true, "run the side-by-side rounds (-bench=false -stages: the stages only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -99,8 +107,16 @@ func run(args []string) error {
 				rep.Cold = append(rep.Cold, c)
 			}
 		}
-		if err := step(&rep.Bench, "bench", "-dir", dir, "-rounds", strconv.Itoa(*rounds)); err != nil {
-			return err
+		if *compare {
+			if err := step(&rep.Bench, "bench", "-dir", dir, "-rounds", strconv.Itoa(*rounds)); err != nil {
+				return err
+			}
+		}
+		if *withStages {
+			rep.Stages = &stagesResult{}
+			if err := step(rep.Stages, "stages", "-dir", dir, "-rounds", strconv.Itoa(*rounds)); err != nil {
+				return err
+			}
 		}
 		reps = append(reps, rep)
 		// Free the disk of a scale before the next one.
