@@ -60,7 +60,7 @@ func (p *Plan) OneStatement() *Plan {
 		return nil
 	}
 	c := *p
-	c.steps, c.edges = nil, nil
+	c.steps, c.edges, c.paths = nil, nil, nil
 	return &c
 }
 
@@ -68,7 +68,7 @@ func (p *Plan) OneStatement() *Plan {
 // first appearance order after the centers named by id ([graphresponse.BuildPlan.Centers]):
 // what [Compiler.Lookup] must look up.
 func (p *Plan) Reached(edges graphresponse.Rows) ([]graphresponse.NodeRef, error) {
-	if p.Edges() == nil {
+	if p.Edges() == nil || p.steps == nil {
 		return nil, newErr("", ErrCompilerBug, "reached nodes of a query without a two-step plan")
 	}
 	b := p.Build

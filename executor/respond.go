@@ -27,6 +27,10 @@ type Hydrator interface {
 	// ([compiler.Plan.Edges]): which of refs the caller may read and are live,
 	// with their hydration columns when props is set.
 	Lookup(q *compiler.Query, refs []graphresponse.NodeRef, props bool) (*compiler.Query, error)
+	// PathStep builds the second statement of a multi-step path_finding plan
+	// ([compiler.Plan.Paths]): which of the candidates near and far the caller may
+	// read and are live, and the edges between them; nil when there is nothing to check.
+	PathStep(q *compiler.Query, near, far []graphresponse.NodeRef) (*compiler.Query, error)
 }
 
 // Statement labels name the statements a request runs, in order.
@@ -101,7 +105,17 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 // limit before the page, the one-statement form runs instead.
 func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, s Screen) (*graphresponse.Response, Executed, error) {
 	var ex Executed
-	base, looked, ok, err := twoStep(ctx, r, h, q, s == nil, &ex)
+	var (
+		base   graphresponse.Rows
+		looked *graphresponse.Rows
+		ok     bool
+		err    error
+	)
+	if q.Plan.Paths() {
+		base, ok, err = pathSteps(ctx, r, h, q, &ex)
+	} else {
+		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
+	}
 	if err != nil {
 		return nil, ex, err
 	}
@@ -253,4 +267,34 @@ func hydrationOf(live graphresponse.Rows, refs []graphresponse.NodeRef) graphres
 		}
 	}
 	return out
+}
+
+// pathSteps runs the statements of a multi-step path_finding plan (docs/compiler.md,
+// "Path finding in steps") and returns the base rows the one-statement form would have
+// returned. ok is false when a statement stopped at its limit (then the caller runs q).
+func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, ex *Executed) (base graphresponse.Rows, ok bool, err error) {
+	eq := q.Plan.Edges()
+	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: eq})
+	first, err := CollectRows(ctx, r, eq)
+	if err != nil {
+		return base, false, fmt.Errorf("execute query: %w", err)
+	}
+	near, far, ok, err := q.Plan.PathCandidates(first)
+	if err != nil || !ok {
+		return base, false, err
+	}
+	var second *graphresponse.Rows
+	sq, err := h.PathStep(q, near, far)
+	if err != nil {
+		return base, false, err
+	}
+	if sq != nil {
+		ex.Statements = append(ex.Statements, Statement{Label: LabelLookup, Query: sq})
+		rows, err := CollectRows(ctx, r, sq)
+		if err != nil {
+			return base, false, fmt.Errorf("execute path step: %w", err)
+		}
+		second = &rows
+	}
+	return q.Plan.JoinPaths(first, second)
 }
