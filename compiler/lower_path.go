@@ -124,15 +124,6 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 2 {
 		s.with = append(s.with, &cte{name: "b1", body: mkB1()})
 	}
-	// The multi-step plan (pathsteps.go) reads the anchors and f1, b1 by themselves.
-	first := []*cte{{name: partFrom, body: l.anchorScan(from, nb.on())}, {name: partTo, body: l.anchorScan(to, nb.on())}, {name: partF1, body: mkF1()}}
-	arms := []*selectStmt{stepArm(partFrom, true, from.ent.name, nb.on() && !from.ent.global), stepArm(partTo, true, to.ent.name, nb.on() && !to.ent.global), stepArm(partF1, false, "", nb.on())}
-	if depth >= 2 {
-		first = append(first, &cte{name: partB1, body: mkB1()})
-		arms = append(arms, stepArm(partB1, false, "", nb.on()))
-	}
-	l.paths = &pathSteps{first: stepStatement(first, arms), from: from.ent, to: to.ent, fMids: fMids, bMids: bMids,
-		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
 	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
 	// two-edge path meets in f1v.
@@ -217,6 +208,18 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		}
 	}
 	l.plan.Hydration = l.hydrationKinds(kinds)
+	// The multi-step plan (pathsteps.go) reads the anchors and f1, b1 by themselves.
+	// The anchors carry their hydration columns, so that the page's ends need no statement.
+	a0, p0 := l.hydratedAnchor(from, nb.on())
+	a1, p1 := l.hydratedAnchor(to, nb.on())
+	first := []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}, {name: partF1, body: mkF1()}}
+	arms := []*selectStmt{stepArm(partFrom, true, from.ent.name, nb.on() && !from.ent.global, p0...), stepArm(partTo, true, to.ent.name, nb.on() && !to.ent.global, p1...), stepArm(partF1, false, "", nb.on())}
+	if depth >= 2 {
+		first = append(first, &cte{name: partB1, body: mkB1()})
+		arms = append(arms, stepArm(partB1, false, "", nb.on()))
+	}
+	l.paths = &pathSteps{first: stepStatement(first, arms), from: from.ent, to: to.ent, fMids: fMids, bMids: bMids,
+		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after}
 	return s, l.finishPaged(s, keys, false)
 }
 
@@ -254,4 +257,25 @@ func (l *lowerer) hydrationKinds(kinds map[string][][]*property) []graphresponse
 		out = append(out, pk)
 	}
 	return out
+}
+
+// hydratedAnchor is the anchor scan of n for the multi-step plan: with the traversal_path
+// when withTP, and the hydration columns of n's kind, which it returns.
+func (l *lowerer) hydratedAnchor(n *nodeSel, withTP bool) (*selectStmt, []string) {
+	s := l.anchorScan(n, withTP)
+	var names []string
+	for _, pk := range l.plan.Hydration {
+		if pk.Entity != n.ent.name {
+			continue
+		}
+		for _, pc := range pk.Columns {
+			names = append(names, pc.Name)
+			if !slices.ContainsFunc(s.cols, func(c selItem) bool { return c.alias == pc.Name }) {
+				if p := n.ent.prop(pc.Name); p != nil {
+					s.cols = append(s.cols, as(col("t", p.name), p.name))
+				}
+			}
+		}
+	}
+	return s, names
 }

@@ -51,16 +51,23 @@ const (
 	partB1   = "b1"  // edges into the end anchors
 	partF1V  = "f1v" // readable live second nodes
 	partB1V  = "b1v" // readable live nodes before the last
+	partV    = "v"   // readable live nodes among both kinds of candidates
 	partM1   = "m1"  // edges from f1v to b1v
 )
 
 // stepCols are the columns of both statements' rows.
-var stepCols = []string{"part", "x", "x_kind", "y", "y_kind", "kind", "tp"}
+var stepCols = []string{"part", "x", "x_kind", "y", "y_kind", "kind", "tp", "props"}
 
-// stepArm selects, from the CTE name, the stepCols of a node set (node) or of edges.
-func stepArm(name string, node bool, kind string, withTP bool) *selectStmt {
+// stepArm selects, from the CTE name, the stepCols of a node set (node) or of edges; props
+// are the node set's hydration columns (none: an empty props column).
+func stepArm(name string, node bool, kind string, withTP bool, props ...string) *selectStmt {
 	a := &selectStmt{from: &cteRef{name: name, alias: "o"}}
 	var tp expr = prm("", typString)
+	pa := arrayExpr{}
+	for _, c := range props {
+		pa = append(pa, fn("toString", col("o", c)))
+	}
+	pv := as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")
 	if node {
 		var k expr = prm(kind, typString)
 		if kind == "" {
@@ -70,14 +77,14 @@ func stepArm(name string, node bool, kind string, withTP bool) *selectStmt {
 			tp = castStr(col("o", tpProp.name))
 		}
 		a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "id"), "x"), as(k, "x_kind"),
-			as(col("o", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp")}
+			as(col("o", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"), pv}
 		return a
 	}
 	if withTP {
 		tp = castStr(col("o", "tp"))
 	}
 	a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "x"), "x"), as(col("o", "x_kind"), "x_kind"),
-		as(col("o", "y"), "y"), as(col("o", "y_kind"), "y_kind"), as(col("o", "kind"), "kind"), as(tp, "tp")}
+		as(col("o", "y"), "y"), as(col("o", "y_kind"), "y_kind"), as(col("o", "kind"), "kind"), as(tp, "tp"), pv}
 	return a
 }
 
@@ -101,6 +108,7 @@ type stepRow struct {
 	part     string
 	x, y     graphresponse.NodeRef
 	kind, tp string
+	props    any
 }
 
 func stepRows(rows graphresponse.Rows) ([]stepRow, error) {
@@ -119,6 +127,7 @@ func stepRows(rows graphresponse.Rows) ([]stepRow, error) {
 		r.y.Kind, ok[4] = row[ix[4]].(string)
 		r.kind, ok[5] = row[ix[5]].(string)
 		r.tp, ok[6] = row[ix[6]].(string)
+		r.props = row[ix[7]]
 		if slices.Contains(ok[:], false) {
 			return nil, fmt.Errorf("step row %d: want strings and integer ids, got %v", i, row)
 		}
@@ -169,12 +178,14 @@ func (p *Plan) PathCandidates(first graphresponse.Rows) (near, far []graphrespon
 
 // PathStep builds the second statement of the multi-step path_finding plan: the nodes among
 // near (of the second-node kinds) and far (of the kinds before the last) that the caller may
-// read and that are live, and, for paths of three edges, the edges from the first to the
-// second, seeded by those checked sets. near and far are candidates handed over from the
-// first statement and are trusted for nothing: every node arm is an ordinary scoped, live
-// entity scan narrowed by the ids, which are query parameters, and a kind outside the plan's
-// is refused. It returns nil when there is nothing to check.
-func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef) (*Query, error) {
+// read and that are live, as one node set v (one scan per kind, so a kind that is both is
+// read once), and, for paths of three edges, the edges that leave a node of v of a second-node
+// kind for a node of v of a kind before the last, seeded by v. With props, the nodes carry
+// their hydration columns. near and far are candidates handed over from the first statement
+// and are trusted for nothing: every node arm is an ordinary scoped, live entity scan
+// narrowed by the ids, which are query parameters, and a kind outside the plan's is refused.
+// It returns nil when there is nothing to check.
+func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef, props bool) (*Query, error) {
 	if q == nil || !q.Plan.Paths() {
 		return nil, newErr("", ErrCompilerBug, "path step requested for a query without a path plan")
 	}
@@ -187,63 +198,117 @@ func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef) (*Query
 	}
 	cat := c.catalogFor(q.Plan.caller)
 	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller)}
-	set := func(kinds []*entity, refs []graphresponse.NodeRef) (*selectStmt, []*entity, error) {
-		byKind := map[string][]int64{}
-		for _, r := range refs {
-			if !slices.ContainsFunc(kinds, func(e *entity) bool { return e.name == r.Kind }) {
-				return nil, nil, newErr("", ErrCompilerBug, "path step of a kind the plan does not pass through: "+r.Kind)
+	byKind := map[string][]int64{}
+	var fKinds, bKinds []*entity
+	for _, list := range []struct {
+		refs  []graphresponse.NodeRef
+		kinds []*entity
+		used  *[]*entity
+	}{{near, st.fMids, &fKinds}, {far, st.bMids, &bKinds}} {
+		for _, r := range list.refs {
+			i := slices.IndexFunc(list.kinds, func(e *entity) bool { return e.name == r.Kind })
+			if i < 0 {
+				return nil, newErr("", ErrCompilerBug, "path step of a kind the plan does not pass through there: "+r.Kind)
+			}
+			if !slices.Contains(*list.used, list.kinds[i]) {
+				*list.used = append(*list.used, list.kinds[i])
 			}
 			byKind[r.Kind] = append(byKind[r.Kind], r.ID)
 		}
-		var out *selectStmt
-		var used []*entity
-		for _, e := range kinds {
-			ids := byKind[e.name]
-			if len(ids) == 0 {
-				continue
+	}
+	var v *selectStmt
+	for _, e := range cat.entityNames {
+		ids := byKind[e]
+		if len(ids) == 0 {
+			continue
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		ent := cat.entities[e]
+		arm := l.entityScan(ent, idsIn(col("t", "id"), ids))
+		arm.cols = []selItem{as(col("t", "id"), "id"), as(prm(ent.name, typString), "kind")}
+		if st.nb.on() {
+			var tp expr = col("t", tpProp.name)
+			if ent.global {
+				tp = prm("", typString)
 			}
-			slices.Sort(ids)
-			ids = slices.Compact(ids)
-			used = append(used, e)
-			arm := l.entityScan(e, idsIn(col("t", "id"), ids))
-			arm.cols = []selItem{as(col("t", "id"), "id"), as(prm(e.name, typString), "kind")}
-			if st.nb.on() {
-				var tp expr = col("t", tpProp.name)
-				if e.global {
-					tp = prm("", typString)
-				}
-				arm.cols = append(arm.cols, as(tp, tpProp.name))
+			arm.cols = append(arm.cols, as(tp, tpProp.name))
+		}
+		pa := arrayExpr{}
+		if props {
+			pk, err := hydrationColumns(q.Plan, ent)
+			if err != nil {
+				return nil, err
 			}
-			if out == nil {
-				out = arm
-			} else {
-				out.union = append(out.union, arm)
+			for _, c := range pk {
+				pa = append(pa, fn("toString", col("t", c)))
 			}
 		}
-		return out, used, nil
+		arm.cols = append(arm.cols, as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props"))
+		if v == nil {
+			v = arm
+		} else {
+			v.union = append(v.union, arm)
+		}
 	}
-	f1v, fKinds, err := set(st.fMids, near)
-	if err != nil {
-		return nil, err
-	}
-	b1v, bKinds, err := set(st.bMids, far)
-	if err != nil {
-		return nil, err
-	}
-	ctes := []*cte{{name: partF1V, body: f1v}}
-	arms := []*selectStmt{stepArm(partF1V, true, "", st.nb.on())}
-	if b1v != nil {
-		ctes = append(ctes, &cte{name: partB1V, body: b1v})
-		arms = append(arms, stepArm(partB1V, true, "", st.nb.on()))
+	ctes := []*cte{{name: partV, body: v}}
+	node := stepArm(partV, true, "", st.nb.on())
+	node.cols[len(node.cols)-1] = as(col("o", "props"), "props")
+	arms := []*selectStmt{node}
+	if len(bKinds) > 0 {
 		m1 := l.pathEdges(cat.edgeTable, st.types, st.nb)
-		m1.where = append(m1.where, startsAt("source_id", partF1V, fKinds)...)
-		m1.where = append(m1.where, startsAt("target_id", partB1V, bKinds)...)
+		// Both ends are matched on (id, kind): v holds both sets, of several kinds.
+		m1.where = append(m1.where, kindsIn("source_kind", fKinds), in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom(partV, "id", "kind")))
+		m1.where = append(m1.where, kindsIn("target_kind", bKinds), in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom(partV, "id", "kind")))
 		ctes = append(ctes, &cte{name: partM1, body: noSelfLoops(m1)})
 		arms = append(arms, stepArm(partM1, false, "", st.nb.on()))
 	}
 	stmt := stepStatement(ctes, arms)
 	placePrewhere(stmt, cat)
 	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+}
+
+// hydrationColumns are the columns the hydration statement reads of e's nodes.
+func hydrationColumns(p *Plan, e *entity) ([]string, error) {
+	for _, pk := range p.Build.Hydration {
+		if pk.Entity != e.name {
+			continue
+		}
+		var out []string
+		for _, pc := range pk.Columns {
+			if e.prop(pc.Name) == nil { // a withheld column (admin-only, unserved virtual)
+				return nil, newErr("", ErrCompilerBug, "hydration of a column the caller may not read")
+			}
+			out = append(out, pc.Name)
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// PathHydration returns, from the node rows of the two statements (second nil when none
+// ran), the rows the hydration statement returns for those nodes: kind, id, props. The
+// anchors carry their hydration columns always, the nodes of the second statement when it
+// was built with props.
+func (p *Plan) PathHydration(first graphresponse.Rows, second *graphresponse.Rows) (graphresponse.Rows, error) {
+	out := graphresponse.Rows{Columns: []string{"kind", "id", "props"}}
+	seen := map[graphresponse.NodeRef]bool{}
+	for _, rs := range []*graphresponse.Rows{&first, second} {
+		if rs == nil {
+			continue
+		}
+		rows, err := stepRows(*rs)
+		if err != nil {
+			return out, err
+		}
+		for _, r := range rows {
+			if (r.part == partFrom || r.part == partTo || r.part == partV) && !seen[r.x] {
+				seen[r.x] = true
+				out.Values = append(out.Values, []any{r.x.Kind, r.x.ID, r.props})
+			}
+		}
+	}
+	return out, nil
 }
 
 // nodeTP is a node with a traversal_path, for the same_namespace bindings.
@@ -288,12 +353,26 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 	byPart := map[string][]stepRow{}
 	for _, r := range rows {
 		switch r.part {
-		case partFrom, partTo, partF1V, partB1V:
-			if in[r.part] == nil {
-				in[r.part], inTP[r.part] = map[graphresponse.NodeRef]bool{}, map[nodeTP]bool{}
+		case partFrom, partTo, partV:
+			// v holds both sets: a node of a second-node kind is in f1v, of a kind
+			// before the last in b1v.
+			parts := []string{r.part}
+			if r.part == partV {
+				parts = nil
+				if slices.ContainsFunc(st.fMids, func(e *entity) bool { return e.name == r.x.Kind }) {
+					parts = append(parts, partF1V)
+				}
+				if slices.ContainsFunc(st.bMids, func(e *entity) bool { return e.name == r.x.Kind }) {
+					parts = append(parts, partB1V)
+				}
 			}
-			in[r.part][r.x] = true
-			inTP[r.part][nodeTP{r.x, r.tp}] = true
+			for _, part := range parts {
+				if in[part] == nil {
+					in[part], inTP[part] = map[graphresponse.NodeRef]bool{}, map[nodeTP]bool{}
+				}
+				in[part][r.x] = true
+				inTP[part][nodeTP{r.x, r.tp}] = true
+			}
 		case partF1, partB1, partM1:
 			byPart[r.part] = append(byPart[r.part], r)
 		default:
@@ -345,7 +424,7 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 				continue
 			}
 			for _, m := range mAt[f.y] {
-				if m.y == f.x || !mid(m.tp, partF1V, m.x) || !mid(m.tp, partB1V, m.y) {
+				if m.y == f.x || !in[partF1V][m.x] || !in[partB1V][m.y] || !mid(m.tp, partF1V, m.x) || !mid(m.tp, partB1V, m.y) {
 					continue
 				}
 				for _, b := range bAt[m.y] {

@@ -29,8 +29,9 @@ type Hydrator interface {
 	Lookup(q *compiler.Query, refs []graphresponse.NodeRef, props bool) (*compiler.Query, error)
 	// PathStep builds the second statement of a multi-step path_finding plan
 	// ([compiler.Plan.Paths]): which of the candidates near and far the caller may
-	// read and are live, and the edges between them; nil when there is nothing to check.
-	PathStep(q *compiler.Query, near, far []graphresponse.NodeRef) (*compiler.Query, error)
+	// read and are live, and the edges between them, with the nodes' hydration
+	// columns when props is set; nil when there is nothing to check.
+	PathStep(q *compiler.Query, near, far []graphresponse.NodeRef, props bool) (*compiler.Query, error)
 }
 
 // Statement labels name the statements a request runs, in order.
@@ -112,7 +113,7 @@ func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 		err    error
 	)
 	if q.Plan.Paths() {
-		base, ok, err = pathSteps(ctx, r, h, q, &ex)
+		base, looked, ok, err = pathSteps(ctx, r, h, q, s == nil, &ex)
 	} else {
 		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
 	}
@@ -271,30 +272,48 @@ func hydrationOf(live graphresponse.Rows, refs []graphresponse.NodeRef) graphres
 
 // pathSteps runs the statements of a multi-step path_finding plan (docs/compiler.md,
 // "Path finding in steps") and returns the base rows the one-statement form would have
-// returned. ok is false when a statement stopped at its limit (then the caller runs q).
-func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, ex *Executed) (base graphresponse.Rows, ok bool, err error) {
+// returned. With props, the second statement also hydrates the nodes it checks (the first
+// always reads the anchors' columns) unless they are many, and looked holds the rows
+// [hydrationOf] takes; otherwise looked is nil. ok is false when a statement stopped at its
+// limit (then the caller runs q).
+func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
 	eq := q.Plan.Edges()
 	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: eq})
 	first, err := CollectRows(ctx, r, eq)
 	if err != nil {
-		return base, false, fmt.Errorf("execute query: %w", err)
+		return base, nil, false, fmt.Errorf("execute query: %w", err)
 	}
 	near, far, ok, err := q.Plan.PathCandidates(first)
 	if err != nil || !ok {
-		return base, false, err
+		return base, nil, false, err
 	}
+	props = props && len(near)+len(far) <= foldedLookupRefs
 	var second *graphresponse.Rows
-	sq, err := h.PathStep(q, near, far)
+	sq, err := h.PathStep(q, near, far, props)
 	if err != nil {
-		return base, false, err
+		return base, nil, false, err
 	}
 	if sq != nil {
-		ex.Statements = append(ex.Statements, Statement{Label: LabelLookup, Query: sq})
+		label := LabelLookup
+		if props {
+			label = LabelHydration
+		}
+		ex.Statements = append(ex.Statements, Statement{Label: label, Query: sq})
 		rows, err := CollectRows(ctx, r, sq)
 		if err != nil {
-			return base, false, fmt.Errorf("execute path step: %w", err)
+			return base, nil, false, fmt.Errorf("execute path step: %w", err)
 		}
 		second = &rows
 	}
-	return q.Plan.JoinPaths(first, second)
+	if base, ok, err = q.Plan.JoinPaths(first, second); err != nil || !ok {
+		return base, nil, false, err
+	}
+	if props {
+		hyd, err := q.Plan.PathHydration(first, second)
+		if err != nil {
+			return base, nil, false, err
+		}
+		looked = &hyd
+	}
+	return base, looked, true, nil
 }
