@@ -260,6 +260,8 @@ func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef, props b
 		// Both ends are matched on (id, kind): v holds both sets, of several kinds.
 		m1.where = append(m1.where, kindsIn("source_kind", fKinds), in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom(partV, "id", "kind")))
 		m1.where = append(m1.where, kindsIn("target_kind", bKinds), in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom(partV, "id", "kind")))
+		// The candidates' ids again as constants, which the engine can prune by (see knownIDs).
+		m1.where = append(m1.where, idsIn(col("t", "source_id"), refIDs(near)), idsIn(col("t", "target_id"), refIDs(far)))
 		ctes = append(ctes, &cte{name: partM1, body: noSelfLoops(m1)})
 		arms = append(arms, stepArm(partM1, false, "", st.nb.on()))
 	}
@@ -511,4 +513,14 @@ func (st *pathSteps) firstStmt() *selectStmt {
 		return nil
 	}
 	return st.first
+}
+
+// refIDs lists the distinct ids of refs, in order.
+func refIDs(refs []graphresponse.NodeRef) []int64 {
+	out := make([]int64, len(refs))
+	for i, r := range refs {
+		out[i] = r.ID
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
