@@ -148,6 +148,22 @@ func TestPathStepBindsHandedOverIDs(t *testing.T) {
 	if v := w.violations(tampered, caller); len(v) > 0 {
 		t.Errorf("out of scope: %v", v)
 	}
+	// With a screen (redaction), the check reads no properties and the page is hydrated by a
+	// statement of its own; the answer is the same.
+	screened, ex, err := executor.RespondScreened(ctx, e, env.compiler, q, noScreen{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, s := range ex.Statements {
+		labels = append(labels, s.Label)
+	}
+	if want := []string{executor.LabelBase, executor.LabelLookup, executor.LabelHydration}; !slices.Equal(labels, want) {
+		t.Errorf("screened statements %q, want %q", labels, want)
+	}
+	if c, _ := json.Marshal(screened); !bytes.Equal(a, c) {
+		t.Errorf("screened answer differs:\nclean:    %s\nscreened: %s", a, c)
+	}
 }
 
 // TestPathsPastTheStepLimit: when the first statement of the path plan stops at its limit
