@@ -103,7 +103,10 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 // first: its edges, the lookup of the nodes they reach (hydrating them too
 // when there is no screen and they are few), and the join, which gives the
 // base rows the one-statement form would have; when the edges filled their
-// limit before the page, the one-statement form runs instead.
+// limit before the page, the one-statement form runs instead. A path_finding
+// query with a plan in steps ([compiler.Plan.Paths]) likewise runs the anchors
+// and their edges, then the check of the middle nodes they reach (hydrating
+// them too on the same terms), and assembles the paths in Go.
 func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, s Screen) (*graphresponse.Response, Executed, error) {
 	var ex Executed
 	var (
