@@ -142,10 +142,14 @@ func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
 		}
 	}
 	q, err = c.finish(stmt, caller, plan.Build.QueryType, plan)
-	if err != nil || plan.steps == nil {
+	if err != nil || (plan.steps == nil && plan.paths == nil) {
 		return q, err
 	}
-	if plan.edges, err = c.finish(plan.steps.first, caller, plan.Build.QueryType, nil); err != nil {
+	first := plan.paths.firstStmt()
+	if plan.steps != nil {
+		first = plan.steps.first
+	}
+	if plan.edges, err = c.finish(first, caller, plan.Build.QueryType, nil); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -251,8 +255,11 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 	if l.steps != nil {
 		placePrewhere(l.steps.first, cat)
 	}
+	if l.paths != nil {
+		placePrewhere(l.paths.first, cat)
+	}
 	l.planDerived()
-	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin, steps: l.steps}, nil
+	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin, steps: l.steps, paths: l.paths}, nil
 }
 
 // finish runs the security check and emits the statement.
@@ -279,6 +286,9 @@ type Plan struct {
 	// its first statement compiled; nil when the query runs as one statement.
 	steps *neighborSteps
 	edges *Query
+	// paths is the multi-step path_finding plan (pathsteps.go), whose first statement is
+	// edges too.
+	paths *pathSteps
 }
 
 // Debug reports whether the response should carry the executed SQL (include_debug_sql

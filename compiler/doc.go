@@ -21,6 +21,9 @@
 //	steps.go      two-step neighbors: the edges first ([Plan.Edges]), then a lookup of only
 //	              the kinds and ids they reach ([Compiler.Lookup]), joined in Go
 //	              ([Plan.JoinNeighbors])
+//	pathsteps.go  path_finding in steps: anchors and their edges first, then the readable
+//	              candidates and the edges between them ([Compiler.PathStep]), paths
+//	              assembled in Go ([Plan.JoinPaths])
 //
 // For example, with a caller scoped to "100/" at Developer level,
 //

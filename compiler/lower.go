@@ -17,6 +17,7 @@ type lowerer struct {
 	plan   *graphresponse.BuildPlan
 	sizes  TableSizes     // nil: sizes unknown
 	steps  *neighborSteps // neighbors: the two-step plan, if the query has one
+	paths  *pathSteps     // path_finding: the multi-step plan
 }
 
 // sortKey is one ORDER BY key with what the seek predicate and the readback need.

@@ -95,9 +95,6 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	nb := l.binding(types, slices.Concat([]*entity{from.ent, to.ent}, fMids, bMids))
 	s := &selectStmt{from: &cteRef{name: "cand", alias: "c"}}
 	s.with = []*cte{{name: "a0", body: l.anchorScan(from, nb.on())}, {name: "a1", body: l.anchorScan(to, nb.on())}}
-	f1 := l.pathEdges(l.cat.edgeTable, types, nb)
-	f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
-	f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
 	// An edge of f1 ends at the path's end (depth 1) or at a second node (f1v); b1 starts
 	// at a node before the last, which is a second node (depth 2) or one of b1v (depth 3).
 	// Other kinds meet nothing in the joins, so the scans skip them by their sorting key.
@@ -105,18 +102,27 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 2 {
 		fEnds = append(fEnds, fMids...)
 	}
-	f1.where = append(f1.where, kindsIn("target_kind", fEnds))
-	s.with = append(s.with, &cte{name: "f1", body: noSelfLoops(f1)})
-	if depth >= 2 {
+	bStarts := fMids
+	if depth >= 3 {
+		bStarts = slices.Concat(fMids, bMids)
+	}
+	mkF1 := func() *selectStmt {
+		f1 := l.pathEdges(l.cat.edgeTable, types, nb)
+		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
+		f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
+		f1.where = append(f1.where, kindsIn("target_kind", fEnds))
+		return noSelfLoops(f1)
+	}
+	mkB1 := func() *selectStmt {
 		b1 := l.pathEdges(l.cat.edgeByTarget, types, nb)
 		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
-		bStarts := fMids
-		if depth >= 3 {
-			bStarts = slices.Concat(fMids, bMids)
-		}
 		b1.where = append(b1.where, kindsIn("source_kind", bStarts))
-		s.with = append(s.with, &cte{name: "b1", body: noSelfLoops(b1)})
+		return noSelfLoops(b1)
+	}
+	s.with = append(s.with, &cte{name: "f1", body: mkF1()})
+	if depth >= 2 {
+		s.with = append(s.with, &cte{name: "b1", body: mkB1()})
 	}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
 	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
@@ -202,6 +208,18 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		}
 	}
 	l.plan.Hydration = l.hydrationKinds(kinds)
+	// The multi-step plan (pathsteps.go) reads the anchors and f1, b1 by themselves.
+	// The anchors carry their hydration columns, so that the page's ends need no statement.
+	a0, p0 := l.hydratedAnchor(from, nb.on())
+	a1, p1 := l.hydratedAnchor(to, nb.on())
+	first := []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}, {name: partF1, body: mkF1()}}
+	arms := []*selectStmt{stepArm(partFrom, true, from.ent.name, nb.on() && !from.ent.global, p0...), stepArm(partTo, true, to.ent.name, nb.on() && !to.ent.global, p1...), stepArm(partF1, false, "", nb.on())}
+	if depth >= 2 {
+		first = append(first, &cte{name: partB1, body: mkB1()})
+		arms = append(arms, stepArm(partB1, false, "", nb.on()))
+	}
+	l.paths = &pathSteps{first: stepStatement(first, arms), from: from.ent, to: to.ent, fMids: fMids, bMids: bMids,
+		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after}
 	return s, l.finishPaged(s, keys, false)
 }
 
@@ -239,4 +257,25 @@ func (l *lowerer) hydrationKinds(kinds map[string][][]*property) []graphresponse
 		out = append(out, pk)
 	}
 	return out
+}
+
+// hydratedAnchor is the anchor scan of n for the multi-step plan: with the traversal_path
+// when withTP, and the hydration columns of n's kind, which it returns.
+func (l *lowerer) hydratedAnchor(n *nodeSel, withTP bool) (*selectStmt, []string) {
+	s := l.anchorScan(n, withTP)
+	var names []string
+	for _, pk := range l.plan.Hydration {
+		if pk.Entity != n.ent.name {
+			continue
+		}
+		for _, pc := range pk.Columns {
+			names = append(names, pc.Name)
+			if !slices.ContainsFunc(s.cols, func(c selItem) bool { return c.alias == pc.Name }) {
+				if p := n.ent.prop(pc.Name); p != nil {
+					s.cols = append(s.cols, as(col("t", p.name), p.name))
+				}
+			}
+		}
+	}
+	return s, names
 }

@@ -44,8 +44,9 @@ type neighborSteps struct {
 // So a row of the answer needs an edge the first statement proved readable from a readable
 // center and a neighbor the second proved readable and live, as before.
 
-// Edges returns the first statement of the two-step neighbors plan, or nil when the query
-// runs as one statement (other query types, and neighbors whose types cannot link the center).
+// Edges returns the first statement of the two-step neighbors plan or of the multi-step
+// path_finding plan ([Plan.Paths]), or nil when the query runs as one statement (other query
+// types, and neighbors whose types cannot link the center).
 func (p *Plan) Edges() *Query {
 	if p == nil {
 		return nil
@@ -60,7 +61,7 @@ func (p *Plan) OneStatement() *Plan {
 		return nil
 	}
 	c := *p
-	c.steps, c.edges = nil, nil
+	c.steps, c.edges, c.paths = nil, nil, nil
 	return &c
 }
 
@@ -68,7 +69,7 @@ func (p *Plan) OneStatement() *Plan {
 // first appearance order after the centers named by id ([graphresponse.BuildPlan.Centers]):
 // what [Compiler.Lookup] must look up.
 func (p *Plan) Reached(edges graphresponse.Rows) ([]graphresponse.NodeRef, error) {
-	if p.Edges() == nil {
+	if p.Edges() == nil || p.steps == nil {
 		return nil, newErr("", ErrCompilerBug, "reached nodes of a query without a two-step plan")
 	}
 	b := p.Build
@@ -198,7 +199,7 @@ func edgeRefs(ix []int, row []any, center string) (c, n graphresponse.NodeRef, e
 // over from the first statement and are trusted for nothing: every arm is scoped and checked
 // like any entity scan (see "Two-step neighbors" above). It returns nil when refs is empty.
 func (c *Compiler) Lookup(q *Query, refs []graphresponse.NodeRef, props bool) (*Query, error) {
-	if q == nil || q.Plan.Edges() == nil {
+	if q == nil || q.Plan.Edges() == nil || q.Plan.steps == nil {
 		return nil, newErr("", ErrCompilerBug, "lookup requested for a query without a two-step plan")
 	}
 	if len(refs) == 0 {

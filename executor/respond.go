@@ -27,6 +27,11 @@ type Hydrator interface {
 	// ([compiler.Plan.Edges]): which of refs the caller may read and are live,
 	// with their hydration columns when props is set.
 	Lookup(q *compiler.Query, refs []graphresponse.NodeRef, props bool) (*compiler.Query, error)
+	// PathStep builds the second statement of a multi-step path_finding plan
+	// ([compiler.Plan.Paths]): which of the candidates near and far the caller may
+	// read and are live, and the edges between them, with the nodes' hydration
+	// columns when props is set; nil when there is nothing to check.
+	PathStep(q *compiler.Query, near, far []graphresponse.NodeRef, props bool) (*compiler.Query, error)
 }
 
 // Statement labels name the statements a request runs, in order.
@@ -98,10 +103,23 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 // first: its edges, the lookup of the nodes they reach (hydrating them too
 // when there is no screen and they are few), and the join, which gives the
 // base rows the one-statement form would have; when the edges filled their
-// limit before the page, the one-statement form runs instead.
+// limit before the page, the one-statement form runs instead. A path_finding
+// query with a plan in steps ([compiler.Plan.Paths]) likewise runs the anchors
+// and their edges, then the check of the middle nodes they reach (hydrating
+// them too on the same terms), and assembles the paths in Go.
 func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, s Screen) (*graphresponse.Response, Executed, error) {
 	var ex Executed
-	base, looked, ok, err := twoStep(ctx, r, h, q, s == nil, &ex)
+	var (
+		base   graphresponse.Rows
+		looked *graphresponse.Rows
+		ok     bool
+		err    error
+	)
+	if q.Plan.Paths() {
+		base, looked, ok, err = pathSteps(ctx, r, h, q, s == nil, &ex)
+	} else {
+		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
+	}
 	if err != nil {
 		return nil, ex, err
 	}
@@ -253,4 +271,52 @@ func hydrationOf(live graphresponse.Rows, refs []graphresponse.NodeRef) graphres
 		}
 	}
 	return out
+}
+
+// pathSteps runs the statements of a multi-step path_finding plan (docs/compiler.md,
+// "Path finding in steps") and returns the base rows the one-statement form would have
+// returned. With props, the second statement also hydrates the nodes it checks (the first
+// always reads the anchors' columns) unless they are many, and looked holds the rows
+// [hydrationOf] takes; otherwise looked is nil. ok is false when a statement stopped at its
+// limit (then the caller runs q).
+func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+	eq := q.Plan.Edges()
+	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: eq})
+	first, err := CollectRows(ctx, r, eq)
+	if err != nil {
+		return base, nil, false, fmt.Errorf("execute query: %w", err)
+	}
+	near, far, ok, err := q.Plan.PathCandidates(first)
+	if err != nil || !ok {
+		return base, nil, false, err
+	}
+	props = props && len(near)+len(far) <= foldedLookupRefs
+	var second *graphresponse.Rows
+	sq, err := h.PathStep(q, near, far, props)
+	if err != nil {
+		return base, nil, false, err
+	}
+	if sq != nil {
+		label := LabelLookup
+		if props {
+			label = LabelHydration
+		}
+		ex.Statements = append(ex.Statements, Statement{Label: label, Query: sq})
+		rows, err := CollectRows(ctx, r, sq)
+		if err != nil {
+			return base, nil, false, fmt.Errorf("execute path step: %w", err)
+		}
+		second = &rows
+	}
+	if base, ok, err = q.Plan.JoinPaths(first, second); err != nil || !ok {
+		return base, nil, false, err
+	}
+	if props {
+		hyd, err := q.Plan.PathHydration(first, second)
+		if err != nil {
+			return base, nil, false, err
+		}
+		looked = &hyd
+	}
+	return base, looked, true, nil
 }

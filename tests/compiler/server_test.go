@@ -41,7 +41,21 @@ func answer(e executor.Runner, q *compiler.Query) ([]byte, *graphresponse.Respon
 		return nil, nil, err
 	}
 	b, err := json.Marshal(resp)
-	return b, resp, err
+	if err != nil || q.Plan.Edges() == nil {
+		return b, resp, err
+	}
+	// A plan in steps (neighbors, path_finding) answers on this engine exactly as the
+	// one-statement form.
+	one := *q
+	one.Plan = q.Plan.OneStatement()
+	other, _, err := executor.Respond(context.Background(), e, env.compiler, &one)
+	if err != nil {
+		return nil, nil, fmt.Errorf("one-statement form: %w", err)
+	}
+	if ob, _ := json.Marshal(other); !bytes.Equal(b, ob) {
+		return nil, nil, fmt.Errorf("the plan in steps answers differently from the one-statement form:\nsteps: %s\none:   %s", b, ob)
+	}
+	return b, resp, nil
 }
 
 // twinCallers generates the callers of the engine-twin properties: the administrator (nil)
