@@ -167,7 +167,8 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if nb.on() {
 		// Bound edges meet their ends on traversal_path too (namespace.go): the first edge
 		// at the start node, the last at the end node, and every pair of consecutive edges
-		// at the readable node between them.
+		// at the readable node between them: each with a copy of it in f1v/b1v, and both
+		// under the same path (agree), as a walk's steps, since an id may be live under two.
 		arms := append([]*selectStmt{cand}, cand.union...)
 		tp := func(a string) expr { return col(a, "tp") }
 		endAt := func(a, set string, n *nodeSel, id expr) []expr {
@@ -180,11 +181,12 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		arms[0].where = slices.Concat(arms[0].where, endAt("f", "a0", from, col("f", "x")), endAt("f", "a1", to, col("f", "y")))
 		if depth >= 2 {
 			arms[1].where = slices.Concat(arms[1].where, endAt("f", "a0", from, col("f", "x")), endAt("b", "a1", to, col("b", "y")),
-				[]expr{mid("f", "f1v", "y", "y_kind"), mid("b", "f1v", "x", "x_kind")})
+				[]expr{mid("f", "f1v", "y", "y_kind"), mid("b", "f1v", "x", "x_kind"), nb.agree(tp("f"), tp("b"))})
 		}
 		if depth >= 3 {
 			arms[2].where = slices.Concat(arms[2].where, endAt("f", "a0", from, col("f", "x")), endAt("b", "a1", to, col("b", "y")),
-				[]expr{mid("f", "f1v", "y", "y_kind"), mid("m", "f1v", "x", "x_kind"), mid("m", "b1v", "y", "y_kind"), mid("b", "b1v", "x", "x_kind")})
+				[]expr{mid("f", "f1v", "y", "y_kind"), mid("m", "f1v", "x", "x_kind"), mid("m", "b1v", "y", "y_kind"), mid("b", "b1v", "x", "x_kind"),
+					nb.agree(tp("f"), tp("m")), nb.agree(tp("m"), tp("b"))})
 		}
 	}
 	s.with = append(s.with, &cte{name: "cand", body: cand})

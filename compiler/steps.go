@@ -123,7 +123,15 @@ func (p *Plan) JoinNeighbors(edges, lookup graphresponse.Rows) (base graphrespon
 	if err != nil {
 		return base, false, err
 	}
-	live := make(map[graphresponse.NodeRef]string, len(lookup.Values))
+	// A node's id may be live under more than one path (the node tables are keyed by
+	// traversal_path and id): an edge bound to its namespace may end at any of them, as in
+	// the one-statement form's (id, kind, traversal_path) IN live.
+	type under struct {
+		n  graphresponse.NodeRef
+		tp string
+	}
+	live := make(map[graphresponse.NodeRef]bool, len(lookup.Values))
+	paths := make(map[under]bool, len(lookup.Values))
 	for i, row := range lookup.Values {
 		kind, ok1 := row[lx[0]].(string)
 		id, ok2 := row[lx[1]].(int64)
@@ -131,7 +139,9 @@ func (p *Plan) JoinNeighbors(edges, lookup graphresponse.Rows) (base graphrespon
 		if !ok1 || !ok2 || !ok3 {
 			return base, false, fmt.Errorf("lookup row %d: want a kind, an integer id and a path, got %v", i, row)
 		}
-		live[graphresponse.NodeRef{Kind: kind, ID: id}] = tp
+		n := graphresponse.NodeRef{Kind: kind, ID: id}
+		live[n] = true
+		paths[under{n, tp}] = true
 	}
 	for _, c := range edges.Columns {
 		if c != "nbr_tp" {
@@ -148,8 +158,7 @@ func (p *Plan) JoinNeighbors(edges, lookup graphresponse.Rows) (base graphrespon
 		if err != nil {
 			return base, false, fmt.Errorf("edge row %d: %w", i, err)
 		}
-		tp, ok := live[n]
-		if !ok {
+		if !live[n] {
 			continue
 		}
 		if tpAt >= 0 {
@@ -157,7 +166,7 @@ func (p *Plan) JoinNeighbors(edges, lookup graphresponse.Rows) (base graphrespon
 			if !ok {
 				return base, false, fmt.Errorf("edge row %d: nbr_tp is %T, want a string", i, row[tpAt])
 			}
-			if etp != tp && (st.nb.all || etp != "") {
+			if !paths[under{n, etp}] && (st.nb.all || etp != "") {
 				continue
 			}
 			row = slices.Delete(slices.Clone(row), tpAt, tpAt+1)

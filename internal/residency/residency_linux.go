@@ -19,6 +19,7 @@ type mapping struct {
 	perms      string // "r-xp"
 	rss        int64  // bytes resident
 	anonymous  int64  // bytes of private copies of the file's pages
+	swap       int64  // bytes of private copies swapped out (not counted in anonymous)
 }
 
 // Release takes the resident pages of the read-only, unmodified mappings of the file at path
@@ -51,9 +52,10 @@ func Release(path string) (int64, error) {
 }
 
 // releasable reports whether dropping m's pages keeps its contents: it can never be written
-// and holds no private copy, so every page reads back from the file as it is now.
+// and holds no private copy, resident or swapped out (MADV_DONTNEED discards swapped copies
+// too), so every page reads back from the file as it is now.
 func releasable(m mapping) bool {
-	return m.rss > 0 && m.anonymous == 0 && !strings.ContainsAny(m.perms, "ws")
+	return m.rss > 0 && m.anonymous == 0 && m.swap == 0 && !strings.ContainsAny(m.perms, "ws")
 }
 
 // parseSmaps returns the mappings of the file named file in the text of /proc/self/smaps.
@@ -81,6 +83,8 @@ func parseSmaps(data []byte, file string) ([]mapping, error) {
 				out[len(out)-1].rss = kb << 10
 			case "Anonymous":
 				out[len(out)-1].anonymous = kb << 10
+			case "Swap":
+				out[len(out)-1].swap = kb << 10
 			}
 			continue
 		}

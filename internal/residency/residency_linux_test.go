@@ -124,6 +124,11 @@ VmFlags: rd mr mw me
 00402000-00404000 r--p 00002000 fe:00 1 /opt/lib a.so
 Rss:                   4 kB
 Anonymous:             4 kB
+00404000-00408000 r--p 00004000 fe:00 1 /opt/lib a.so
+Rss:                   4 kB
+Anonymous:             0 kB
+Swap:                  4 kB
+SwapPss:               4 kB
 7f0000000000-7f0000001000 rw-p 00000000 00:00 0
 Rss:                   4 kB
 `
@@ -134,12 +139,15 @@ Rss:                   4 kB
 	want := []mapping{
 		{start: 0x400000, end: 0x402000, perms: "r--p", rss: 8 << 10},
 		{start: 0x402000, end: 0x404000, perms: "r--p", rss: 4 << 10, anonymous: 4 << 10},
+		// A private copy swapped out is not Anonymous (resident) but Swap: MADV_DONTNEED
+		// would discard it and the page would read back from the file.
+		{start: 0x404000, end: 0x408000, perms: "r--p", rss: 4 << 10, swap: 4 << 10},
 	}
-	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("parseSmaps = %+v, want %+v", got, want)
 	}
-	if !releasable(got[0]) || releasable(got[1]) {
-		t.Errorf("releasable: %v %v, want true false", releasable(got[0]), releasable(got[1]))
+	if !releasable(got[0]) || releasable(got[1]) || releasable(got[2]) {
+		t.Errorf("releasable: %v %v %v, want true false false", releasable(got[0]), releasable(got[1]), releasable(got[2]))
 	}
 	if _, err := parseSmaps([]byte("zz-00400000 r--p 0 0:0 1 /opt/lib a.so\n"), "/opt/lib a.so"); err == nil {
 		t.Error("a bad mapping header: no error")

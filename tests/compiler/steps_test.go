@@ -196,3 +196,63 @@ func TestNeighborsPastTheEdgeLimit(t *testing.T) {
 		t.Errorf("the answer differs from the one-statement form:\n%s\n%s", a, b)
 	}
 }
+
+// TestNeighborsNodeUnderTwoPaths: a node's id may be stored under two traversal paths (the
+// node tables are ordered by (traversal_path, id), as after a project moved), both live and
+// readable. Each same_namespace edge binds to the copy under its own path, so both edges below
+// reach the definition in the one-statement form; the two-step plan must keep both too.
+func TestNeighborsNodeUnderTwoPaths(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	const f1, f2, def = int64(5300001), int64(5300002), int64(5300003)
+	fcols := []string{"id", "traversal_path", "path", "name", "project_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_file", fcols, [][]any{
+		{f1, "1/", "a.go", "a.go", int64(1), int64(1), false},
+		{f2, "1/5300000/", "b.go", "b.go", int64(1), int64(1), false},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dcols := []string{"id", "traversal_path", "name", "project_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_definition", dcols, [][]any{
+		{def, "1/", "Moved", int64(1), int64(1), false},
+		{def, "1/5300000/", "Moved", int64(1), int64(1), false},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_edge", ecols, [][]any{
+		{"1/", "DEFINES", "File", f1, "Definition", def, int64(1), false},
+		{"1/5300000/", "DEFINES", "File", f2, "Definition", def, int64(1), false},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	caller := callerWith(scopeSpec{"1/", 30})
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"f","entity":"File","node_ids":[5300001,5300002]}],"neighbors":{"direction":"outgoing","rel_types":["DEFINES"]}}`), caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Plan.Edges() == nil {
+		t.Fatal("no two-step plan")
+	}
+	one := *q
+	one.Plan = q.Plan.OneStatement()
+	for _, form := range []struct {
+		name string
+		q    *compiler.Query
+	}{{"two steps", q}, {"one statement", &one}} {
+		resp, _, err := executor.Respond(ctx, e, env.compiler, form.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var from []int64
+		for _, ed := range resp.Edges {
+			if ed.Type == "DEFINES" && ed.ToID == def {
+				from = append(from, ed.FromID)
+			}
+		}
+		slices.Sort(from)
+		if !slices.Equal(from, []int64{f1, f2}) {
+			t.Errorf("%s: DEFINES edges to the definition from %v, want from both files %v", form.name, from, []int64{f1, f2})
+		}
+	}
+}
