@@ -69,7 +69,167 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 			}
 		}
 	})
+	if err != nil {
+		return err
+	}
+	return meetingsConfirmed(stmt, cat, facts)
+}
+
+// meetingsConfirmed refuses a select that joins the rows of two edge CTEs end to end (a
+// conjunct "a.<end> = b.<end>" of a join or of its WHERE) unless a node set confirms the node where they meet:
+// every arm of one side is seeded on that end (seeded has already checked the seed), or the
+// select keeps only rows whose meeting node is in a node set ("(a.<end>, a.<end kind>) IN
+// (SELECT id, kind FROM <set>)", every arm of the set naming its own entity as kind). A path's
+// middle edges are seeded at both ends; without this rule one seed would pass, and a path
+// could go through a node the caller may not read between the middle edge and the next.
+func meetingsConfirmed(stmt *selectStmt, cat *catalog, facts map[string]setFacts) error {
+	edgeCTEs := map[string][]*selectStmt{}
+	for _, c := range stmt.with {
+		if _, ok := edgeEnds(c.arms(), cat); ok {
+			edgeCTEs[c.name] = c.arms()
+		}
+	}
+	var err error
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok || err != nil || len(s.joins) == 0 {
+			return
+		}
+		arms := map[string][]*selectStmt{} // alias -> arms of the edge CTE it reads
+		for _, f := range s.fromItems() {
+			if r, ok := f.(*cteRef); ok && edgeCTEs[r.name] != nil {
+				arms[r.qual()] = edgeCTEs[r.name]
+			}
+		}
+		conjuncts := slices.Clone(s.where)
+		for _, j := range s.joins {
+			conjuncts = append(conjuncts, j.on...)
+		}
+		for _, w := range conjuncts {
+			b, ok := w.(*binOp)
+			if !ok || b.op != "=" {
+				continue
+			}
+			l, lok := b.l.(*colRef)
+			r, rok := b.r.(*colRef)
+			if !lok || !rok || arms[l.qual] == nil || arms[r.qual] == nil {
+				continue
+			}
+			lEnd, rEnd := endSeededAll(arms[l.qual], l.name, facts), endSeededAll(arms[r.qual], r.name, facts)
+			if lEnd == "" || rEnd == "" {
+				continue // not an id end of both (a kind, or another column)
+			}
+			if lEnd == "seeded" || rEnd == "seeded" || confirmedIn(s, l, arms[l.qual], facts) || confirmedIn(s, r, arms[r.qual], facts) {
+				continue
+			}
+			err = checkErr("edge rows " + l.qual + " and " + r.qual + " meet at " + l.qual + "." + l.name + " = " + r.qual + "." + r.name + ", a node no node set confirms: seed one side on that end")
+			return
+		}
+	})
 	return err
+}
+
+// checkBothEndsSeeded is the check of a statement whose edge rows no later statement confirms
+// (path_finding's second step, PathStep): every edge scan is seeded by a node set at both
+// ends, so that both ends of each middle edge are nodes the caller may read.
+func checkBothEndsSeeded(stmt *selectStmt, cat *catalog) error {
+	facts := nodeSetFacts(stmt, cat, nodeSets(stmt, cat))
+	var err error
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok || err != nil {
+			return
+		}
+		t, ok := s.from.(*tableRef)
+		if !ok || (t.table != cat.edgeTable && t.table != cat.edgeByTarget) {
+			return
+		}
+		for _, idCol := range []string{"source_id", "target_id"} {
+			if !endSeed(s, idCol, facts) {
+				err = checkErr("scan of " + t.table + " in a path step has no node-set seed on " + idCol + ": a middle edge must start and end at nodes the caller may read")
+				return
+			}
+		}
+	})
+	return err
+}
+
+// endSeededAll tells, for output column out of an edge CTE's arms, "" when it is not an
+// edge end's id in every arm, "seeded" when every arm is seeded on that end by a node set,
+// else "open".
+func endSeededAll(arms []*selectStmt, out string, facts map[string]setFacts) string {
+	state := "seeded"
+	for _, a := range arms {
+		idCol, _ := armEnd(a, out)
+		if idCol != "source_id" && idCol != "target_id" {
+			return ""
+		}
+		if !endSeed(a, idCol, facts) {
+			state = "open"
+		}
+	}
+	return state
+}
+
+// endSeed reports whether edge scan a has a node-set seed on its id column idCol.
+func endSeed(a *selectStmt, idCol string, facts map[string]setFacts) bool {
+	t := a.from.(*tableRef)
+	for _, w := range slices.Concat(a.prewhere, a.where) {
+		x, ok := w.(*inSub)
+		if !ok {
+			continue
+		}
+		r, ok := x.sub.from.(*cteRef)
+		if _, isSet := facts[r.name]; !ok || !isSet {
+			continue
+		}
+		l := x.l
+		if tu, ok := l.(tupleExpr); ok && len(tu) > 0 {
+			l = tu[0]
+		}
+		if c, ok := l.(*colRef); ok && c.qual == t.alias && c.name == idCol {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmedIn reports whether select s keeps only rows whose end e (of edge rows whose arms
+// are given) is in a node set, matched on (id, kind) with a set whose arms name their own
+// entity as kind.
+func confirmedIn(s *selectStmt, e *colRef, arms []*selectStmt, facts map[string]setFacts) bool {
+	_, kindOut := armEnd(arms[0], e.name)
+	for _, a := range arms[1:] {
+		if _, k := armEnd(a, e.name); k != kindOut {
+			return false
+		}
+	}
+	if kindOut == "" {
+		return false
+	}
+	for _, w := range s.where {
+		x, ok := w.(*inSub)
+		if !ok {
+			continue
+		}
+		r, ok := x.sub.from.(*cteRef)
+		if !ok || !facts[r.name].kindsTrue || len(x.sub.joins) > 0 || len(x.sub.union) > 0 || len(x.sub.cols) != 2 {
+			continue
+		}
+		tu, ok := x.l.(tupleExpr)
+		if !ok || len(tu) != 2 {
+			continue
+		}
+		id, iok := tu[0].(*colRef)
+		k, kok := tu[1].(*colRef)
+		sid, sok := x.sub.cols[0].e.(*colRef)
+		sk, skok := x.sub.cols[1].e.(*colRef)
+		if iok && kok && sok && skok && id.qual == e.qual && id.name == e.name && k.qual == e.qual && k.name == kindOut &&
+			sid.name == "id" && sk.name == "kind" && (sid.qual == "" || sid.qual == r.qual()) && (sk.qual == "" || sk.qual == r.qual()) {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeSets lists the CTEs of stmt that are sets of nodes: every arm of the body scans an
