@@ -119,6 +119,12 @@ func meetingsConfirmed(stmt *selectStmt, cat *catalog, facts map[string]setFacts
 			if lEnd == "" || rEnd == "" {
 				continue // not an id end of both (a kind, or another column)
 			}
+			// Ids are unique within a kind only: a node confirmed on one side is the other
+			// side's node only if the select equates their kinds as well.
+			if !kindsEquated(conjuncts, l, r, arms) {
+				err = checkErr("edge rows " + l.qual + " and " + r.qual + " meet at " + l.qual + "." + l.name + " = " + r.qual + "." + r.name + " without equating the kinds of those ends")
+				return
+			}
 			if lEnd == "seeded" || rEnd == "seeded" || confirmedIn(s, l, arms[l.qual], facts) || confirmedIn(s, r, arms[r.qual], facts) {
 				continue
 			}
@@ -152,6 +158,94 @@ func checkBothEndsSeeded(stmt *selectStmt, cat *catalog) error {
 		}
 	})
 	return err
+}
+
+// kindsEquated reports whether one of conjuncts equates the kind outputs of ends l and r of
+// edge rows (arms by alias), the same output in every arm of each side.
+func kindsEquated(conjuncts []expr, l, r *colRef, arms map[string][]*selectStmt) bool {
+	kindOf := func(e *colRef) string {
+		_, k := armEnd(arms[e.qual][0], e.name)
+		for _, a := range arms[e.qual][1:] {
+			if _, ka := armEnd(a, e.name); ka != k {
+				return ""
+			}
+		}
+		return k
+	}
+	lk, rk := kindOf(l), kindOf(r)
+	// The kind a side's end has in every row the select keeps: fixed by every arm, or by a
+	// conjunct "<alias>.<kind output> = 'K'" of the select.
+	sideKind := func(e *colRef, k string) string {
+		if fixed := fixedKind(arms[e.qual], e.name); fixed != "" {
+			return fixed
+		}
+		for _, w := range conjuncts {
+			if b, ok := w.(*binOp); ok && b.op == "=" {
+				c, cok := b.l.(*colRef)
+				p, pok := b.r.(*param)
+				if cok && pok && k != "" && c.qual == e.qual && c.name == k {
+					if v, ok := p.val.(string); ok {
+						return v
+					}
+				}
+			}
+		}
+		return ""
+	}
+	if fixed := sideKind(l, lk); fixed != "" && fixed == sideKind(r, rk) {
+		return true // both ends are of one and the same kind in every row kept
+	}
+	if lk == "" || rk == "" {
+		return false
+	}
+	for _, w := range conjuncts {
+		b, ok := w.(*binOp)
+		if !ok || b.op != "=" {
+			continue
+		}
+		x, xok := b.l.(*colRef)
+		y, yok := b.r.(*colRef)
+		if !xok || !yok {
+			continue
+		}
+		if (x.qual == l.qual && x.name == lk && y.qual == r.qual && y.name == rk) || (x.qual == r.qual && x.name == rk && y.qual == l.qual && y.name == lk) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedKind returns the entity every arm fixes the kind of its output end out to ("t.<end
+// kind> = 'K'" or IN a list of K alone), or "".
+func fixedKind(arms []*selectStmt, out string) string {
+	k := ""
+	for _, a := range arms {
+		idCol, _ := armEnd(a, out)
+		t := a.from.(*tableRef)
+		got := ""
+		for _, w := range slices.Concat(a.prewhere, a.where) {
+			b, ok := w.(*binOp)
+			if !ok {
+				continue
+			}
+			if l, ok := b.l.(*colRef); ok && l.qual == t.alias && l.name == kindCol(idCol) {
+				if p, ok := b.r.(*param); ok {
+					if e, ok := p.val.(string); ok && keepsKind(a, []expr{w}, kindCol(idCol), e) {
+						got = e
+					} else if vals, ok := p.val.([]any); ok && len(vals) > 0 {
+						if e, ok := vals[0].(string); ok && keepsKind(a, []expr{w}, kindCol(idCol), e) {
+							got = e
+						}
+					}
+				}
+			}
+		}
+		if got == "" || (k != "" && got != k) {
+			return ""
+		}
+		k = got
+	}
+	return k
 }
 
 // endSeededAll tells, for output column out of an edge CTE's arms, "" when it is not an

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/graphwire/graphwire/graphresponse"
@@ -34,6 +35,34 @@ func dropEndSeed(s *selectStmt, sets map[string]bool, end string) bool {
 	}
 	s.prewhere = slices.DeleteFunc(slices.Clone(s.prewhere), onEnd)
 	s.where = slices.DeleteFunc(slices.Clone(s.where), onEnd)
+	return dropped
+}
+
+// dropKindJoin removes, from every select that joins the edge rows read as alias, the join
+// conjuncts that compare alias.kindOut with another end's kind, and reports whether it did.
+func dropKindJoin(stmt *selectStmt, alias, kindOut string) bool {
+	dropped := false
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok {
+			return
+		}
+		for i := range s.joins {
+			s.joins[i].on = slices.DeleteFunc(slices.Clone(s.joins[i].on), func(w expr) bool {
+				b, ok := w.(*binOp)
+				if !ok || b.op != "=" {
+					return false
+				}
+				for _, e := range []expr{b.l, b.r} {
+					if c, ok := e.(*colRef); ok && c.qual == alias && c.name == kindOut {
+						dropped = true
+						return true
+					}
+				}
+				return false
+			})
+		}
+	})
 	return dropped
 }
 
@@ -78,6 +107,18 @@ func TestCheckSeedsMiddleEdgesAtBothEnds(t *testing.T) {
 						if !errors.Is(err, ErrSecurityCheckFailed) {
 							t.Errorf("%s: passed the check", where)
 						} else if !middleRefusal.MatchString(err.Error()) {
+							t.Errorf("%s: refused for another reason: %v", where, err)
+						}
+					}
+					// The meeting node is confirmed on one side only if the kinds agree too.
+					stmt, _, _ := c.lower([]byte(q), caller)
+					if dropKindJoin(stmt, "m", "x_kind") {
+						forms["kind join"]++
+						err := check(stmt, cat, caller)
+						where := fmt.Sprintf("caller %d, one statement, m1 joined without its kind, of %.90s", ci, q)
+						if !errors.Is(err, ErrSecurityCheckFailed) {
+							t.Errorf("%s: passed the check", where)
+						} else if !strings.Contains(err.Error(), "without equating the kinds") {
 							t.Errorf("%s: refused for another reason: %v", where, err)
 						}
 					}
@@ -139,7 +180,7 @@ func TestCheckSeedsMiddleEdgesAtBothEnds(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"one statement", "in steps"} {
+	for _, want := range []string{"one statement", "in steps", "kind join"} {
 		if forms[want] == 0 {
 			t.Errorf("no mutant of the %s form: the test exercised nothing there (%v)", want, forms)
 		}
