@@ -76,12 +76,15 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 }
 
 // meetingsConfirmed refuses a select that joins the rows of two edge CTEs end to end (a
-// conjunct "a.<end> = b.<end>" of a join or of its WHERE) unless a node set confirms the node where they meet:
-// every arm of one side is seeded on that end (seeded has already checked the seed), or the
-// select keeps only rows whose meeting node is in a node set ("(a.<end>, a.<end kind>) IN
-// (SELECT id, kind FROM <set>)", every arm of the set naming its own entity as kind). A path's
-// middle edges are seeded at both ends; without this rule one seed would pass, and a path
-// could go through a node the caller may not read between the middle edge and the next.
+// conjunct "a.<end> = b.<end>" of a join or of its WHERE) unless the select equates the two
+// ends' kinds (or both are fixed to one kind, see kindsEquated) and a node set confirms the
+// node where they meet: every arm of one side is seeded on that end (seeded has already
+// checked the seed), or the select keeps only rows whose meeting node is in a node set
+// ("(a.<end>, a.<end kind>) IN (SELECT id, kind FROM <set>)", every arm of the set naming its
+// own entity as kind). A path's middle edges are seeded at both ends; without this rule one
+// seed would pass, and a path could go through a node the caller may not read between the
+// middle edge and the next. It sees edge CTEs read directly in a FROM or join, which is how
+// the lowering reads them.
 func meetingsConfirmed(stmt *selectStmt, cat *catalog, facts map[string]setFacts) error {
 	edgeCTEs := map[string][]*selectStmt{}
 	for _, c := range stmt.with {
