@@ -69,7 +69,264 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 			}
 		}
 	})
+	if err != nil {
+		return err
+	}
+	return meetingsConfirmed(stmt, cat, facts)
+}
+
+// meetingsConfirmed refuses a select that joins the rows of two edge CTEs end to end (a
+// conjunct "a.<end> = b.<end>" of a join or of its WHERE) unless the select equates the two
+// ends' kinds (or both are fixed to one kind, see kindsEquated) and a node set confirms the
+// node where they meet: every arm of one side is seeded on that end (seeded has already
+// checked the seed), or the select keeps only rows whose meeting node is in a node set
+// ("(a.<end>, a.<end kind>) IN (SELECT id, kind FROM <set>)", every arm of the set naming its
+// own entity as kind). A path's middle edges are seeded at both ends; without this rule one
+// seed would pass, and a path could go through a node the caller may not read between the
+// middle edge and the next. It sees edge CTEs read directly in a FROM or join, which is how
+// the lowering reads them.
+func meetingsConfirmed(stmt *selectStmt, cat *catalog, facts map[string]setFacts) error {
+	edgeCTEs := map[string][]*selectStmt{}
+	for _, c := range stmt.with {
+		if _, ok := edgeEnds(c.arms(), cat); ok {
+			edgeCTEs[c.name] = c.arms()
+		}
+	}
+	var err error
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok || err != nil || len(s.joins) == 0 {
+			return
+		}
+		arms := map[string][]*selectStmt{} // alias -> arms of the edge CTE it reads
+		for _, f := range s.fromItems() {
+			if r, ok := f.(*cteRef); ok && edgeCTEs[r.name] != nil {
+				arms[r.qual()] = edgeCTEs[r.name]
+			}
+		}
+		conjuncts := slices.Clone(s.where)
+		for _, j := range s.joins {
+			conjuncts = append(conjuncts, j.on...)
+		}
+		for _, w := range conjuncts {
+			b, ok := w.(*binOp)
+			if !ok || b.op != "=" {
+				continue
+			}
+			l, lok := b.l.(*colRef)
+			r, rok := b.r.(*colRef)
+			if !lok || !rok || arms[l.qual] == nil || arms[r.qual] == nil {
+				continue
+			}
+			lEnd, rEnd := endSeededAll(arms[l.qual], l.name, facts), endSeededAll(arms[r.qual], r.name, facts)
+			if lEnd == "" || rEnd == "" {
+				continue // not an id end of both (a kind, or another column)
+			}
+			// Ids are unique within a kind only: a node confirmed on one side is the other
+			// side's node only if the select equates their kinds as well.
+			if !kindsEquated(conjuncts, l, r, arms) {
+				err = checkErr("edge rows " + l.qual + " and " + r.qual + " meet at " + l.qual + "." + l.name + " = " + r.qual + "." + r.name + " without equating the kinds of those ends")
+				return
+			}
+			if lEnd == "seeded" || rEnd == "seeded" || confirmedIn(s, l, arms[l.qual], facts) || confirmedIn(s, r, arms[r.qual], facts) {
+				continue
+			}
+			err = checkErr("edge rows " + l.qual + " and " + r.qual + " meet at " + l.qual + "." + l.name + " = " + r.qual + "." + r.name + ", a node no node set confirms: seed one side on that end")
+			return
+		}
+	})
 	return err
+}
+
+// checkBothEndsSeeded is the check of a statement whose edge rows no later statement confirms
+// (path_finding's second step, PathStep): every edge scan is seeded by a node set at both
+// ends, so that both ends of each middle edge are nodes the caller may read.
+func checkBothEndsSeeded(stmt *selectStmt, cat *catalog) error {
+	facts := nodeSetFacts(stmt, cat, nodeSets(stmt, cat))
+	var err error
+	walk(stmt, func(n sqlNode) {
+		s, ok := n.(*selectStmt)
+		if !ok || err != nil {
+			return
+		}
+		t, ok := s.from.(*tableRef)
+		if !ok || (t.table != cat.edgeTable && t.table != cat.edgeByTarget) {
+			return
+		}
+		for _, idCol := range []string{"source_id", "target_id"} {
+			if !endSeed(s, idCol, facts) {
+				err = checkErr("scan of " + t.table + " in a path step has no node-set seed on " + idCol + ": a middle edge must start and end at nodes the caller may read")
+				return
+			}
+		}
+	})
+	return err
+}
+
+// kindsEquated reports whether one of conjuncts equates the kind outputs of ends l and r of
+// edge rows (arms by alias), the same output in every arm of each side.
+func kindsEquated(conjuncts []expr, l, r *colRef, arms map[string][]*selectStmt) bool {
+	kindOf := func(e *colRef) string {
+		_, k := armEnd(arms[e.qual][0], e.name)
+		for _, a := range arms[e.qual][1:] {
+			if _, ka := armEnd(a, e.name); ka != k {
+				return ""
+			}
+		}
+		return k
+	}
+	lk, rk := kindOf(l), kindOf(r)
+	// The kind a side's end has in every row the select keeps: fixed by every arm, or by a
+	// conjunct "<alias>.<kind output> = 'K'" of the select.
+	sideKind := func(e *colRef, k string) string {
+		if fixed := fixedKind(arms[e.qual], e.name); fixed != "" {
+			return fixed
+		}
+		for _, w := range conjuncts {
+			if b, ok := w.(*binOp); ok && b.op == "=" {
+				c, cok := b.l.(*colRef)
+				p, pok := b.r.(*param)
+				if cok && pok && k != "" && c.qual == e.qual && c.name == k {
+					if v, ok := p.val.(string); ok {
+						return v
+					}
+				}
+			}
+		}
+		return ""
+	}
+	if fixed := sideKind(l, lk); fixed != "" && fixed == sideKind(r, rk) {
+		return true // both ends are of one and the same kind in every row kept
+	}
+	if lk == "" || rk == "" {
+		return false
+	}
+	for _, w := range conjuncts {
+		b, ok := w.(*binOp)
+		if !ok || b.op != "=" {
+			continue
+		}
+		x, xok := b.l.(*colRef)
+		y, yok := b.r.(*colRef)
+		if !xok || !yok {
+			continue
+		}
+		if (x.qual == l.qual && x.name == lk && y.qual == r.qual && y.name == rk) || (x.qual == r.qual && x.name == rk && y.qual == l.qual && y.name == lk) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedKind returns the entity every arm fixes the kind of its output end out to ("t.<end
+// kind> = 'K'" or IN a list of K alone), or "".
+func fixedKind(arms []*selectStmt, out string) string {
+	k := ""
+	for _, a := range arms {
+		idCol, _ := armEnd(a, out)
+		t := a.from.(*tableRef)
+		got := ""
+		for _, w := range slices.Concat(a.prewhere, a.where) {
+			b, ok := w.(*binOp)
+			if !ok {
+				continue
+			}
+			if l, ok := b.l.(*colRef); ok && l.qual == t.alias && l.name == kindCol(idCol) {
+				if p, ok := b.r.(*param); ok {
+					if e, ok := p.val.(string); ok && keepsKind(a, []expr{w}, kindCol(idCol), e) {
+						got = e
+					} else if vals, ok := p.val.([]any); ok && len(vals) > 0 {
+						if e, ok := vals[0].(string); ok && keepsKind(a, []expr{w}, kindCol(idCol), e) {
+							got = e
+						}
+					}
+				}
+			}
+		}
+		if got == "" || (k != "" && got != k) {
+			return ""
+		}
+		k = got
+	}
+	return k
+}
+
+// endSeededAll tells, for output column out of an edge CTE's arms, "" when it is not an
+// edge end's id in every arm, "seeded" when every arm is seeded on that end by a node set,
+// else "open".
+func endSeededAll(arms []*selectStmt, out string, facts map[string]setFacts) string {
+	state := "seeded"
+	for _, a := range arms {
+		idCol, _ := armEnd(a, out)
+		if idCol != "source_id" && idCol != "target_id" {
+			return ""
+		}
+		if !endSeed(a, idCol, facts) {
+			state = "open"
+		}
+	}
+	return state
+}
+
+// endSeed reports whether edge scan a has a node-set seed on its id column idCol.
+func endSeed(a *selectStmt, idCol string, facts map[string]setFacts) bool {
+	t := a.from.(*tableRef)
+	for _, w := range slices.Concat(a.prewhere, a.where) {
+		x, ok := w.(*inSub)
+		if !ok {
+			continue
+		}
+		r, ok := x.sub.from.(*cteRef)
+		if _, isSet := facts[r.name]; !ok || !isSet {
+			continue
+		}
+		l := x.l
+		if tu, ok := l.(tupleExpr); ok && len(tu) > 0 {
+			l = tu[0]
+		}
+		if c, ok := l.(*colRef); ok && c.qual == t.alias && c.name == idCol {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmedIn reports whether select s keeps only rows whose end e (of edge rows whose arms
+// are given) is in a node set, matched on (id, kind) with a set whose arms name their own
+// entity as kind.
+func confirmedIn(s *selectStmt, e *colRef, arms []*selectStmt, facts map[string]setFacts) bool {
+	_, kindOut := armEnd(arms[0], e.name)
+	for _, a := range arms[1:] {
+		if _, k := armEnd(a, e.name); k != kindOut {
+			return false
+		}
+	}
+	if kindOut == "" {
+		return false
+	}
+	for _, w := range s.where {
+		x, ok := w.(*inSub)
+		if !ok {
+			continue
+		}
+		r, ok := x.sub.from.(*cteRef)
+		if !ok || !facts[r.name].kindsTrue || len(x.sub.joins) > 0 || len(x.sub.union) > 0 || len(x.sub.cols) != 2 {
+			continue
+		}
+		tu, ok := x.l.(tupleExpr)
+		if !ok || len(tu) != 2 {
+			continue
+		}
+		id, iok := tu[0].(*colRef)
+		k, kok := tu[1].(*colRef)
+		sid, sok := x.sub.cols[0].e.(*colRef)
+		sk, skok := x.sub.cols[1].e.(*colRef)
+		if iok && kok && sok && skok && id.qual == e.qual && id.name == e.name && k.qual == e.qual && k.name == kindOut &&
+			sid.name == "id" && sk.name == "kind" && (sid.qual == "" || sid.qual == r.qual()) && (sk.qual == "" || sk.qual == r.qual()) {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeSets lists the CTEs of stmt that are sets of nodes: every arm of the body scans an

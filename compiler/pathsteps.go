@@ -186,6 +186,21 @@ func (p *Plan) PathCandidates(first graphresponse.Rows) (near, far []graphrespon
 // narrowed by the ids, which are query parameters, and a kind outside the plan's is refused.
 // It returns nil when there is nothing to check.
 func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef, props bool) (*Query, error) {
+	stmt, err := c.pathStepStmt(q, near, far, props)
+	if stmt == nil || err != nil {
+		return nil, err
+	}
+	// Nothing after this statement confirms the ends of its middle edges (the first statement
+	// confirmed the anchors' edges), so it must do so itself, at both ends.
+	if err := checkBothEndsSeeded(stmt, c.catalogFor(q.Plan.caller)); err != nil {
+		return nil, err
+	}
+	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+}
+
+// pathStepStmt builds PathStep's statement, before the checks; nil when there is nothing to
+// check.
+func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, props bool) (*selectStmt, error) {
 	if q == nil || !q.Plan.Paths() {
 		return nil, newErr("", ErrCompilerBug, "path step requested for a query without a path plan")
 	}
@@ -267,7 +282,7 @@ func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef, props b
 	}
 	stmt := stepStatement(ctes, arms)
 	placePrewhere(stmt, cat)
-	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+	return stmt, nil
 }
 
 // hydrationColumns are the columns the hydration statement reads of e's nodes.
