@@ -127,6 +127,7 @@ func TestChooseGrantsAdmitSomeNotAll(t *testing.T) {
 			Neighbors:   []string{"12/150/160/", "12/150/161/", "40/400/", "77/700/701/", "77/702/"},
 			PathFinding: []string{"3/", "12/150/", "55/", "55/551/", "77/"},
 			TwoHop:      []string{"12/150/160/", "40/401/", "40/401/402/", "40/403/", "77/700/"},
+			Walk:        []string{"3/", "55/", "90/"},
 		},
 		"one top": {
 			Neighbors:   []string{"1/10/", "1/10/11/", "1/20/"},
@@ -139,6 +140,9 @@ func TestChooseGrantsAdmitSomeNotAll(t *testing.T) {
 			someNotAll(t, c, 20, "neighbors", in.Neighbors)
 			someNotAll(t, c, 20, "traversal_2hop", in.TwoHop)
 			someNotAll(t, c, 10, "path_finding", in.PathFinding)
+			if in.Walk != nil {
+				someNotAll(t, c, 10, "variable_length", in.Walk)
+			}
 			levels := map[int]bool{}
 			for _, g := range c.Grants {
 				levels[g.Level] = true

@@ -19,6 +19,7 @@ const (
 	oneHopProjects = "1,2,3,4,5"       // traversal_1hop: projects whose merge requests are read
 	twoHopUsers    = "1,2,3,4,5,6,7,8" // traversal_2hop: users whose authored MRs are walked
 	pathUsers      = "1,2,3,6,8,21,23" // path_finding: users whose memberships are walked
+	walkGroups     = "1,2,3"           // variable_length: groups whose projects are walked to
 	neighborsMRs   = "1,2,3,9,10,14"   // neighbors: the merge requests at the centre
 )
 
@@ -92,6 +93,7 @@ func callersOf(grants []compiler.Scope) []callerSpec {
 type interest struct {
 	Neighbors, PathFinding, TwoHop []string
 	OneHop                         []string // traversal_1hop's projects, by id
+	Walk                           []string // variable_length's groups
 }
 
 // readInterest reads the paths of interest from the live-only layout of a DuckDB file.
@@ -103,6 +105,7 @@ func readInterest(db *sql.DB) (interest, error) {
 	}{
 		{&in.Neighbors, "SELECT traversal_path FROM live_gl_merge_request WHERE id IN (" + neighborsMRs + ") ORDER BY id"},
 		{&in.PathFinding, "SELECT traversal_path FROM live_gl_edge WHERE relationship_kind = 'MEMBER_OF' AND source_kind = 'User' AND source_id IN (" + pathUsers + ") ORDER BY ALL"},
+		{&in.Walk, "SELECT traversal_path FROM live_gl_group WHERE id IN (" + walkGroups + ") ORDER BY ALL"},
 		{&in.OneHop, "SELECT traversal_path FROM live_gl_project WHERE id IN (" + oneHopProjects + ") ORDER BY id"},
 		{&in.TwoHop, "SELECT mr.traversal_path FROM live_gl_edge AS e JOIN live_gl_merge_request AS mr ON mr.id = e.target_id WHERE e.relationship_kind = 'AUTHORED' AND e.source_kind = 'User' AND e.source_id IN (" + twoHopUsers + ") AND e.target_kind = 'MergeRequest' ORDER BY ALL"},
 	} {
@@ -170,11 +173,11 @@ func pathLess(a, b string) bool {
 // member (several floors, top-level and second-level prefixes): the top-level prefix holding
 // most of neighbors' centres at level 20, the commonest second-level prefix of the authored
 // merge requests outside it at level 20, the top-level prefix holding most of path_finding's
-// memberships outside those at level 10, and the commonest second-level prefix of the merge
-// requests inside the first at level 30 (floor 25: vulnerabilities). Each shape then admits
-// some of its start nodes; whether it admits some but not all of its answer, the bench checks
-// (checkScoped). When every path of interest lies under one top-level group, the same choice
-// is made one level down (and so on).
+// memberships outside those (preferably one holding a variable_length group) at level 10, and
+// the commonest second-level prefix of the merge requests inside the first at level 30
+// (floor 25: vulnerabilities). Each shape then admits some of its start nodes; whether it
+// admits some but not all of its answer, the bench checks (checkScoped). When every path of
+// interest lies under one top-level group, the same choice is made one level down (and so on).
 func chooseGrants(in interest) []compiler.Scope {
 	every := func(string) bool { return true }
 	mrs := append(slices.Clone(in.Neighbors), in.TwoHop...)
@@ -222,7 +225,18 @@ func chooseGrants(in interest) []compiler.Scope {
 	if c == "" {
 		c = commonest(mrs, second, outside(a))
 	}
-	b := commonest(in.PathFinding, top, outside(a, prefixOf(c, top)))
+	// The level-10 prefix holds one of variable_length's groups too, where one can.
+	topC := prefixOf(c, top)
+	walks := func(x string) bool {
+		return outside(a, topC)(x) && slices.ContainsFunc(in.Walk, func(p string) bool { return strings.HasPrefix(p, x) })
+	}
+	b := commonest(in.PathFinding, top, walks)
+	if b == "" {
+		b = commonest(in.Walk, top, outside(a, topC))
+	}
+	if b == "" {
+		b = commonest(in.PathFinding, top, outside(a, topC))
+	}
 	if b == "" {
 		b = commonest(in.PathFinding, top, outside(a))
 	}

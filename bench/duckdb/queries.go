@@ -108,9 +108,9 @@ ORDER BY n0_id, n1_id, n2_id LIMIT 101`,
 		},
 		{
 			name:   "variable_length/" + c,
-			dsl:    `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2,3],"columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`,
+			dsl:    `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + walkGroups + `],"columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`,
 			fields: []string{"n0_id", "n1_id", "e0_depth"},
-			duck: `WITH s1 AS ` + E("relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (1,2,3) AND NOT (target_kind = 'Group' AND target_id = source_id)") + `,
+			duck: `WITH s1 AS ` + E("relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN ("+walkGroups+") AND NOT (target_kind = 'Group' AND target_id = source_id)") + `,
 m1 AS ` + N("gl_group", "id IN (SELECT target_id FROM s1 WHERE target_kind = 'Group')") + `,
 s2 AS ` + E("relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT id FROM m1) AND NOT (target_kind = 'Group' AND target_id = source_id)") + `,
 m2 AS ` + N("gl_group", "id IN (SELECT target_id FROM s2 WHERE target_kind = 'Group')") + `,
@@ -124,7 +124,7 @@ walks AS (
   SELECT DISTINCT s1.source_id, s3.target_id, 3 FROM s1 JOIN s2 ON s2.source_id = s1.target_id JOIN s3 ON s3.source_id = s2.target_id
   WHERE s1.target_kind = 'Group' AND s2.target_kind = 'Group' AND s2.target_id != s1.source_id
 ),
-g AS ` + N("gl_group", "id IN (1,2,3)") + `,
+g AS ` + N("gl_group", "id IN ("+walkGroups+")") + `,
 p AS ` + N("gl_project", "id IN (SELECT b FROM walks)") + `
 SELECT g.id AS n0_id, p.id AS n1_id, w.depth AS e0_depth, g.full_path, p.full_path
 FROM walks AS w JOIN g ON g.id = w.a JOIN p ON p.id = w.b
