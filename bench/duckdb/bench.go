@@ -19,14 +19,6 @@ import (
 	"github.com/graphwire/graphwire/executor/chdb"
 )
 
-// compilerCallers are the callers of callers as the compiler sees them (tests/sqlbench's).
-var compilerCallers = map[string]*compiler.Caller{
-	"admin": {Subject: "1", Admin: true},
-	"scoped": {Subject: "7", Scopes: []compiler.Scope{
-		{Path: "2/", Level: 20}, {Path: "2/10/", Level: 30}, {Path: "1/4/", Level: 20}, {Path: "3/", Level: 10},
-	}},
-}
-
 // coldResult is one cold start: a fresh process opens the engine on the prepared data and
 // answers the first neighbors query (admin).
 type coldResult struct {
@@ -43,7 +35,8 @@ func cold(dir, engine string) (*coldResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sh := shapes(sqlgen{c: callers[0], versioned: true})
+	admin := callerSpec{Name: "admin", Admin: true}
+	sh := shapes(sqlgen{c: admin, versioned: true})
 	var nb shape
 	for _, s := range sh {
 		if strings.HasPrefix(s.name, "neighbors/") {
@@ -64,7 +57,7 @@ func cold(dir, engine string) (*coldResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p, _, err = runOurs(ctx, e, c, nb, "admin"); err != nil {
+		if p, _, err = runOurs(ctx, e, c, nb, admin); err != nil {
 			return nil, err
 		}
 	case "duckdb":
@@ -154,6 +147,8 @@ func canonical(b *strings.Builder, v any) {
 		b.WriteString(strconv.FormatInt(x, 10))
 	case int32:
 		b.WriteString(strconv.FormatInt(int64(x), 10))
+	case int8, int16, uint8, uint16, uint32:
+		fmt.Fprintf(b, "%d", x) // ClickHouse's narrow integers (path_finding's depth is UInt8)
 	case uint64:
 		b.WriteString(strconv.FormatUint(x, 10))
 	case bool:
@@ -192,8 +187,8 @@ func canonical(b *strings.Builder, v any) {
 // runOurs compiles the shape's DSL and answers it as the server does: the base statement,
 // then the hydration statement where the query type has one (executor.Respond). The
 // projection is taken from the base statement's rows.
-func runOurs(ctx context.Context, e *chdb.Executor, c *compiler.Compiler, s shape, caller string) (projection, int, error) {
-	q, err := c.Compile([]byte(s.dsl), compilerCallers[caller])
+func runOurs(ctx context.Context, e *chdb.Executor, c *compiler.Compiler, s shape, caller callerSpec) (projection, int, error) {
+	q, err := c.Compile([]byte(s.dsl), caller.compilerCaller())
 	if err != nil {
 		return nil, 0, fmt.Errorf("compile %s: %w", s.name, err)
 	}
@@ -313,8 +308,12 @@ func bench(dir string, rounds int) (*benchResult, error) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	callers, err := loadCallers(dir)
+	if err != nil {
+		return nil, err
+	}
 	type pair struct {
-		caller    string
+		caller    callerSpec
 		versioned shape
 		live      shape
 	}
@@ -323,7 +322,7 @@ func bench(dir string, rounds int) (*benchResult, error) {
 		v := shapes(sqlgen{c: cl, versioned: true})
 		l := shapes(sqlgen{c: cl, versioned: false})
 		for i := range v {
-			all = append(all, pair{cl.name, v[i], l[i]})
+			all = append(all, pair{cl, v[i], l[i]})
 		}
 	}
 	// Order by question, admin before scoped.
@@ -334,6 +333,7 @@ func bench(dir string, rounds int) (*benchResult, error) {
 	})
 	res := &benchResult{Load: loadavg()}
 	res.Cases = make([]caseResult, len(all))
+	adminAnswer := map[string]projection{} // question → the admin's answer (admin runs first)
 	for round := 0; round <= rounds; round++ {
 		for i, pr := range all {
 			cr := &res.Cases[i]
@@ -373,6 +373,12 @@ func bench(dir string, rounds int) (*benchResult, error) {
 				if !cr.Equal {
 					cr.Note = fmt.Sprintf("graphwire %d rows %s, duckdb %d rows %s, duckdb live %d rows %s; first difference: %s",
 						len(ours), ours.digest(), len(duck), duck.digest(), len(live), live.digest(), firstDiff(ours, duck))
+				}
+				q, _, _ := strings.Cut(cr.Name, "/")
+				if pr.caller.Admin {
+					adminAnswer[q] = ours
+				} else if err := checkScoped(cr.Name, ours, adminAnswer[q]); err != nil {
+					return nil, fmt.Errorf("%w (grants %s)", err, pr.caller.describe())
 				}
 			}
 		}
@@ -423,8 +429,8 @@ func markdown(reps []scaleReport, rounds int) string {
 	var b strings.Builder
 	for _, r := range reps {
 		p := r.Prepared
-		fmt.Fprintf(&b, "### Scale %g\n\n%d nodes and %d edges generated; %d rows stored with versions and tombstones, %d live.",
-			r.Scale, p.Nodes, p.Edges, p.VersionRows, p.LiveRows)
+		fmt.Fprintf(&b, "### Scale %g\n\n%d nodes and %d edges generated; %d rows stored with versions and tombstones, %d live. The scoped caller's prefixes, chosen from this graph: %s.",
+			r.Scale, p.Nodes, p.Edges, p.VersionRows, p.LiveRows, callersOf(p.Scoped)[1].describe())
 		if len(r.Bench.Cases) == 0 {
 			b.WriteString("\n\n")
 		} else {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,15 @@ func TestProjectionAcrossEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	narrow, err := project([]string{"depth", "path_nodes", "g1"}, [][]any{{
+		uint8(2), []any{[]any{int64(1), "User"}, []any{int64(5), "Group"}}, executor.Date{Year: 2026, Month: 3, Day: 1},
+	}}, []string{"depth", "path_nodes", "g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if narrow.digest() != duck.digest() {
+		t.Fatalf("a UInt8 depth projects differently: %q vs %q", narrow, duck)
+	}
 	if other.digest() == ch.digest() {
 		t.Fatal("different answers, same projection")
 	}
@@ -47,7 +57,7 @@ func TestProjectionAcrossEngines(t *testing.T) {
 // deduplication and the tombstone filter after it; a scoped caller's predicate names its
 // floor's prefixes; users are global.
 func TestLiveAppliesTheRules(t *testing.T) {
-	scoped := sqlgen{c: callers[1], versioned: true}
+	scoped := sqlgen{c: sqlbenchMember, versioned: true}
 	got := scoped.live("gl_merge_request", "id IN (1)")
 	q := strings.Index(got, "QUALIFY")
 	for _, want := range []string{"starts_with(traversal_path, '1/4/')", "starts_with(traversal_path, '2/')", "id IN (1)"} {
@@ -64,8 +74,97 @@ func TestLiveAppliesTheRules(t *testing.T) {
 	if u := scoped.live("gl_user", ""); strings.Contains(u, "traversal_path") {
 		t.Errorf("users are global: %s", u)
 	}
-	if l := (sqlgen{c: callers[1]}).live("gl_edge", ""); strings.Contains(l, "QUALIFY") || !strings.Contains(l, "live_gl_edge") {
+	if l := (sqlgen{c: sqlbenchMember}).live("gl_edge", ""); strings.Contains(l, "QUALIFY") || !strings.Contains(l, "live_gl_edge") {
 		t.Errorf("live-only layout: %s", l)
+	}
+}
+
+// sqlbenchMember is tests/sqlbench's scoped caller: 1/4/, 2/ and 3/ at floor 10, 1/4/ and 2/
+// at 20, 2/10/ at 25.
+var sqlbenchMember = callerSpec{Name: "scoped", Grants: []compiler.Scope{
+	{Path: "2/", Level: 20}, {Path: "2/10/", Level: 30}, {Path: "1/4/", Level: 20}, {Path: "3/", Level: 10},
+}}
+
+// TestOneDefinitionBothSides: the prefixes DuckDB's SQL admits at each floor are those the
+// compiler's grants admit there, and the compiler gets the grants themselves.
+func TestOneDefinitionBothSides(t *testing.T) {
+	for f, want := range map[int][]string{10: {"1/4/", "2/", "3/"}, 20: {"1/4/", "2/"}, 25: {"2/10/"}, 30: {"2/10/"}, 40: nil} {
+		if got := sqlbenchMember.prefixes(f); !slices.Equal(got, want) {
+			t.Errorf("floor %d: got %q, want %q", f, got, want)
+		}
+	}
+	cc := sqlbenchMember.compilerCaller()
+	if cc.Admin || !slices.Equal(cc.Scopes, sqlbenchMember.Grants) {
+		t.Errorf("compiler caller %+v, want the grants %+v", cc, sqlbenchMember.Grants)
+	}
+	if a := (callerSpec{Name: "admin", Admin: true}).compilerCaller(); !a.Admin {
+		t.Errorf("admin: %+v", a)
+	}
+}
+
+// TestChooseGrantsAdmitSomeNotAll: on paths spread over several top-level groups, the chosen
+// grants admit some but not all of each scoped shape's start paths at the floor it reads them
+// at (merge requests 20, memberships 10), over several floors; on paths under one top-level
+// group only, second-level prefixes still split them.
+func TestChooseGrantsAdmitSomeNotAll(t *testing.T) {
+	admits := func(c callerSpec, f int, p string) bool {
+		return slices.ContainsFunc(c.prefixes(f), func(x string) bool { return strings.HasPrefix(p, x) })
+	}
+	someNotAll := func(t *testing.T, c callerSpec, f int, what string, paths []string) {
+		t.Helper()
+		n := 0
+		for _, p := range paths {
+			if admits(c, f, p) {
+				n++
+			}
+		}
+		if n == 0 || n == len(paths) {
+			t.Errorf("%s: %d of %d paths %q admitted at floor %d by %s", what, n, len(paths), paths, f, c.describe())
+		}
+	}
+	for name, in := range map[string]interest{
+		"spread": {
+			Neighbors:   []string{"12/150/160/", "12/150/161/", "40/400/", "77/700/701/", "77/702/"},
+			PathFinding: []string{"3/", "12/150/", "55/", "55/551/", "77/"},
+			TwoHop:      []string{"12/150/160/", "40/401/", "40/401/402/", "40/403/", "77/700/"},
+			Walk:        []string{"3/", "55/", "90/"},
+		},
+		"one top": {
+			Neighbors:   []string{"1/10/", "1/10/11/", "1/20/"},
+			PathFinding: []string{"1/", "1/10/", "1/30/"},
+			TwoHop:      []string{"1/10/", "1/20/21/", "1/30/"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := callersOf(chooseGrants(in))[1]
+			someNotAll(t, c, 20, "neighbors", in.Neighbors)
+			someNotAll(t, c, 20, "traversal_2hop", in.TwoHop)
+			someNotAll(t, c, 10, "path_finding", in.PathFinding)
+			if in.Walk != nil {
+				someNotAll(t, c, 10, "variable_length", in.Walk)
+			}
+			levels := map[int]bool{}
+			for _, g := range c.Grants {
+				levels[g.Level] = true
+			}
+			if len(levels) < 2 {
+				t.Errorf("want grants at several levels, got %+v", c.Grants)
+			}
+		})
+	}
+}
+
+// TestCheckScoped: an empty scoped answer, or one equal to the admin's, fails the run.
+func TestCheckScoped(t *testing.T) {
+	admin := projection{"1", "2", "3"}
+	if err := checkScoped("neighbors/scoped", nil, admin); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty answer: %v", err)
+	}
+	if err := checkScoped("neighbors/scoped", projection{"1", "2", "3"}, admin); err == nil || !strings.Contains(err.Error(), "equals") {
+		t.Errorf("the admin's answer: %v", err)
+	}
+	if err := checkScoped("neighbors/scoped", projection{"2"}, admin); err != nil {
+		t.Errorf("some of the admin's answer: %v", err)
 	}
 }
 

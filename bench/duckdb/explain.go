@@ -22,6 +22,10 @@ type explained struct {
 
 // explain profiles one case on the versioned layout, for trying a better DuckDB statement.
 func explain(dir, name, variantFile string, rounds int) (*explained, error) {
+	callers, err := loadCallers(dir)
+	if err != nil {
+		return nil, err
+	}
 	var sh *shape
 	for _, cl := range callers {
 		for _, s := range shapes(sqlgen{c: cl, versioned: true}) {

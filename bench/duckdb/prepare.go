@@ -26,6 +26,7 @@ type prepared struct {
 	LiveRows     int64            // rows of the live-only layout
 	VersionRows  int64            // rows of the versioned layout
 	DuckBytes    int64            // size of the DuckDB file
+	Scoped       []compiler.Scope // the scoped caller's grants, chosen from this graph (chooseGrants)
 	Seconds      float64
 }
 
@@ -148,6 +149,14 @@ func prepare(dir string, scale float64) (*prepared, error) {
 		p.Tables[t] = n
 		p.VersionRows += n
 		p.LiveRows += live
+	}
+	in, err := readInterest(db)
+	if err != nil {
+		return nil, err
+	}
+	p.Scoped = chooseGrants(in)
+	if err := writeCallers(dir, callersOf(p.Scoped)); err != nil {
+		return nil, err
 	}
 	if _, err := db.Exec("CHECKPOINT"); err != nil {
 		return nil, err

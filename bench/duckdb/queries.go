@@ -14,24 +14,6 @@ type shape struct {
 	fields []string // the comparable projection: these columns of both answers
 }
 
-// callerSpec is one side of the authorization rules, as prefix lists per access floor.
-type callerSpec struct {
-	name   string
-	admin  bool
-	scopes map[int][]string // floor → admitted traversal-path prefixes (sorted, none inside another)
-}
-
-// The callers of tests/sqlbench: an admin, and a member whose scopes admit 1/4/, 2/ and 3/ at
-// floor 10, 1/4/ and 2/ at 20 and 2/10/ at 25.
-var callers = []callerSpec{
-	{name: "admin", admin: true},
-	{name: "scoped", scopes: map[int][]string{
-		10: {"1/4/", "2/", "3/"},
-		20: {"1/4/", "2/"},
-		25: {"2/10/"},
-	}},
-}
-
 // floor is the access floor of each table in the ontology (users are global: 0).
 var floor = map[string]int{
 	"gl_group": 10, "gl_project": 10, "gl_label": 10, "gl_milestone": 10, "gl_edge": 10,
@@ -50,11 +32,11 @@ type sqlgen struct {
 // scope is the caller's prefix predicate for table t, "true" for an admin or a global table.
 func (g sqlgen) scope(t string) string {
 	f := floor[t]
-	if g.c.admin || f == 0 {
+	if g.c.Admin || f == 0 {
 		return "true"
 	}
 	var or []string
-	for _, p := range g.c.scopes[f] {
+	for _, p := range g.c.prefixes(f) {
 		or = append(or, "starts_with(traversal_path, '"+strings.ReplaceAll(p, "'", "''")+"')")
 	}
 	return "(" + strings.Join(or, " OR ") + ")"
@@ -87,7 +69,7 @@ func (g sqlgen) live(t, keyPred string) string {
 }
 
 func shapes(g sqlgen) []shape {
-	c := g.c.name
+	c := g.c.Name
 	E := func(pred string) string { return g.live("gl_edge", pred) }
 	N := func(t, pred string) string { return g.live(t, pred) }
 	return []shape{
@@ -101,10 +83,10 @@ ORDER BY merged_at DESC NULLS LAST, id ASC LIMIT 51`,
 		},
 		{
 			name:   "traversal_1hop/" + c,
-			dsl:    `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[1,2,3,4,5],"columns":["full_path"]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"},"columns":["iid","title"]}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`,
+			dsl:    `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[` + oneHopProjects + `],"columns":["full_path"]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"},"columns":["iid","title"]}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`,
 			fields: []string{"n0_id", "n1_id"},
-			duck: `WITH e AS ` + E("relationship_kind = 'IN_PROJECT' AND target_kind = 'Project' AND target_id IN (1,2,3,4,5) AND source_kind = 'MergeRequest'") + `,
-p AS ` + N("gl_project", "id IN (1,2,3,4,5)") + `,
+			duck: `WITH e AS ` + E("relationship_kind = 'IN_PROJECT' AND target_kind = 'Project' AND target_id IN ("+oneHopProjects+") AND source_kind = 'MergeRequest'") + `,
+p AS ` + N("gl_project", "id IN ("+oneHopProjects+")") + `,
 mr AS (SELECT * FROM ` + N("gl_merge_request", "id IN (SELECT source_id FROM e)") + ` WHERE state = 'opened')
 SELECT p.id AS n0_id, mr.id AS n1_id, p.full_path, mr.iid, mr.title
 FROM e JOIN p ON p.id = e.target_id JOIN mr ON mr.id = e.source_id
@@ -112,10 +94,10 @@ ORDER BY n0_id, n1_id LIMIT 101`,
 		},
 		{
 			name:   "traversal_2hop/" + c,
-			dsl:    `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,4,5,6,7,8],"columns":["username"]},{"id":"mr","entity":"MergeRequest","columns":["iid","title"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"},{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`,
+			dsl:    `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + twoHopUsers + `],"columns":["username"]},{"id":"mr","entity":"MergeRequest","columns":["iid","title"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"},{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`,
 			fields: []string{"n0_id", "n1_id", "n2_id"},
-			duck: `WITH u AS ` + N("gl_user", "id IN (1,2,3,4,5,6,7,8)") + `,
-e0 AS ` + E("relationship_kind = 'AUTHORED' AND source_kind = 'User' AND source_id IN (1,2,3,4,5,6,7,8) AND target_kind = 'MergeRequest'") + `,
+			duck: `WITH u AS ` + N("gl_user", "id IN ("+twoHopUsers+")") + `,
+e0 AS ` + E("relationship_kind = 'AUTHORED' AND source_kind = 'User' AND source_id IN ("+twoHopUsers+") AND target_kind = 'MergeRequest'") + `,
 mr AS ` + N("gl_merge_request", "id IN (SELECT target_id FROM e0)") + `,
 e1 AS ` + E("relationship_kind = 'IN_PROJECT' AND source_kind = 'MergeRequest' AND source_id IN (SELECT id FROM mr) AND target_kind = 'Project'") + `,
 p AS ` + N("gl_project", "id IN (SELECT target_id FROM e1)") + `
@@ -126,9 +108,9 @@ ORDER BY n0_id, n1_id, n2_id LIMIT 101`,
 		},
 		{
 			name:   "variable_length/" + c,
-			dsl:    `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2,3],"columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`,
+			dsl:    `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + walkGroups + `],"columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`,
 			fields: []string{"n0_id", "n1_id", "e0_depth"},
-			duck: `WITH s1 AS ` + E("relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (1,2,3) AND NOT (target_kind = 'Group' AND target_id = source_id)") + `,
+			duck: `WITH s1 AS ` + E("relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN ("+walkGroups+") AND NOT (target_kind = 'Group' AND target_id = source_id)") + `,
 m1 AS ` + N("gl_group", "id IN (SELECT target_id FROM s1 WHERE target_kind = 'Group')") + `,
 s2 AS ` + E("relationship_kind = 'CONTAINS' AND source_kind = 'Group' AND source_id IN (SELECT id FROM m1) AND NOT (target_kind = 'Group' AND target_id = source_id)") + `,
 m2 AS ` + N("gl_group", "id IN (SELECT target_id FROM s2 WHERE target_kind = 'Group')") + `,
@@ -142,7 +124,7 @@ walks AS (
   SELECT DISTINCT s1.source_id, s3.target_id, 3 FROM s1 JOIN s2 ON s2.source_id = s1.target_id JOIN s3 ON s3.source_id = s2.target_id
   WHERE s1.target_kind = 'Group' AND s2.target_kind = 'Group' AND s2.target_id != s1.source_id
 ),
-g AS ` + N("gl_group", "id IN (1,2,3)") + `,
+g AS ` + N("gl_group", "id IN ("+walkGroups+")") + `,
 p AS ` + N("gl_project", "id IN (SELECT b FROM walks)") + `
 SELECT g.id AS n0_id, p.id AS n1_id, w.depth AS e0_depth, g.full_path, p.full_path
 FROM walks AS w JOIN g ON g.id = w.a JOIN p ON p.id = w.b
@@ -162,11 +144,11 @@ ORDER BY m0 DESC, n1_id ASC, g1 ASC NULLS LAST LIMIT 51`,
 		},
 		{
 			name:   "path_finding/" + c,
-			dsl:    `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3,6,8,21,23]},{"id":"p","entity":"Project","id_range":{"start":1,"end":500}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":500}`,
+			dsl:    `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[` + pathUsers + `]},{"id":"p","entity":"Project","id_range":{"start":1,"end":500}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":500}`,
 			fields: []string{"depth", "path_nodes", "path_kinds"},
 			duck: `WITH dst AS ` + N("gl_project", "id BETWEEN 1 AND 500") + `,
-u AS ` + N("gl_user", "id IN (1,2,3,6,8,21,23)") + `,
-f AS (SELECT * FROM ` + E("relationship_kind IN ('CONTAINS', 'MEMBER_OF') AND source_kind = 'User' AND source_id IN (1,2,3,6,8,21,23)") + ` WHERE source_id IN (SELECT id FROM u)),
+u AS ` + N("gl_user", "id IN ("+pathUsers+")") + `,
+f AS (SELECT * FROM ` + E("relationship_kind IN ('CONTAINS', 'MEMBER_OF') AND source_kind = 'User' AND source_id IN ("+pathUsers+")") + ` WHERE source_id IN (SELECT id FROM u)),
 b AS ` + E("relationship_kind IN ('CONTAINS', 'MEMBER_OF') AND target_kind = 'Project' AND target_id IN (SELECT id FROM dst) AND source_kind = 'Group'") + `,
 m AS ` + E("relationship_kind IN ('CONTAINS', 'MEMBER_OF') AND source_kind = 'Group' AND target_kind = 'Group' AND source_id IN (SELECT target_id FROM f WHERE target_kind = 'Group') AND target_id IN (SELECT source_id FROM b) AND source_id != target_id") + `,
 ok AS ` + N("gl_group", "id IN (SELECT target_id FROM f WHERE target_kind = 'Group' UNION ALL SELECT target_id FROM m)") + `,
@@ -187,7 +169,7 @@ ORDER BY depth, CAST(path_nodes AS VARCHAR), CAST(path_kinds AS VARCHAR) LIMIT 5
 		},
 		{
 			name:   "neighbors/" + c,
-			dsl:    `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2,3,9,10,14]}],"neighbors":{"direction":"both"},"limit":50}`,
+			dsl:    `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[` + neighborsMRs + `]}],"neighbors":{"direction":"both"},"limit":50}`,
 			fields: []string{"center_id", "nbr_id", "nbr_kind", "rel_kind", "outgoing"},
 			duck:   neighborsSQL(g),
 		},
@@ -203,7 +185,7 @@ var neighborKinds = []struct{ kind, table string }{
 }
 
 func neighborsSQL(g sqlgen) string {
-	ids := "(1,2,3,9,10,14)"
+	ids := "(" + neighborsMRs + ")"
 	out := g.live("gl_edge", "source_kind = 'MergeRequest' AND source_id IN "+ids+` AND (relationship_kind, target_kind) IN (('CLOSES', 'WorkItem'), ('DEPLOYED_TO', 'Deployment'), ('FIXES', 'Vulnerability'),
   ('HAS_DIFF', 'MergeRequestDiff'), ('HAS_HEAD_PIPELINE', 'Pipeline'), ('HAS_LABEL', 'Label'),
   ('HAS_LATEST_DIFF', 'MergeRequestDiff'), ('HAS_NOTE', 'Note'), ('IN_MILESTONE', 'Milestone'),

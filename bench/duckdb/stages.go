@@ -167,14 +167,18 @@ func stages(dir string, rounds int) (*stagesResult, error) {
 		q        *compiler.Query
 		measures []measure
 	}
+	callers, err := loadCallers(dir)
+	if err != nil {
+		return nil, err
+	}
 	var items []*item
 	for _, cl := range callers {
 		for _, s := range shapes(sqlgen{c: cl, versioned: true}) {
-			q, err := c.Compile([]byte(s.dsl), compilerCallers[cl.name])
+			q, err := c.Compile([]byte(s.dsl), cl.compilerCaller())
 			if err != nil {
 				return nil, fmt.Errorf("compile %s: %w", s.name, err)
 			}
-			items = append(items, &item{sh: s, caller: cl.name, q: q})
+			items = append(items, &item{sh: s, caller: cl.Name, q: q})
 		}
 	}
 	sort.SliceStable(items, func(i, j int) bool {
