@@ -58,6 +58,16 @@ func (b nsBinding) match(edgeTP, nodeTP expr) expr {
 	return orExpr{eq(edgeTP, prm("", typString)), eq(edgeTP, nodeTP)}
 }
 
+// unbound reports whether an edge row read with path tp is of a type that does not bind: the
+// Go side of match and agree, for the two-step plans that join rows outside the engine
+// (JoinNeighbors, JoinPaths). A bound edge always carries its path, never "".
+func (b nsBinding) unbound(tp string) bool { return !b.all && tp == "" }
+
+// agrees is agree on the paths of two edge rows read by a two-step plan.
+func (b nsBinding) agrees(a, c string) bool {
+	return !b.on() || a == c || b.unbound(a) || b.unbound(c)
+}
+
 // agree is the condition that two consecutive edges of a walk, with tp columns a and b, agree
 // on the node between them: both bound under the same path, or one of them not bound.
 func (b nsBinding) agree(a, c expr) expr {

@@ -398,7 +398,7 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 	}
 	// matchIn: an edge with path tp may end at node n of set.
 	match := func(tp, set string, n graphresponse.NodeRef) bool {
-		if !st.nb.all && tp == "" {
+		if st.nb.unbound(tp) {
 			return true
 		}
 		return inTP[set][nodeTP{n, tp}]
@@ -407,17 +407,6 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 		return !st.nb.on() || e.global || match(tp, set, n)
 	}
 	mid := func(tp, set string, n graphresponse.NodeRef) bool { return !st.nb.on() || match(tp, set, n) }
-	// agree: consecutive bound edges meet at one copy of the node between them (nsBinding.agree,
-	// as the one-statement form's arms require), since an id may be live under two paths.
-	agree := func(a, b string) bool {
-		if !st.nb.on() {
-			return true
-		}
-		if st.nb.all {
-			return a == b
-		}
-		return a == "" || b == "" || a == b
-	}
 	f1, b1, m1 := byPart[partF1], byPart[partB1], byPart[partM1]
 	var out []pathRow
 	add := func(nodes []graphresponse.NodeRef, kinds []string) {
@@ -443,7 +432,7 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 			}
 			if in[partF1V][f.y] && mid(f.tp, partF1V, f.y) {
 				for _, b := range bAt[f.y] {
-					if b.y != f.x && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partF1V, b.x) && agree(f.tp, b.tp) {
+					if b.y != f.x && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partF1V, b.x) && st.nb.agrees(f.tp, b.tp) {
 						add([]graphresponse.NodeRef{f.x, f.y, b.y}, []string{f.kind, b.kind})
 					}
 				}
@@ -452,11 +441,11 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 				continue
 			}
 			for _, m := range mAt[f.y] {
-				if m.y == f.x || !in[partF1V][m.x] || !in[partB1V][m.y] || !mid(m.tp, partF1V, m.x) || !mid(m.tp, partB1V, m.y) || !agree(f.tp, m.tp) {
+				if m.y == f.x || !in[partF1V][m.x] || !in[partB1V][m.y] || !mid(m.tp, partF1V, m.x) || !mid(m.tp, partB1V, m.y) || !st.nb.agrees(f.tp, m.tp) {
 					continue
 				}
 				for _, b := range bAt[m.y] {
-					if b.y != f.x && b.y != f.y && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partB1V, b.x) && agree(m.tp, b.tp) {
+					if b.y != f.x && b.y != f.y && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partB1V, b.x) && st.nb.agrees(m.tp, b.tp) {
 						add([]graphresponse.NodeRef{f.x, f.y, m.y, b.y}, []string{f.kind, m.kind, b.kind})
 					}
 				}

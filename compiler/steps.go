@@ -166,7 +166,7 @@ func (p *Plan) JoinNeighbors(edges, lookup graphresponse.Rows) (base graphrespon
 			if !ok {
 				return base, false, fmt.Errorf("edge row %d: nbr_tp is %T, want a string", i, row[tpAt])
 			}
-			if !paths[under{n, etp}] && (st.nb.all || etp != "") {
+			if !paths[under{n, etp}] && !st.nb.unbound(etp) {
 				continue
 			}
 			row = slices.Delete(slices.Clone(row), tpAt, tpAt+1)
