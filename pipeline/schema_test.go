@@ -92,13 +92,7 @@ func TestSchemaMarksUnsupportedProperties(t *testing.T) {
 			if pr.Unsupported != isRefused {
 				t.Errorf("%s.%s: JSON unsupported = %v, compiler refuses it = %v", e.Name, pr.Name, pr.Unsupported, isRefused)
 			}
-			var line string
-			for l := range strings.SplitSeq(text, "\n") {
-				if strings.HasPrefix(l, pr.Name+" ") {
-					line = l
-					break
-				}
-			}
+			line := lineOf(text, pr.Name)
 			if flagged := strings.Contains(strings.SplitN(line, " — ", 2)[0], " unsupported"); flagged != isRefused {
 				t.Errorf("%s.%s: text line %q flags unsupported = %v, compiler refuses it = %v", e.Name, pr.Name, line, flagged, isRefused)
 			}
@@ -165,7 +159,7 @@ func TestSchemaMarksNodeIDFilters(t *testing.T) {
 			if pr.NodeIDs != want {
 				t.Errorf("JSON %s.%s: filterable_with_node_ids %v; the compiler with node_ids: %v, without: %v", e.Name, pr.Name, pr.NodeIDs, withIDs, without)
 			}
-			flagged := strings.Contains(text, "\n"+pr.Name+" ") && strings.Contains(lineOf(text, pr.Name), " filter-with-node_ids")
+			flagged := strings.Contains(strings.SplitN(lineOf(text, pr.Name), " — ", 2)[0], " filter-with-node_ids")
 			if flagged != want {
 				t.Errorf("text %s.%s: flagged %v, want %v:\n%s", e.Name, pr.Name, flagged, want, lineOf(text, pr.Name))
 			}

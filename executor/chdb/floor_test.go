@@ -57,7 +57,8 @@ func BenchmarkStatementFloor(b *testing.B) {
 				}
 			}
 		})
-		b.Run(name+"/raw-stream", func(b *testing.B) {
+		// drain runs sql as a raw stream on a pooled connection until its last block.
+		drain := func(b *testing.B, sql string) {
 			c := <-e.pool
 			defer func() { e.pool <- c }()
 			defer cpu(b)()
@@ -77,31 +78,14 @@ func BenchmarkStatementFloor(b *testing.B) {
 				}
 				c.endStream(s)
 			}
-		})
+		}
+		b.Run(name+"/raw-stream", func(b *testing.B) { drain(b, sql) })
 		b.Run(name+"/raw-stream-settings", func(b *testing.B) {
 			withSettings, err := statementSQL(&compiler.Query{SQL: sql}, limits{left: 30 * time.Second, marker: "graphwire-00000000-1"})
 			if err != nil {
 				b.Fatal(err)
 			}
-			c := <-e.pool
-			defer func() { e.pool <- c }()
-			defer cpu(b)()
-			for b.Loop() {
-				s, et := c.startStream(withSettings, outputFormat, nil, nil)
-				if et != "" {
-					b.Fatal(et)
-				}
-				for {
-					r := c.fetch(s)
-					if r.errText != "" {
-						b.Fatal(r.errText)
-					}
-					if len(r.data) == 0 {
-						break
-					}
-				}
-				c.endStream(s)
-			}
+			drain(b, withSettings)
 		})
 		b.Run(name+"/run-nodeadline", func(b *testing.B) {
 			defer cpu(b)()
