@@ -294,20 +294,15 @@ func bench(dir string, rounds int) (*benchResult, error) {
 		return nil, err
 	}
 	defer e.Close()
-	sizes := executor.NewTableSizes(e, time.Hour)
-	if err := sizes.Refresh(ctx); err != nil {
-		return nil, err
-	}
-	c, err := compiler.New(ont, compiler.Options{Sizes: sizes})
+	c, err := sizedCompiler(ctx, e, ont)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("duckdb", duckFile(dir)+"?access_mode=READ_ONLY")
+	db, err := openDuckReadOnly(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	callers, err := loadCallers(dir)
 	if err != nil {
 		return nil, err

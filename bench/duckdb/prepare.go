@@ -58,16 +58,40 @@ func loadOntology() (*ontology.Ontology, error) {
 	return ont, nil
 }
 
-func openChDB(dir string) (*chdb.Executor, error) {
+func openChDB(dir string) (*chdb.Executor, error) { return openChDBThreads(dir, 0) }
+
+// openChDBThreads opens the prepared chDB data with one connection of maxThreads threads (0:
+// the executor's default).
+func openChDBThreads(dir string, maxThreads int) (*chdb.Executor, error) {
 	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return nil, fmt.Errorf("libchdb.so not found at %s (bash scripts/install-chdb.sh, or GRAPHWIRE_CHDB_LIB): %w", lib, err)
 	}
-	e, err := chdb.Open(chdb.Options{Library: lib, Path: chdbDir(dir), PoolSize: 1})
+	e, err := chdb.Open(chdb.Options{Library: lib, Path: chdbDir(dir), PoolSize: 1, MaxThreads: maxThreads})
 	if err != nil {
 		return nil, fmt.Errorf("open chdb on %s: %w", chdbDir(dir), err)
 	}
 	return e, nil
+}
+
+// sizedCompiler is the compiler as the server builds it over e: table sizes read from the
+// engine, so the plans are the ones a request gets.
+func sizedCompiler(ctx context.Context, e *chdb.Executor, ont *ontology.Ontology) (*compiler.Compiler, error) {
+	sizes := executor.NewTableSizes(e, time.Hour)
+	if err := sizes.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return compiler.New(ont, compiler.Options{Sizes: sizes})
+}
+
+// openDuckReadOnly opens the prepared DuckDB file read-only, on one connection.
+func openDuckReadOnly(dir string) (*sql.DB, error) {
+	db, err := sql.Open("duckdb", duckFile(dir)+"?access_mode=READ_ONLY")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
 }
 
 // prepare seeds chDB in dir, churns it, exports every table raw to Parquet and builds the

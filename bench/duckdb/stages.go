@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
-	"github.com/graphwire/graphwire/executor/chdb"
 )
 
 // The stage breakdown (docs/duckdb.md, "Where graphwire's time goes"): for each statement
@@ -126,25 +124,20 @@ func stages(dir string, rounds int) (*stagesResult, error) {
 		return nil, err
 	}
 	res := &stagesResult{Load: loadavg(), MaxThreads: serveMaxThreads()}
-	e, err := chdb.Open(chdb.Options{Library: chdb.DefaultLibrary(), Path: chdbDir(dir), PoolSize: 1, MaxThreads: res.MaxThreads})
+	e, err := openChDBThreads(dir, res.MaxThreads)
 	if err != nil {
-		return nil, fmt.Errorf("open chdb on %s: %w", chdbDir(dir), err)
+		return nil, err
 	}
 	defer e.Close()
-	sizes := executor.NewTableSizes(e, time.Hour)
-	if err := sizes.Refresh(ctx); err != nil {
-		return nil, err
-	}
-	c, err := compiler.New(ont, compiler.Options{Sizes: sizes})
+	c, err := sizedCompiler(ctx, e, ont)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("duckdb", duckFile(dir)+"?access_mode=READ_ONLY")
+	db, err := openDuckReadOnly(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	pc, err := collect(ctx, e, "SELECT name FROM system.settings WHERE name ILIKE '%plan%cache%' ORDER BY name")
 	if err != nil {
 		return nil, err
