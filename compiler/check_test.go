@@ -572,10 +572,7 @@ func TestCheckRejectsMutationsEverywhere(t *testing.T) {
 				t.Fatalf("lower %s: %v", q, err)
 			}
 			if plan.NeedsHydration() {
-				var refs []graphresponse.NodeRef
-				for _, k := range plan.Build.Hydration {
-					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1}, graphresponse.NodeRef{Kind: k.Entity, ID: 2})
-				}
+				refs := twoOfEachKind(plan)
 				builds = append(builds, func() (*selectStmt, error) {
 					_, plan, err := c.lower([]byte(q), caller)
 					if err != nil {
@@ -587,10 +584,7 @@ func TestCheckRejectsMutationsEverywhere(t *testing.T) {
 			if plan.steps != nil {
 				// The two-step neighbors plan: its first statement, and the lookup with and
 				// without hydration columns.
-				var refs []graphresponse.NodeRef
-				for _, k := range plan.Build.Hydration {
-					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1}, graphresponse.NodeRef{Kind: k.Entity, ID: 2})
-				}
+				refs := twoOfEachKind(plan)
 				builds = append(builds, func() (*selectStmt, error) {
 					_, plan, err := c.lower([]byte(q), caller)
 					if err != nil {
@@ -730,4 +724,13 @@ func TestEmittedScansCarryTheScope(t *testing.T) {
 			}
 		}
 	}
+}
+
+// twoOfEachKind is a hydration or lookup list of ids 1 and 2 of every kind plan hydrates.
+func twoOfEachKind(plan *Plan) []graphresponse.NodeRef {
+	var refs []graphresponse.NodeRef
+	for _, k := range plan.Build.Hydration {
+		refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1}, graphresponse.NodeRef{Kind: k.Entity, ID: 2})
+	}
+	return refs
 }

@@ -67,17 +67,27 @@ func main() {
 	}
 }
 
-func run(addr, token string, clients int, duration time.Duration, pid int, maxGrowth float64) error {
+// connect dials the server, waits until it reports healthy, and returns a query client and
+// a context carrying token.
+func connect(addr, token string) (*grpc.ClientConn, pb.QueryServiceClient, context.Context, error) {
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := waitHealthy(conn, 30*time.Second); err != nil {
+		conn.Close()
+		return nil, nil, nil, err
+	}
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
+	return conn, pb.NewQueryServiceClient(conn), ctx, nil
+}
+
+func run(addr, token string, clients int, duration time.Duration, pid int, maxGrowth float64) error {
+	conn, client, ctx, err := connect(addr, token)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := waitHealthy(conn, 30*time.Second); err != nil {
-		return err
-	}
-	client := pb.NewQueryServiceClient(conn)
-	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
 
 	var ok, failed atomic.Int64
 	var mu sync.Mutex
@@ -215,16 +225,11 @@ func measurePerQuery(addr, token string, pid, n, only int) error {
 	if pid <= 0 {
 		return fmt.Errorf("-per-query needs -pid")
 	}
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, client, ctx, err := connect(addr, token)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	if err := waitHealthy(conn, 30*time.Second); err != nil {
-		return err
-	}
-	client := pb.NewQueryServiceClient(conn)
-	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
 	send := func(q string) error {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
