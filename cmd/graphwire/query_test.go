@@ -159,6 +159,13 @@ func TestExplainNeighborsTwoSteps(t *testing.T) {
 		!strings.Contains(out, "LIMIT 31\n") || strings.Index(out, "LIMIT 31\n") > strings.Index(out, "LIMIT 1001\n") || !strings.HasSuffix(out, noSizes) {
 		t.Errorf("explain of neighbors:\n%s", out)
 	}
+	// path_finding also runs in steps, and its header says so, not neighbors' (found by an
+	// outside pass: every plan with a first statement was announced as neighbors).
+	stdout.Reset()
+	code = run([]string{"query", "--admin", "--explain", `{"query_type":"path_finding","nodes":[{"id":"a","entity":"User","node_ids":[1]},{"id":"b","entity":"Project","node_ids":[1]}],"path":{"type":"shortest","from":"a","to":"b","max_depth":2,"rel_types":"*"}}`}, strings.NewReader(""), &stdout, &stderr)
+	if out := stdout.String(); code != exitOK || !strings.HasPrefix(out, "-- path_finding runs in steps") || strings.Count(out, "\nWITH\n") != 2 {
+		t.Errorf("explain of path_finding: exit %d\n%s", code, out)
+	}
 }
 
 // fakeEngine answers the base statement and the hydration statement with canned rows.
