@@ -217,7 +217,9 @@ func (b *builder) exprBare(e expr) {
 	case *notInSub:
 		b.expr(x.l, precCmp+1)
 		b.w(" NOT IN (")
-		b.selectInline(x.sub)
+		if !b.arrayLookup(x.sub) {
+			b.selectInline(x.sub)
+		}
 		b.w(")")
 	case tupleExpr:
 		b.w("(")
