@@ -125,6 +125,14 @@ type inSub struct {
 	sub *selectStmt
 }
 
+// notInSub is <l> NOT IN (<sub>). It is a type of its own, not a flag of inSub, so that no
+// rule of the security check that reads an IN as a seed or a lookup can take it for one: it
+// only ever narrows the rows of the select that holds it.
+type notInSub struct {
+	l   expr
+	sub *selectStmt
+}
+
 type tupleExpr []expr
 type arrayExpr []expr
 
@@ -160,6 +168,7 @@ func (andExpr) sqlNode()     {}
 func (orExpr) sqlNode()      {}
 func (*isNull) sqlNode()     {}
 func (*inSub) sqlNode()      {}
+func (*notInSub) sqlNode()   {}
 func (tupleExpr) sqlNode()   {}
 func (arrayExpr) sqlNode()   {}
 func (*castExpr) sqlNode()   {}
@@ -174,6 +183,7 @@ func (andExpr) expr()    {}
 func (orExpr) expr()     {}
 func (*isNull) expr()    {}
 func (*inSub) expr()     {}
+func (*notInSub) expr()  {}
 func (tupleExpr) expr()  {}
 func (arrayExpr) expr()  {}
 func (*castExpr) expr()  {}
@@ -247,6 +257,9 @@ func walk(n sqlNode, fn func(sqlNode)) {
 	case *inSub:
 		walk(x.l, fn)
 		walk(x.sub, fn)
+	case *notInSub:
+		walk(x.l, fn)
+		walk(x.sub, fn)
 	case tupleExpr:
 		for _, e := range x {
 			walk(e, fn)
@@ -273,6 +286,8 @@ func litInt(n int) *lit                  { return &lit{v: n} }
 func litBool(b bool) *lit                { return &lit{v: b} }
 func as(e expr, alias string) selItem    { return selItem{e: e, alias: alias} }
 func in(l expr, sub *selectStmt) *inSub  { return &inSub{l: l, sub: sub} }
+
+func notIn(l expr, sub *selectStmt) *notInSub { return &notInSub{l: l, sub: sub} }
 
 // idsFrom is SELECT <c> FROM <cteName>.
 func idsFrom(cteName string, cols ...string) *selectStmt {

@@ -123,7 +123,7 @@ func prec(e expr) int {
 		return precAnd
 	case *scopePred:
 		return prec(scopeExpr(x))
-	case *binOp, *isNull, *inSub:
+	case *binOp, *isNull, *inSub, *notInSub:
 		return precCmp
 	}
 	return precAtom
@@ -210,6 +210,13 @@ func (b *builder) exprBare(e expr) {
 	case *inSub:
 		b.expr(x.l, precCmp+1)
 		b.w(" IN (")
+		if !b.arrayLookup(x.sub) {
+			b.selectInline(x.sub)
+		}
+		b.w(")")
+	case *notInSub:
+		b.expr(x.l, precCmp+1)
+		b.w(" NOT IN (")
 		if !b.arrayLookup(x.sub) {
 			b.selectInline(x.sub)
 		}
@@ -410,6 +417,8 @@ func usedColumns(stmt *selectStmt) map[string]map[string]bool {
 				}
 			case *inSub:
 				visit(x.l) // the sub-query is a select of its own, visited by walk
+			case *notInSub:
+				visit(x.l)
 			case *selectStmt, *cte:
 			default:
 				walkExpr(e, visit)

@@ -446,6 +446,8 @@ func keyOnly(c expr, alias string, key map[string]bool) bool {
 		return true
 	case *inSub:
 		return keyOnly(x.l, alias, key)
+	case *notInSub:
+		return keyOnly(x.l, alias, key)
 	case *binOp:
 		return keyOnly(x.l, alias, key) && keyOnly(x.r, alias, key)
 	case *isNull:

@@ -200,6 +200,11 @@ func (l *lowerer) neighborsFirst(arms []nbrArm, nb nsBinding, ccols []*property,
 // which has no node set at the far end to bind its rows to, needs that.
 func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *selectStmt, centersLater bool) {
 	center := l.r.nodes[0]
+	// selfOut: the outgoing scan keeps edges whose far end is of the center's kind.
+	selfOut := false
+	for _, arm := range arms {
+		selfOut = selfOut || (arm.outgoing && !arm.never && arm.kind == center.ent)
+	}
 	for _, outgoing := range []bool{true, false} {
 		var pairs tupleExpr
 		never := false
@@ -253,6 +258,15 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 			e.where = append(e.where, in(col("t", centerCol), idsFrom("c", "id")))
 		}
 		e.where = append(e.where, pairIn)
+		if !outgoing && selfOut {
+			// With direction "both", an edge between two centers is found by both scans,
+			// once from each end. It is one edge of the answer: the outgoing scan keeps it
+			// (under the center it leaves), this one drops it, so that pages of a cursor
+			// walk hold each edge once and LIMIT counts edges, not their two sightings.
+			e.where = append(e.where, orExpr{
+				ne(col("t", kindCol(nbrCol)), prm(center.ent.name, typString)),
+				notIn(col("t", nbrCol), idsFrom("c", "id"))})
+		}
 		if x == nil {
 			x = e
 		} else {

@@ -521,3 +521,51 @@ func TestPathCursorWalk(t *testing.T) {
 		t.Errorf("walk (-want +got):\n%s", diff)
 	}
 }
+
+// TestNeighborsBothPagesEachEdgeOnce: with direction "both", an edge whose two ends are both
+// centers is one edge of the answer, not one per center, so a walk by cursor returns it once
+// and the pages together hold exactly the edges of the unpaged answer.
+func TestNeighborsBothPagesEachEdgeOnce(t *testing.T) {
+	engine(t)
+	query := func(size int, after string) string {
+		return `{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":30}}],"neighbors":{"direction":"both","rel_types":["CONTAINS"]},"cursor":{"page_size":` + fmt.Sprint(size) + after + `}}`
+	}
+	key := func(e graphresponse.Edge) string {
+		return fmt.Sprint(e.From, e.FromID, ">", e.Type, ">", e.To, e.ToID)
+	}
+	var whole []string
+	inner := 0
+	for _, e := range run(t, query(1000, ""), admin).Edges {
+		whole = append(whole, key(e))
+		if e.From == "Group" && e.To == "Group" && e.FromID <= 30 && e.ToID <= 30 {
+			inner++
+		}
+	}
+	if inner == 0 {
+		t.Fatal("the graph has no CONTAINS edge between two of the centers: the test proves nothing")
+	}
+	var paged []string
+	seen := map[string]bool{}
+	after := ""
+	for page := 0; page < 500; page++ {
+		r := run(t, query(3, after), admin)
+		for _, e := range r.Edges {
+			k := key(e)
+			if seen[k] {
+				t.Errorf("page %d repeats edge %s", page, k)
+			}
+			seen[k] = true
+			paged = append(paged, k)
+		}
+		if !r.Pagination.HasMore {
+			break
+		}
+		if r.Pagination.NextCursor == nil {
+			t.Fatal("has_more without next_cursor")
+		}
+		after = `,"after":"` + *r.Pagination.NextCursor + `"`
+	}
+	if diff := cmp.Diff(whole, paged); diff != "" {
+		t.Errorf("edges of the pages against the unpaged answer (-whole +paged):\n%s", diff)
+	}
+}
