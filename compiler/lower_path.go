@@ -214,11 +214,10 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	// The anchors carry their hydration columns, so that the page's ends need no statement.
 	a0, p0 := l.hydratedAnchor(from, nb.on())
 	a1, p1 := l.hydratedAnchor(to, nb.on())
-	first := []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}, {name: partF1, body: mkF1()}}
-	arms := []*selectStmt{stepArm(partFrom, true, from.ent.name, nb.on() && !from.ent.global, p0...), stepArm(partTo, true, to.ent.name, nb.on() && !to.ent.global, p1...), stepArm(partF1, false, "", nb.on())}
+	first := []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}}
+	arms := []*selectStmt{nodeArm(partFrom, from.ent.name, nb.on() && !from.ent.global, p0...), nodeArm(partTo, to.ent.name, nb.on() && !to.ent.global, p1...), stepEdges(partF1, mkF1(), nb.on())}
 	if depth >= 2 {
-		first = append(first, &cte{name: partB1, body: mkB1()})
-		arms = append(arms, stepArm(partB1, false, "", nb.on()))
+		arms = append(arms, stepEdges(partB1, mkB1(), nb.on()))
 	}
 	l.paths = &pathSteps{first: stepStatement(first, arms), from: from.ent, to: to.ent, fMids: fMids, bMids: bMids,
 		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after}

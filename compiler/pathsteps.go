@@ -58,45 +58,56 @@ const (
 // stepCols are the columns of both statements' rows.
 var stepCols = []string{"part", "x", "x_kind", "y", "y_kind", "kind", "tp", "props"}
 
-// stepArm selects, from the CTE name, the stepCols of a node set (node) or of edges; props
-// are the node set's hydration columns (none: an empty props column).
-func stepArm(name string, node bool, kind string, withTP bool, props ...string) *selectStmt {
+// nodeArm selects the stepCols of the node set (a CTE) name; kind is the set's one entity
+// ("": the set's kind column), props its hydration columns (none: an empty props column).
+func nodeArm(name, kind string, withTP bool, props ...string) *selectStmt {
 	a := &selectStmt{from: &cteRef{name: name, alias: "o"}}
+	var k expr = prm(kind, typString)
+	if kind == "" {
+		k = col("o", "kind")
+	}
 	var tp expr = prm("", typString)
+	if withTP {
+		tp = castStr(col("o", tpProp.name))
+	}
 	pa := arrayExpr{}
 	for _, c := range props {
 		pa = append(pa, fn("toString", col("o", c)))
 	}
-	pv := as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")
-	if node {
-		var k expr = prm(kind, typString)
-		if kind == "" {
-			k = col("o", "kind")
-		}
-		if withTP {
-			tp = castStr(col("o", tpProp.name))
-		}
-		a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "id"), "x"), as(k, "x_kind"),
-			as(col("o", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"), pv}
-		return a
-	}
-	if withTP {
-		tp = castStr(col("o", "tp"))
-	}
-	a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "x"), "x"), as(col("o", "x_kind"), "x_kind"),
-		as(col("o", "y"), "y"), as(col("o", "y_kind"), "y_kind"), as(col("o", "kind"), "kind"), as(tp, "tp"), pv}
+	a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "id"), "x"), as(k, "x_kind"),
+		as(col("o", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"),
+		as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")}
 	return a
 }
 
-// stepStatement is SELECT stepCols FROM (the union of arms) LIMIT PathStepRows, with ctes.
-func stepStatement(ctes []*cte, arms []*selectStmt) *selectStmt {
-	u := arms[0]
-	u.union = arms[1:]
-	s := &selectStmt{with: append(ctes, &cte{name: "steps", body: u}), from: &cteRef{name: "steps", alias: "s"}}
-	for _, c := range stepCols {
-		s.cols = append(s.cols, as(col("s", c), c))
+// stepEdges turns the edge scan s (pathEdges, with its filters) into an arm of the step
+// statement: its rows, as the stepCols, tagged part.
+func stepEdges(part string, s *selectStmt, withTP bool) *selectStmt {
+	cols := []selItem{as(prm(part, typString), "part")}
+	cols = append(cols, s.cols[:5]...) // x, x_kind, y, y_kind, kind
+	var tp expr = prm("", typString)
+	if withTP {
+		tp = castStr(s.cols[5].e)
 	}
-	s.limit = PathStepRows
+	s.cols = append(cols, as(tp, "tp"), as(&castExpr{e: arrayExpr{}, typ: "Array(Nullable(String))"}, "props"))
+	return s
+}
+
+// stepStatement is a statement of the multi-step plan: the node sets ctes, each computed at
+// every reference (they are read by id, a few rows, which costs less than the scalar
+// sub-query that would compute them once), and arms, one UNION ALL whose every arm stops at
+// PathStepRows rows. The edge scans are arms themselves, not CTEs: a statement with fewer
+// sub-queries costs the engine less to analyse and plan (docs/compiler.md, "Path finding in
+// steps").
+func stepStatement(ctes []*cte, arms []*selectStmt) *selectStmt {
+	for _, c := range ctes {
+		c.inline = true
+	}
+	for _, a := range arms {
+		a.limit = PathStepRows
+	}
+	s := arms[0]
+	s.with, s.union = ctes, arms[1:]
 	return s
 }
 
@@ -135,6 +146,18 @@ func stepRows(rows graphresponse.Rows) ([]stepRow, error) {
 	return out, nil
 }
 
+// limitHit reports whether some arm of a step statement returned PathStepRows rows, so that
+// its rows may be incomplete.
+func limitHit(rows []stepRow) bool {
+	n := map[string]int{}
+	for _, r := range rows {
+		if n[r.part]++; n[r.part] >= PathStepRows {
+			return true
+		}
+	}
+	return false
+}
+
 // PathCandidates lists, from the rows of the first statement, the nodes the second statement
 // must check: near, the second nodes of longer paths (ends of f1 edges of the kinds a second
 // node may have), and far, the nodes before the last of three-edge paths. complete is false
@@ -143,11 +166,8 @@ func (p *Plan) PathCandidates(first graphresponse.Rows) (near, far []graphrespon
 	if !p.Paths() {
 		return nil, nil, false, newErr("", ErrCompilerBug, "path candidates of a query without a path plan")
 	}
-	if len(first.Values) >= PathStepRows {
-		return nil, nil, false, nil
-	}
 	rows, err := stepRows(first)
-	if err != nil {
+	if err != nil || limitHit(rows) {
 		return nil, nil, false, err
 	}
 	st := p.paths
@@ -267,7 +287,7 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 		}
 	}
 	ctes := []*cte{{name: partV, body: v}}
-	node := stepArm(partV, true, "", st.nb.on())
+	node := nodeArm(partV, "", st.nb.on())
 	node.cols[len(node.cols)-1] = as(col("o", "props"), "props")
 	arms := []*selectStmt{node}
 	if len(bKinds) > 0 {
@@ -277,8 +297,7 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 		m1.where = append(m1.where, kindsIn("target_kind", bKinds), in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom(partV, "id", "kind")))
 		// The candidates' ids again as constants, which the engine can prune by (see knownIDs).
 		m1.where = append(m1.where, idsIn(col("t", "source_id"), refIDs(near)), idsIn(col("t", "target_id"), refIDs(far)))
-		ctes = append(ctes, &cte{name: partM1, body: noSelfLoops(m1)})
-		arms = append(arms, stepArm(partM1, false, "", st.nb.on()))
+		arms = append(arms, stepEdges(partM1, noSelfLoops(m1), st.nb.on()))
 	}
 	stmt := stepStatement(ctes, arms)
 	placePrewhere(stmt, cat)
@@ -355,11 +374,8 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 		return base, false, err
 	}
 	if second != nil {
-		if len(second.Values) >= PathStepRows {
-			return base, false, nil
-		}
 		more, err := stepRows(*second)
-		if err != nil {
+		if err != nil || limitHit(more) {
 			return base, false, err
 		}
 		rows = append(rows, more...)
