@@ -38,6 +38,27 @@ func (l *lowerer) pathEdges(table string, types []string, nb nsBinding) *selectS
 	return s
 }
 
+// pairTypes keeps the types that have a pair from one of froms to one of tos: the only
+// relationship kinds an edge of a scan fixed to those end kinds can have, since a load refuses
+// an edge whose ends are not a pair of its type (load: ErrPair). Fewer kinds let the engine
+// skip more of the edge table by its sorting key. With none left it returns types unchanged
+// (no row passes the scan's kind filters then).
+func (l *lowerer) pairTypes(types []string, froms, tos []*entity) []string {
+	var out []string
+	for _, t := range types {
+		if slices.ContainsFunc(l.cat.rels[t].pairs, func(p pair) bool {
+			return slices.ContainsFunc(froms, func(e *entity) bool { return e.name == p.from }) &&
+				slices.ContainsFunc(tos, func(e *entity) bool { return e.name == p.to })
+		}) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return types
+	}
+	return out
+}
+
 // kindsIn keeps the edges whose kind column k names one of kinds (repeats count once).
 func kindsIn(k string, kinds []*entity) expr {
 	var names []any
@@ -107,14 +128,14 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		bStarts = slices.Concat(fMids, bMids)
 	}
 	mkF1 := func() *selectStmt {
-		f1 := l.pathEdges(l.cat.edgeTable, types, nb)
+		f1 := l.pathEdges(l.cat.edgeTable, l.pairTypes(types, []*entity{from.ent}, fEnds), nb)
 		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
 		f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
 		f1.where = append(f1.where, kindsIn("target_kind", fEnds))
 		return noSelfLoops(f1)
 	}
 	mkB1 := func() *selectStmt {
-		b1 := l.pathEdges(l.cat.edgeByTarget, types, nb)
+		b1 := l.pathEdges(l.cat.edgeByTarget, l.pairTypes(types, bStarts, []*entity{to.ent}), nb)
 		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
 		b1.where = append(b1.where, kindsIn("source_kind", bStarts))
@@ -132,7 +153,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	}
 	if depth >= 3 {
 		s.with = append(s.with, &cte{name: "b1v", body: l.readableSet(bMids, "b1", "x", "x_kind", nb.on())})
-		m1 := l.pathEdges(l.cat.edgeTable, types, nb)
+		m1 := l.pathEdges(l.cat.edgeTable, l.pairTypes(types, fMids, bMids), nb)
 		m1.where = append(m1.where, startsAt("source_id", "f1v", fMids)...)
 		m1.where = append(m1.where, startsAt("target_id", "b1v", bMids)...)
 		s.with = append(s.with, &cte{name: "m1", body: noSelfLoops(m1)})

@@ -291,7 +291,7 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 	node.cols[len(node.cols)-1] = as(col("o", "props"), "props")
 	arms := []*selectStmt{node}
 	if len(bKinds) > 0 {
-		m1 := l.pathEdges(cat.edgeTable, st.types, st.nb)
+		m1 := l.pathEdges(cat.edgeTable, l.pairTypes(st.types, fKinds, bKinds), st.nb)
 		// Both ends are matched on (id, kind): v holds both sets, of several kinds.
 		m1.where = append(m1.where, kindsIn("source_kind", fKinds), in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom(partV, "id", "kind")))
 		m1.where = append(m1.where, kindsIn("target_kind", bKinds), in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom(partV, "id", "kind")))
