@@ -127,23 +127,31 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 3 {
 		bStarts = slices.Concat(fMids, bMids)
 	}
-	mkF1 := func() *selectStmt {
+	// seeded: the anchor set seeds the scan; without, only the anchor's named ids bound it
+	// and a later statement confirms the anchors (anchorsLate).
+	mkF1 := func(seeded bool) *selectStmt {
 		f1 := l.pathEdges(l.cat.edgeTable, l.pairTypes(types, []*entity{from.ent}, fEnds), nb)
-		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
+		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)))
+		if seeded {
+			f1.where = append(f1.where, in(col("t", "source_id"), idsFrom("a0", "id")))
+		}
 		f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
 		f1.where = append(f1.where, kindsIn("target_kind", fEnds))
 		return noSelfLoops(f1)
 	}
-	mkB1 := func() *selectStmt {
+	mkB1 := func(seeded bool) *selectStmt {
 		b1 := l.pathEdges(l.cat.edgeByTarget, l.pairTypes(types, bStarts, []*entity{to.ent}), nb)
-		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
+		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)))
+		if seeded {
+			b1.where = append(b1.where, in(col("t", "target_id"), idsFrom("a1", "id")))
+		}
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
 		b1.where = append(b1.where, kindsIn("source_kind", bStarts))
 		return noSelfLoops(b1)
 	}
-	s.with = append(s.with, &cte{name: "f1", body: mkF1()})
+	s.with = append(s.with, &cte{name: "f1", body: mkF1(true)})
 	if depth >= 2 {
-		s.with = append(s.with, &cte{name: "b1", body: mkB1()})
+		s.with = append(s.with, &cte{name: "b1", body: mkB1(true)})
 	}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
 	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
@@ -232,16 +240,23 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	}
 	l.plan.Hydration = l.hydrationKinds(kinds)
 	// The multi-step plan (pathsteps.go) reads the anchors and f1, b1 by themselves.
-	// The anchors carry their hydration columns, so that the page's ends need no statement.
-	a0, p0 := l.hydratedAnchor(from, nb.on())
-	a1, p1 := l.hydratedAnchor(to, nb.on())
-	first := []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}}
-	arms := []*selectStmt{nodeArm(partFrom, from.ent.name, nb.on() && !from.ent.global, p0...), nodeArm(partTo, to.ent.name, nb.on() && !to.ent.global, p1...), stepEdges(partF1, mkF1(), nb.on())}
-	if depth >= 2 {
-		arms = append(arms, stepEdges(partB1, mkB1(), nb.on()))
-	}
-	l.paths = &pathSteps{first: stepStatement(first, arms), from: from.ent, to: to.ent, fMids: fMids, bMids: bMids,
+	st := &pathSteps{from: from.ent, to: to.ent, fromSel: from, toSel: to, fMids: fMids, bMids: bMids,
 		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after}
+	var first []*cte
+	var arms []*selectStmt
+	if idsNamed(from) && idsNamed(to) {
+		// Both anchors name their ids: the first statement reads only the edges at those ids
+		// and the second confirms the anchors with the middles (anchorsLate).
+		st.anchorsLate = true
+	} else {
+		first, arms = l.stepAnchors(st)
+	}
+	arms = append(arms, stepEdges(partF1, mkF1(!st.anchorsLate), nb.on()))
+	if depth >= 2 {
+		arms = append(arms, stepEdges(partB1, mkB1(!st.anchorsLate), nb.on()))
+	}
+	st.first = stepStatement(first, arms)
+	l.paths = st
 	return s, l.finishPaged(s, keys, false)
 }
 
@@ -279,6 +294,22 @@ func (l *lowerer) hydrationKinds(kinds map[string][][]*property) []graphresponse
 		out = append(out, pk)
 	}
 	return out
+}
+
+// idsNamed reports whether path anchor n names its ids: node_ids, or an id_range of at most
+// maxAnchorSpan ids, so that its anchor scan keeps every readable live node among them.
+func idsNamed(n *nodeSel) bool {
+	return n.hasIDs || (n.idRange != nil && n.idRange[1]-n.idRange[0] < maxAnchorSpan)
+}
+
+// stepAnchors returns the anchor sets a0 and a1 of the multi-step plan, with their hydration
+// columns (the page's ends need no other statement), and their arms.
+func (l *lowerer) stepAnchors(st *pathSteps) ([]*cte, []*selectStmt) {
+	on := st.nb.on()
+	a0, p0 := l.hydratedAnchor(st.fromSel, on)
+	a1, p1 := l.hydratedAnchor(st.toSel, on)
+	return []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}},
+		[]*selectStmt{nodeArm(partFrom, st.from.name, on && !st.from.global, p0...), nodeArm(partTo, st.to.name, on && !st.to.global, p1...)}
 }
 
 // hydratedAnchor is the anchor scan of n for the multi-step plan: with the traversal_path

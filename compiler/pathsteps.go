@@ -18,15 +18,21 @@ const PathStepRows = 20000
 // pathSteps is what the lowering of a path_finding query leaves for the multi-step plan
 // (docs/compiler.md, "Path finding in steps").
 type pathSteps struct {
-	first        *selectStmt // the anchors and the edges adjacent to them (pathFirst)
-	from, to     *entity
-	fMids, bMids []*entity // kinds of the second node and of the node before the last
-	depth        int
-	types        []string
-	nb           nsBinding
-	pageSize     int
-	cursor       bool      // the answer carries the sort keys (_k0.._k2)
-	after        []*string // the cursor's keys, nil without "after"
+	first          *selectStmt // the anchors (unless anchorsLate) and the edges adjacent to them
+	from, to       *entity
+	fromSel, toSel *nodeSel
+	fMids, bMids   []*entity // kinds of the second node and of the node before the last
+	// anchorsLate: both anchors name their ids (idsNamed), the first statement reads only
+	// the edges at those ids, bounded by them (checkAnchored), and the second statement
+	// reads the anchor sets a0 and a1 with the middles; the join keeps a path only when
+	// both of its ends are in them.
+	anchorsLate bool
+	depth       int
+	types       []string
+	nb          nsBinding
+	pageSize    int
+	cursor      bool      // the answer carries the sort keys (_k0.._k2)
+	after       []*string // the cursor's keys, nil without "after"
 }
 
 // Path finding in steps (docs/compiler.md, "Path finding in steps").
@@ -42,6 +48,11 @@ type pathSteps struct {
 // path is thus an anchor or a node the second statement proved readable and live, and every
 // edge is one an edge scan seeded by such nodes returned: the same rule, checked by the same
 // security check, as the one-statement form.
+//
+// When both anchors name their ids (anchorsLate), the first statement reads only the edges at
+// those ids, and the second reads the anchor sets with the middles: the join keeps a path
+// only when its ends are in them. Every node of a path is then one the second statement
+// proved readable and live.
 
 // pathPart names the sets the rows of the two statements carry, in their part column.
 const (
@@ -204,7 +215,8 @@ func (p *Plan) PathCandidates(first graphresponse.Rows) (near, far []graphrespon
 // their hydration columns. near and far are candidates handed over from the first statement
 // and are trusted for nothing: every node arm is an ordinary scoped, live entity scan
 // narrowed by the ids, which are query parameters, and a kind outside the plan's is refused.
-// It returns nil when there is nothing to check.
+// When the anchors come late (anchorsLate) it also reads the anchor sets a0 and a1, with
+// their hydration columns. It returns nil when there is nothing to check.
 func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef, props bool) (*Query, error) {
 	stmt, err := c.pathStepStmt(q, near, far, props)
 	if stmt == nil || err != nil {
@@ -228,11 +240,21 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 	if st.depth < 3 {
 		far = nil
 	}
-	if len(near) == 0 {
+	if len(near) == 0 && !st.anchorsLate {
 		return nil, nil
 	}
 	cat := c.catalogFor(q.Plan.caller)
-	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller)}
+	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller), plan: q.Plan.Build}
+	var ctes []*cte
+	var arms []*selectStmt
+	if st.anchorsLate {
+		ctes, arms = l.stepAnchors(st)
+	}
+	if len(near) == 0 {
+		stmt := stepStatement(ctes, arms)
+		placePrewhere(stmt, cat)
+		return stmt, nil
+	}
 	byKind := map[string][]int64{}
 	var fKinds, bKinds []*entity
 	for _, list := range []struct {
@@ -286,10 +308,10 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 			v.union = append(v.union, arm)
 		}
 	}
-	ctes := []*cte{{name: partV, body: v}}
+	ctes = append(ctes, &cte{name: partV, body: v})
 	node := nodeArm(partV, "", st.nb.on())
 	node.cols[len(node.cols)-1] = as(col("o", "props"), "props")
-	arms := []*selectStmt{node}
+	arms = append(arms, node)
 	if len(bKinds) > 0 {
 		m1 := l.pathEdges(cat.edgeTable, l.pairTypes(st.types, fKinds, bKinds), st.nb)
 		// Both ends are matched on (id, kind): v holds both sets, of several kinds.
@@ -428,8 +450,11 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 	add := func(nodes []graphresponse.NodeRef, kinds []string) {
 		out = append(out, newPathRow(nodes, kinds))
 	}
+	// Every path starts in a0 and ends in a1. The first statement's scans are seeded by them,
+	// unless the anchors come late: then these membership tests are what keeps an anchor the
+	// caller may not read, or one that is not live, out of every path.
 	for _, f := range f1 {
-		if f.y.Kind == st.to.name && in[partTo][f.y] && endAt(st.from, f.tp, partFrom, f.x) && endAt(st.to, f.tp, partTo, f.y) {
+		if in[partFrom][f.x] && f.y.Kind == st.to.name && in[partTo][f.y] && endAt(st.from, f.tp, partFrom, f.x) && endAt(st.to, f.tp, partTo, f.y) {
 			add([]graphresponse.NodeRef{f.x, f.y}, []string{f.kind})
 		}
 	}
@@ -443,12 +468,12 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 			mAt[m.x] = append(mAt[m.x], m)
 		}
 		for _, f := range f1 {
-			if !endAt(st.from, f.tp, partFrom, f.x) {
+			if !in[partFrom][f.x] || !endAt(st.from, f.tp, partFrom, f.x) {
 				continue
 			}
 			if in[partF1V][f.y] && mid(f.tp, partF1V, f.y) {
 				for _, b := range bAt[f.y] {
-					if b.y != f.x && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partF1V, b.x) && st.nb.agrees(f.tp, b.tp) {
+					if b.y != f.x && in[partTo][b.y] && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partF1V, b.x) && st.nb.agrees(f.tp, b.tp) {
 						add([]graphresponse.NodeRef{f.x, f.y, b.y}, []string{f.kind, b.kind})
 					}
 				}
@@ -461,7 +486,7 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 					continue
 				}
 				for _, b := range bAt[m.y] {
-					if b.y != f.x && b.y != f.y && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partB1V, b.x) && st.nb.agrees(m.tp, b.tp) {
+					if b.y != f.x && b.y != f.y && in[partTo][b.y] && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partB1V, b.x) && st.nb.agrees(m.tp, b.tp) {
 						add([]graphresponse.NodeRef{f.x, f.y, m.y, b.y}, []string{f.kind, m.kind, b.kind})
 					}
 				}
@@ -537,6 +562,23 @@ func newPathRow(nodes []graphresponse.NodeRef, kinds []string) pathRow {
 // quoteCH quotes s as the engine's text format writes a string inside an array or tuple.
 func quoteCH(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// anchorEnds lists, when the anchors come late, the edge ends the first statement's scans
+// may start at (checkAnchored): the ids the start anchor names on source_id, the end
+// anchor's on target_id.
+func (st *pathSteps) anchorEnds() []anchorEnd {
+	if st == nil || !st.anchorsLate {
+		return nil
+	}
+	end := func(idCol string, n *nodeSel) anchorEnd {
+		a := anchorEnd{idCol: idCol, kind: n.ent.name, rng: n.idRange}
+		if n.hasIDs {
+			a.ids = n.nodeIDs
+		}
+		return a
+	}
+	return []anchorEnd{end("source_id", st.fromSel), end("target_id", st.toSel)}
 }
 
 func (st *pathSteps) firstStmt() *selectStmt {
