@@ -249,7 +249,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 		// and the second confirms the anchors with the middles (anchorsLate).
 		st.anchorsLate = true
 	} else {
-		first, arms = l.stepAnchors(st)
+		first, arms = l.stepAnchors(st, true)
 	}
 	arms = append(arms, stepEdges(partF1, mkF1(!st.anchorsLate), nb.on()))
 	if depth >= 2 {
@@ -303,13 +303,36 @@ func idsNamed(n *nodeSel) bool {
 }
 
 // stepAnchors returns the anchor sets a0 and a1 of the multi-step plan, with their hydration
-// columns (the page's ends need no other statement), and their arms.
-func (l *lowerer) stepAnchors(st *pathSteps) ([]*cte, []*selectStmt) {
+// columns (the page's ends need no other statement), and their arms. As sets (the first
+// statement, whose edge scans they seed) they are CTEs that the arms read; otherwise the arms
+// are the anchor scans themselves, one sub-query fewer each.
+func (l *lowerer) stepAnchors(st *pathSteps, sets bool) ([]*cte, []*selectStmt) {
 	on := st.nb.on()
 	a0, p0 := l.hydratedAnchor(st.fromSel, on)
 	a1, p1 := l.hydratedAnchor(st.toSel, on)
+	if !sets {
+		return nil, []*selectStmt{anchorArm(partFrom, a0, st.from, on, p0), anchorArm(partTo, a1, st.to, on, p1)}
+	}
 	return []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}},
 		[]*selectStmt{nodeArm(partFrom, st.from.name, on && !st.from.global, p0...), nodeArm(partTo, st.to.name, on && !st.to.global, p1...)}
+}
+
+// anchorArm turns anchor scan s of entity e into an arm of a step statement: its rows as the
+// stepCols, tagged part, its order and limit kept.
+func anchorArm(part string, s *selectStmt, e *entity, withTP bool, props []string) *selectStmt {
+	k := prm(e.name, typString)
+	var tp expr = prm("", typString)
+	if withTP && !e.global {
+		tp = castStr(col("t", tpProp.name))
+	}
+	pa := arrayExpr{}
+	for _, c := range props {
+		pa = append(pa, fn("toString", col("t", c)))
+	}
+	s.cols = []selItem{as(prm(part, typString), "part"), as(col("t", "id"), "x"), as(k, "x_kind"),
+		as(col("t", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"),
+		as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")}
+	return s
 }
 
 // hydratedAnchor is the anchor scan of n for the multi-step plan: with the traversal_path

@@ -115,7 +115,9 @@ func stepStatement(ctes []*cte, arms []*selectStmt) *selectStmt {
 		c.inline = true
 	}
 	for _, a := range arms {
-		a.limit = PathStepRows
+		if a.limit == 0 || a.limit > PathStepRows { // an anchor scan keeps its 500
+			a.limit = PathStepRows
+		}
 	}
 	s := arms[0]
 	s.with, s.union = ctes, arms[1:]
@@ -248,7 +250,7 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 	var ctes []*cte
 	var arms []*selectStmt
 	if st.anchorsLate {
-		ctes, arms = l.stepAnchors(st)
+		_, arms = l.stepAnchors(st, false)
 	}
 	if len(near) == 0 {
 		stmt := stepStatement(ctes, arms)
@@ -314,9 +316,18 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 	arms = append(arms, node)
 	if len(bKinds) > 0 {
 		m1 := l.pathEdges(cat.edgeTable, l.pairTypes(st.types, fKinds, bKinds), st.nb)
-		// Both ends are matched on (id, kind): v holds both sets, of several kinds.
-		m1.where = append(m1.where, kindsIn("source_kind", fKinds), in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom(partV, "id", "kind")))
-		m1.where = append(m1.where, kindsIn("target_kind", bKinds), in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom(partV, "id", "kind")))
+		// v holds both sets: of several kinds, both ends are matched on (id, kind); of one,
+		// on the id with the kind fixed, which costs the engine less.
+		for _, end := range []struct {
+			idCol string
+			kinds []*entity
+		}{{"source_id", fKinds}, {"target_id", bKinds}} {
+			if len(byKind) == 1 {
+				m1.where = append(m1.where, startsAt(end.idCol, partV, end.kinds)...)
+			} else {
+				m1.where = append(m1.where, kindsIn(kindCol(end.idCol), end.kinds), in(tupleExpr{col("t", end.idCol), col("t", kindCol(end.idCol))}, idsFrom(partV, "id", "kind")))
+			}
+		}
 		// The candidates' ids again as constants, which the engine can prune by (see knownIDs).
 		m1.where = append(m1.where, idsIn(col("t", "source_id"), refIDs(near)), idsIn(col("t", "target_id"), refIDs(far)))
 		arms = append(arms, stepEdges(partM1, noSelfLoops(m1), st.nb.on()))
