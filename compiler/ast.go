@@ -29,6 +29,8 @@ type selectStmt struct {
 	having   []expr // conjuncts
 	orderBy  []orderItem
 	limit    int // 0: none
+	// union holds the UNION ALL arms. ClickHouse applies each SELECT's ORDER BY and LIMIT to
+	// that SELECT alone, never to the union, and the emitter writes them after it.
 	union    []*selectStmt
 	settings []Setting
 }
@@ -46,6 +48,10 @@ func (s *selectStmt) fromItems() []fromItem {
 type cte struct {
 	name string
 	body *selectStmt
+	// inline keeps the CTE an ordinary one even when it is read more than once, so the engine
+	// computes it at every reference instead of once into an array (see arrayCTEs): for a
+	// read of a few rows by id that is cheaper than the array's scalar sub-query.
+	inline bool
 }
 
 // arms returns the CTE's body followed by the arms of its union.

@@ -155,7 +155,7 @@ func TestCheckSeedsMiddleEdgesAtBothEnds(t *testing.T) {
 				}
 				for _, end := range []string{"source_id", "target_id"} {
 					stmt := build()
-					arms := cteArms(stmt, partM1)
+					arms := stepArms(stmt, partM1)
 					if len(arms) == 0 {
 						t.Fatalf("path step of %s has no middle edges", q)
 					}

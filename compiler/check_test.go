@@ -179,6 +179,17 @@ func cteArms(stmt *selectStmt, name string) []*selectStmt {
 	return nil
 }
 
+// stepArms returns the arms of a path step statement's union whose part column is part.
+func stepArms(stmt *selectStmt, part string) []*selectStmt {
+	var out []*selectStmt
+	for _, a := range append([]*selectStmt{stmt}, stmt.union...) {
+		if p, ok := a.cols[0].e.(*param); ok && a.cols[0].alias == "part" && p.val == part {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // boundSets lists the other CTEs that the top-level conjuncts mentioning the CTE name (read
 // as n when it is the neighbors' x) compare it with: the node sets its ends are bound to.
 func boundSets(stmt *selectStmt, name string) []string {

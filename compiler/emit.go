@@ -350,7 +350,7 @@ func arrayCTEs(s *selectStmt) map[string][]string {
 	used := usedColumns(s)
 	out := map[string][]string{}
 	for _, c := range s.with {
-		if refs[c.name] < 2 {
+		if refs[c.name] < 2 || c.inline {
 			continue
 		}
 		var cols []string
@@ -672,10 +672,17 @@ func (b *builder) selectInline(s *selectStmt) {
 
 func (b *builder) selectBody(s *selectStmt, sep string) {
 	b.selectCore(s, sep)
+	b.selectTail(s, sep)
 	for _, u := range s.union {
 		b.w(sep + "UNION ALL" + sep)
 		b.selectCore(u, sep)
+		b.selectTail(u, sep)
 	}
+}
+
+// selectTail writes the ORDER BY and LIMIT of one SELECT (of a union, too: the engine applies
+// them to that SELECT alone).
+func (b *builder) selectTail(s *selectStmt, sep string) {
 	if len(s.orderBy) > 0 {
 		b.w(sep + "ORDER BY ")
 		for i, o := range s.orderBy {

@@ -38,6 +38,27 @@ func (l *lowerer) pathEdges(table string, types []string, nb nsBinding) *selectS
 	return s
 }
 
+// pairTypes keeps the types that have a pair from one of froms to one of tos: the only
+// relationship kinds an edge of a scan fixed to those end kinds can have, since a load refuses
+// an edge whose ends are not a pair of its type (load: ErrPair). Fewer kinds let the engine
+// skip more of the edge table by its sorting key. With none left it returns types unchanged
+// (no row passes the scan's kind filters then).
+func (l *lowerer) pairTypes(types []string, froms, tos []*entity) []string {
+	var out []string
+	for _, t := range types {
+		if slices.ContainsFunc(l.cat.rels[t].pairs, func(p pair) bool {
+			return slices.ContainsFunc(froms, func(e *entity) bool { return e.name == p.from }) &&
+				slices.ContainsFunc(tos, func(e *entity) bool { return e.name == p.to })
+		}) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return types
+	}
+	return out
+}
+
 // kindsIn keeps the edges whose kind column k names one of kinds (repeats count once).
 func kindsIn(k string, kinds []*entity) expr {
 	var names []any
@@ -106,23 +127,31 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 3 {
 		bStarts = slices.Concat(fMids, bMids)
 	}
-	mkF1 := func() *selectStmt {
-		f1 := l.pathEdges(l.cat.edgeTable, types, nb)
-		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
+	// seeded: the anchor set seeds the scan; without, only the anchor's named ids bound it
+	// and a later statement confirms the anchors (anchorsLate).
+	mkF1 := func(seeded bool) *selectStmt {
+		f1 := l.pathEdges(l.cat.edgeTable, l.pairTypes(types, []*entity{from.ent}, fEnds), nb)
+		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)))
+		if seeded {
+			f1.where = append(f1.where, in(col("t", "source_id"), idsFrom("a0", "id")))
+		}
 		f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
 		f1.where = append(f1.where, kindsIn("target_kind", fEnds))
 		return noSelfLoops(f1)
 	}
-	mkB1 := func() *selectStmt {
-		b1 := l.pathEdges(l.cat.edgeByTarget, types, nb)
-		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
+	mkB1 := func(seeded bool) *selectStmt {
+		b1 := l.pathEdges(l.cat.edgeByTarget, l.pairTypes(types, bStarts, []*entity{to.ent}), nb)
+		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)))
+		if seeded {
+			b1.where = append(b1.where, in(col("t", "target_id"), idsFrom("a1", "id")))
+		}
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
 		b1.where = append(b1.where, kindsIn("source_kind", bStarts))
 		return noSelfLoops(b1)
 	}
-	s.with = append(s.with, &cte{name: "f1", body: mkF1()})
+	s.with = append(s.with, &cte{name: "f1", body: mkF1(true)})
 	if depth >= 2 {
-		s.with = append(s.with, &cte{name: "b1", body: mkB1()})
+		s.with = append(s.with, &cte{name: "b1", body: mkB1(true)})
 	}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
 	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
@@ -132,7 +161,7 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	}
 	if depth >= 3 {
 		s.with = append(s.with, &cte{name: "b1v", body: l.readableSet(bMids, "b1", "x", "x_kind", nb.on())})
-		m1 := l.pathEdges(l.cat.edgeTable, types, nb)
+		m1 := l.pathEdges(l.cat.edgeTable, l.pairTypes(types, fMids, bMids), nb)
 		m1.where = append(m1.where, startsAt("source_id", "f1v", fMids)...)
 		m1.where = append(m1.where, startsAt("target_id", "b1v", bMids)...)
 		s.with = append(s.with, &cte{name: "m1", body: noSelfLoops(m1)})
@@ -211,17 +240,23 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	}
 	l.plan.Hydration = l.hydrationKinds(kinds)
 	// The multi-step plan (pathsteps.go) reads the anchors and f1, b1 by themselves.
-	// The anchors carry their hydration columns, so that the page's ends need no statement.
-	a0, p0 := l.hydratedAnchor(from, nb.on())
-	a1, p1 := l.hydratedAnchor(to, nb.on())
-	first := []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}, {name: partF1, body: mkF1()}}
-	arms := []*selectStmt{stepArm(partFrom, true, from.ent.name, nb.on() && !from.ent.global, p0...), stepArm(partTo, true, to.ent.name, nb.on() && !to.ent.global, p1...), stepArm(partF1, false, "", nb.on())}
-	if depth >= 2 {
-		first = append(first, &cte{name: partB1, body: mkB1()})
-		arms = append(arms, stepArm(partB1, false, "", nb.on()))
-	}
-	l.paths = &pathSteps{first: stepStatement(first, arms), from: from.ent, to: to.ent, fMids: fMids, bMids: bMids,
+	st := &pathSteps{from: from.ent, to: to.ent, fromSel: from, toSel: to, fMids: fMids, bMids: bMids,
 		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after}
+	var first []*cte
+	var arms []*selectStmt
+	if idsNamed(from) && idsNamed(to) {
+		// Both anchors name their ids: the first statement reads only the edges at those ids
+		// and the second confirms the anchors with the middles (anchorsLate).
+		st.anchorsLate = true
+	} else {
+		first, arms = l.stepAnchors(st, true)
+	}
+	arms = append(arms, stepEdges(partF1, mkF1(!st.anchorsLate), nb.on()))
+	if depth >= 2 {
+		arms = append(arms, stepEdges(partB1, mkB1(!st.anchorsLate), nb.on()))
+	}
+	st.first = stepStatement(first, arms)
+	l.paths = st
 	return s, l.finishPaged(s, keys, false)
 }
 
@@ -259,6 +294,45 @@ func (l *lowerer) hydrationKinds(kinds map[string][][]*property) []graphresponse
 		out = append(out, pk)
 	}
 	return out
+}
+
+// idsNamed reports whether path anchor n names its ids: node_ids, or an id_range of at most
+// maxAnchorSpan ids, so that its anchor scan keeps every readable live node among them.
+func idsNamed(n *nodeSel) bool {
+	return n.hasIDs || (n.idRange != nil && n.idRange[1]-n.idRange[0] < maxAnchorSpan)
+}
+
+// stepAnchors returns the anchor sets a0 and a1 of the multi-step plan, with their hydration
+// columns (the page's ends need no other statement), and their arms. As sets (the first
+// statement, whose edge scans they seed) they are CTEs that the arms read; otherwise the arms
+// are the anchor scans themselves, one sub-query fewer each.
+func (l *lowerer) stepAnchors(st *pathSteps, sets bool) ([]*cte, []*selectStmt) {
+	on := st.nb.on()
+	a0, p0 := l.hydratedAnchor(st.fromSel, on)
+	a1, p1 := l.hydratedAnchor(st.toSel, on)
+	if !sets {
+		return nil, []*selectStmt{anchorArm(partFrom, a0, st.from, on, p0), anchorArm(partTo, a1, st.to, on, p1)}
+	}
+	return []*cte{{name: partFrom, body: a0}, {name: partTo, body: a1}},
+		[]*selectStmt{nodeArm(partFrom, st.from.name, on && !st.from.global, p0...), nodeArm(partTo, st.to.name, on && !st.to.global, p1...)}
+}
+
+// anchorArm turns anchor scan s of entity e into an arm of a step statement: its rows as the
+// stepCols, tagged part, its order and limit kept.
+func anchorArm(part string, s *selectStmt, e *entity, withTP bool, props []string) *selectStmt {
+	k := prm(e.name, typString)
+	var tp expr = prm("", typString)
+	if withTP && !e.global {
+		tp = castStr(col("t", tpProp.name))
+	}
+	pa := arrayExpr{}
+	for _, c := range props {
+		pa = append(pa, fn("toString", col("t", c)))
+	}
+	s.cols = []selItem{as(prm(part, typString), "part"), as(col("t", "id"), "x"), as(k, "x_kind"),
+		as(col("t", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"),
+		as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")}
+	return s
 }
 
 // hydratedAnchor is the anchor scan of n for the multi-step plan: with the traversal_path

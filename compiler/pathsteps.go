@@ -18,15 +18,21 @@ const PathStepRows = 20000
 // pathSteps is what the lowering of a path_finding query leaves for the multi-step plan
 // (docs/compiler.md, "Path finding in steps").
 type pathSteps struct {
-	first        *selectStmt // the anchors and the edges adjacent to them (pathFirst)
-	from, to     *entity
-	fMids, bMids []*entity // kinds of the second node and of the node before the last
-	depth        int
-	types        []string
-	nb           nsBinding
-	pageSize     int
-	cursor       bool      // the answer carries the sort keys (_k0.._k2)
-	after        []*string // the cursor's keys, nil without "after"
+	first          *selectStmt // the anchors (unless anchorsLate) and the edges adjacent to them
+	from, to       *entity
+	fromSel, toSel *nodeSel
+	fMids, bMids   []*entity // kinds of the second node and of the node before the last
+	// anchorsLate: both anchors name their ids (idsNamed), the first statement reads only
+	// the edges at those ids, bounded by them (checkAnchored), and the second statement
+	// reads the anchor sets a0 and a1 with the middles; the join keeps a path only when
+	// both of its ends are in them.
+	anchorsLate bool
+	depth       int
+	types       []string
+	nb          nsBinding
+	pageSize    int
+	cursor      bool      // the answer carries the sort keys (_k0.._k2)
+	after       []*string // the cursor's keys, nil without "after"
 }
 
 // Path finding in steps (docs/compiler.md, "Path finding in steps").
@@ -42,6 +48,11 @@ type pathSteps struct {
 // path is thus an anchor or a node the second statement proved readable and live, and every
 // edge is one an edge scan seeded by such nodes returned: the same rule, checked by the same
 // security check, as the one-statement form.
+//
+// When both anchors name their ids (anchorsLate), the first statement reads only the edges at
+// those ids, and the second reads the anchor sets with the middles: the join keeps a path
+// only when its ends are in them. Every node of a path is then one the second statement
+// proved readable and live.
 
 // pathPart names the sets the rows of the two statements carry, in their part column.
 const (
@@ -58,45 +69,58 @@ const (
 // stepCols are the columns of both statements' rows.
 var stepCols = []string{"part", "x", "x_kind", "y", "y_kind", "kind", "tp", "props"}
 
-// stepArm selects, from the CTE name, the stepCols of a node set (node) or of edges; props
-// are the node set's hydration columns (none: an empty props column).
-func stepArm(name string, node bool, kind string, withTP bool, props ...string) *selectStmt {
+// nodeArm selects the stepCols of the node set (a CTE) name; kind is the set's one entity
+// ("": the set's kind column), props its hydration columns (none: an empty props column).
+func nodeArm(name, kind string, withTP bool, props ...string) *selectStmt {
 	a := &selectStmt{from: &cteRef{name: name, alias: "o"}}
+	var k expr = prm(kind, typString)
+	if kind == "" {
+		k = col("o", "kind")
+	}
 	var tp expr = prm("", typString)
+	if withTP {
+		tp = castStr(col("o", tpProp.name))
+	}
 	pa := arrayExpr{}
 	for _, c := range props {
 		pa = append(pa, fn("toString", col("o", c)))
 	}
-	pv := as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")
-	if node {
-		var k expr = prm(kind, typString)
-		if kind == "" {
-			k = col("o", "kind")
-		}
-		if withTP {
-			tp = castStr(col("o", tpProp.name))
-		}
-		a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "id"), "x"), as(k, "x_kind"),
-			as(col("o", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"), pv}
-		return a
-	}
-	if withTP {
-		tp = castStr(col("o", "tp"))
-	}
-	a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "x"), "x"), as(col("o", "x_kind"), "x_kind"),
-		as(col("o", "y"), "y"), as(col("o", "y_kind"), "y_kind"), as(col("o", "kind"), "kind"), as(tp, "tp"), pv}
+	a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "id"), "x"), as(k, "x_kind"),
+		as(col("o", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"),
+		as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")}
 	return a
 }
 
-// stepStatement is SELECT stepCols FROM (the union of arms) LIMIT PathStepRows, with ctes.
-func stepStatement(ctes []*cte, arms []*selectStmt) *selectStmt {
-	u := arms[0]
-	u.union = arms[1:]
-	s := &selectStmt{with: append(ctes, &cte{name: "steps", body: u}), from: &cteRef{name: "steps", alias: "s"}}
-	for _, c := range stepCols {
-		s.cols = append(s.cols, as(col("s", c), c))
+// stepEdges turns the edge scan s (pathEdges, with its filters) into an arm of the step
+// statement: its rows, as the stepCols, tagged part.
+func stepEdges(part string, s *selectStmt, withTP bool) *selectStmt {
+	cols := []selItem{as(prm(part, typString), "part")}
+	cols = append(cols, s.cols[:5]...) // x, x_kind, y, y_kind, kind
+	var tp expr = prm("", typString)
+	if withTP {
+		tp = castStr(s.cols[5].e)
 	}
-	s.limit = PathStepRows
+	s.cols = append(cols, as(tp, "tp"), as(&castExpr{e: arrayExpr{}, typ: "Array(Nullable(String))"}, "props"))
+	return s
+}
+
+// stepStatement is a statement of the multi-step plan: the node sets ctes, each computed at
+// every reference (they are read by id, a few rows, which costs less than the scalar
+// sub-query that would compute them once), and arms, one UNION ALL whose every arm stops at
+// PathStepRows rows. The edge scans are arms themselves, not CTEs: a statement with fewer
+// sub-queries costs the engine less to analyse and plan (docs/compiler.md, "Path finding in
+// steps").
+func stepStatement(ctes []*cte, arms []*selectStmt) *selectStmt {
+	for _, c := range ctes {
+		c.inline = true
+	}
+	for _, a := range arms {
+		if a.limit == 0 || a.limit > PathStepRows { // an anchor scan keeps its 500
+			a.limit = PathStepRows
+		}
+	}
+	s := arms[0]
+	s.with, s.union = ctes, arms[1:]
 	return s
 }
 
@@ -135,6 +159,18 @@ func stepRows(rows graphresponse.Rows) ([]stepRow, error) {
 	return out, nil
 }
 
+// limitHit reports whether some arm of a step statement returned PathStepRows rows, so that
+// its rows may be incomplete.
+func limitHit(rows []stepRow) bool {
+	n := map[string]int{}
+	for _, r := range rows {
+		if n[r.part]++; n[r.part] >= PathStepRows {
+			return true
+		}
+	}
+	return false
+}
+
 // PathCandidates lists, from the rows of the first statement, the nodes the second statement
 // must check: near, the second nodes of longer paths (ends of f1 edges of the kinds a second
 // node may have), and far, the nodes before the last of three-edge paths. complete is false
@@ -143,11 +179,8 @@ func (p *Plan) PathCandidates(first graphresponse.Rows) (near, far []graphrespon
 	if !p.Paths() {
 		return nil, nil, false, newErr("", ErrCompilerBug, "path candidates of a query without a path plan")
 	}
-	if len(first.Values) >= PathStepRows {
-		return nil, nil, false, nil
-	}
 	rows, err := stepRows(first)
-	if err != nil {
+	if err != nil || limitHit(rows) {
 		return nil, nil, false, err
 	}
 	st := p.paths
@@ -184,7 +217,8 @@ func (p *Plan) PathCandidates(first graphresponse.Rows) (near, far []graphrespon
 // their hydration columns. near and far are candidates handed over from the first statement
 // and are trusted for nothing: every node arm is an ordinary scoped, live entity scan
 // narrowed by the ids, which are query parameters, and a kind outside the plan's is refused.
-// It returns nil when there is nothing to check.
+// When the anchors come late (anchorsLate) it also reads the anchor sets a0 and a1, with
+// their hydration columns. It returns nil when there is nothing to check.
 func (c *Compiler) PathStep(q *Query, near, far []graphresponse.NodeRef, props bool) (*Query, error) {
 	stmt, err := c.pathStepStmt(q, near, far, props)
 	if stmt == nil || err != nil {
@@ -208,11 +242,21 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 	if st.depth < 3 {
 		far = nil
 	}
-	if len(near) == 0 {
+	if len(near) == 0 && !st.anchorsLate {
 		return nil, nil
 	}
 	cat := c.catalogFor(q.Plan.caller)
-	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller)}
+	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller), plan: q.Plan.Build}
+	var ctes []*cte
+	var arms []*selectStmt
+	if st.anchorsLate {
+		_, arms = l.stepAnchors(st, false)
+	}
+	if len(near) == 0 {
+		stmt := stepStatement(ctes, arms)
+		placePrewhere(stmt, cat)
+		return stmt, nil
+	}
 	byKind := map[string][]int64{}
 	var fKinds, bKinds []*entity
 	for _, list := range []struct {
@@ -266,19 +310,27 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 			v.union = append(v.union, arm)
 		}
 	}
-	ctes := []*cte{{name: partV, body: v}}
-	node := stepArm(partV, true, "", st.nb.on())
+	ctes = append(ctes, &cte{name: partV, body: v})
+	node := nodeArm(partV, "", st.nb.on())
 	node.cols[len(node.cols)-1] = as(col("o", "props"), "props")
-	arms := []*selectStmt{node}
+	arms = append(arms, node)
 	if len(bKinds) > 0 {
-		m1 := l.pathEdges(cat.edgeTable, st.types, st.nb)
-		// Both ends are matched on (id, kind): v holds both sets, of several kinds.
-		m1.where = append(m1.where, kindsIn("source_kind", fKinds), in(tupleExpr{col("t", "source_id"), col("t", "source_kind")}, idsFrom(partV, "id", "kind")))
-		m1.where = append(m1.where, kindsIn("target_kind", bKinds), in(tupleExpr{col("t", "target_id"), col("t", "target_kind")}, idsFrom(partV, "id", "kind")))
+		m1 := l.pathEdges(cat.edgeTable, l.pairTypes(st.types, fKinds, bKinds), st.nb)
+		// v holds both sets: of several kinds, both ends are matched on (id, kind); of one,
+		// on the id with the kind fixed, which costs the engine less.
+		for _, end := range []struct {
+			idCol string
+			kinds []*entity
+		}{{"source_id", fKinds}, {"target_id", bKinds}} {
+			if len(byKind) == 1 {
+				m1.where = append(m1.where, startsAt(end.idCol, partV, end.kinds)...)
+			} else {
+				m1.where = append(m1.where, kindsIn(kindCol(end.idCol), end.kinds), in(tupleExpr{col("t", end.idCol), col("t", kindCol(end.idCol))}, idsFrom(partV, "id", "kind")))
+			}
+		}
 		// The candidates' ids again as constants, which the engine can prune by (see knownIDs).
 		m1.where = append(m1.where, idsIn(col("t", "source_id"), refIDs(near)), idsIn(col("t", "target_id"), refIDs(far)))
-		ctes = append(ctes, &cte{name: partM1, body: noSelfLoops(m1)})
-		arms = append(arms, stepArm(partM1, false, "", st.nb.on()))
+		arms = append(arms, stepEdges(partM1, noSelfLoops(m1), st.nb.on()))
 	}
 	stmt := stepStatement(ctes, arms)
 	placePrewhere(stmt, cat)
@@ -355,11 +407,8 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 		return base, false, err
 	}
 	if second != nil {
-		if len(second.Values) >= PathStepRows {
-			return base, false, nil
-		}
 		more, err := stepRows(*second)
-		if err != nil {
+		if err != nil || limitHit(more) {
 			return base, false, err
 		}
 		rows = append(rows, more...)
@@ -412,8 +461,11 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 	add := func(nodes []graphresponse.NodeRef, kinds []string) {
 		out = append(out, newPathRow(nodes, kinds))
 	}
+	// Every path starts in a0 and ends in a1. The first statement's scans are seeded by them,
+	// unless the anchors come late: then these membership tests are what keeps an anchor the
+	// caller may not read, or one that is not live, out of every path.
 	for _, f := range f1 {
-		if f.y.Kind == st.to.name && in[partTo][f.y] && endAt(st.from, f.tp, partFrom, f.x) && endAt(st.to, f.tp, partTo, f.y) {
+		if in[partFrom][f.x] && f.y.Kind == st.to.name && in[partTo][f.y] && endAt(st.from, f.tp, partFrom, f.x) && endAt(st.to, f.tp, partTo, f.y) {
 			add([]graphresponse.NodeRef{f.x, f.y}, []string{f.kind})
 		}
 	}
@@ -427,12 +479,12 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 			mAt[m.x] = append(mAt[m.x], m)
 		}
 		for _, f := range f1 {
-			if !endAt(st.from, f.tp, partFrom, f.x) {
+			if !in[partFrom][f.x] || !endAt(st.from, f.tp, partFrom, f.x) {
 				continue
 			}
 			if in[partF1V][f.y] && mid(f.tp, partF1V, f.y) {
 				for _, b := range bAt[f.y] {
-					if b.y != f.x && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partF1V, b.x) && st.nb.agrees(f.tp, b.tp) {
+					if b.y != f.x && in[partTo][b.y] && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partF1V, b.x) && st.nb.agrees(f.tp, b.tp) {
 						add([]graphresponse.NodeRef{f.x, f.y, b.y}, []string{f.kind, b.kind})
 					}
 				}
@@ -445,7 +497,7 @@ func (p *Plan) JoinPaths(first graphresponse.Rows, second *graphresponse.Rows) (
 					continue
 				}
 				for _, b := range bAt[m.y] {
-					if b.y != f.x && b.y != f.y && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partB1V, b.x) && st.nb.agrees(m.tp, b.tp) {
+					if b.y != f.x && b.y != f.y && in[partTo][b.y] && endAt(st.to, b.tp, partTo, b.y) && mid(b.tp, partB1V, b.x) && st.nb.agrees(m.tp, b.tp) {
 						add([]graphresponse.NodeRef{f.x, f.y, m.y, b.y}, []string{f.kind, m.kind, b.kind})
 					}
 				}
@@ -521,6 +573,23 @@ func newPathRow(nodes []graphresponse.NodeRef, kinds []string) pathRow {
 // quoteCH quotes s as the engine's text format writes a string inside an array or tuple.
 func quoteCH(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// anchorEnds lists, when the anchors come late, the edge ends the first statement's scans
+// may start at (checkAnchored): the ids the start anchor names on source_id, the end
+// anchor's on target_id.
+func (st *pathSteps) anchorEnds() []anchorEnd {
+	if st == nil || !st.anchorsLate {
+		return nil
+	}
+	end := func(idCol string, n *nodeSel) anchorEnd {
+		a := anchorEnd{idCol: idCol, kind: n.ent.name, rng: n.idRange}
+		if n.hasIDs {
+			a.ids = n.nodeIDs
+		}
+		return a
+	}
+	return []anchorEnd{end("source_id", st.fromSel), end("target_id", st.toSel)}
 }
 
 func (st *pathSteps) firstStmt() *selectStmt {

@@ -82,3 +82,54 @@ func TestJoinPaths(t *testing.T) {
 		t.Errorf("first statement at its limit: complete=%v err=%v, want incomplete", complete, err)
 	}
 }
+
+// TestJoinPathsNeedsBothAnchors: when both anchors name their ids, the first statement reads
+// the edges at those ids without knowing which the caller may read or which are live
+// (anchorsLate), and the second statement returns the anchor sets: the join builds a path
+// only from a start node of a0 to an end node of a1, at every depth.
+func TestJoinPathsNeedsBothAnchors(t *testing.T) {
+	c := newTestCompiler(t)
+	q, err := c.Compile([]byte(`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1,2]},{"id":"p","entity":"Project","id_range":{"start":1,"end":40}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":50}`), &Caller{Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.Plan.Paths() || !q.Plan.paths.anchorsLate {
+		t.Fatal("no path plan with the anchors read late")
+	}
+	node := func(part string, id int64, kind string) []any {
+		return []any{part, id, kind, id, kind, "", "", []any{}}
+	}
+	edge := func(part string, x int64, xk string, y int64, yk, kind string) []any {
+		return []any{part, x, xk, y, yk, kind, "", []any{}}
+	}
+	// User 2 and Project 12 are named by the query but the second statement does not return
+	// them (the caller may not read them, or they are deleted).
+	first := graphresponse.Rows{Columns: stepCols, Values: [][]any{
+		edge("f1", 1, "User", 10, "Project", "MEMBER_OF"),
+		edge("f1", 2, "User", 11, "Project", "MEMBER_OF"),
+		edge("f1", 1, "User", 12, "Project", "MEMBER_OF"),
+		edge("f1", 1, "User", 100, "Group", "MEMBER_OF"),
+		edge("f1", 2, "User", 200, "Group", "MEMBER_OF"),
+		edge("b1", 100, "Group", 11, "Project", "CONTAINS"),
+		edge("b1", 100, "Group", 12, "Project", "CONTAINS"),
+		edge("b1", 200, "Group", 10, "Project", "CONTAINS"),
+		edge("b1", 300, "Group", 12, "Project", "CONTAINS"),
+	}}
+	second := graphresponse.Rows{Columns: stepCols, Values: [][]any{
+		node("a0", 1, "User"), node("a1", 10, "Project"), node("a1", 11, "Project"),
+		node("v", 100, "Group"), node("v", 200, "Group"), node("v", 300, "Group"),
+		edge("m1", 100, "Group", 300, "Group", "CONTAINS"),
+	}}
+	base, complete, err := q.Plan.JoinPaths(first, &second)
+	if err != nil || !complete {
+		t.Fatalf("JoinPaths: complete=%v err=%v", complete, err)
+	}
+	n := func(id int64, kind string) []any { return []any{id, kind} }
+	want := [][]any{
+		{uint8(1), []any{n(1, "User"), n(10, "Project")}, []any{"MEMBER_OF"}},
+		{uint8(2), []any{n(1, "User"), n(100, "Group"), n(11, "Project")}, []any{"MEMBER_OF", "CONTAINS"}},
+	}
+	if diff := cmp.Diff(want, base.Values); diff != "" {
+		t.Errorf("JoinPaths (-want +got):\n%s", diff)
+	}
+}

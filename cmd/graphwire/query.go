@@ -439,7 +439,7 @@ func explain(stdout io.Writer, q *compiler.Query, unknown string) error {
 	stmts := []*compiler.Query{q}
 	if first := q.Plan.Edges(); first != nil {
 		if q.Plan.Build.QueryType == "path_finding" {
-			b.WriteString("-- path_finding runs in steps (docs/compiler.md, \"Path finding in steps\"): the second statement below first, then a check of the candidate nodes its rows reach and the edges between them; the first runs only when the steps reach their row limit\n")
+			b.WriteString("-- path_finding runs in steps (docs/compiler.md, \"Path finding in steps\"): the second statement below first, then a check of the candidate nodes its rows reach and the edges between them (and of the anchors, when both name their ids); the first runs only when the steps reach their row limit\n")
 		} else {
 			b.WriteString("-- neighbors run in two steps (docs/compiler.md, \"Two-step neighbors\"): the second statement below first, then a lookup of the nodes its rows reach; the first runs only when those edges do not settle the page\n")
 		}

@@ -163,7 +163,10 @@ func TestExplainNeighborsTwoSteps(t *testing.T) {
 	// outside pass: every plan with a first statement was announced as neighbors).
 	stdout.Reset()
 	code = run([]string{"query", "--admin", "--explain", `{"query_type":"path_finding","nodes":[{"id":"a","entity":"User","node_ids":[1]},{"id":"b","entity":"Project","node_ids":[1]}],"path":{"type":"shortest","from":"a","to":"b","max_depth":2,"rel_types":"*"}}`}, strings.NewReader(""), &stdout, &stderr)
-	if out := stdout.String(); code != exitOK || !strings.HasPrefix(out, "-- path_finding runs in steps") || strings.Count(out, "\nWITH\n") != 2 {
+	// Two statements: the one-statement form, and the first step (with both anchors named by
+	// id, the edges at those ids alone, without a WITH).
+	if out := stdout.String(); code != exitOK || !strings.HasPrefix(out, "-- path_finding runs in steps") || strings.Count(out, "\nSETTINGS ") != 2 ||
+		!strings.Contains(out, "(and of the anchors, when both name their ids)") {
 		t.Errorf("explain of path_finding: exit %d\n%s", code, out)
 	}
 }

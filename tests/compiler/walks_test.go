@@ -252,6 +252,12 @@ func rangeEnd(lo, width int64) pathEnd {
 	return pathEnd{fmt.Sprintf(`"id_range":{"start":%d,"end":%d}`, lo, lo+width-1), idRange(true, lo, width)}
 }
 
+// visibleEnd is every Project, selected by a filter on visibility_level that admits all its
+// values, and no ids: a path plan reads such an anchor set in its first statement.
+func visibleEnd() pathEnd {
+	return pathEnd{`"filters":{"visibility_level":["private","internal","public"]}`, func(int64) bool { return true }}
+}
+
 // checkPaths runs shortest path finding along s (forward, up to s.max edges, over s.types)
 // between the ends from (of s.from) and to (of s.to) for caller c and compares its paths with
 // every simple walk over c's readable nodes and edges. It returns "" when they agree or when
