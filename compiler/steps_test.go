@@ -41,6 +41,14 @@ func TestJoinNeighbors(t *testing.T) {
 	if diff := cmp.Diff(wantRefs, refs); diff != "" {
 		t.Errorf("Reached (-want +got):\n%s", diff)
 	}
+	// Without hydration the lookup needs only the neighbors, which is all the join reads.
+	nbrs, err := q.Plan.Neighbors(edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantRefs[1:], nbrs); diff != "" {
+		t.Errorf("Neighbors (-want +got):\n%s", diff)
+	}
 	base, complete, err := q.Plan.JoinNeighbors(edges, lookup)
 	if err != nil {
 		t.Fatal(err)
