@@ -25,11 +25,11 @@
 //	st, err := seed.Load(ctx, engine, ont, g, seed.Options{})
 //	// st.Nodes ≈ 14 300, st.Edges ≈ 46 100
 //
-// [ScopedGrants] fits a scoped caller to a seeded graph, from the traversal paths the SQL
-// benchmarks' questions start from ([Interest]), so that tests/sqlbench and bench/duckdb ask
-// every scale with a member whose answers are neither empty nor the admin's.
-//
 // Both tell [Options.Progress], when it is set, how far they have come: rows generated against
 // [ExpectedRows], then rows inserted against all rows. They draw nothing themselves; the CLI
 // turns the calls into a progress bar on a terminal.
+//
+// [ScopedGrants] fits a scoped caller to a seeded graph, from the traversal paths the SQL
+// benchmarks' questions start from ([Interest]), so that tests/sqlbench and bench/duckdb ask
+// every scale with a member whose answers are neither empty nor the admin's.
 package seed
