@@ -80,5 +80,9 @@ func (c *Compiler) hydration(plan *Plan, refs []graphresponse.NodeRef, o hydrate
 	if len(byKind) > 0 || stmt == nil {
 		return nil, newErr("", ErrCompilerBug, "hydration of a kind the plan does not know")
 	}
+	// The scope predicate and the ids read only sorting-key columns: in PREWHERE they drop
+	// rows before FINAL merges versions, as in every other statement (docs/compiler.md, rule
+	// 2); in WHERE every row of the granules the ids select was read whole and merged first.
+	placePrewhere(stmt, cat)
 	return stmt, nil
 }

@@ -401,11 +401,13 @@ func (l *lowerer) stepScans(rs *relSel, orient []bool, nb nsBinding, ends []any,
 		if nb.on() {
 			s.cols = append(s.cols, as(nb.tp, "tp"))
 		}
-		s.where = append(s.where, ne(
-			tupleExpr{col("t", "source_id"), col("t", "source_kind")},
-			tupleExpr{col("t", "target_id"), col("t", "target_kind")}))
-		s.where = append(s.where, inValues(col("t", kindCol(yc)), ends, typString))
+		// The start (the x end's kind and set) first, then the y end's kinds, and the
+		// self-loop test last (noSelfLoops): PREWHERE runs its conjuncts in this order and
+		// reads a column only for the rows the earlier ones kept. With the self-loop test
+		// first, the admin walk's shared edge scan read 18.8 MB at scale 100 instead of 11.1.
 		s.where = append(s.where, start(xc)...)
+		s.where = append(s.where, inValues(col("t", kindCol(yc)), ends, typString))
+		noSelfLoops(s)
 		if body == nil {
 			body = s
 		} else {

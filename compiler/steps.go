@@ -67,8 +67,20 @@ func (p *Plan) OneStatement() *Plan {
 
 // Reached lists the nodes the rows of the first statement (edges) reach, with the centers, in
 // first appearance order after the centers named by id ([graphresponse.BuildPlan.Centers]):
-// what [Compiler.Lookup] must look up.
+// what [Compiler.Lookup] must look up when it hydrates the page.
 func (p *Plan) Reached(edges graphresponse.Rows) ([]graphresponse.NodeRef, error) {
+	return p.reached(edges, true)
+}
+
+// Neighbors lists the neighbors the rows of the first statement (edges) reach, in first
+// appearance order, without the centers (unless a center is also a neighbor): all that
+// [Plan.JoinNeighbors] reads of the lookup, so what [Compiler.Lookup] must look up when it does
+// not hydrate (the page is hydrated after, centers included).
+func (p *Plan) Neighbors(edges graphresponse.Rows) ([]graphresponse.NodeRef, error) {
+	return p.reached(edges, false)
+}
+
+func (p *Plan) reached(edges graphresponse.Rows, centers bool) ([]graphresponse.NodeRef, error) {
 	if p.Edges() == nil || p.steps == nil {
 		return nil, newErr("", ErrCompilerBug, "reached nodes of a query without a two-step plan")
 	}
@@ -86,15 +98,19 @@ func (p *Plan) Reached(edges graphresponse.Rows) ([]graphresponse.NodeRef, error
 			out = append(out, r)
 		}
 	}
-	for _, id := range b.Centers {
-		add(graphresponse.NodeRef{Kind: center, ID: id})
+	if centers {
+		for _, id := range b.Centers {
+			add(graphresponse.NodeRef{Kind: center, ID: id})
+		}
 	}
 	for i, row := range edges.Values {
 		c, n, err := edgeRefs(ix, row, center)
 		if err != nil {
 			return nil, fmt.Errorf("edge row %d: %w", i, err)
 		}
-		add(c)
+		if centers {
+			add(c)
+		}
 		add(n)
 	}
 	return out, nil

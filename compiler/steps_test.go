@@ -41,6 +41,29 @@ func TestJoinNeighbors(t *testing.T) {
 	if diff := cmp.Diff(wantRefs, refs); diff != "" {
 		t.Errorf("Reached (-want +got):\n%s", diff)
 	}
+	// Without hydration the lookup needs only the neighbors, which is all the join reads.
+	nbrs, err := q.Plan.Neighbors(edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantRefs[1:], nbrs); diff != "" {
+		t.Errorf("Neighbors (-want +got):\n%s", diff)
+	}
+	// Every arm of the lookup and of the hydration tests its scope and ids in PREWHERE, ahead
+	// of FINAL, as every other scan does.
+	lq, err := c.Lookup(q, nbrs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hq, err := c.Hydrate(q, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*Query{lq, hq} {
+		if arms, pre := strings.Count(x.SQL, " FINAL"), strings.Count(x.SQL, "PREWHERE "); arms == 0 || pre != arms {
+			t.Errorf("%d FINAL arms, %d with PREWHERE:\n%s", arms, pre, x.SQL)
+		}
+	}
 	base, complete, err := q.Plan.JoinNeighbors(edges, lookup)
 	if err != nil {
 		t.Fatal(err)

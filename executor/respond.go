@@ -223,6 +223,12 @@ func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props
 		return base, nil, false, fmt.Errorf("collect nodes: %w", err)
 	}
 	props = props && len(refs) <= foldedLookupRefs
+	if !props {
+		// Not hydrating: the join reads only the neighbors, and the page is hydrated after.
+		if refs, err = q.Plan.Neighbors(edges); err != nil {
+			return base, nil, false, fmt.Errorf("collect nodes: %w", err)
+		}
+	}
 	var live graphresponse.Rows
 	lq, err := h.Lookup(q, refs, props)
 	if err != nil {

@@ -28,4 +28,8 @@
 // Both tell [Options.Progress], when it is set, how far they have come: rows generated against
 // [ExpectedRows], then rows inserted against all rows. They draw nothing themselves; the CLI
 // turns the calls into a progress bar on a terminal.
+//
+// [ScopedGrants] fits a scoped caller to a seeded graph, from the traversal paths the SQL
+// benchmarks' questions start from ([Interest]), so that tests/sqlbench and bench/duckdb ask
+// every scale with a member whose answers are neither empty nor the admin's.
 package seed

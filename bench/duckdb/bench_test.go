@@ -102,58 +102,6 @@ func TestOneDefinitionBothSides(t *testing.T) {
 	}
 }
 
-// TestChooseGrantsAdmitSomeNotAll: on paths spread over several top-level groups, the chosen
-// grants admit some but not all of each scoped shape's start paths at the floor it reads them
-// at (merge requests 20, memberships 10), over several floors; on paths under one top-level
-// group only, second-level prefixes still split them.
-func TestChooseGrantsAdmitSomeNotAll(t *testing.T) {
-	admits := func(c callerSpec, f int, p string) bool {
-		return slices.ContainsFunc(c.prefixes(f), func(x string) bool { return strings.HasPrefix(p, x) })
-	}
-	someNotAll := func(t *testing.T, c callerSpec, f int, what string, paths []string) {
-		t.Helper()
-		n := 0
-		for _, p := range paths {
-			if admits(c, f, p) {
-				n++
-			}
-		}
-		if n == 0 || n == len(paths) {
-			t.Errorf("%s: %d of %d paths %q admitted at floor %d by %s", what, n, len(paths), paths, f, c.describe())
-		}
-	}
-	for name, in := range map[string]interest{
-		"spread": {
-			Neighbors:   []string{"12/150/160/", "12/150/161/", "40/400/", "77/700/701/", "77/702/"},
-			PathFinding: []string{"3/", "12/150/", "55/", "55/551/", "77/"},
-			TwoHop:      []string{"12/150/160/", "40/401/", "40/401/402/", "40/403/", "77/700/"},
-			Walk:        []string{"3/", "55/", "90/"},
-		},
-		"one top": {
-			Neighbors:   []string{"1/10/", "1/10/11/", "1/20/"},
-			PathFinding: []string{"1/", "1/10/", "1/30/"},
-			TwoHop:      []string{"1/10/", "1/20/21/", "1/30/"},
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			c := callersOf(chooseGrants(in))[1]
-			someNotAll(t, c, 20, "neighbors", in.Neighbors)
-			someNotAll(t, c, 20, "traversal_2hop", in.TwoHop)
-			someNotAll(t, c, 10, "path_finding", in.PathFinding)
-			if in.Walk != nil {
-				someNotAll(t, c, 10, "variable_length", in.Walk)
-			}
-			levels := map[int]bool{}
-			for _, g := range c.Grants {
-				levels[g.Level] = true
-			}
-			if len(levels) < 2 {
-				t.Errorf("want grants at several levels, got %+v", c.Grants)
-			}
-		})
-	}
-}
-
 // TestCheckScoped: an empty scoped answer, or one equal to the admin's, fails the run.
 func TestCheckScoped(t *testing.T) {
 	admin := projection{"1", "2", "3"}

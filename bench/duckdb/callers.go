@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/seed"
 )
 
 // The start nodes the shapes name, shared by their DSL, their DuckDB SQL and the choice of the
@@ -21,14 +21,6 @@ const (
 	pathUsers      = "1,2,3,6,8,21,23" // path_finding: users whose memberships are walked
 	walkGroups     = "1,2,3"           // variable_length: groups whose projects are walked to
 	neighborsMRs   = "1,2,3,9,10,14"   // neighbors: the merge requests at the centre
-)
-
-// Grant levels: a grant at level L admits its path on every table whose floor is at most L
-// (floors: 10 groups, projects, edges; 20 merge requests and the like; 25 vulnerabilities).
-const (
-	levelNodes = 10
-	levelMRs   = 20
-	levelAll   = 30
 )
 
 const callersFile = "callers.json" // in a scale's work directory, written by prepare
@@ -51,24 +43,8 @@ func (c callerSpec) compilerCaller() *compiler.Caller {
 }
 
 // prefixes are the traversal-path prefixes the caller's grants admit at floor f, sorted, none
-// inside another.
-func (c callerSpec) prefixes(f int) []string {
-	var ps []string
-	for _, g := range c.Grants {
-		if g.Level >= f {
-			ps = append(ps, g.Path)
-		}
-	}
-	slices.Sort(ps)
-	ps = slices.Compact(ps)
-	var out []string
-	for _, p := range ps {
-		if len(out) == 0 || !strings.HasPrefix(p, out[len(out)-1]) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+// inside another (seed.PrefixesAt, as tests/sqlbench binds them).
+func (c callerSpec) prefixes(f int) []string { return seed.PrefixesAt(c.Grants, f) }
 
 // describe is the caller's grants as the report header prints them.
 func (c callerSpec) describe() string {
@@ -87,18 +63,9 @@ func callersOf(grants []compiler.Scope) []callerSpec {
 	return []callerSpec{{Name: "admin", Admin: true}, {Name: "scoped", Grants: grants}}
 }
 
-// interest is the traversal paths the scoped shapes start from, per shape: neighbors' centre
-// merge requests, path_finding's users' MEMBER_OF targets, traversal_2hop's users' authored
-// merge requests.
-type interest struct {
-	Neighbors, PathFinding, TwoHop []string
-	OneHop                         []string // traversal_1hop's projects, by id
-	Walk                           []string // variable_length's groups
-}
-
 // readInterest reads the paths of interest from the live-only layout of a DuckDB file.
-func readInterest(db *sql.DB) (interest, error) {
-	var in interest
+func readInterest(db *sql.DB) (seed.Interest, error) {
+	var in seed.Interest
 	for _, q := range []struct {
 		dst *[]string
 		sql string
@@ -127,127 +94,6 @@ func readInterest(db *sql.DB) (interest, error) {
 		}
 	}
 	return in, nil
-}
-
-// prefixOf is the first depth segments of path p ("2/15/16/" at 2: "2/15/"), or "" when p
-// has fewer.
-func prefixOf(p string, depth int) string {
-	segs := strings.SplitAfter(p, "/")
-	if len(segs) <= depth || segs[depth-1] == "" {
-		return ""
-	}
-	return strings.Join(segs[:depth], "")
-}
-
-// commonest is the prefix at depth most of paths have (ties: the numerically smallest),
-// among those keep accepts; "" when none.
-func commonest(paths []string, depth int, keep func(string) bool) string {
-	n := map[string]int{}
-	for _, p := range paths {
-		if x := prefixOf(p, depth); x != "" && keep(x) {
-			n[x]++
-		}
-	}
-	best := ""
-	for x, c := range n {
-		if best == "" || c > n[best] || c == n[best] && pathLess(x, best) {
-			best = x
-		}
-	}
-	return best
-}
-
-func pathLess(a, b string) bool {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		x, _ := strconv.Atoi(as[i])
-		y, _ := strconv.Atoi(bs[i])
-		if x != y {
-			return x < y
-		}
-	}
-	return len(as) < len(bs)
-}
-
-// chooseGrants fits the scoped caller to a graph, with the structure of tests/sqlbench's
-// member (several floors, top-level and second-level prefixes): the top-level prefix holding
-// most of neighbors' centres at level 20, the commonest second-level prefix of the authored
-// merge requests outside it at level 20, the top-level prefix holding most of path_finding's
-// memberships outside those (preferably one holding a variable_length group) at level 10, and
-// the commonest second-level prefix of the merge requests inside the first at level 30
-// (floor 25: vulnerabilities). Each shape then admits some of its start nodes; whether it
-// admits some but not all of its answer, the bench checks (checkScoped). When every path of
-// interest lies under one top-level group, the same choice is made one level down (and so on).
-func chooseGrants(in interest) []compiler.Scope {
-	every := func(string) bool { return true }
-	mrs := append(slices.Clone(in.Neighbors), in.TwoHop...)
-	all := append(slices.Clone(mrs), in.PathFinding...)
-	top := 1
-	for ; top < 8; top++ {
-		seen := map[string]bool{}
-		for _, p := range all {
-			if x := prefixOf(p, top); x != "" {
-				seen[x] = true
-			}
-		}
-		if len(seen) != 1 {
-			break
-		}
-	}
-	second := top + 1
-	outside := func(ps ...string) func(string) bool {
-		return func(x string) bool {
-			for _, p := range ps {
-				if p != "" && (strings.HasPrefix(x, p) || strings.HasPrefix(p, x)) {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	// traversal_1hop answers its first project's merge requests up to its limit: the merge
-	// request grants leave that project out, so that its answer is another.
-	first := ""
-	if len(in.OneHop) > 0 {
-		first = prefixOf(in.OneHop[0], top)
-	}
-	a := commonest(in.Neighbors, top, outside(first))
-	if a == "" {
-		a = commonest(mrs, top, outside(first))
-	}
-	if a == "" {
-		a = commonest(mrs, top, every)
-	}
-	c := commonest(in.TwoHop, second, outside(a, first))
-	if c == "" {
-		c = commonest(mrs, second, outside(a, first))
-	}
-	if c == "" {
-		c = commonest(mrs, second, outside(a))
-	}
-	// The level-10 prefix holds one of variable_length's groups too, where one can.
-	topC := prefixOf(c, top)
-	walks := func(x string) bool {
-		return outside(a, topC)(x) && slices.ContainsFunc(in.Walk, func(p string) bool { return strings.HasPrefix(p, x) })
-	}
-	b := commonest(in.PathFinding, top, walks)
-	if b == "" {
-		b = commonest(in.Walk, top, outside(a, topC))
-	}
-	if b == "" {
-		b = commonest(in.PathFinding, top, outside(a, topC))
-	}
-	if b == "" {
-		b = commonest(in.PathFinding, top, outside(a))
-	}
-	d := commonest(mrs, second, func(x string) bool { return a != "" && strings.HasPrefix(x, a) })
-	var gs []compiler.Scope
-	for _, g := range []compiler.Scope{{Path: a, Level: levelMRs}, {Path: c, Level: levelMRs}, {Path: b, Level: levelNodes}, {Path: d, Level: levelAll}} {
-		if g.Path != "" && !slices.ContainsFunc(gs, func(h compiler.Scope) bool { return h.Path == g.Path }) {
-			gs = append(gs, g)
-		}
-	}
-	return gs
 }
 
 // writeCallers records a scale's callers in its work directory, for the later steps.

@@ -26,7 +26,7 @@ type prepared struct {
 	LiveRows     int64            // rows of the live-only layout
 	VersionRows  int64            // rows of the versioned layout
 	DuckBytes    int64            // size of the DuckDB file
-	Scoped       []compiler.Scope // the scoped caller's grants, chosen from this graph (chooseGrants)
+	Scoped       []compiler.Scope // the scoped caller's grants, chosen from this graph (seed.ScopedGrants)
 	Seconds      float64
 }
 
@@ -178,7 +178,7 @@ func prepare(dir string, scale float64) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Scoped = chooseGrants(in)
+	p.Scoped = seed.ScopedGrants(in)
 	if err := writeCallers(dir, callersOf(p.Scoped)); err != nil {
 		return nil, err
 	}

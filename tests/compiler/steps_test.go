@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -254,5 +255,73 @@ func TestNeighborsNodeUnderTwoPaths(t *testing.T) {
 		if !slices.Equal(from, []int64{f1, f2}) {
 			t.Errorf("%s: DEFINES edges to the definition from %v, want from both files %v", form.name, from, []int64{f1, f2})
 		}
+	}
+}
+
+// TestNeighborsScreenedLookup: with a screen (redaction), the two-step plan's lookup carries no
+// properties and the page is hydrated by a statement of its own, so the lookup reads only the
+// neighbors, not the centers (Plan.Neighbors): merge requests have no merge request neighbors,
+// so it reads no merge request. A center that is also a neighbor of another center (a group
+// and the subgroup it CONTAINS) is still looked up as a neighbor. Either way the answer is the
+// unscreened one.
+func TestNeighborsScreenedLookup(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	pair, err := executor.CollectRows(ctx, e, &compiler.Query{SQL: "SELECT e.source_id, e.target_id FROM gl_edge AS e FINAL " +
+		"WHERE e._deleted = false AND e.relationship_kind = 'CONTAINS' AND e.source_kind = 'Group' AND e.target_kind = 'Group' " +
+		"AND e.source_id IN (SELECT id FROM gl_group FINAL WHERE _deleted = false) AND e.target_id IN (SELECT id FROM gl_group FINAL WHERE _deleted = false) " +
+		"ORDER BY e.source_id, e.target_id LIMIT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pair.Values) != 1 {
+		t.Fatalf("no live group containing a live group in the seeded graph: %v", pair.Values)
+	}
+	parent, child := pair.Values[0][0].(int64), pair.Values[0][1].(int64)
+	for _, tt := range []struct {
+		name, dsl string
+		centers   string // the lookup must not read the centers' table
+	}{
+		{"merge requests", `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2,3]}],"neighbors":{"direction":"both"},"limit":50}`, "FROM gl_merge_request AS t"},
+		{"a group and its subgroup", fmt.Sprintf(`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[%d,%d]}],"neighbors":{"direction":"both"},"limit":200}`, parent, child), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := env.compiler.Compile([]byte(tt.dsl), admin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clean, _, err := executor.Respond(ctx, e, env.compiler, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			screened, ex, err := executor.RespondScreened(ctx, e, env.compiler, q, noScreen{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var labels []string
+			for _, s := range ex.Statements {
+				labels = append(labels, s.Label)
+				if s.Label == executor.LabelLookup && tt.centers != "" && strings.Contains(s.Query.SQL, tt.centers) {
+					t.Errorf("the lookup reads the centers' table (%s):\n%s", tt.centers, s.Query.SQL)
+				}
+			}
+			if want := []string{executor.LabelBase, executor.LabelLookup, executor.LabelHydration}; !slices.Equal(labels, want) {
+				t.Errorf("screened statements %q, want %q", labels, want)
+			}
+			a, _ := json.Marshal(clean)
+			b, _ := json.Marshal(screened)
+			if !bytes.Equal(a, b) {
+				t.Errorf("screened answer differs:\nclean:    %s\nscreened: %s", a, b)
+			}
+			if tt.centers == "" {
+				found := false
+				for _, ed := range clean.Edges {
+					found = found || ed.FromID == parent && ed.ToID == child
+				}
+				if !found {
+					t.Errorf("no edge from center %d to center %d in %v", parent, child, clean.Edges)
+				}
+			}
+		})
 	}
 }

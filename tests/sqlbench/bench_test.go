@@ -28,7 +28,8 @@ type measured struct {
 // BenchmarkReferenceSQL runs each case's compiled and reference statements in interleaved
 // rounds (compiled, reference, compiled, reference, …; one round per b.Loop iteration, after
 // one untimed warm-up round that also checks the results agree) and reports the median wall
-// time of each, their ratio, and the rows and bytes the engine read for each.
+// time of each, their ratio, and the rows and bytes the engine read for each. A scoped case
+// whose answer is empty or the admin's fails (checkScoped): its ratio would measure nothing.
 //
 // With GRAPHWIRE_SQLBENCH_DOC set to a markdown file, it rewrites the part of that file between
 // the sqlbench:begin and sqlbench:end markers with the table (make bench-sql does this for
@@ -51,6 +52,15 @@ func BenchmarkReferenceSQL(b *testing.B) {
 			got, err := p.runReference(ctx, e)
 			if err != nil {
 				b.Fatalf("reference statement %s: %v", c.file, err)
+			}
+			if !c.caller.caller.Admin {
+				admin, err := adminAnswer(ctx, e, c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := checkScoped(want, admin); err != nil {
+					b.Fatalf("%s: %v", c.name, err)
+				}
 			}
 			m := measured{name: c.name, rows: len(want.rows), match: "yes"}
 			if want.digest != got.digest {
@@ -109,6 +119,7 @@ func BenchmarkReferenceSQL(b *testing.B) {
 		goarch:  runtime.GOOS + "/" + runtime.GOARCH + ", " + runtime.Version(),
 		command: "make bench-sql",
 		rounds:  results[0].rounds,
+		scoped:  describeScopes(env.callers),
 	}
 	if err := writeDoc(path, note, results); err != nil {
 		b.Fatal(err)
@@ -147,6 +158,7 @@ const minDocRounds = 7
 // machineNote is printed above the table.
 type machineNote struct {
 	date, engine, cpu, load, goarch, command string
+	scoped                                   string // the scoped caller's prefixes per floor
 	scale                                    float64
 	cores, rounds                            int
 }
@@ -199,8 +211,8 @@ func writeDoc(path string, note machineNote, results []measured) error {
 	sb.WriteString(beginMarker + "\n")
 	fmt.Fprintf(&sb, "Measured %s with `%s`: %d interleaved rounds per case after a warm-up round, medians of the wall time "+
 		"(Run to the last row decoded) and of the process CPU time over the same span; seeded graph at scale %g (seed 42, then the churn of `tests/sqlbench`); %s; %s "+
-		"(%d logical CPUs); %s; load average %s.\n\n",
-		note.date, note.command, note.rounds, note.scale, note.engine, note.cpu, note.cores, note.goarch, note.load)
+		"(%d logical CPUs); %s; load average %s. The scoped caller fitted to this graph admits %s.\n\n",
+		note.date, note.command, note.rounds, note.scale, note.engine, note.cpu, note.cores, note.goarch, note.load, note.scoped)
 	sb.WriteString("| case | rows | rounds | compiled ms | reference ms | ratio | compiled CPU ms | reference CPU ms | CPU ratio | compiled rows read | reference rows read | compiled MiB read | reference MiB read | same result |\n")
 	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, m := range results {

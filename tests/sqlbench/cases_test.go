@@ -2,11 +2,10 @@ package sqlbench_test
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/seed"
 )
 
 // question is one query type: the DSL the compiler gets and the values the reference
@@ -23,8 +22,8 @@ type question struct {
 // questions are shaped for the seeded graph of any scale: the anchors are small ids, which exist
 // in every graph, some picked for what they reach at scale 1 (the test's graph) and 10 (the
 // benchmark's): users 21 (scale 1) and 23 (scale 10) belong to a group the churn tombstones,
-// and merge request 14 FIXES vulnerabilities the scoped caller may not read although it reads
-// the merge request.
+// and merge request 14 FIXES vulnerabilities, which a member who reads the merge request may
+// not read (floor 25).
 // Each question has a total order and a limit that both sides apply, so the page is fully
 // determined; the path anchors' id range holds at most 500 ids, so the compiler's cap of 500
 // anchor nodes never cuts it.
@@ -97,46 +96,29 @@ type caller struct {
 	caller *compiler.Caller
 }
 
-// callers: an admin, and a member with scopes at different levels, so that the entity floors
-// (10 for groups, projects and edges, 20 for merge requests and pipelines, 25 for
-// vulnerabilities) each admit a different set of prefixes: 1/4/, 2/ and 3/ at 10; 1/4/ and 2/
-// at 20; 2/10/ at 25. The paths are those of the scale-1 graph (at scale 10, 1/4/ and 2/10/ do
-// not exist and tenant 1 is out of reach).
-var callers = []caller{
-	{"admin", &compiler.Caller{Subject: "1", Admin: true}},
-	{"scoped", &compiler.Caller{Subject: "7", Scopes: []compiler.Scope{
-		{Path: "2/", Level: 20}, {Path: "2/10/", Level: 30}, {Path: "1/4/", Level: 20}, {Path: "3/", Level: 10},
-	}}},
-}
+// The callers (env.callers): an admin, and a member fitted to the graph of the scale measured
+// (seed.ScopedGrants over the paths the questions start from, read by benchCallers after the
+// churn), with grants at several levels so that the entity floors (10 for groups, projects and
+// edges, 20 for merge requests and pipelines, 25 for vulnerabilities) each admit a different
+// set of prefixes: up to 3 at floor 10, 2 at 20 and 1 at 25, as the reference files bind them.
+// A fixed member fits one scale only: the paths of one scale's graph do not exist in another's
+// or hold other nodes, and the answers a scoped case compares can then be empty.
 
 // floors are the access floors that occur in the ontology: the reference statements of a
 // scoped caller take the prefixes admitted at each as scope<floor>_<i> (String, 1-based, sorted).
 var floors = []int{10, 20, 25}
 
 // scopeParams returns the scope<floor>_<i> values of c: the scope paths whose level reaches
-// the floor, sorted, without those inside another one. It is written here, apart from the
+// the floor, sorted, without those inside another one (seed.PrefixesAt, written apart from the
 // compiler's PathsAtLeast, so that the reference statements do not inherit a mistake of the
-// code they are compared with.
+// code they are compared with).
 func scopeParams(c *compiler.Caller) map[string]any {
 	out := map[string]any{}
 	if c.Admin {
 		return out
 	}
 	for _, f := range floors {
-		var paths []string
-		for _, s := range c.Scopes {
-			if s.Level >= f {
-				paths = append(paths, s.Path)
-			}
-		}
-		slices.Sort(paths)
-		var kept []string
-		for _, p := range paths {
-			if len(kept) == 0 || !strings.HasPrefix(p, kept[len(kept)-1]) {
-				kept = append(kept, p)
-			}
-		}
-		for i, p := range kept {
+		for i, p := range seed.PrefixesAt(c.Scopes, f) {
 			out["scope"+strconv.Itoa(f)+"_"+strconv.Itoa(i+1)] = p
 		}
 	}
@@ -151,10 +133,12 @@ type benchCase struct {
 	file   string // testdata file of the reference statement
 }
 
+// cases are every question asked by every caller, the admin first; without an engine (no
+// callers fitted), none.
 func cases() []benchCase {
 	var out []benchCase
 	for _, q := range questions {
-		for _, c := range callers {
+		for _, c := range env.callers {
 			out = append(out, benchCase{
 				name:   q.name + "/" + c.name,
 				q:      q,

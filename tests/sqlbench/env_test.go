@@ -39,6 +39,7 @@ func seedScale() (float64, error) {
 var env struct {
 	engine   *chdb.Executor
 	compiler *compiler.Compiler
+	callers  []caller // the admin and the member fitted to this graph (benchCallers)
 	scale    float64
 	err      error // why the engine is unavailable
 }
@@ -76,6 +77,10 @@ func runMain(m *testing.M) int {
 			return 1
 		}
 		opts.Sizes = sizes
+		if env.callers, err = benchCallers(context.Background(), env.engine); err != nil {
+			fmt.Fprintln(os.Stderr, "callers:", err)
+			return 1
+		}
 	}
 	if env.compiler, err = compiler.New(ont, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "new compiler:", err)

@@ -49,7 +49,7 @@ func prepareSteps(c benchCase, comp *compiler.Query) (*steps, error) {
 
 // compiledLookup is the compiled side's second statement.
 func (s *steps) compiledLookup(edges graphresponse.Rows) (*compiler.Query, error) {
-	refs, err := s.plan.Plan.Reached(edges)
+	refs, err := s.plan.Plan.Neighbors(edges)
 	if err != nil {
 		return nil, err
 	}

@@ -3,13 +3,17 @@ package sqlbench_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
 )
 
 // BenchmarkSQLVariants compares candidate statements for one case with its compiled statement
@@ -26,11 +30,20 @@ import (
 // compiled statement's rows (checked in the untimed warm-up round). Each reports its median
 // process CPU time and its ratio to the compiled statement's (v<i>-cpu-ratio, in the order
 // given; "reference" is the case's testdata file).
+//
+// With SQLBENCH_PARTS set, a variant may return other rows: it then times a part of a statement
+// (one scan, one array), not a replacement, and is logged with its row count.
+//
+// With SQLBENCH_PROFILE=N it then runs each statement N more times and logs the engine's own
+// account of one run (the growth of every counter of system.events, divided by N) for the
+// counters where the statements differ by more than a tenth: analysis and planning time,
+// rows and marks selected, bytes read, hash-table and join work.
 func BenchmarkSQLVariants(b *testing.B) {
 	name := os.Getenv("SQLBENCH_CASE")
 	if name == "" {
 		b.Skip("set SQLBENCH_CASE (question/caller) and SQLBENCH_VARIANTS (comma-separated SQL files)")
 	}
+	e := engine(b)
 	var c *benchCase
 	for _, x := range cases() {
 		if x.name == name {
@@ -65,8 +78,8 @@ func BenchmarkSQLVariants(b *testing.B) {
 		names = append(names, filepath.Base(f))
 		stmts = append(stmts, &compiler.Query{SQL: string(text), Params: params, Settings: p.compiled.Settings})
 	}
-	e := engine(b)
 	ctx := context.Background()
+	parts := os.Getenv("SQLBENCH_PARTS") != ""
 	want, err := execute(ctx, e, p.compiled)
 	if err != nil {
 		b.Fatalf("compiled statement: %v", err)
@@ -76,7 +89,10 @@ func BenchmarkSQLVariants(b *testing.B) {
 		if err != nil {
 			b.Fatalf("%s: %v", names[i+1], err)
 		}
-		if got.digest != want.digest {
+		if parts {
+			b.Logf("%s: %d rows, first %.120s", names[i+1], len(got.rows), strings.Join(got.rows[:min(1, len(got.rows))], ""))
+		}
+		if got.digest != want.digest && !parts {
 			b.Fatalf("%s differs from the compiled statement: %s", names[i+1], difference(want, got))
 		}
 	}
@@ -99,4 +115,79 @@ func BenchmarkSQLVariants(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(median(cpu[1]))/float64(base), "reference-cpu-ratio")
+	if n, _ := strconv.Atoi(os.Getenv("SQLBENCH_PROFILE")); n > 0 {
+		if err := logProfiles(ctx, b, e, names, stmts, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// logProfiles logs, per statement, the growth of system.events over n runs divided by n, for
+// the counters on which the statements differ by more than a tenth of the largest.
+func logProfiles(ctx context.Context, b *testing.B, e executor.Executor, names []string, stmts []*compiler.Query, n int) error {
+	profiles := make([]map[string]float64, len(stmts))
+	for i, q := range stmts {
+		before, err := systemEvents(ctx, e)
+		if err != nil {
+			return err
+		}
+		for range n {
+			if _, err := execute(ctx, e, q); err != nil {
+				return fmt.Errorf("%s: %w", names[i], err)
+			}
+		}
+		after, err := systemEvents(ctx, e)
+		if err != nil {
+			return err
+		}
+		profiles[i] = map[string]float64{}
+		for k, v := range after {
+			if d := v - before[k]; d != 0 {
+				profiles[i][k] = d / float64(n)
+			}
+		}
+	}
+	keys := map[string]bool{}
+	for _, p := range profiles {
+		for k := range p {
+			keys[k] = true
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "system.events per run (%d runs each):\n%-44s", n, "event")
+	for _, name := range names {
+		fmt.Fprintf(&sb, " %16.16s", name)
+	}
+	sb.WriteByte('\n')
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		lo, hi := profiles[0][k], profiles[0][k]
+		for _, p := range profiles {
+			lo, hi = min(lo, p[k]), max(hi, p[k])
+		}
+		if hi-lo <= 0.1*max(hi, -lo) {
+			continue
+		}
+		fmt.Fprintf(&sb, "%-44s", k)
+		for _, p := range profiles {
+			fmt.Fprintf(&sb, " %16.1f", p[k])
+		}
+		sb.WriteByte('\n')
+	}
+	b.Log(sb.String())
+	return nil
+}
+
+// systemEvents reads the engine's cumulative counters (system.events).
+func systemEvents(ctx context.Context, e executor.Executor) (map[string]float64, error) {
+	res, err := collect(ctx, e, &compiler.Query{SQL: "SELECT event, toFloat64(value) FROM system.events"})
+	if err != nil {
+		return nil, fmt.Errorf("read system.events: %w", err)
+	}
+	m := make(map[string]float64, len(res.Rows))
+	for _, r := range res.Rows {
+		name, _ := r[0].(string)
+		x, _ := r[1].(float64)
+		m[name] = x
+	}
+	return m, nil
 }
