@@ -42,6 +42,9 @@ func run(args []string) error {
 		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
 		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
 		in := fs.String("in", "", "stages-md: a stages step's JSON answer")
+		only := fs.String("only", "", "reads: only the cases whose name contains this")
+		extra := fs.String("settings", "", "reads: settings added to every statement, k=v;k=v, timed against none")
+		showSQL := fs.Bool("show-sql", false, "reads: print each statement's SQL")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
@@ -58,6 +61,8 @@ func run(args []string) error {
 			v, err = explain(*dir, *name, *variant, *rounds)
 		case "stages":
 			v, err = stages(*dir, *rounds)
+		case "reads":
+			return reads(os.Stdout, *dir, *only, *extra, *rounds, *showSQL)
 		case "stages-md":
 			return printStages(*in, *scale, *rounds)
 		default:
