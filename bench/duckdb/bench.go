@@ -426,6 +426,9 @@ func markdown(reps []scaleReport, rounds int) string {
 		p := r.Prepared
 		fmt.Fprintf(&b, "### Scale %g\n\n%d nodes and %d edges generated; %d rows stored with versions and tombstones, %d live. The scoped caller's prefixes, chosen from this graph: %s.",
 			r.Scale, p.Nodes, p.Edges, p.VersionRows, p.LiveRows, callersOf(p.Scoped)[1].describe())
+		if p.Merged {
+			b.WriteString(" Every table's parts were merged after the churn (-merged), before the export.")
+		}
 		if len(r.Bench.Cases) == 0 {
 			b.WriteString("\n\n")
 		} else {
