@@ -932,8 +932,8 @@ CREATE TABLE IF NOT EXISTS gl_edge
     INDEX idx_target_id target_id TYPE bloom_filter(0.001) GRANULARITY 1
 )
 ENGINE = ReplacingMergeTree(_version, _deleted)
-ORDER BY (traversal_path, relationship_kind, source_kind, source_id, target_kind, target_id)
-PRIMARY KEY (traversal_path, relationship_kind, source_kind, source_id)
+ORDER BY (relationship_kind, source_kind, source_id, target_kind, target_id, traversal_path)
+PRIMARY KEY (relationship_kind, source_kind, source_id, target_kind, target_id)
 SETTINGS index_granularity = 1024;
 
 CREATE TABLE IF NOT EXISTS gl_edge_by_target
@@ -952,8 +952,8 @@ CREATE TABLE IF NOT EXISTS gl_edge_by_target
     INDEX idx_target_id target_id TYPE bloom_filter(0.001) GRANULARITY 1
 )
 ENGINE = ReplacingMergeTree(_version, _deleted)
-ORDER BY (traversal_path, relationship_kind, target_kind, target_id, source_kind, source_id)
-PRIMARY KEY (traversal_path, relationship_kind, target_kind, target_id)
+ORDER BY (relationship_kind, target_kind, target_id, source_kind, source_id, traversal_path)
+PRIMARY KEY (relationship_kind, target_kind, target_id, source_kind, source_id)
 SETTINGS index_granularity = 1024;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS gl_edge_by_target_mv TO gl_edge_by_target AS

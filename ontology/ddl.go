@@ -46,8 +46,8 @@ func (o *Ontology) DDLStatements() []string {
 		stmts = append(stmts, entityDDL(e))
 	}
 	stmts = append(stmts,
-		edgeDDL(o.EdgeTable, "source_kind, source_id, target_kind, target_id", "source_kind, source_id"),
-		edgeDDL(o.EdgeTableByTarget, "target_kind, target_id, source_kind, source_id", "target_kind, target_id"),
+		edgeDDL(o.EdgeTable, "source_kind, source_id, target_kind, target_id"),
+		edgeDDL(o.EdgeTableByTarget, "target_kind, target_id, source_kind, source_id"),
 		o.edgeViewDDL(),
 		loadStateDDL,
 	)
@@ -142,7 +142,17 @@ func entityDDL(e *Entity) string {
 		e.Table, strings.Join(lines, ",\n    "), order)
 }
 
-func edgeDDL(table, orderTail, keyTail string) string {
+// edgeDDL is the CREATE statement of an edge table sorted by (relationship_kind, ends,
+// traversal_path), with the primary key (relationship_kind, ends): ends names the end (kind,
+// id) the table is read from, then the other end. Every edge scan the compiler writes fixes
+// its relationship types and the kinds of its ends and is seeded by the ids of one end (path
+// finding's second step by both), so the primary key narrows each read to the granules of
+// those edges, for an admin as for a scoped caller. With traversal_path first, as before, a
+// read without a scope prefix (an admin's) could not use the key past it and read half of the
+// table through the id bloom filters, whose small ids every kind shares (docs/duckdb.md, "What
+// each read costs"). The set of sorting-key columns, and so what FINAL deduplicates, is the
+// same in both orders.
+func edgeDDL(table, ends string) string {
 	lines := []string{
 		"traversal_path String",
 		"relationship_kind LowCardinality(String)",
@@ -157,6 +167,6 @@ func edgeDDL(table, orderTail, keyTail string) string {
 		"INDEX idx_source_id source_id TYPE bloom_filter(0.001) GRANULARITY 1",
 		"INDEX idx_target_id target_id TYPE bloom_filter(0.001) GRANULARITY 1",
 	}
-	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s\n(\n    %s\n)\nENGINE = ReplacingMergeTree(_version, _deleted)\nORDER BY (traversal_path, relationship_kind, %s)\nPRIMARY KEY (traversal_path, relationship_kind, %s)\nSETTINGS index_granularity = 1024",
-		table, strings.Join(lines, ",\n    "), orderTail, keyTail)
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s\n(\n    %s\n)\nENGINE = ReplacingMergeTree(_version, _deleted)\nORDER BY (relationship_kind, %s, traversal_path)\nPRIMARY KEY (relationship_kind, %s)\nSETTINGS index_granularity = 1024",
+		table, strings.Join(lines, ",\n    "), ends, ends)
 }

@@ -42,6 +42,10 @@ func run(args []string) error {
 		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
 		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
 		in := fs.String("in", "", "stages-md: a stages step's JSON answer")
+		only := fs.String("only", "", "reads: only the cases whose name contains this")
+		extra := fs.String("settings", "", "reads: settings added to every statement, k=v;k=v, timed against none")
+		showSQL := fs.Bool("show-sql", false, "reads: print each statement's SQL")
+		merged := fs.Bool("merged", false, "prepare: merge every table's parts after the churn (OPTIMIZE TABLE, no FINAL), before the export")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
@@ -49,7 +53,7 @@ func run(args []string) error {
 		var err error
 		switch step {
 		case "prepare":
-			v, err = prepare(*dir, *scale)
+			v, err = prepare(*dir, *scale, *merged)
 		case "cold":
 			v, err = cold(*dir, *engine)
 		case "bench":
@@ -58,6 +62,8 @@ func run(args []string) error {
 			v, err = explain(*dir, *name, *variant, *rounds)
 		case "stages":
 			v, err = stages(*dir, *rounds)
+		case "reads":
+			return reads(os.Stdout, *dir, *only, *extra, *rounds, *showSQL)
 		case "stages-md":
 			return printStages(*in, *scale, *rounds)
 		default:
@@ -74,6 +80,7 @@ func run(args []string) error {
 	colds := fs.Int("colds", 3, "cold starts per engine and scale")
 	work := fs.String("work", "", "work directory (default: a temporary one, removed at the end)")
 	out := fs.String("out", "", "also write the markdown report to this file")
+	merged := fs.Bool("merged", false, "merge every table's parts after the churn, before the export: both engines get the merged rows (docs/duckdb.md, \"Parts\")")
 	withStages := fs.Bool("stages", false, "also time the EXPLAIN stages of every statement (docs/duckdb.md)")
 	compare := fs.Bool("bench", true, "run the side-by-side rounds (-bench=false -stages: the stages only)")
 	if err := fs.Parse(args); err != nil {
@@ -95,7 +102,7 @@ func run(args []string) error {
 		}
 		dir := filepath.Join(*work, "scale-"+s)
 		rep := scaleReport{Scale: scale}
-		if err := step(&rep.Prepared, "prepare", "-dir", dir, "-scale", s); err != nil {
+		if err := step(&rep.Prepared, "prepare", "-dir", dir, "-scale", s, "-merged="+strconv.FormatBool(*merged)); err != nil {
 			return err
 		}
 		for i := 0; i < *colds; i++ {

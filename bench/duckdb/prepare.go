@@ -27,6 +27,7 @@ type prepared struct {
 	VersionRows  int64            // rows of the versioned layout
 	DuckBytes    int64            // size of the DuckDB file
 	Scoped       []compiler.Scope // the scoped caller's grants, chosen from this graph (seed.ScopedGrants)
+	Merged       bool             // every table's parts were merged after the churn
 	Seconds      float64
 }
 
@@ -96,7 +97,9 @@ func openDuckReadOnly(dir string) (*sql.DB, error) {
 
 // prepare seeds chDB in dir, churns it, exports every table raw to Parquet and builds the
 // DuckDB file with a versioned copy (gl_*) and a live-only copy (live_gl_*) of each table.
-func prepare(dir string, scale float64) (*prepared, error) {
+// With merged, every table's parts are merged after the churn (OPTIMIZE TABLE without FINAL:
+// versions collapse, tombstones stay), so both engines get the rows of a merged graph.
+func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 	start := time.Now()
 	ctx := context.Background()
 	ont, err := loadOntology()
@@ -124,14 +127,22 @@ func prepare(dir string, scale float64) (*prepared, error) {
 			return nil, fmt.Errorf("churn %q: %w", s, err)
 		}
 	}
-	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}}
-	res, err := collect(ctx, e, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree' AND startsWith(name, 'gl_') AND name != 'gl_edge_by_target' ORDER BY name")
+	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}, Merged: merged}
+	res, err := collect(ctx, e, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree' AND startsWith(name, 'gl_') ORDER BY name")
 	if err != nil {
 		return nil, err
 	}
 	var tables []string
 	for _, r := range res.Rows {
-		tables = append(tables, r[0].(string))
+		t := r[0].(string)
+		if merged {
+			if err := e.Exec(ctx, "OPTIMIZE TABLE "+t); err != nil {
+				return nil, fmt.Errorf("merge %s: %w", t, err)
+			}
+		}
+		if t != "gl_edge_by_target" {
+			tables = append(tables, t)
+		}
 	}
 	for _, t := range tables {
 		if _, ok := floor[t]; !ok && t != "gl_edge" {

@@ -42,11 +42,12 @@ func (g sqlgen) scope(t string) string {
 	return "(" + strings.Join(or, " OR ") + ")"
 }
 
-// key is the deduplication key of t: the sorting key of its ReplacingMergeTree table.
+// key is the deduplication key of t: the sorting key of its ReplacingMergeTree table, in the
+// same order (DuckDB's copy is sorted by it).
 func key(t string) string {
 	switch t {
 	case "gl_edge":
-		return "traversal_path, relationship_kind, source_kind, source_id, target_kind, target_id"
+		return "relationship_kind, source_kind, source_id, target_kind, target_id, traversal_path"
 	case "gl_user":
 		return "id"
 	}
