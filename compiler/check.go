@@ -941,6 +941,11 @@ func anchoredScan(s *selectStmt, anchors []anchorEnd) bool {
 	t := s.from.(*tableRef)
 	all := slices.Concat(s.prewhere, s.where)
 	for _, a := range anchors {
+		// The check trusts nothing the lowering decided: an anchor stands for at most
+		// maxAnchorSpan ids, else it bounds no scan.
+		if (a.rng != nil && !narrowRange(*a.rng, maxAnchorSpan)) || len(a.ids) > maxAnchorSpan {
+			continue
+		}
 		if !keepsKind(s, all, kindCol(a.idCol), a.kind) {
 			continue
 		}

@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -190,6 +191,9 @@ func TestPathAnchorsLateOnlyWhenNamedByID(t *testing.T) {
 		{`"node_ids":[1]`, `"id_range":{"start":1,"end":501},"filters":{"visibility_level":"public"}`, false},
 		{`"node_ids":[1]`, `"filters":{"visibility_level":"public"}`, false},
 		{`"filters":{"username":"alice"}`, `"node_ids":[3]`, false},
+		// end - start overflows int64 to -1: the range spans every id, not one.
+		{`"node_ids":[1]`, `"id_range":{"start":-9223372036854775808,"end":9223372036854775807},"filters":{"visibility_level":"public"}`, false},
+		{`"node_ids":[1]`, `"id_range":{"start":-9223372036854775000,"end":9223372036854775000},"filters":{"visibility_level":"public"}`, false},
 	} {
 		q := `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User",` + tc.from + `},{"id":"p","entity":"Project",` + tc.to + `}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`
 		cq, err := c.Compile([]byte(q), &Caller{Admin: true})
@@ -201,6 +205,42 @@ func TestPathAnchorsLateOnlyWhenNamedByID(t *testing.T) {
 		}
 		if got := strings.Contains(cq.Plan.Edges().SQL, "FROM a0"); got == tc.late {
 			t.Errorf("%s: the first statement reads a0: %v, want %v", q, got, !tc.late)
+		}
+	}
+}
+
+// TestCheckAnchoredRefusesWideAnchors: checkAnchored trusts nothing the lowering decided, so
+// an anchor whose id_range spans more than maxAnchorSpan ids (an id_range wide enough that
+// end - start overflows int64, too) bounds no edge scan, even one that keeps within it.
+func TestCheckAnchoredRefusesWideAnchors(t *testing.T) {
+	c := newTestCompiler(t)
+	q := `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","id_range":{"start":1,"end":40}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":2,"rel_types":["MEMBER_OF","CONTAINS"]}}`
+	for _, rng := range [][2]int64{{math.MinInt64, math.MaxInt64}, {-9223372036854775000, 9223372036854775000}, {1, 501}} {
+		caller := &Caller{Admin: true}
+		_, plan, err := c.lower([]byte(q), caller)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmt, ends := plan.paths.first, plan.paths.anchorEnds()
+		if err := checkAnchored(stmt, c.catalogFor(caller), caller, ends); err != nil {
+			t.Fatalf("unmutated: %v", err)
+		}
+		ends[1].rng = &rng
+		b1 := stepArms(stmt, partB1)[0]
+		for _, w := range slices.Concat(b1.prewhere, b1.where) {
+			if b, ok := w.(*binOp); ok {
+				if l, ok := b.l.(*colRef); ok && l.name == "target_id" {
+					switch b.op {
+					case ">=":
+						b.r = prm(rng[0], typInt64)
+					case "<=":
+						b.r = prm(rng[1], typInt64)
+					}
+				}
+			}
+		}
+		if err := checkAnchored(stmt, c.catalogFor(caller), caller, ends); !errors.Is(err, ErrSecurityCheckFailed) {
+			t.Errorf("b1 bounded by an anchor range %v: %v, want a refusal", rng, err)
 		}
 	}
 }

@@ -299,7 +299,14 @@ func (l *lowerer) hydrationKinds(kinds map[string][][]*property) []graphresponse
 // idsNamed reports whether path anchor n names its ids: node_ids, or an id_range of at most
 // maxAnchorSpan ids, so that its anchor scan keeps every readable live node among them.
 func idsNamed(n *nodeSel) bool {
-	return n.hasIDs || (n.idRange != nil && n.idRange[1]-n.idRange[0] < maxAnchorSpan)
+	return n.hasIDs || (n.idRange != nil && narrowRange(*n.idRange, maxAnchorSpan))
+}
+
+// narrowRange reports whether id range r (both ends included) spans at most span ids. It
+// never computes end - start in int64, which wraps to a negative number for a range as wide
+// as [-2^63, 2^63-1].
+func narrowRange(r [2]int64, span int64) bool {
+	return r[0] <= r[1] && uint64(r[1])-uint64(r[0]) < uint64(span)
 }
 
 // stepAnchors returns the anchor sets a0 and a1 of the multi-step plan, with their hydration
