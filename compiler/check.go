@@ -20,25 +20,6 @@ func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg)
 // catalog what every table scan must carry and refuses a statement that lacks it. It trusts
 // nothing the earlier stages decided.
 func check(stmt *selectStmt, cat *catalog, c *Caller) error {
-	return checkAnchored(stmt, cat, c, nil)
-}
-
-// anchorEnd is what a path anchor names of its nodes, for checkAnchored: its entity and its
-// node_ids or id_range (nil when it names none).
-type anchorEnd struct {
-	idCol string // the edge end it bounds: source_id or target_id
-	kind  string
-	ids   []int64
-	rng   *[2]int64
-}
-
-// checkAnchored is check for the first statement of a path plan whose anchors a later
-// statement confirms (pathSteps.anchorsLate): an edge scan there may start, instead of at a
-// node set, at the nodes a path anchor names by id (anchoredScan). Such a scan proves nothing
-// about those nodes: the second statement reads the anchor sets a0 and a1, and the join keeps
-// a path only when its ends are in them, as it keeps a middle node only when the second
-// statement returned it (docs/compiler.md, "Path finding in steps").
-func checkAnchored(stmt *selectStmt, cat *catalog, c *Caller, anchors []anchorEnd) error {
 	// The rules resolve a CTE name to the top-level CTE of that name, which holds only when
 	// no name is defined twice and no sub-query defines a WITH of its own that could shadow it.
 	names := map[string]bool{}
@@ -67,7 +48,7 @@ func checkAnchored(stmt *selectStmt, cat *catalog, c *Caller, anchors []anchorEn
 		}
 		switch x := n.(type) {
 		case *selectStmt:
-			err = checkSelect(x, cat, c, scopes, facts, bound, anchors)
+			err = checkSelect(x, cat, c, scopes, facts, bound)
 		case *lit:
 			switch v := x.v.(type) {
 			case bool:
@@ -829,7 +810,7 @@ func setKindsTrue(c *cte, cat *catalog) bool {
 	return true
 }
 
-func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, facts map[string]setFacts, bound map[*selectStmt]bool, anchors []anchorEnd) error {
+func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, facts map[string]setFacts, bound map[*selectStmt]bool) error {
 	t, ok := s.from.(*tableRef)
 	if !ok {
 		if len(s.prewhere) > 0 {
@@ -908,7 +889,7 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, fac
 		if err != nil {
 			return err
 		}
-		if !ok && !bound[s] && !anchoredScan(s, anchors) {
+		if !ok && !bound[s] {
 			return checkErr("scan of " + t.table + " does not start at a set of authorised nodes")
 		}
 	}
@@ -931,54 +912,4 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, fac
 		}
 	}
 	return nil
-}
-
-// anchoredScan reports whether edge scan s starts at the nodes one of anchors names: it keeps
-// only rows whose end kind is the anchor's entity ("t.<end>_kind = 'K'") and whose end id is
-// one the anchor names, "t.<end>_id = {id}" or "t.<end>_id IN {ids}" with every id among its
-// node_ids, or "t.<end>_id >= {lo}" and "t.<end>_id <= {hi}" inside its id_range.
-func anchoredScan(s *selectStmt, anchors []anchorEnd) bool {
-	t := s.from.(*tableRef)
-	all := slices.Concat(s.prewhere, s.where)
-	for _, a := range anchors {
-		if !keepsKind(s, all, kindCol(a.idCol), a.kind) {
-			continue
-		}
-		lo, hi := false, false
-		for _, w := range all {
-			b, ok := w.(*binOp)
-			if !ok {
-				continue
-			}
-			l, lok := b.l.(*colRef)
-			p, pok := b.r.(*param)
-			if !lok || !pok || l.qual != t.alias || l.name != a.idCol {
-				continue
-			}
-			switch {
-			case a.ids != nil && b.op == "=":
-				if id, ok := p.val.(int64); ok && slices.Contains(a.ids, id) {
-					return true
-				}
-			case a.ids != nil && b.op == "IN":
-				vals, ok := p.val.([]any)
-				if ok && len(vals) > 0 && !slices.ContainsFunc(vals, func(v any) bool {
-					id, ok := v.(int64)
-					return !ok || !slices.Contains(a.ids, id)
-				}) {
-					return true
-				}
-			case a.rng != nil && b.op == ">=":
-				v, ok := p.val.(int64)
-				lo = lo || (ok && v >= a.rng[0])
-			case a.rng != nil && b.op == "<=":
-				v, ok := p.val.(int64)
-				hi = hi || (ok && v <= a.rng[1])
-			}
-		}
-		if lo && hi {
-			return true
-		}
-	}
-	return false
 }

@@ -149,7 +149,7 @@ func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
 	if plan.steps != nil {
 		first = plan.steps.first
 	}
-	if plan.edges, err = c.finishAnchored(first, caller, plan.Build.QueryType, plan.paths.anchorEnds()); err != nil {
+	if plan.edges, err = c.finish(first, caller, plan.Build.QueryType, nil); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -264,24 +264,14 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 
 // finish runs the security check and emits the statement.
 func (c *Compiler) finish(stmt *selectStmt, caller *Caller, queryType string, plan *Plan) (*Query, error) {
-	q, err := c.finishAnchored(stmt, caller, queryType, nil)
-	if q != nil {
-		q.Plan = plan
-	}
-	return q, err
-}
-
-// finishAnchored is finish for a statement whose edge scans may start at the nodes anchors
-// name (checkAnchored); it has no plan.
-func (c *Compiler) finishAnchored(stmt *selectStmt, caller *Caller, queryType string, anchors []anchorEnd) (*Query, error) {
 	stmt.settings = settingsFor(queryType)
-	if err := checkAnchored(stmt, c.catalogFor(caller), caller, anchors); err != nil {
+	if err := check(stmt, c.catalogFor(caller), caller); err != nil {
 		return nil, err
 	}
 	b := newBuilder()
 	b.statement(stmt)
 	settings := append(stmt.settings, Setting{Key: "readonly", Value: int64(2)})
-	return &Query{SQL: b.sb.String(), Params: b.params, Settings: settings}, nil
+	return &Query{SQL: b.sb.String(), Params: b.params, Settings: settings, Plan: plan}, nil
 }
 
 // Plan is what the edges need after running a compiled query: the builder plan for

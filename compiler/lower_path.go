@@ -127,31 +127,23 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 3 {
 		bStarts = slices.Concat(fMids, bMids)
 	}
-	// seeded: the anchor set seeds the scan; without, only the anchor's named ids bound it
-	// and a later statement confirms the anchors (anchorsLate).
-	mkF1 := func(seeded bool) *selectStmt {
+	mkF1 := func() *selectStmt {
 		f1 := l.pathEdges(l.cat.edgeTable, l.pairTypes(types, []*entity{from.ent}, fEnds), nb)
-		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)))
-		if seeded {
-			f1.where = append(f1.where, in(col("t", "source_id"), idsFrom("a0", "id")))
-		}
+		f1.where = append(f1.where, eq(col("t", "source_kind"), prm(from.ent.name, typString)), in(col("t", "source_id"), idsFrom("a0", "id")))
 		f1.where = append(f1.where, knownIDs(from, col("t", "source_id"))...)
 		f1.where = append(f1.where, kindsIn("target_kind", fEnds))
 		return noSelfLoops(f1)
 	}
-	mkB1 := func(seeded bool) *selectStmt {
+	mkB1 := func() *selectStmt {
 		b1 := l.pathEdges(l.cat.edgeByTarget, l.pairTypes(types, bStarts, []*entity{to.ent}), nb)
-		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)))
-		if seeded {
-			b1.where = append(b1.where, in(col("t", "target_id"), idsFrom("a1", "id")))
-		}
+		b1.where = append(b1.where, eq(col("t", "target_kind"), prm(to.ent.name, typString)), in(col("t", "target_id"), idsFrom("a1", "id")))
 		b1.where = append(b1.where, knownIDs(to, col("t", "target_id"))...)
 		b1.where = append(b1.where, kindsIn("source_kind", bStarts))
 		return noSelfLoops(b1)
 	}
-	s.with = append(s.with, &cte{name: "f1", body: mkF1(true)})
+	s.with = append(s.with, &cte{name: "f1", body: mkF1()})
 	if depth >= 2 {
-		s.with = append(s.with, &cte{name: "b1", body: mkB1(true)})
+		s.with = append(s.with, &cte{name: "b1", body: mkB1()})
 	}
 	// Intermediate nodes come only from the readable sets f1v (ends of f1) and b1v (starts
 	// of b1), as in a variable-length hop: the middle edges m1 start and end in them, and a
@@ -245,15 +237,21 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	var first []*cte
 	var arms []*selectStmt
 	if idsNamed(from) && idsNamed(to) {
-		// Both anchors name their ids: the first statement reads only the edges at those ids
-		// and the second confirms the anchors with the middles (anchorsLate).
+		// Both anchors name their ids: the first statement returns only the edges at the
+		// anchors, and the second reads the anchors, with their hydration columns, with the
+		// middles (anchorsLate). The edge scans still start at anchors the caller may read
+		// and that are live: the anchor sets, ids only, seed them without being arms.
 		st.anchorsLate = true
+		first = []*cte{{name: partFrom, body: l.anchorScan(from, false)}}
+		if depth >= 2 {
+			first = append(first, &cte{name: partTo, body: l.anchorScan(to, false)})
+		}
 	} else {
 		first, arms = l.stepAnchors(st, true)
 	}
-	arms = append(arms, stepEdges(partF1, mkF1(!st.anchorsLate), nb.on()))
+	arms = append(arms, stepEdges(partF1, mkF1(), nb.on()))
 	if depth >= 2 {
-		arms = append(arms, stepEdges(partB1, mkB1(!st.anchorsLate), nb.on()))
+		arms = append(arms, stepEdges(partB1, mkB1(), nb.on()))
 	}
 	st.first = stepStatement(first, arms)
 	l.paths = st
@@ -299,7 +297,14 @@ func (l *lowerer) hydrationKinds(kinds map[string][][]*property) []graphresponse
 // idsNamed reports whether path anchor n names its ids: node_ids, or an id_range of at most
 // maxAnchorSpan ids, so that its anchor scan keeps every readable live node among them.
 func idsNamed(n *nodeSel) bool {
-	return n.hasIDs || (n.idRange != nil && n.idRange[1]-n.idRange[0] < maxAnchorSpan)
+	return n.hasIDs || (n.idRange != nil && narrowRange(*n.idRange, maxAnchorSpan))
+}
+
+// narrowRange reports whether id range r (both ends included) spans at most span ids. It
+// never computes end - start in int64, which wraps to a negative number for a range as wide
+// as [-2^63, 2^63-1].
+func narrowRange(r [2]int64, span int64) bool {
+	return r[0] <= r[1] && uint64(r[1])-uint64(r[0]) < uint64(span)
 }
 
 // stepAnchors returns the anchor sets a0 and a1 of the multi-step plan, with their hydration

@@ -22,10 +22,10 @@ type pathSteps struct {
 	from, to       *entity
 	fromSel, toSel *nodeSel
 	fMids, bMids   []*entity // kinds of the second node and of the node before the last
-	// anchorsLate: both anchors name their ids (idsNamed), the first statement reads only
-	// the edges at those ids, bounded by them (checkAnchored), and the second statement
-	// reads the anchor sets a0 and a1 with the middles; the join keeps a path only when
-	// both of its ends are in them.
+	// anchorsLate: both anchors name their ids (idsNamed), the first statement returns only
+	// the edges at the anchors (still seeded by the anchor sets, which it does not return),
+	// and the second statement reads the anchor sets a0 and a1, with their hydration
+	// columns, with the middles; the join keeps a path only when both of its ends are in them.
 	anchorsLate bool
 	depth       int
 	types       []string
@@ -49,10 +49,10 @@ type pathSteps struct {
 // edge is one an edge scan seeded by such nodes returned: the same rule, checked by the same
 // security check, as the one-statement form.
 //
-// When both anchors name their ids (anchorsLate), the first statement reads only the edges at
-// those ids, and the second reads the anchor sets with the middles: the join keeps a path
-// only when its ends are in them. Every node of a path is then one the second statement
-// proved readable and live.
+// When both anchors name their ids (anchorsLate), the first statement returns only the edges
+// at the anchors, its scans still seeded by the anchor sets (ids only), and the second reads
+// the anchor sets with their hydration columns, with the middles: the join keeps a path only
+// when its ends are in them.
 
 // pathPart names the sets the rows of the two statements carry, in their part column.
 const (
@@ -573,23 +573,6 @@ func newPathRow(nodes []graphresponse.NodeRef, kinds []string) pathRow {
 // quoteCH quotes s as the engine's text format writes a string inside an array or tuple.
 func quoteCH(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
-}
-
-// anchorEnds lists, when the anchors come late, the edge ends the first statement's scans
-// may start at (checkAnchored): the ids the start anchor names on source_id, the end
-// anchor's on target_id.
-func (st *pathSteps) anchorEnds() []anchorEnd {
-	if st == nil || !st.anchorsLate {
-		return nil
-	}
-	end := func(idCol string, n *nodeSel) anchorEnd {
-		a := anchorEnd{idCol: idCol, kind: n.ent.name, rng: n.idRange}
-		if n.hasIDs {
-			a.ids = n.nodeIDs
-		}
-		return a
-	}
-	return []anchorEnd{end("source_id", st.fromSel), end("target_id", st.toSel)}
 }
 
 func (st *pathSteps) firstStmt() *selectStmt {

@@ -214,3 +214,83 @@ func TestPathsPastTheStepLimit(t *testing.T) {
 		t.Errorf("the answer differs from the one-statement form:\n%s\n%s", a, b)
 	}
 }
+
+// TestPathFirstStepReadsOnlyReadableAnchors: every edge scan of the path plan's first
+// statement starts at anchors the caller may read, also when both anchors name their ids
+// (the anchors then reach the answer through the second statement): the edges of a named
+// node the caller may not read (a merge request, floor 20, for a caller with level 10 there,
+// who may read the edges, floor 10) or of a deleted one never leave the engine, so that they
+// neither steer the second statement (its candidates) nor reach the executor's memory.
+func TestPathFirstStepReadsOnlyReadableAnchors(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	// Ids far above the seeded graph's, so that no other test's id ranges reach these nodes.
+	const gone, mr, diff = int64(5330001), int64(5330002), int64(5330004)
+	ucols := []string{"id", "username", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_user", ucols, [][]any{{gone, "gone", int64(1), false}, {gone, "gone", int64(2), true}}); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{{mr, "1/", int64(5), "floor 20", "opened", int64(1), int64(1), int64(1), false}}); err != nil {
+		t.Fatal(err)
+	}
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_edge", ecols, [][]any{
+		{"1/", "MEMBER_OF", "User", gone, "Project", int64(1), int64(1), false},
+		{"1/", "HAS_DIFF", "MergeRequest", mr, "MergeRequestDiff", diff, int64(1), false},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dsl string
+		caller    *compiler.Caller
+		unread    graphresponse.NodeRef
+	}{
+		{"an anchor above the caller's level", `{"query_type":"path_finding","nodes":[{"id":"m","entity":"MergeRequest","node_ids":[` + strconv.FormatInt(mr, 10) + `]},{"id":"f","entity":"MergeRequestDiffFile","node_ids":[` + strconv.FormatInt(diff+1, 10) + `]}],"path":{"type":"shortest","from":"m","to":"f","max_depth":2,"rel_types":["HAS_DIFF","HAS_FILE"]}}`,
+			callerWith(scopeSpec{"1/", 10}, scopeSpec{"2/", 30}), graphresponse.NodeRef{Kind: "MergeRequest", ID: mr}},
+		{"a deleted anchor", `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[` + strconv.FormatInt(gone, 10) + `]},{"id":"p","entity":"Project","id_range":{"start":1,"end":40}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":2,"rel_types":["MEMBER_OF","CONTAINS"]}}`,
+			admin, graphresponse.NodeRef{Kind: "User", ID: gone}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := env.compiler.Compile([]byte(tc.dsl), tc.caller)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !q.Plan.Paths() {
+				t.Fatal("no path plan")
+			}
+			first, err := executor.CollectRows(ctx, e, q.Plan.Edges())
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := map[string]int{}
+			for i, c := range first.Columns {
+				at[c] = i
+			}
+			// An f1 edge starts at its x end (the start anchor), a b1 edge at its y end (the
+			// end anchor); the other end is a candidate the second statement checks.
+			starts := map[string][2]string{"f1": {"x", "x_kind"}, "b1": {"y", "y_kind"}}
+			scans := 0
+			for _, row := range first.Values {
+				end, ok := starts[row[at["part"]].(string)]
+				if !ok {
+					continue
+				}
+				scans++
+				if row[at[end[0]]] == tc.unread.ID && row[at[end[1]]] == tc.unread.Kind {
+					t.Errorf("the first statement returns an edge starting at %v, which the caller may not read: %v", tc.unread, row)
+				}
+			}
+			t.Logf("%d edge rows", scans)
+			// The answer is the one-statement form's (respond compares them) and holds no
+			// path: every path starts at the unreadable anchor.
+			resp, _, err := respond(t, env.compiler, tc.dsl, tc.caller)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Edges) != 0 {
+				t.Errorf("paths through an unreadable anchor: %v", resp.Edges)
+			}
+		})
+	}
+}
