@@ -129,6 +129,17 @@ func prec(e expr) int {
 	return precAtom
 }
 
+// membership renders "<l> IN (<sub>)" or "<l> NOT IN (<sub>)" (op), the set read straight
+// from an array CTE where it can be.
+func (b *builder) membership(l expr, op string, sub *selectStmt) {
+	b.expr(l, precCmp+1)
+	b.w(op)
+	if !b.arrayLookup(sub) {
+		b.selectInline(sub)
+	}
+	b.w(")")
+}
+
 // expr renders e, wrapping it in parentheses when it binds more loosely than the context.
 // It is the one place that decides where parentheses go.
 func (b *builder) expr(e expr, ctx int) {
@@ -208,19 +219,9 @@ func (b *builder) exprBare(e expr) {
 			b.w(" IS NULL")
 		}
 	case *inSub:
-		b.expr(x.l, precCmp+1)
-		b.w(" IN (")
-		if !b.arrayLookup(x.sub) {
-			b.selectInline(x.sub)
-		}
-		b.w(")")
+		b.membership(x.l, " IN (", x.sub)
 	case *notInSub:
-		b.expr(x.l, precCmp+1)
-		b.w(" NOT IN (")
-		if !b.arrayLookup(x.sub) {
-			b.selectInline(x.sub)
-		}
-		b.w(")")
+		b.membership(x.l, " NOT IN (", x.sub)
 	case tupleExpr:
 		b.w("(")
 		for i, c := range x {

@@ -325,18 +325,7 @@ func (l *lowerer) stepAnchors(st *pathSteps, sets bool) ([]*cte, []*selectStmt) 
 // anchorArm turns anchor scan s of entity e into an arm of a step statement: its rows as the
 // stepCols, tagged part, its order and limit kept.
 func anchorArm(part string, s *selectStmt, e *entity, withTP bool, props []string) *selectStmt {
-	k := prm(e.name, typString)
-	var tp expr = prm("", typString)
-	if withTP && !e.global {
-		tp = castStr(col("t", tpProp.name))
-	}
-	pa := arrayExpr{}
-	for _, c := range props {
-		pa = append(pa, fn("toString", col("t", c)))
-	}
-	s.cols = []selItem{as(prm(part, typString), "part"), as(col("t", "id"), "x"), as(k, "x_kind"),
-		as(col("t", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"),
-		as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")}
+	s.cols = nodeStepCols("t", part, prm(e.name, typString), withTP && !e.global, props)
 	return s
 }
 

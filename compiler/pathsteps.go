@@ -77,18 +77,24 @@ func nodeArm(name, kind string, withTP bool, props ...string) *selectStmt {
 	if kind == "" {
 		k = col("o", "kind")
 	}
+	a.cols = nodeStepCols("o", name, k, withTP, props)
+	return a
+}
+
+// nodeStepCols are the stepCols of a node row read as alias and tagged part: its id at both
+// ends, of kind k, with its traversal_path when withTP and its hydration columns props.
+func nodeStepCols(alias, part string, k expr, withTP bool, props []string) []selItem {
 	var tp expr = prm("", typString)
 	if withTP {
-		tp = castStr(col("o", tpProp.name))
+		tp = castStr(col(alias, tpProp.name))
 	}
 	pa := arrayExpr{}
 	for _, c := range props {
-		pa = append(pa, fn("toString", col("o", c)))
+		pa = append(pa, fn("toString", col(alias, c)))
 	}
-	a.cols = []selItem{as(prm(name, typString), "part"), as(col("o", "id"), "x"), as(k, "x_kind"),
-		as(col("o", "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"),
+	return []selItem{as(prm(part, typString), "part"), as(col(alias, "id"), "x"), as(k, "x_kind"),
+		as(col(alias, "id"), "y"), as(k, "y_kind"), as(prm("", typString), "kind"), as(tp, "tp"),
 		as(&castExpr{e: pa, typ: "Array(Nullable(String))"}, "props")}
-	return a
 }
 
 // stepEdges turns the edge scan s (pathEdges, with its filters) into an arm of the step

@@ -11,6 +11,16 @@ import (
 // second statement returned (an f1 edge to a group it did not confirm leads nowhere, and so
 // does a middle edge leaving one), orders the paths by depth and the engine's text of their
 // nodes, and refuses to settle the page when a statement hit its limit.
+// stepNodeRow and stepEdgeRow are rows of the step statements (stepCols) without a path or
+// hydration columns: a node of the set part, and an edge of the scan part.
+func stepNodeRow(part string, id int64, kind string) []any {
+	return []any{part, id, kind, id, kind, "", "", []any{}}
+}
+
+func stepEdgeRow(part string, x int64, xk string, y int64, yk, kind string) []any {
+	return []any{part, x, xk, y, yk, kind, "", []any{}}
+}
+
 func TestJoinPaths(t *testing.T) {
 	c := newTestCompiler(t)
 	q, err := c.Compile([]byte(`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","id_range":{"start":1,"end":40}}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]},"limit":5}`), &Caller{Admin: true})
@@ -20,12 +30,7 @@ func TestJoinPaths(t *testing.T) {
 	if !q.Plan.Paths() {
 		t.Fatal("no path plan")
 	}
-	node := func(part string, id int64, kind string) []any {
-		return []any{part, id, kind, id, kind, "", "", []any{}}
-	}
-	edge := func(part string, x int64, xk string, y int64, yk, kind string) []any {
-		return []any{part, x, xk, y, yk, kind, "", []any{}}
-	}
+	node, edge := stepNodeRow, stepEdgeRow
 	first := graphresponse.Rows{Columns: stepCols, Values: [][]any{
 		node("a0", 1, "User"), node("a1", 10, "Project"), node("a1", 11, "Project"),
 		edge("f1", 1, "User", 10, "Project", "MEMBER_OF"),
@@ -96,12 +101,7 @@ func TestJoinPathsNeedsBothAnchors(t *testing.T) {
 	if !q.Plan.Paths() || !q.Plan.paths.anchorsLate {
 		t.Fatal("no path plan with the anchors read late")
 	}
-	node := func(part string, id int64, kind string) []any {
-		return []any{part, id, kind, id, kind, "", "", []any{}}
-	}
-	edge := func(part string, x int64, xk string, y int64, yk, kind string) []any {
-		return []any{part, x, xk, y, yk, kind, "", []any{}}
-	}
+	node, edge := stepNodeRow, stepEdgeRow
 	// User 2 and Project 12 are named by the query but the second statement does not return
 	// them (the caller may not read them, or they are deleted).
 	first := graphresponse.Rows{Columns: stepCols, Values: [][]any{
