@@ -68,7 +68,7 @@ test-server-suites:
 	GRAPHWIRE_TEST_ENGINE=server $(GO) test -race -short -count=1 -timeout $(TEST_TIMEOUT) -run '$(SERVER_RUN)' ./tests/compiler ./cmd/graphwire
 
 ## test-cluster: the graph sharded over a loopback 2-shard ClickHouse cluster (docs/cluster.md):
-## tests/orbit on the cluster (about 2 min) and TestClusterMatchesEmbedded (200 random queries
+## tests/orbit on the cluster (about 2 min), TestClusterNeighborsBetweenCentres and TestClusterMatchesEmbedded (200 random queries
 ## and 20 cursor walks, byte-identical to the embedded engine; about 2-5 min), with
 ## GRAPHWIRE_TEST_ENGINE=cluster. Without
 ## GRAPHWIRE_CLUSTER_DSN, scripts/with-clickhouse-cluster.sh starts a private cluster
@@ -76,7 +76,7 @@ test-server-suites:
 ## their own) run in test-go.
 test-cluster:
 	bash scripts/with-clickhouse-cluster.sh env GRAPHWIRE_TEST_ENGINE=cluster sh -c '$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./tests/orbit && \
-		$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run "^TestClusterMatchesEmbedded$$" ./tests/compiler'
+		$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run "^(TestClusterMatchesEmbedded|TestClusterNeighborsBetweenCentres)$$" ./tests/compiler'
 
 ## test-scorecard: graphwire bench lives behind the scorecard build tag, so that the binary
 ## users build does not link the plotting stack (gonum/plot); this runs its tests.
