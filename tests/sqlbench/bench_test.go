@@ -117,13 +117,22 @@ func BenchmarkReferenceSQL(b *testing.B) {
 		cores:   runtime.NumCPU(),
 		load:    load0 + " before, " + loadAverage() + " after",
 		goarch:  runtime.GOOS + "/" + runtime.GOARCH + ", " + runtime.Version(),
-		command: "make bench-sql",
+		command: benchCommand(),
 		rounds:  results[0].rounds,
 		scoped:  describeScopes(env.callers),
 	}
 	if err := writeDoc(path, note, results); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// benchCommand is the command the table's note names: make bench-sql, with the thread count
+// when SQLBENCH_MAX_THREADS set one.
+func benchCommand() string {
+	if v := os.Getenv("SQLBENCH_MAX_THREADS"); v != "" {
+		return "SQLBENCH_MAX_THREADS=" + v + " make bench-sql"
+	}
+	return "make bench-sql"
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -96,8 +96,18 @@ func openSeeded(ont *ontology.Ontology, dir string) error {
 		return fmt.Errorf("libchdb.so not found at %s (run bash scripts/install-chdb.sh or set GRAPHWIRE_CHDB_LIB): %w", lib, err)
 	}
 	// One query connection: the pairs run one statement at a time anyway, and a second
-	// connection would only add engine caches to warm.
-	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: 1})
+	// connection would only add engine caches to warm. Its statements get the engine's
+	// threads per statement for a pool of one (every core), as a local query has them, unless
+	// SQLBENCH_MAX_THREADS sets another count for both sides (serve on this machine runs one).
+	threads := 0
+	if v := os.Getenv("SQLBENCH_MAX_THREADS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("SQLBENCH_MAX_THREADS=%q: want a whole number of at least 1", v)
+		}
+		threads = n
+	}
+	e, err := chdb.Open(chdb.Options{Library: lib, Path: dir, PoolSize: 1, MaxThreads: threads})
 	if err != nil {
 		return fmt.Errorf("open chdb: %w", err)
 	}
