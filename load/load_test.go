@@ -567,3 +567,38 @@ func TestExportUnknownType(t *testing.T) {
 		t.Errorf("Export wrote %v (reported %+v), want nothing", written, files)
 	}
 }
+
+// TestDeleteNodeWithItsEdges deletes a node and tombstones the edges that end at it in one
+// load. A tombstone hides a row; it needs no live end, so the endpoint check must not refuse
+// it because the same load deletes that end (it did: "edge endpoint exists neither in the
+// load nor in the graph").
+func TestDeleteNodeWithItsEdges(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	srcs := []load.Source{
+		{Path: write(t, dir, "Definition.jsonl", `{"id": 301, "traversal_path": "1/10/", "_deleted": true}`+"\n")},
+		{Path: write(t, dir, "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301, "_deleted": true}`+"\n")},
+		{Path: write(t, dir, "DEFINES.csv", "traversal_path,source_kind,source_id,target_kind,target_id,_deleted\n1/10/,File,201,Definition,301,true\n")},
+	}
+	if _, err := load.Load(t.Context(), e, o, srcs, load.Options{}); err != nil {
+		t.Fatalf("deleting Definition 301 with its edges: %v", err)
+	}
+	if got := query(t, e, "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND id = 301"); got[0][0] != int64(0) {
+		t.Errorf("Definition 301 still live")
+	}
+	for _, table := range []string{"gl_edge", "gl_edge_by_target"} {
+		got := query(t, e, "SELECT count() FROM "+table+" FINAL WHERE _deleted = false AND (source_id = 301 OR target_id = 301) AND target_kind = 'Definition'")
+		if got[0][0] != int64(0) {
+			t.Errorf("%s: %v live edges still end at Definition 301", table, got[0][0])
+		}
+	}
+	// A live edge to the deleted node is still refused.
+	live := []load.Source{{Path: write(t, t.TempDir(), "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301}`+"\n")}}
+	if _, err := load.Load(t.Context(), e, o, live, load.Options{}); !errors.Is(err, load.ErrDangling) {
+		t.Errorf("a live edge to the deleted node: %v, want ErrDangling", err)
+	}
+}

@@ -336,6 +336,11 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 	if len(sets) == 0 {
 		return checks, nil // no row has a pair of the relationship
 	}
+	// A tombstone hides a row and needs no live end: the same load may delete that end.
+	live := ""
+	if present["_deleted"] {
+		live = " AND NOT ifNull(accurateCastOrNull(nullIf(" + ident("_deleted") + ", ''), 'Bool'), false)"
+	}
 	for _, side := range []string{"source", "target"} {
 		// One set of ids per kind: probing a set of Int64 is several times faster than a
 		// set of (kind, id) tuples.
@@ -343,7 +348,7 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 		for _, k := range sortedKeys(sets) {
 			arms = append(arms, side+"_kind = "+quote(k), "toInt64OrZero("+side+"_id) IN ("+sets[k]+")")
 		}
-		add(side+"_id", "dangling", isPair+" AND accurateCastOrNull("+side+"_id, 'Int64') IS NOT NULL AND NOT multiIf("+
+		add(side+"_id", "dangling", isPair+live+" AND accurateCastOrNull("+side+"_id, 'Int64') IS NOT NULL AND NOT multiIf("+
 			strings.Join(arms, ", ")+", false)")
 	}
 	return checks, nil
