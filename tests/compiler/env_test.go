@@ -238,20 +238,41 @@ func respond(t testing.TB, c *compiler.Compiler, query string, caller *compiler.
 		return nil, "", fmt.Errorf("%w\n%s", err, ex.Statements[len(ex.Statements)-1].Query.SQL)
 	}
 	if q.Plan.Edges() != nil {
-		// The two-step neighbors plan answers exactly as the one-statement form.
-		one := *q
-		one.Plan = q.Plan.OneStatement()
-		other, ex, err := executor.Respond(context.Background(), e, c, &one)
-		if err != nil {
-			return nil, "", fmt.Errorf("one-statement form: %w\n%s", err, ex.Statements[len(ex.Statements)-1].Query.SQL)
-		}
-		a, _ := json.Marshal(resp)
-		b, _ := json.Marshal(other)
-		if !bytes.Equal(a, b) {
-			t.Errorf("query %s: the two-step plan answers differently from the one-statement form\ntwo steps: %s\none:       %s", query, a, b)
+		if err := sameAsOneStatement(context.Background(), e, c, q, resp); err != nil {
+			t.Errorf("query %s: %v", query, err)
 		}
 	}
 	return resp, q.SQL, nil
+}
+
+// sameAsOneStatement reports how resp, q's answer from a plan in steps (neighbors,
+// path_finding), differs from the answer of q's one-statement form on the same engine, or
+// an error if that form fails: nil when the two are byte for byte the same.
+func sameAsOneStatement(ctx context.Context, e executor.Runner, c *compiler.Compiler, q *compiler.Query, resp *graphresponse.Response) error {
+	one := *q
+	one.Plan = q.Plan.OneStatement()
+	other, ex, err := executor.Respond(ctx, e, c, &one)
+	if err != nil {
+		if n := len(ex.Statements); n > 0 {
+			return fmt.Errorf("one-statement form: %w\n%s", err, ex.Statements[n-1].Query.SQL)
+		}
+		return fmt.Errorf("one-statement form: %w", err)
+	}
+	a, _ := json.Marshal(resp)
+	b, _ := json.Marshal(other)
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("the plan in steps answers differently from the one-statement form:\nsteps: %s\none:   %s", a, b)
+	}
+	return nil
+}
+
+// statementLabels are the labels of the statements ex ran, in order.
+func statementLabels(ex executor.Executed) []string {
+	var labels []string
+	for _, s := range ex.Statements {
+		labels = append(labels, s.Label)
+	}
+	return labels
 }
 
 // plain runs hand-written SQL (the independent oracle) and returns its rows.
