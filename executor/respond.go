@@ -235,13 +235,8 @@ func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props
 		return base, nil, false, err
 	}
 	if lq != nil {
-		label := LabelLookup
-		if props {
-			label = LabelHydration
-		}
-		ex.Statements = append(ex.Statements, Statement{Label: label, Query: lq})
-		if live, err = CollectRows(ctx, r, lq); err != nil {
-			return base, nil, false, fmt.Errorf("execute lookup: %w", err)
+		if live, err = runStep(ctx, r, lq, props, ex, "lookup"); err != nil {
+			return base, nil, false, err
 		}
 	} else {
 		live.Columns = []string{"kind", "id", "props", "tp"}
@@ -254,6 +249,21 @@ func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props
 		looked = &live
 	}
 	return base, looked, true, nil
+}
+
+// runStep runs the second statement of a plan in steps (a neighbors lookup, a path step),
+// recorded in ex as a lookup, or as hydration when it also reads the page's columns.
+func runStep(ctx context.Context, r Runner, sq *compiler.Query, hydrates bool, ex *Executed, what string) (graphresponse.Rows, error) {
+	label := LabelLookup
+	if hydrates {
+		label = LabelHydration
+	}
+	ex.Statements = append(ex.Statements, Statement{Label: label, Query: sq})
+	rows, err := CollectRows(ctx, r, sq)
+	if err != nil {
+		return rows, fmt.Errorf("execute %s: %w", what, err)
+	}
+	return rows, nil
 }
 
 // hydrationOf keeps, of the rows of a two-step lookup, the columns and the nodes
@@ -303,14 +313,9 @@ func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, pro
 		return base, nil, false, err
 	}
 	if sq != nil {
-		label := LabelLookup
-		if props {
-			label = LabelHydration
-		}
-		ex.Statements = append(ex.Statements, Statement{Label: label, Query: sq})
-		rows, err := CollectRows(ctx, r, sq)
+		rows, err := runStep(ctx, r, sq, props, ex, "path step")
 		if err != nil {
-			return base, nil, false, fmt.Errorf("execute path step: %w", err)
+			return base, nil, false, err
 		}
 		second = &rows
 	}
