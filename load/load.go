@@ -251,6 +251,9 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 		return rep, &ValidationError{Issues: issues, Count: invalid}
 	}
 	rep.Skipped = issues
+	if err := st.settle(ctx); err != nil {
+		return rep, err
+	}
 	if opts.Replace != nil {
 		n, err := st.replace(ctx, ts)
 		if err != nil {
