@@ -585,8 +585,12 @@ func TestDeleteNodeWithItsEdges(t *testing.T) {
 		{Path: write(t, dir, "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301, "_deleted": true}`+"\n")},
 		{Path: write(t, dir, "DEFINES.csv", "traversal_path,source_kind,source_id,target_kind,target_id,_deleted\n1/10/,File,201,Definition,301,true\n")},
 	}
-	if _, err := load.Load(t.Context(), e, o, srcs, load.Options{}); err != nil {
+	rep, err := load.Load(t.Context(), e, o, srcs, load.Options{})
+	if err != nil {
 		t.Fatalf("deleting Definition 301 with its edges: %v", err)
+	}
+	if rep.Deleted != 3 || rep.Written != 3 {
+		t.Errorf("deleted, written = %d, %d; want the 3 tombstones counted in both", rep.Deleted, rep.Written)
 	}
 	if got := query(t, e, "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND id = 301"); got[0][0] != int64(0) {
 		t.Errorf("Definition 301 still live")

@@ -478,6 +478,19 @@ func (s *stage) settle(ctx context.Context) error {
 	return nil
 }
 
+// deletions counts the tombstones the files put in the deltas (before a replace adds its own).
+func (s *stage) deletions(ctx context.Context) (int64, error) {
+	var n int64
+	for _, table := range s.order {
+		c, err := s.count(ctx, "SELECT count() FROM "+s.prefix+"d_"+table+" WHERE _deleted")
+		if err != nil {
+			return 0, fmt.Errorf("load: count tombstones of %s: %w", table, err)
+		}
+		n += c
+	}
+	return n, nil
+}
+
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // typedExpr turns raw column c into the graph column's type.
