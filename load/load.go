@@ -123,6 +123,10 @@ type FileReport struct {
 	Format  Format
 	Rows    int64 // rows the engine read
 	Invalid int64 // rows refused or skipped
+	// Unreachable, of an exported relationship: its live edges left out because an end is
+	// not a live node (deleted after the edge was written, which a load allows). No query
+	// shows such an edge, and a load would refuse it as dangling.
+	Unreachable int64
 }
 
 // Report is what [Load] did. RowsIn = Valid + Invalid; of the valid rows, Written were

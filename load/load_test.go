@@ -692,3 +692,48 @@ func TestLoadWinnerDecides(t *testing.T) {
 		}
 	})
 }
+
+// TestExportLeavesOutUnreachableEdges: a load may delete a node and leave its edges live (no
+// query shows them). Export leaves those edges out and counts them, so that what it writes
+// loads into an empty graph, which would refuse them as dangling.
+func TestExportLeavesOutUnreachableEdges(t *testing.T) {
+	o := ont(t)
+	path := t.TempDir()
+	e := openAt(t, path, "first")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	del := load.Source{Path: write(t, t.TempDir(), "Definition.jsonl", `{"id": 301, "traversal_path": "1/10/", "_deleted": true}`+"\n")}
+	if _, err := load.Load(t.Context(), e, o, []load.Source{del}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range load.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			files, err := load.Export(t.Context(), e, o, t.TempDir(), load.ExportOptions{Format: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gone := map[string]int64{}
+			var srcs []load.Source
+			for _, fr := range files {
+				gone[fr.Type] = fr.Unreachable
+				srcs = append(srcs, load.Source{Path: fr.Path})
+			}
+			// The fixture's CALLS 300 -> 301 and DEFINES 201 -> 301 end at the deleted node.
+			if want := map[string]int64{"CALLS": 1, "DEFINES": 1}; gone["CALLS"] != want["CALLS"] || gone["DEFINES"] != want["DEFINES"] || gone["CONTAINS"] != 0 {
+				t.Errorf("edges left out per type = %v, want %v", gone, want)
+			}
+			second := openAt(t, path, "second_"+string(f))
+			if _, err := load.Load(t.Context(), second, o, srcs, load.Options{}); err != nil {
+				t.Fatalf("loading the export into an empty graph: %v", err)
+			}
+			// The first graph's rows but the two edges to Definition 301.
+			want := slices.DeleteFunc(graphDump(t, e), func(r []any) bool {
+				return len(r) > 5 && r[4] == "Definition" && r[5] == int64(301)
+			})
+			if diff := cmp.Diff(want, graphDump(t, second)); diff != "" {
+				t.Errorf("the graph after export → load (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
