@@ -53,7 +53,9 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 	}
 	pathFilter := "startsWith(traversal_path, (SELECT prefix FROM " + params + "))"
 	var out []FileReport
-	write := func(typ, cols, from, order string, global bool) error {
+	// write writes a file of typ unless it has no rows and was not asked for by name; with
+	// unreachable > 0 (edges left out) the file is written and the report counts them.
+	write := func(typ, cols, from, order string, global bool, unreachable int64) error {
 		filter := pathFilter
 		if global { // no traversal_path: all rows, or none under a path filter
 			filter = "(SELECT prefix FROM " + params + ") = ''"
@@ -62,14 +64,14 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if err != nil {
 			return fmt.Errorf("load: export %s: %w", typ, err)
 		}
-		if n == 0 && !want[strings.ToLower(typ)] {
+		if n == 0 && unreachable == 0 && !want[strings.ToLower(typ)] {
 			return nil
 		}
 		fr, err := writeFile(ctx, e, abs, typ, opts.Format, "SELECT "+cols+" FROM "+from+" WHERE "+filter+" ORDER BY "+order)
 		if err != nil {
 			return err
 		}
-		fr.Rows = n
+		fr.Rows, fr.Unreachable = n, unreachable
 		out = append(out, fr)
 		return nil
 	}
@@ -77,7 +79,7 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if len(want) > 0 && !want[strings.ToLower(ent.Name)] {
 			continue
 		}
-		if err := write(ent.Name, exportColumns(ent, true), liveRows(ent.Table, ""), entityKey(ent), !ent.Namespaced()); err != nil {
+		if err := write(ent.Name, exportColumns(ent, true), liveRows(ent.Table, ""), entityKey(ent), !ent.Namespaced(), 0); err != nil {
 			return out, err
 		}
 	}
@@ -85,7 +87,15 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if len(want) > 0 && !want[strings.ToLower(rel.Name)] {
 			continue
 		}
-		if err := write(rel.Name, edgeExportColumns(rel), liveEdges(ont, rel, ""), edgeKey, false); err != nil {
+		ends, err := endsLive(ont, rel)
+		if err != nil {
+			return out, err
+		}
+		gone, err := count(ctx, e, "SELECT count() FROM "+liveEdges(ont, rel, "NOT ("+ends+")")+" WHERE "+pathFilter)
+		if err != nil {
+			return out, fmt.Errorf("load: export %s: %w", rel.Name, err)
+		}
+		if err := write(rel.Name, edgeExportColumns(rel), liveEdges(ont, rel, ends), edgeKey, false, gone); err != nil {
 			return out, err
 		}
 	}
@@ -151,6 +161,33 @@ func liveEdges(ont *ontology.Ontology, rel *ontology.Relationship, cond string) 
 		where += " AND " + cond
 	}
 	return liveRows(ont.EdgeTable, where)
+}
+
+// endsLive is the condition that both ends of an edge of rel are live nodes, one set of ids
+// per kind its pairs name.
+func endsLive(ont *ontology.Ontology, rel *ontology.Relationship) (string, error) {
+	var conds []string
+	for _, side := range []string{"source", "target"} {
+		seen := map[string]bool{}
+		var arms []string
+		for _, p := range rel.Pairs {
+			k := p.From
+			if side == "target" {
+				k = p.To
+			}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			ent, ok := ont.Entity(k)
+			if !ok {
+				return "", fmt.Errorf("load: export %s: unknown entity %s", rel.Name, k)
+			}
+			arms = append(arms, side+"_kind = "+quote(k), side+"_id IN (SELECT id FROM "+ent.Table+" FINAL WHERE _deleted = false)")
+		}
+		conds = append(conds, "multiIf("+strings.Join(arms, ", ")+", false)")
+	}
+	return strings.Join(conds, " AND "), nil
 }
 
 // exportDir makes dir and returns its absolute path.

@@ -123,11 +123,16 @@ type FileReport struct {
 	Format  Format
 	Rows    int64 // rows the engine read
 	Invalid int64 // rows refused or skipped
+	// Unreachable, of an exported relationship: its live edges left out because an end is
+	// not a live node (deleted after the edge was written, which a load allows). No query
+	// shows such an edge, and a load would refuse it as dangling.
+	Unreachable int64
 }
 
 // Report is what [Load] did. RowsIn = Valid + Invalid; of the valid rows, Written were
-// written (upserts and tombstones) and Unchanged were not, being already in the graph exactly
-// so, tombstones of rows that are not live, or repeats of a key within the load;
+// written (upserts and tombstones; Deleted of them are the files' tombstones) and Unchanged
+// were not, being already in the graph exactly so, tombstones of rows that are not live,
+// repeats of a key within the load, or rows a later row of the same key in the load outdates;
 // Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
 // keys the load holds and Queryable how many of them a FINAL read finds after the load.
 // A row that would lose to a higher _version already in the graph refuses the load
@@ -138,6 +143,7 @@ type Report struct {
 	Version                     uint64
 	RowsIn, Valid, Invalid      int64
 	Unchanged, Written          int64
+	Deleted                     int64 // of Written: the files' tombstones that delete a live row
 	Tombstoned                  int64
 	Shadowed                    int64 // with SkipInvalid: rows that lost to a higher _version in the graph
 	Live, Queryable             int64
@@ -251,6 +257,12 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 		return rep, &ValidationError{Issues: issues, Count: invalid}
 	}
 	rep.Skipped = issues
+	if err := st.settle(ctx); err != nil {
+		return rep, err
+	}
+	if rep.Deleted, err = st.deletions(ctx); err != nil {
+		return rep, err
+	}
 	if opts.Replace != nil {
 		n, err := st.replace(ctx, ts)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
@@ -584,8 +585,12 @@ func TestDeleteNodeWithItsEdges(t *testing.T) {
 		{Path: write(t, dir, "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301, "_deleted": true}`+"\n")},
 		{Path: write(t, dir, "DEFINES.csv", "traversal_path,source_kind,source_id,target_kind,target_id,_deleted\n1/10/,File,201,Definition,301,true\n")},
 	}
-	if _, err := load.Load(t.Context(), e, o, srcs, load.Options{}); err != nil {
+	rep, err := load.Load(t.Context(), e, o, srcs, load.Options{})
+	if err != nil {
 		t.Fatalf("deleting Definition 301 with its edges: %v", err)
+	}
+	if rep.Deleted != 3 || rep.Written != 3 {
+		t.Errorf("deleted, written = %d, %d; want the 3 tombstones counted in both", rep.Deleted, rep.Written)
 	}
 	if got := query(t, e, "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND id = 301"); got[0][0] != int64(0) {
 		t.Errorf("Definition 301 still live")
@@ -600,5 +605,135 @@ func TestDeleteNodeWithItsEdges(t *testing.T) {
 	live := []load.Source{{Path: write(t, t.TempDir(), "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301}`+"\n")}}
 	if _, err := load.Load(t.Context(), e, o, live, load.Options{}); !errors.Is(err, load.ErrDangling) {
 		t.Errorf("a live edge to the deleted node: %v, want ErrDangling", err)
+	}
+}
+
+// TestLoadWinnerDecides: when one load holds a live row and a tombstone for the same key, the
+// row that wins the key (the highest _version, then the last row) decides both what the graph
+// holds afterwards and whether an edge may end at the node.
+func TestLoadWinnerDecides(t *testing.T) {
+	o := ont(t)
+	const b = `"traversal_path": "1/10/", "name": "B", "fqn": "pkg.B", "definition_type": "Function", "file_path": "pkg/b.go", "start_line": 3, "end_line": 3, "commit_sha": "abc", "branch": "main", "project_id": 10`
+	def := func(id int, extra string) string {
+		if id == 301 {
+			return `{"id": 301, ` + b + extra + "}\n"
+		}
+		return fmt.Sprintf(`{"id": %d, "traversal_path": "1/10/", "name": "N%d", "fqn": "pkg.N%d", "definition_type": "Function", "file_path": "pkg/n.go"%s}`+"\n", id, id, id, extra)
+	}
+	const dead = `, "_deleted": true`
+	call := func(to int, extra string) string {
+		return fmt.Sprintf(`{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": %d%s}`+"\n", to, extra)
+	}
+	for _, c := range []struct {
+		name  string
+		files [][2]string // name, content
+		id    int         // the node whose state is checked
+		live  bool        // whether it is live afterwards
+		edge  bool        // whether the load carries a live CALLS 300 -> id (refused when the node ends deleted)
+	}{
+		{"graph node, live then tombstone", [][2]string{{"Definition.jsonl", def(301, "") + def(301, dead)}}, 301, false, true},
+		{"graph node, changed then tombstone", [][2]string{{"Definition.jsonl", strings.Replace(def(301, ""), `"end_line": 3`, `"end_line": 9`, 1) + def(301, dead)}}, 301, false, true},
+		{"graph node, tombstone then unchanged", [][2]string{{"Definition.jsonl", def(301, dead) + def(301, "")}}, 301, true, true},
+		{"graph node, higher version tombstone first", [][2]string{{"Definition.jsonl", def(301, `, "_version": 1000000002`+dead) + def(301, `, "_version": 1000000001`)}}, 301, false, true},
+		{"new node, live then tombstone", [][2]string{{"Definition.jsonl", def(900, "") + def(900, dead)}}, 900, false, false},
+		{"new node, live then tombstone, with an edge", [][2]string{{"Definition.jsonl", def(900, "") + def(900, dead)}}, 900, false, true},
+		{"new node, tombstone then live, with an edge", [][2]string{{"Definition.jsonl", def(901, dead) + def(901, "")}}, 901, true, true},
+		{"new node, live and tombstone in two files", [][2]string{{"Definition.jsonl", def(902, "")}, {"gl_definition.jsonl", def(902, dead)}}, 902, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := openAt(t, t.TempDir(), "")
+			if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			var srcs []load.Source
+			for _, f := range c.files {
+				srcs = append(srcs, load.Source{Path: write(t, dir, f[0], f[1])})
+			}
+			if c.edge {
+				srcs = append(srcs, load.Source{Path: write(t, dir, "CALLS.jsonl", call(c.id, ""))})
+			}
+			_, err := load.Load(t.Context(), e, o, srcs, load.Options{})
+			if c.edge && !c.live {
+				if !errors.Is(err, load.ErrDangling) {
+					t.Fatalf("a live edge to a node the load deletes: %v, want ErrDangling", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := query(t, e, fmt.Sprintf("SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND id = %d", c.id))
+			if live := got[0][0] == int64(1); live != c.live {
+				t.Errorf("Definition %d live = %v, want %v", c.id, live, c.live)
+			}
+			if c.edge {
+				got := query(t, e, fmt.Sprintf("SELECT count() FROM gl_edge FINAL WHERE _deleted = false AND relationship_kind = 'CALLS' AND target_id = %d", c.id))
+				if got[0][0] != int64(1) {
+					t.Errorf("the edge to Definition %d: %v live rows, want 1", c.id, got[0][0])
+				}
+			}
+		})
+	}
+	t.Run("edge, live then tombstone", func(t *testing.T) {
+		e := openAt(t, t.TempDir(), "")
+		if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		back := `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 301, "target_kind": "Definition", "target_id": 300, "_version": 1000000001`
+		src := load.Source{Path: write(t, t.TempDir(), "CALLS.jsonl", back+"}\n"+back+dead+"}\n")}
+		if _, err := load.Load(t.Context(), e, o, []load.Source{src}, load.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"gl_edge", "gl_edge_by_target"} {
+			if got := query(t, e, "SELECT count() FROM "+table+" FINAL WHERE _deleted = false AND relationship_kind = 'CALLS' AND source_id = 301 AND target_id = 300"); got[0][0] != int64(0) {
+				t.Errorf("%s: the edge the load deletes last is live", table)
+			}
+		}
+	})
+}
+
+// TestExportLeavesOutUnreachableEdges: a load may delete a node and leave its edges live (no
+// query shows them). Export leaves those edges out and counts them, so that what it writes
+// loads into an empty graph, which would refuse them as dangling.
+func TestExportLeavesOutUnreachableEdges(t *testing.T) {
+	o := ont(t)
+	path := t.TempDir()
+	e := openAt(t, path, "first")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	del := load.Source{Path: write(t, t.TempDir(), "Definition.jsonl", `{"id": 301, "traversal_path": "1/10/", "_deleted": true}`+"\n")}
+	if _, err := load.Load(t.Context(), e, o, []load.Source{del}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range load.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			files, err := load.Export(t.Context(), e, o, t.TempDir(), load.ExportOptions{Format: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gone := map[string]int64{}
+			var srcs []load.Source
+			for _, fr := range files {
+				gone[fr.Type] = fr.Unreachable
+				srcs = append(srcs, load.Source{Path: fr.Path})
+			}
+			// The fixture's CALLS 300 -> 301 and DEFINES 201 -> 301 end at the deleted node.
+			if want := map[string]int64{"CALLS": 1, "DEFINES": 1}; gone["CALLS"] != want["CALLS"] || gone["DEFINES"] != want["DEFINES"] || gone["CONTAINS"] != 0 {
+				t.Errorf("edges left out per type = %v, want %v", gone, want)
+			}
+			second := openAt(t, path, "second_"+string(f))
+			if _, err := load.Load(t.Context(), second, o, srcs, load.Options{}); err != nil {
+				t.Fatalf("loading the export into an empty graph: %v", err)
+			}
+			// The first graph's rows but the two edges to Definition 301.
+			want := slices.DeleteFunc(graphDump(t, e), func(r []any) bool {
+				return len(r) > 5 && r[4] == "Definition" && r[5] == int64(301)
+			})
+			if diff := cmp.Diff(want, graphDump(t, second)); diff != "" {
+				t.Errorf("the graph after export → load (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

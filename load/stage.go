@@ -20,7 +20,10 @@ import (
 //	raw<i>          file i as the engine read it: _row, then every column as Nullable(String)
 //	bad<i>          the invalid rows of file i: _row, column, reason, value
 //	typed<i>        the valid rows of file i, typed like the graph table
-//	k_<table>       keys of every valid row for a graph table (unchanged ones too)
+//	k_<table>       keys of every valid row for a graph table (unchanged ones too), with
+//	                its _deleted, _version and _ord (file index and row: later is greater)
+//	w_<table>       when the load holds a key both live and deleted: each key once, with
+//	                the _deleted and _version of the row that wins it (see winners)
 //	d_<table>       the delta for a graph table: only rows that change the graph
 //	manifest        written last; its presence means the deltas are complete
 type stage struct {
@@ -34,6 +37,8 @@ type stage struct {
 	// versioned holds the graph tables a file with a _version column wrote to; only their
 	// rows can lose to a version already in the graph (see shadowed).
 	versioned map[string]bool
+	// won holds, per graph table, where its keys' winning states are read (see winners).
+	won map[string]string
 }
 
 func (s *stage) exec(ctx context.Context, what, sql string) error {
@@ -92,7 +97,7 @@ func (s *stage) delta(ctx context.Context, table string, keyCols string) error {
 	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"d_"+table+" AS "+s.opts.shape(table)); err != nil {
 		return err
 	}
-	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"k_"+table+" ENGINE = Memory AS SELECT "+keyCols+", _deleted FROM "+table+" WHERE false"); err != nil {
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"k_"+table+" ENGINE = Memory AS SELECT "+keyCols+", _deleted, _version, toUInt64(0) AS _ord FROM "+table+" WHERE false"); err != nil {
 		return err
 	}
 	s.deltas[table] = true
@@ -255,9 +260,9 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		valid = "(SELECT * FROM " + raw + " WHERE _row NOT IN (SELECT _row FROM " + bad + "))"
 	}
 	if t.entity != nil {
-		err = s.entityDelta(ctx, t, cols, present, valid)
+		err = s.entityDelta(ctx, t, cols, present, valid, ord(i))
 	} else {
-		err = s.edgeDelta(ctx, t, present, valid)
+		err = s.edgeDelta(ctx, t, present, valid, ord(i))
 	}
 	if err != nil {
 		return fr, nil, err
@@ -398,12 +403,92 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 		}
 		live := "SELECT id FROM " + ent.Table + " FINAL WHERE _deleted = false"
 		if s.deltas[ent.Table] {
-			keys := s.prefix + "k_" + ent.Table
-			live = "SELECT id FROM " + keys + " WHERE _deleted = false UNION ALL " + live + " AND id NOT IN (SELECT id FROM " + keys + " WHERE _deleted = true)"
+			// A key of the load is live when the row that wins it in the load is, unless
+			// the graph holds it at a higher _version (only a file with _version can lose
+			// so); the graph's other keys are live as they are.
+			key := entityKey(ent)
+			won, err := s.winners(ctx, ent.Table, key)
+			if err != nil {
+				return nil, err
+			}
+			mine := "SELECT id FROM " + won + " WHERE _deleted = false"
+			if s.versioned[ent.Table] && !s.empty[ent.Table] {
+				graph := "(SELECT " + key + ", _version, _deleted FROM " + ent.Table + " FINAL WHERE (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + ent.Table + "))"
+				mine = "SELECT id FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g._version > l._version, NOT g._deleted, NOT l._deleted)"
+			}
+			live = mine + " UNION ALL " + live + " AND (" + key + ") NOT IN (SELECT " + key + " FROM " + won + " WHERE _deleted = true)"
 		}
 		sets[k] = live
 	}
 	return sets, nil
+}
+
+// ord is the _ord of file i's rows: a later row of the load is greater.
+func ord(i int) string { return "bitOr(bitShiftLeft(toUInt64(" + strconv.Itoa(i) + "), 40), _row)" }
+
+// winners returns the table to read a graph table's load keys from, each with the _deleted
+// and _version of the row that wins it in the load: the highest _version, then the last
+// row, as the graph keeps them. That is k_<table> itself unless the load holds a key both
+// live and deleted; then it is w_<table>, each key once. Computed once per table, after
+// the table's files are staged.
+func (s *stage) winners(ctx context.Context, table, key string) (string, error) {
+	if w, ok := s.won[table]; ok {
+		return w, nil
+	}
+	keys := s.prefix + "k_" + table
+	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT toInt64(countIf(_deleted)), toInt64(count()) FROM " + keys})
+	if err != nil {
+		return "", fmt.Errorf("load: count tombstones of %s: %w", table, err)
+	}
+	w := keys
+	if r := res.Rows[0]; r[0] != int64(0) && r[0] != r[1] {
+		w = s.prefix + "w_" + table
+		if err := s.exec(ctx, "settle "+table, "CREATE TABLE "+w+" ENGINE = Memory AS SELECT "+key+", won.1 AS _deleted, won.2 AS _version FROM (SELECT "+key+", argMax((_deleted, _version), (_version, _ord)) AS won FROM "+keys+" GROUP BY "+key+")"); err != nil {
+			return "", err
+		}
+	}
+	if s.won == nil {
+		s.won = map[string]string{}
+	}
+	s.won[table] = w
+	return w, nil
+}
+
+// settle leaves in each delta only rows that agree with the winner of their key: a tombstone
+// the same load outdates by a live row (or the other way round) is dropped, so the graph
+// ends as the winning row says, whether or not a row of the key was left out of the delta
+// as changing nothing. Runs once every file is staged.
+func (s *stage) settle(ctx context.Context) error {
+	for _, table := range s.order {
+		key := edgeKey
+		if ent := s.entityOfTable(table); ent != nil {
+			key = entityKey(ent)
+		}
+		w, err := s.winners(ctx, table, key)
+		if err != nil {
+			return err
+		}
+		if w == s.prefix+"k_"+table {
+			continue
+		}
+		if err := s.exec(ctx, "settle "+table, "ALTER TABLE "+s.prefix+"d_"+table+" DELETE WHERE ("+key+", _deleted) IN (SELECT "+key+", NOT _deleted FROM "+w+") SETTINGS mutations_sync = 2"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deletions counts the tombstones the files put in the deltas (before a replace adds its own).
+func (s *stage) deletions(ctx context.Context) (int64, error) {
+	var n int64
+	for _, table := range s.order {
+		c, err := s.count(ctx, "SELECT count() FROM "+s.prefix+"d_"+table+" WHERE _deleted")
+		if err != nil {
+			return 0, fmt.Errorf("load: count tombstones of %s: %w", table, err)
+		}
+		n += c
+	}
+	return n, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -457,7 +542,7 @@ func (s *stage) holdsKeys(ctx context.Context, table, key string) (bool, error) 
 
 // entityDelta writes the keys of the valid rows to k_<table> and the rows that change the
 // graph to d_<table>, each straight from the raw rows, cast on the way.
-func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, present map[string]bool, valid string) error {
+func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, present map[string]bool, valid, ord string) error {
 	table := t.entity.Table
 	key := entityKey(t.entity)
 	if err := s.delta(ctx, table, key); err != nil {
@@ -473,6 +558,8 @@ func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, prese
 			keyNames = append(keyNames, ident(c.name))
 			keyExprs = append(keyExprs, e)
 		case "_version":
+			keyNames = append(keyNames, ident(c.name), "_ord")
+			keyExprs = append(keyExprs, e, ord+" AS _ord")
 		default:
 			data = append(data, ident(c.name))
 		}
@@ -502,7 +589,7 @@ func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, prese
 	return s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"d_"+table+" ("+list+") SELECT "+list+" FROM "+typed+" WHERE "+where+castSettings)
 }
 
-func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]bool, valid string) error {
+func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]bool, valid, ord string) error {
 	table := s.ont.EdgeTable
 	if err := s.delta(ctx, table, edgeKey); err != nil {
 		return err
@@ -520,8 +607,8 @@ func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]boo
 		}
 		exprs = append(exprs, e+" AS "+c.name)
 	}
-	typed := "(SELECT " + strings.Join(exprs, ", ") + " FROM " + valid + ")"
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted FROM "+typed+castSettings); err != nil {
+	typed := "(SELECT " + strings.Join(exprs, ", ") + ", " + ord + " AS _ord FROM " + valid + ")"
+	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted, _version, _ord FROM "+typed+castSettings); err != nil {
 		return err
 	}
 	all := edgeKey + ", project_id, branch, _version, _deleted"
@@ -716,6 +803,9 @@ func (s *stage) verify(ctx context.Context) (live, found int64, err error) {
 			key = entityKey(ent)
 		}
 		keys := s.prefix + "k_" + table
+		if w, ok := s.won[table]; ok {
+			keys = w
+		}
 		loaded := "(SELECT cityHash64(" + key + ") AS h FROM " + keys + " WHERE _deleted = false)"
 		if s.empty[table] && s.opts.Replace == nil {
 			// The table had no rows before this load (and no other load runs): every live

@@ -135,6 +135,9 @@ func exportGraph(ctx context.Context, f exportFlags, stdout, stderr io.Writer) e
 	for _, fr := range files {
 		fmt.Fprintln(stdout, fr.Path)
 		rows += fr.Rows
+		if fr.Unreachable > 0 {
+			fmt.Fprintf(stderr, "left out: %d %s edges whose end is not a live node (no query shows them; a load would refuse them)\n", fr.Unreachable, fr.Type)
+		}
 	}
 	el := time.Since(start)
 	fmt.Fprintf(stderr, "exported %d rows to %d files in %s; %.0f rows/s\n", rows, len(files), el.Round(time.Millisecond), float64(rows)/max(el.Seconds(), 1e-9))

@@ -117,6 +117,9 @@ func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Du
 	printRecovered(w, rep)
 	fmt.Fprintf(w, "loaded %s: %d rows in from %d files, %d valid, %d invalid (skipped); %d written, %d unchanged, %d tombstoned; version %d\n",
 		where, rep.RowsIn, len(rep.Files), rep.Valid, rep.Invalid, rep.Written, rep.Unchanged, rep.Tombstoned, rep.Version)
+	if rep.Deleted > 0 {
+		fmt.Fprintf(w, "deleted: %d of the written rows are tombstones from the files\n", rep.Deleted)
+	}
 	if rep.Shadowed > 0 {
 		fmt.Fprintf(w, "shadowed: %d rows not applied, a higher _version of their key is already in the graph (skipped)\n", rep.Shadowed)
 	}

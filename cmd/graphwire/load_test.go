@@ -134,3 +134,15 @@ func TestLoadUnknownTypeHint(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadReportNamesDeletions: a load of tombstones says how many of its written rows delete,
+// where "tombstoned" (the rows a replace removed) alone read as if nothing had been deleted.
+func TestLoadReportNamesDeletions(t *testing.T) {
+	var b strings.Builder
+	printLoadReport(&b, "embedded /data", load.Report{Version: 4, RowsIn: 2, Valid: 2, Written: 2, Deleted: 2}, time.Second)
+	lines := strings.Split(b.String(), "\n")
+	want := "deleted: 2 of the written rows are tombstones from the files"
+	if len(lines) < 2 || lines[1] != want {
+		t.Errorf("report:\n%s\nwant its second line %q", b.String(), want)
+	}
+}

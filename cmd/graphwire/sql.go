@@ -223,8 +223,39 @@ func runSQL(ctx context.Context, f sqlFlags, stdout, stderr io.Writer) error {
 	}
 	defer eng.Close()
 	// Read-only whatever the engine's defaults: readonly = 2 still lets SETTINGS clauses work.
-	q := &compiler.Query{SQL: f.query, Settings: []compiler.Setting{{Key: "readonly", Value: int64(2)}}}
+	ro := []compiler.Setting{{Key: "readonly", Value: int64(2)}}
+	if outfileRE.MatchString(f.query) {
+		if err := refuseOutfile(ctx, eng, f.query, ro); err != nil {
+			return err
+		}
+	}
+	q := &compiler.Query{SQL: f.query, Settings: ro}
 	return statementError(querySQL(ctx, eng, q, f.output, stdout))
+}
+
+// outfileRE finds the word OUTFILE anywhere: a statement without it cannot write a file.
+var outfileRE = regexp.MustCompile(`(?i)OUTFILE`)
+
+// refuseOutfile refuses a statement with an INTO OUTFILE clause. readonly does not stop one:
+// the embedded engine writes the file itself, as its client would. Which literal is the
+// clause is the engine's parser's call, not a pattern's (the word may sit in a string or a
+// comment): its AST holds the file's name as a literal right under the statement, where no
+// other clause puts one.
+func refuseOutfile(ctx context.Context, eng executor.Executor, sql string, ro []compiler.Setting) error {
+	rows, err := eng.Run(ctx, &compiler.Query{SQL: "EXPLAIN AST " + sql, Settings: ro})
+	if err != nil {
+		return statementError(err)
+	}
+	ast, err := executor.Collect(rows)
+	if err != nil {
+		return statementError(err)
+	}
+	for _, r := range ast.Rows {
+		if line, _ := r[0].(string); strings.HasPrefix(line, " Literal ") {
+			return &classError{code: exitInvalid, msg: "the statement writes a file (INTO OUTFILE) and graphwire sql only reads: drop the clause and redirect the output instead (graphwire sql --output json ... > FILE)"}
+		}
+	}
+	return nil
 }
 
 // statementCodes are the ClickHouse exception codes of a statement the engine refuses as

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,37 @@ func TestSQLOwnFormatClause(t *testing.T) {
 	}
 	if r := runCLI("sql", "--embedded", dir, "SELECT 'x FORMAT Vertical' AS a"); r.code != exitOK || !strings.Contains(r.stdout, "x FORMAT Vertical") {
 		t.Errorf("FORMAT inside a string: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestSQLRefusesOutfile: readonly does not stop INTO OUTFILE on the embedded engine, which
+// writes the file itself; graphwire sql refuses the clause (exit 3) and writes nothing, while
+// the word in a string or a comment is no clause.
+func TestSQLRefusesOutfile(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	for _, sql := range []string{
+		"SELECT 1 INTO OUTFILE '" + out + "'",
+		"select id from gl_user into outfile '" + out + "' append",
+		"SELECT 1 UNION ALL SELECT 2 INTO /* c */ OUTFILE '" + out + "' COMPRESSION 'gzip'",
+		"SHOW TABLES INTO OUTFILE '" + out + "'",
+		"EXPLAIN SELECT 1 INTO OUTFILE '" + out + "'",
+	} {
+		r := runCLI("sql", "--embedded", dir, sql)
+		if r.code != exitInvalid || !strings.Contains(r.stderr, "INTO OUTFILE") {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d naming INTO OUTFILE", sql, r.code, r.stderr, exitInvalid)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Fatalf("%q wrote %s (stat: %v)", sql, out, err)
+		}
+	}
+	for _, sql := range []string{"SELECT 'INTO OUTFILE x' AS a", "SELECT 1 AS a -- into outfile 'x'"} {
+		if r := runCLI("sql", "--embedded", dir, sql); r.code != exitOK {
+			t.Errorf("%q: exit %d, stderr %q; want the rows", sql, r.code, r.stderr)
+		}
 	}
 }
