@@ -737,3 +737,70 @@ func TestExportLeavesOutUnreachableEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestRekeyOldEdgeTables: a graph whose edge tables were created in the earlier sorting key
+// (traversal_path first) is rebuilt in the current one with every row, versions and
+// tombstones too; it answers the same, the view still fills the by-target table, and a
+// second run finds nothing to do.
+func TestRekeyOldEdgeTables(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	for _, stmt := range o.DDLStatements() {
+		for _, table := range []string{o.EdgeTable, o.EdgeTableByTarget} {
+			if strings.HasPrefix(stmt, "CREATE TABLE IF NOT EXISTS "+table+"\n") {
+				// The key order before this change: traversal_path first.
+				ends := strings.TrimSuffix(strings.TrimPrefix(o.EdgeSortingKey(table), "relationship_kind, "), ", traversal_path")
+				stmt = strings.Replace(stmt, "ORDER BY (relationship_kind, "+ends+", traversal_path)\nPRIMARY KEY (relationship_kind, "+ends+")",
+					"ORDER BY (traversal_path, relationship_kind, "+ends+")\nPRIMARY KEY (traversal_path, relationship_kind, "+ends+")", 1)
+			}
+		}
+		if err := e.Exec(t.Context(), stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	del := load.Source{Path: write(t, t.TempDir(), "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301, "_deleted": true}`+"\n")}
+	if _, err := load.Load(t.Context(), e, o, []load.Source{del}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	old, err := loadstate.OldEdgeKeys(t.Context(), e, o)
+	if err != nil || len(old) != 2 {
+		t.Fatalf("old edge keys before: %v, %v; want both tables", old, err)
+	}
+	raw := func() [][]any {
+		var out [][]any
+		for _, table := range []string{o.EdgeTable, o.EdgeTableByTarget} {
+			out = append(out, query(t, e, "SELECT * FROM "+table+" ORDER BY ALL")...)
+		}
+		return out
+	}
+	wantRaw, wantLive := raw(), graphDump(t, e)
+	done, err := loadstate.RekeyEdges(t.Context(), e, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 2 || done[0].Rows+done[1].Rows != int64(len(wantRaw)) {
+		t.Errorf("rekeyed %+v, want both tables with %d rows in all", done, len(wantRaw))
+	}
+	if old, err := loadstate.OldEdgeKeys(t.Context(), e, o); err != nil || len(old) != 0 {
+		t.Errorf("old edge keys after: %v, %v; want none", old, err)
+	}
+	if diff := cmp.Diff(wantRaw, raw()); diff != "" {
+		t.Errorf("edge rows, every version (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantLive, graphDump(t, e)); diff != "" {
+		t.Errorf("live graph (-before +after):\n%s", diff)
+	}
+	back := load.Source{Path: write(t, t.TempDir(), "CALLS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 301, "target_kind": "Definition", "target_id": 300}`+"\n")}
+	if _, err := load.Load(t.Context(), e, o, []load.Source{back}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, e, "SELECT count() FROM "+o.EdgeTableByTarget+" FINAL WHERE _deleted = false AND source_id = 301 AND target_id = 300"); got[0][0] != uint64(1) && got[0][0] != int64(1) {
+		t.Errorf("an edge loaded after the rebuild is not in %s: %v", o.EdgeTableByTarget, got)
+	}
+	if again, err := loadstate.RekeyEdges(t.Context(), e, o); err != nil || len(again) != 0 {
+		t.Errorf("second run: %+v, %v; want nothing to do", again, err)
+	}
+}

@@ -46,13 +46,38 @@ func (o *Ontology) DDLStatements() []string {
 		stmts = append(stmts, entityDDL(e))
 	}
 	stmts = append(stmts,
-		edgeDDL(o.EdgeTable, "source_kind, source_id, target_kind, target_id"),
-		edgeDDL(o.EdgeTableByTarget, "target_kind, target_id, source_kind, source_id"),
+		edgeDDL(o.EdgeTable, o.edgeEnds(o.EdgeTable)),
+		edgeDDL(o.EdgeTableByTarget, o.edgeEnds(o.EdgeTableByTarget)),
 		o.edgeViewDDL(),
 		loadStateDDL,
 	)
 	return stmts
 }
+
+// edgeEnds lists the end columns that follow relationship_kind in the sorting key of edge
+// table t: the end it is read from first.
+func (o *Ontology) edgeEnds(t string) string {
+	if t == o.EdgeTableByTarget {
+		return "target_kind, target_id, source_kind, source_id"
+	}
+	return "source_kind, source_id, target_kind, target_id"
+}
+
+// EdgeSortingKey is the sorting key of edge table t (EdgeTable or EdgeTableByTarget) as
+// system.tables.sorting_key shows it: a graph whose key differs was created in an earlier
+// order and answers the same, with slower reads ([Ontology.EdgeRekey]).
+func (o *Ontology) EdgeSortingKey(t string) string {
+	return "relationship_kind, " + o.edgeEnds(t) + ", traversal_path"
+}
+
+// EdgeRekey returns the statement that creates edge table t anew, in the current sorting
+// key, under the name as: what a graph created in an earlier key order copies its edges
+// into before the new table takes t's name.
+func (o *Ontology) EdgeRekey(t, as string) string { return edgeDDL(as, o.edgeEnds(t)) }
+
+// EdgeViewDDL is the CREATE statement of the view that fills EdgeTableByTarget from
+// EdgeTable.
+func (o *Ontology) EdgeViewDDL() string { return o.edgeViewDDL() }
 
 func (o *Ontology) edgeViewDDL() string {
 	return fmt.Sprintf("CREATE MATERIALIZED VIEW IF NOT EXISTS %s_mv TO %s AS\nSELECT %s\nFROM %s",

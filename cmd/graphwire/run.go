@@ -103,6 +103,7 @@ func newRootCmd(s streams) *cobra.Command {
 		{"data", newExportCmd(s)},
 		{"data", newIndexCmd(s)},
 		{"data", newClusterCmd(s)},
+		{"data", newRekeyCmd(s)},
 		{"formats", newFormatCmd(s)},
 		{"formats", newConvertCmd(s)},
 		{"formats", newDemoCmd(s)},
