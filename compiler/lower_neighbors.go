@@ -206,7 +206,7 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 		selfOut = selfOut || (arm.outgoing && !arm.never && arm.kind == center.ent)
 	}
 	for _, outgoing := range []bool{true, false} {
-		var pairs tupleExpr
+		var pairs []any // (relationship type, neighbor kind)
 		never := false
 		for _, arm := range arms {
 			if arm.outgoing != outgoing {
@@ -214,7 +214,7 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 			}
 			never = never || arm.never
 			for _, t := range arm.types {
-				pairs = append(pairs, tupleExpr{prm(t, typString), prm(arm.kind.name, typString)})
+				pairs = append(pairs, []any{t, arm.kind.name})
 			}
 		}
 		if len(pairs) == 0 && !never {
@@ -239,9 +239,14 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 			// Only the arm that never matches: keep the statement's shape, match nothing.
 			pairIn = litBool(false)
 		} else if len(pairs) == 1 {
-			pairIn = eq(pair, pairs[0])
+			p := pairs[0].([]any)
+			pairIn = eq(pair, tupleExpr{prm(p[0], typString), prm(p[1], typString)})
 		} else {
-			pairIn = &binOp{op: "IN", l: pair, r: pairs}
+			// One array of tuples, not a tuple of tuples of placeholders: the engine analyses
+			// a literal tuple list element by element, which cost the neighbors statement of
+			// the load test about a millisecond of CPU for its 22 pairs (docs/compiler.md,
+			// "Two-step neighbors").
+			pairIn = &binOp{op: "IN", l: pair, r: prm(pairs, "Array(Tuple(String, String))")}
 		}
 		e.where = append(e.where, eq(col("t", kindCol(centerCol)), prm(center.ent.name, typString)))
 		// Centers named by id bound the scan by those constants; the statement then keeps
