@@ -19,7 +19,20 @@ func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg)
 // check is stage 6 (docs/compiler.md, "Stages"): it re-derives from the caller and the
 // catalog what every table scan must carry and refuses a statement that lacks it. It trusts
 // nothing the earlier stages decided.
-func check(stmt *selectStmt, cat *catalog, c *Caller) error {
+func check(stmt *selectStmt, cat *catalog, c *Caller) error { return checkEnds(stmt, cat, c, 2) }
+
+// checkEdges is check for the first statement of a plan in steps ([Plan.Edges]): its rows are
+// edges whose far ends are only candidates, which a later statement must confirm
+// ([Compiler.Lookup], [Compiler.PathStep]) before any reaches an answer, so an edge scan needs
+// to start at authorised nodes at one end only. There, a CTE of edge scans whose rows the
+// top-level select keeps only when one end is in a node set (and which nothing else reads) is
+// as good as scans seeded by that set at that end: see joinBound. Everywhere else both ends
+// must be bound.
+func checkEdges(stmt *selectStmt, cat *catalog, c *Caller) error { return checkEnds(stmt, cat, c, 1) }
+
+// checkEnds is check, with the number of ends the top-level select must bind to node sets for
+// a CTE of edge scans to need no seed (joinBound).
+func checkEnds(stmt *selectStmt, cat *catalog, c *Caller, ends int) error {
 	// The rules resolve a CTE name to the top-level CTE of that name, which holds only when
 	// no name is defined twice and no sub-query defines a WITH of its own that could shadow it.
 	names := map[string]bool{}
@@ -41,7 +54,7 @@ func check(stmt *selectStmt, cat *catalog, c *Caller) error {
 	scopes := newScopeCache(c)
 	sets := nodeSets(stmt, cat)
 	facts := nodeSetFacts(stmt, cat, sets)
-	bound := joinBound(stmt, cat, sets, facts)
+	bound := joinBound(stmt, cat, sets, facts, ends)
 	walk(stmt, func(n sqlNode) {
 		if err != nil {
 			return
@@ -494,14 +507,17 @@ func keepsKind(s *selectStmt, conjuncts []expr, k, entity string) bool {
 
 // joinBound returns the edge scans that need no seed: the arms of a CTE whose rows reach the
 // answer only through the top-level select, which reads the CTE once and binds both of its
-// endpoint columns to node sets of the right entity. A binding is a join conjunct
+// endpoint columns to node sets of the right entity (minEnds = 2), or at least one of them
+// (minEnds = 1, checkEdges: the first statement of a plan in steps, whose far ends are candidates that
+// a later statement confirms; one bound end then does what a seed at that end would, and a
+// row of a center the caller may not read never leaves the statement). A binding is a join conjunct
 // "<cte>.<end> = <node set>.id", or a WHERE conjunct "<cte>.<end> IN (SELECT id FROM <node
 // set>)", where every arm of the CTE fixes that end's kind to the node set's one entity; or
 // "(<cte>.<end>, <cte>.<end kind>) IN (SELECT id, kind FROM <node set>)", which compares the
 // kinds at run time. Elsewhere the CTE may only narrow the node set an end is bound to (see
 // narrowsOnly). A row of such a scan whose end the caller may not read meets no node row and
 // goes no further, which is what a seed would have ensured earlier.
-func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool, facts map[string]setFacts) map[*selectStmt]bool {
+func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool, facts map[string]setFacts, minEnds int) map[*selectStmt]bool {
 	// One walk notes every lookup (an IN sub-query that is itself a conjunct of a select: the
 	// select that owns it and the conjunct) and every CTE read in a FROM or join; the reads are
 	// sorted once the walk has seen every lookup.
@@ -583,7 +599,7 @@ func joinBound(stmt *selectStmt, cat *catalog, sets map[string]bool, facts map[s
 				boundTo[end] = set
 			}
 		}
-		if len(boundTo) != 2 || !narrowsOnly(lookups[c.name], boundTo, lookupAt, setOf) {
+		if len(boundTo) < minEnds || !narrowsOnly(lookups[c.name], boundTo, lookupAt, setOf) {
 			continue
 		}
 		for _, a := range arms {

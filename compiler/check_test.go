@@ -592,10 +592,12 @@ func TestCheckRejectsMutationsEverywhere(t *testing.T) {
 					return c.hydration(plan, refs, hydrateOpts{})
 				})
 			}
+			edgesAt := -1 // the build of the first statement, checked by checkEdges
 			if plan.steps != nil {
 				// The two-step neighbors plan: its first statement, and the lookup with and
 				// without hydration columns.
 				refs := twoOfEachKind(plan)
+				edgesAt = len(builds)
 				builds = append(builds, func() (*selectStmt, error) {
 					_, plan, err := c.lower([]byte(q), caller)
 					if err != nil {
@@ -614,6 +616,10 @@ func TestCheckRejectsMutationsEverywhere(t *testing.T) {
 				}
 			}
 			for bi, build := range builds {
+				check := check
+				if bi == edgesAt {
+					check = checkEdges
+				}
 				stmt, err := build()
 				if err != nil {
 					t.Fatalf("build %d of %s: %v", bi, q, err)
@@ -695,7 +701,7 @@ func TestEmittedScansCarryTheScope(t *testing.T) {
 				for _, k := range plan.Build.Hydration {
 					refs = append(refs, graphresponse.NodeRef{Kind: k.Entity, ID: 1})
 				}
-				first, err := c.finish(plan.steps.first, caller, plan.Build.QueryType, nil)
+				first, err := c.finishEdges(plan.steps.first, caller, plan.Build.QueryType)
 				if err != nil {
 					t.Fatalf("compile the first statement of %s: %v", q, err)
 				}

@@ -149,7 +149,7 @@ func (c *Compiler) Compile(dsl []byte, caller *Caller) (q *Query, err error) {
 	if plan.steps != nil {
 		first = plan.steps.first
 	}
-	if plan.edges, err = c.finish(first, caller, plan.Build.QueryType, nil); err != nil {
+	if plan.edges, err = c.finishEdges(first, caller, plan.Build.QueryType); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -268,10 +268,24 @@ func (c *Compiler) finish(stmt *selectStmt, caller *Caller, queryType string, pl
 	if err := check(stmt, c.catalogFor(caller), caller); err != nil {
 		return nil, err
 	}
+	return c.emit(stmt, plan), nil
+}
+
+// finishEdges is finish for the first statement of a plan in steps, checked by checkEdges.
+func (c *Compiler) finishEdges(stmt *selectStmt, caller *Caller, queryType string) (*Query, error) {
+	stmt.settings = settingsFor(queryType)
+	if err := checkEdges(stmt, c.catalogFor(caller), caller); err != nil {
+		return nil, err
+	}
+	return c.emit(stmt, nil), nil
+}
+
+// emit writes a checked statement.
+func (c *Compiler) emit(stmt *selectStmt, plan *Plan) *Query {
 	b := newBuilder()
 	b.statement(stmt)
 	settings := append(stmt.settings, Setting{Key: "readonly", Value: int64(2)})
-	return &Query{SQL: b.sb.String(), Params: b.params, Settings: settings, Plan: plan}, nil
+	return &Query{SQL: b.sb.String(), Params: b.params, Settings: settings, Plan: plan}
 }
 
 // Plan is what the edges need after running a compiled query: the builder plan for

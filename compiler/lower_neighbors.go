@@ -88,7 +88,7 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 	// then one set of the live, readable neighbors with one lookup per neighbor kind.
 	s := &selectStmt{from: &cteRef{name: "x", alias: "n"}}
 	s.with = []*cte{{name: "c", body: l.nodeScan(center, ccols)}}
-	x, centersLater := l.neighborEdges(arms, nb, false)
+	x, centersLater := l.neighborEdges(arms, nb)
 	var nbrKinds []*entity
 	for _, name := range l.cat.entityNames {
 		for _, arm := range arms {
@@ -162,17 +162,26 @@ func neighborKeys(orderProp *property, desc bool) []sortKey {
 // "Two-step neighbors"): the edges of the readable, live centers, in the answer's order and
 // after the cursor like the one-statement form, but with their neighbors not yet looked up,
 // so its LIMIT is [NeighborEdgesLimit] instead of the page. The statement has no node set at
-// the far end: every edge scan starts at the center set c, and the neighbor columns are ids
+// the far end: every edge scan starts at the center set c (or, when the centers are named by
+// id, is bounded by those ids and the statement keeps only rows whose center is in c, which
+// checkEdges accepts as the same guarantee), and the neighbor columns are ids
 // the second statement ([Compiler.Lookup]) must confirm, which [Plan.JoinNeighbors] enforces
 // before any row reaches an answer. Edges of same_namespace types are bound to the center
 // here and carry their path as nbr_tp, to be bound to the neighbor once it is looked up.
 func (l *lowerer) neighborsFirst(arms []nbrArm, nb nsBinding, ccols []*property, orderProp *property, desc bool) (*selectStmt, error) {
 	s := &selectStmt{from: &cteRef{name: "x", alias: "n"}}
-	x, _ := l.neighborEdges(arms, nb, true)
+	// Centers named by id bound the scans by those constants, and the statement keeps only
+	// the rows of readable centers itself (center-bound, see joinBound in check.go): the
+	// center set is then read once, where seeding both scans by it made it a scalar
+	// sub-query the analyzer runs (about 2 ms of CPU on the load test's neighbors query).
+	x, centersLater := l.neighborEdges(arms, nb)
 	s.with = []*cte{{name: "c", body: l.nodeScan(l.r.nodes[0], ccols)}, {name: "x", body: x}}
 	s.cols = []selItem{
 		as(col("n", "center_id"), "center_id"), as(col("n", "nbr_id"), "nbr_id"), as(col("n", "nbr_kind"), "nbr_kind"),
 		as(col("n", "rel_kind"), "rel_kind"), as(col("n", "outgoing"), "outgoing"),
+	}
+	if centersLater && orderProp == nil { // with an order_by property the join to c binds them
+		s.where = append(s.where, in(col("n", "center_id"), idsFrom("c", "id")))
 	}
 	if nb.on() {
 		s.where = append(s.where, nb.matchIn(col("n", "tp"), "c", col("n", "center_id")))
@@ -195,10 +204,9 @@ func (l *lowerer) neighborsFirst(arms []nbrArm, nb nsBinding, ccols []*property,
 // gl_edge for every outgoing arm, gl_edge_by_target for every incoming one, each keeping the
 // (relationship type, neighbor kind) pairs of its arms. centersLater reports that the scans
 // are bounded by the ids the center names instead of starting at the center set c, so the
-// statement must bind the rows to c itself (join-bound, see check.go). With seeded, every
-// scan starts at c whatever the center names: the first statement of the two-step plan,
-// which has no node set at the far end to bind its rows to, needs that.
-func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *selectStmt, centersLater bool) {
+// statement must bind the rows to c itself (join-bound, see check.go; the first statement of
+// the two-step plan binds the center end only, see checkEdges).
+func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding) (x *selectStmt, centersLater bool) {
 	center := l.r.nodes[0]
 	// selfOut: the outgoing scan keeps edges whose far end is of the center's kind.
 	selfOut := false
@@ -206,7 +214,7 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 		selfOut = selfOut || (arm.outgoing && !arm.never && arm.kind == center.ent)
 	}
 	for _, outgoing := range []bool{true, false} {
-		var pairs tupleExpr
+		var pairs []any // (relationship type, neighbor kind)
 		never := false
 		for _, arm := range arms {
 			if arm.outgoing != outgoing {
@@ -214,7 +222,7 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 			}
 			never = never || arm.never
 			for _, t := range arm.types {
-				pairs = append(pairs, tupleExpr{prm(t, typString), prm(arm.kind.name, typString)})
+				pairs = append(pairs, []any{t, arm.kind.name})
 			}
 		}
 		if len(pairs) == 0 && !never {
@@ -239,9 +247,14 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 			// Only the arm that never matches: keep the statement's shape, match nothing.
 			pairIn = litBool(false)
 		} else if len(pairs) == 1 {
-			pairIn = eq(pair, pairs[0])
+			p := pairs[0].([]any)
+			pairIn = eq(pair, tupleExpr{prm(p[0], typString), prm(p[1], typString)})
 		} else {
-			pairIn = &binOp{op: "IN", l: pair, r: pairs}
+			// One array of tuples, not a tuple of tuples of placeholders: the engine analyses
+			// a literal tuple list element by element, which cost the neighbors statement of
+			// the load test about a millisecond of CPU for its 22 pairs (docs/compiler.md,
+			// "Two-step neighbors").
+			pairIn = &binOp{op: "IN", l: pair, r: prm(pairs, "Array(Tuple(String, String))")}
 		}
 		e.where = append(e.where, eq(col("t", kindCol(centerCol)), prm(center.ent.name, typString)))
 		// Centers named by id bound the scan by those constants; the statement then keeps
@@ -249,11 +262,7 @@ func (l *lowerer) neighborEdges(arms []nbrArm, nb nsBinding, seeded bool) (x *se
 		// starts at the center set.
 		if ids := knownIDs(center, col("t", centerCol)); len(ids) > 0 {
 			e.where = append(e.where, ids...)
-			if seeded {
-				e.where = append(e.where, in(col("t", centerCol), idsFrom("c", "id")))
-			} else {
-				centersLater = true
-			}
+			centersLater = true
 		} else {
 			e.where = append(e.where, in(col("t", centerCol), idsFrom("c", "id")))
 		}

@@ -407,7 +407,7 @@ func (l *lowerer) stepScans(rs *relSel, orient []bool, nb nsBinding, ends []any,
 		// first, the admin walk's shared edge scan read 18.8 MB at scale 100 instead of 11.1.
 		s.where = append(s.where, start(xc)...)
 		s.where = append(s.where, inValues(col("t", kindCol(yc)), ends, typString))
-		noSelfLoops(s)
+		noSelfLoops(s, nil, nil)
 		if body == nil {
 			body = s
 		} else {

@@ -336,7 +336,7 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 		}
 		// The candidates' ids again as constants, which the engine can prune by (see knownIDs).
 		m1.where = append(m1.where, idsIn(col("t", "source_id"), refIDs(near)), idsIn(col("t", "target_id"), refIDs(far)))
-		arms = append(arms, stepEdges(partM1, noSelfLoops(m1), st.nb.on()))
+		arms = append(arms, stepEdges(partM1, noSelfLoops(m1, fKinds, bKinds), st.nb.on()))
 	}
 	stmt := stepStatement(ctes, arms)
 	placePrewhere(stmt, cat)

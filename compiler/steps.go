@@ -28,8 +28,10 @@ type neighborSteps struct {
 // in Go ([Plan.JoinNeighbors]). Both statements pass the security check on their own:
 //
 //   - The first reads the centers like the one-statement form (scope, FINAL, not deleted) and
-//     edge scans that each start at that center set (scoped at the edge floor), so every row
-//     is an edge the caller may read leaving a center the caller may read. Its neighbor
+//     edge scans that each start at that center set (scoped at the edge floor); when the
+//     centers are named by id, the scans are bounded by those ids instead and the statement
+//     keeps only the rows whose center is in the set, before its LIMIT (checkEdges). So every
+//     row is an edge the caller may read leaving a center the caller may read. Its neighbor
 //     columns are not bound to anything: they are candidates, never an answer.
 //   - The second is an entity scan per kind with the kind's own scope at its floor, FINAL and
 //     _deleted = false, narrowed by id to the candidates, which are query parameters. Whatever

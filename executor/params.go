@@ -76,6 +76,27 @@ func appendParam(dst []byte, typ string, v any, nested bool) ([]byte, error) {
 		}
 		return append(dst, ']'), nil
 	}
+	if inner, ok := unwrap(typ, "Tuple"); ok {
+		// A tuple's elements are written as inside an array, whatever the nesting: quoted
+		// strings, NULL spelled NULL. Element types are unnamed and separated by top-level
+		// commas (Tuple(String, Array(Int64))).
+		vals, ok := v.([]any)
+		types := splitTopLevel(inner)
+		if !ok || len(vals) != len(types) {
+			return nil, fmt.Errorf("want a []any of %d elements, got %T", len(types), v)
+		}
+		dst = append(dst, '(')
+		for i, et := range types {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendParam(dst, et, vals[i], true); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ')'), nil
+	}
 	base, _, _ := strings.Cut(typ, "(")
 	switch base {
 	case "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64":
@@ -238,6 +259,26 @@ func appendQuoted(dst []byte, s string) []byte {
 }
 
 // unwrap returns T for wrapper(T).
+// splitTopLevel splits a type list at the commas outside parentheses.
+func splitTopLevel(list string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(list); i++ {
+		switch list[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(list[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(list[start:]))
+}
+
 func unwrap(typ, wrapper string) (string, bool) {
 	if !strings.HasPrefix(typ, wrapper+"(") || !strings.HasSuffix(typ, ")") {
 		return "", false

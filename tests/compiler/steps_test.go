@@ -314,3 +314,71 @@ func TestNeighborsScreenedLookup(t *testing.T) {
 		})
 	}
 }
+
+// TestNeighborsFirstStepReadsOnlyReadableCenters: when the centers name their ids, the first
+// statement of the two-step neighbors plan bounds its edge scans by those ids and keeps only
+// the rows whose center is in the center set (checkEdges): the edges of a named center the
+// caller may not read (a merge request, floor 20, for a caller with level 10 there, who may
+// read the edges, floor 10) or of a deleted one never leave the engine. A readable center
+// named beside them keeps its edges, so the statement is seen returning rows.
+func TestNeighborsFirstStepReadsOnlyReadableCenters(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	// Ids far above the seeded graph's, so that no other test's id ranges reach these nodes.
+	const gone, mr, diff = int64(5340001), int64(5340002), int64(5340004)
+	ucols := []string{"id", "username", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_user", ucols, [][]any{{gone, "gone", int64(1), false}, {gone, "gone", int64(2), true}}); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{{mr, "1/", int64(5), "floor 20", "opened", int64(1), int64(1), int64(1), false}}); err != nil {
+		t.Fatal(err)
+	}
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_edge", ecols, [][]any{
+		{"1/", "MEMBER_OF", "User", gone, "Group", int64(1), int64(1), false},
+		{"1/", "HAS_DIFF", "MergeRequest", mr, "MergeRequestDiff", diff, int64(1), false},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id := func(n int64) string { return strconv.FormatInt(n, 10) }
+	for _, tc := range []struct {
+		name, dsl string
+		caller    *compiler.Caller
+		unread    int64
+	}{
+		{"a center above the caller's level", `{"query_type":"neighbors","nodes":[{"id":"m","entity":"MergeRequest","node_ids":[` + id(mr) + `]}],"neighbors":{"direction":"both"},"limit":20}`,
+			callerWith(scopeSpec{"1/", 10}, scopeSpec{"2/", 30}), mr},
+		{"a deleted center", `{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1,` + id(gone) + `]}],"neighbors":{"direction":"both"},"limit":20}`,
+			admin, gone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, c := range []*compiler.Compiler{env.compiler, env.sized} {
+				q, err := c.Compile([]byte(tc.dsl), tc.caller)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q.Plan.Edges() == nil {
+					t.Fatal("no two-step plan")
+				}
+				first, err := executor.CollectRows(ctx, e, q.Plan.Edges())
+				if err != nil {
+					t.Fatal(err)
+				}
+				at := slices.Index(first.Columns, "center_id")
+				if at < 0 {
+					t.Fatalf("no center_id column in %v", first.Columns)
+				}
+				for _, row := range first.Values {
+					if row[at] == tc.unread {
+						t.Errorf("the first statement returns an edge of center %d, which the caller may not read: %v", tc.unread, row)
+					}
+				}
+				if tc.caller.Admin && len(first.Values) == 0 {
+					t.Error("the readable center beside it returned no edge either")
+				}
+				t.Logf("%d edge rows", len(first.Values))
+			}
+		})
+	}
+}
