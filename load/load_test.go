@@ -737,3 +737,43 @@ func TestExportLeavesOutUnreachableEdges(t *testing.T) {
 		})
 	}
 }
+
+// TestShadowedRowIsNoEndpoint: with SkipInvalid a row that loses to a higher _version in the
+// graph is written but changes nothing, so a node the graph holds deleted at a higher
+// _version stays deleted, and an edge to it is dangling. The endpoint check read the graph's
+// versions with FINAL, which hides tombstones: it took the losing live row for the node and
+// let the load write a live edge to a deleted node.
+func TestShadowedRowIsNoEndpoint(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// The node and the fixture's edge to it deleted, at a high _version.
+	gone := `{"id": 301, "traversal_path": "1/10/", "_deleted": true, "_version": 2000000000}` + "\n"
+	call := `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301}` + "\n"
+	goneCall := strings.Replace(call, "}", `, "_deleted": true}`, 1)
+	if _, err := load.Load(t.Context(), e, o, []load.Source{{Path: write(t, dir, "Definition.jsonl", gone)}, {Path: write(t, dir, "CALLS.jsonl", goneCall)}}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	back := `{"id": 301, "traversal_path": "1/10/", "name": "B", "fqn": "pkg.B", "definition_type": "Function", "file_path": "pkg/b.go", "_version": 1500000000}` + "\n"
+	srcs := []load.Source{{Path: write(t, dir, "Definition.jsonl", back)}, {Path: write(t, dir, "CALLS.jsonl", call)}}
+	if _, err := load.Load(t.Context(), e, o, srcs, load.Options{}); !errors.Is(err, load.ErrShadowed) && !errors.Is(err, load.ErrDangling) {
+		t.Fatalf("without SkipInvalid: %v, want the load refused", err)
+	}
+	rep, err := load.Load(t.Context(), e, o, srcs, load.Options{SkipInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Shadowed != 1 || rep.Invalid != 1 {
+		t.Errorf("shadowed %d, invalid %d; want 1 and 1 (the node's row loses, its edge is dangling)", rep.Shadowed, rep.Invalid)
+	}
+	if got := query(t, e, "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND id = 301"); got[0][0] != int64(0) {
+		t.Errorf("Definition 301 is live after a row that lost to its tombstone")
+	}
+	if got := query(t, e, "SELECT count() FROM gl_edge FINAL WHERE _deleted = false AND relationship_kind = 'CALLS' AND target_id = 301"); got[0][0] != int64(0) {
+		t.Errorf("a live CALLS edge ends at the deleted Definition 301")
+	}
+}

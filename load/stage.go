@@ -413,8 +413,13 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 			}
 			mine := "SELECT id FROM " + won + " WHERE _deleted = false"
 			if s.versioned[ent.Table] && !s.empty[ent.Table] {
-				graph := "(SELECT " + key + ", _version, _deleted FROM " + ent.Table + " FINAL WHERE (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + ent.Table + "))"
-				mine = "SELECT id FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g._version > l._version, NOT g._deleted, NOT l._deleted)"
+				// The graph's state of each key: its highest _version, deleted or not. Not
+				// with FINAL, which hides the tombstones this is looking for (a tombstone at
+				// a higher _version would read as no row, and a losing live row as the
+				// node's state); at one _version, a tombstone counts.
+				graph := "(SELECT " + key + ", max(_version) AS gv, argMax(_deleted, (_version, _deleted)) AS gd FROM " + ent.Table +
+					" WHERE (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + ent.Table + ") GROUP BY " + key + ")"
+				mine = "SELECT id FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g.gv > l._version, NOT g.gd, NOT l._deleted)"
 			}
 			live = mine + " UNION ALL " + live + " AND (" + key + ") NOT IN (SELECT " + key + " FROM " + won + " WHERE _deleted = true)"
 		}
