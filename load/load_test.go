@@ -777,3 +777,45 @@ func TestShadowedRowIsNoEndpoint(t *testing.T) {
 		t.Errorf("a live CALLS edge ends at the deleted Definition 301")
 	}
 }
+
+// TestLoadLastRowDecidesData: of two live rows of one key in a load, the later decides the
+// node's data even when it equals the graph's row and so changes nothing by itself: the
+// earlier, changed row was written and won at the load's _version.
+func TestLoadLastRowDecidesData(t *testing.T) {
+	o := ont(t)
+	def := func(id int, name string) string {
+		return fmt.Sprintf(`{"id": %d, "traversal_path": "1/10/", "name": %q, "fqn": "pkg.N", "definition_type": "Function", "file_path": "pkg/n.go"}`+"\n", id, name)
+	}
+	call := func(project int) string {
+		return fmt.Sprintf(`{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 900, "target_kind": "Definition", "target_id": 901, "project_id": %d}`+"\n", project)
+	}
+	e := openAt(t, t.TempDir(), "")
+	dir := t.TempDir()
+	if _, err := load.Load(t.Context(), e, o, []load.Source{{Path: write(t, dir, "Definition.jsonl", def(900, "A")+def(901, "A"))}, {Path: write(t, dir, "CALLS.jsonl", call(1))}}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, nodes, edges, want string }{
+		{"changed then unchanged", def(900, "B") + def(900, "A"), call(2) + call(1), "A 1"},
+		{"unchanged then changed", def(900, "A") + def(900, "C"), call(1) + call(3), "C 3"},
+		{"two files", def(900, "D") + def(900, "E"), call(4) + call(5), "E 5"},
+		{"changed then unchanged again", def(900, "F") + def(900, "E"), call(6) + call(5), "E 5"},
+	} {
+		dir := t.TempDir()
+		srcs := []load.Source{{Path: write(t, dir, "Definition.jsonl", c.nodes)}, {Path: write(t, dir, "CALLS.jsonl", c.edges)}}
+		if c.name == "two files" {
+			lines := strings.SplitAfter(c.nodes, "\n")
+			srcs = []load.Source{{Path: write(t, dir, "Definition.jsonl", lines[0])}, {Path: write(t, dir, "gl_definition.jsonl", lines[1])}, {Path: write(t, dir, "CALLS.jsonl", c.edges)}}
+		}
+		if _, err := load.Load(t.Context(), e, o, srcs, load.Options{}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		name := query(t, e, "SELECT name FROM gl_definition FINAL WHERE _deleted = false AND id = 900")
+		project := query(t, e, "SELECT project_id FROM gl_edge FINAL WHERE _deleted = false AND relationship_kind = 'CALLS' AND source_id = 900")
+		if len(name) != 1 || len(project) != 1 {
+			t.Fatalf("%s: rows %v, %v", c.name, name, project)
+		}
+		if got := fmt.Sprint(name[0][0], " ", project[0][0]); got != c.want {
+			t.Errorf("%s: name and edge project %q, want %q (the last row)", c.name, got, c.want)
+		}
+	}
+}
