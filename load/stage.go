@@ -444,8 +444,14 @@ func (s *stage) winners(ctx context.Context, table, key string) (string, error) 
 		return w, nil
 	}
 	keys := s.prefix + "k_" + table
-	// Keys compared by a 64-bit hash: two keys sharing one only build w_ for nothing.
-	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT toInt64(uniqExact(cityHash64(" + key + "))), toInt64(count()) FROM " + keys})
+	// Keys compared by a 64-bit hash: two keys sharing one only build w_ for nothing. Into
+	// a table empty before the load only a tombstone is left out of the delta, so only a key
+	// both live and deleted needs settling (see keyHash).
+	sql := "SELECT toInt64(uniqExact(cityHash64(" + key + "))), toInt64(count()) FROM " + keys
+	if s.empty[table] {
+		sql = "SELECT if(countIf(_deleted) IN (0, count()), toInt64(0), toInt64(-1)), toInt64(0) FROM " + keys
+	}
+	res, err := s.query(ctx, &compiler.Query{SQL: sql})
 	if err != nil {
 		return "", fmt.Errorf("load: count keys of %s: %w", table, err)
 	}
@@ -481,6 +487,9 @@ func (s *stage) settle(ctx context.Context) error {
 				}
 			}
 			hash = "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
+		}
+		if s.empty[table] {
+			hash = "sipHash128('')" // as keyHash put in k_
 		}
 		w, err := s.winners(ctx, table, key)
 		if err != nil {
@@ -538,6 +547,23 @@ func (s *stage) typedExpr(c column, present bool) string {
 
 const castSettings = " SETTINGS cast_string_to_date_time_mode = 'best_effort', max_insert_threads = 2"
 
+// keyHash returns what k_<table> holds as a row's data hash: hash, unless the table had no
+// rows before the load. Then every live row goes to the delta (none is left out as
+// unchanged), where the last of a key wins at its _version, and settle needs no hash.
+func (s *stage) keyHash(ctx context.Context, table, hash string) (string, error) {
+	if !s.empty[table] {
+		n, err := s.count(ctx, "SELECT count() FROM "+table)
+		if err != nil {
+			return "", fmt.Errorf("load: count %s: %w", table, err)
+		}
+		if n > 0 {
+			return hash, nil
+		}
+		s.empty[table] = true
+	}
+	return "sipHash128('')", nil
+}
+
 // holdsKeys reports whether a graph table holds a row (live or not) with a key the load's
 // key table k_<table> holds. An empty table is a metadata read and is remembered in
 // s.empty; otherwise the primary key index finds the parts and granules that may hold the
@@ -585,8 +611,12 @@ func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, prese
 	// The key table holds a hash of each row's data too, to tell the winning row of a
 	// repeated key from the others (see settle).
 	hash := "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
+	kh, err := s.keyHash(ctx, table, hash)
+	if err != nil {
+		return err
+	}
 	keyTyped := "(SELECT " + strings.Join(exprs, ", ") + ", " + ord + " AS _ord FROM " + valid + ")"
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" ("+strings.Join(keyNames, ", ")+", _ord, _h) SELECT "+strings.Join(keyExprs, ", ")+", _ord, "+hash+" FROM "+keyTyped+castSettings); err != nil {
+	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" ("+strings.Join(keyNames, ", ")+", _ord, _h) SELECT "+strings.Join(keyExprs, ", ")+", _ord, "+kh+" FROM "+keyTyped+castSettings); err != nil {
 		return err
 	}
 	// Unchanged rows and tombstones of absent rows would change nothing: leave them out, so
@@ -627,7 +657,11 @@ func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]boo
 		exprs = append(exprs, e+" AS "+c.name)
 	}
 	typed := "(SELECT " + strings.Join(exprs, ", ") + ", " + ord + " AS _ord FROM " + valid + ")"
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted, _version, _ord, "+edgeHash+" FROM "+typed+castSettings); err != nil {
+	kh, err := s.keyHash(ctx, table, edgeHash)
+	if err != nil {
+		return err
+	}
+	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted, _version, _ord, "+kh+" FROM "+typed+castSettings); err != nil {
 		return err
 	}
 	all := edgeKey + ", project_id, branch, _version, _deleted"
