@@ -804,3 +804,85 @@ func TestRekeyOldEdgeTables(t *testing.T) {
 		t.Errorf("second run: %+v, %v; want nothing to do", again, err)
 	}
 }
+
+// TestShadowedRowIsNoEndpoint: with SkipInvalid a row that loses to a higher _version in the
+// graph is written but changes nothing, so a node the graph holds deleted at a higher
+// _version stays deleted, and an edge to it is dangling. The endpoint check read the graph's
+// versions with FINAL, which hides tombstones: it took the losing live row for the node and
+// let the load write a live edge to a deleted node.
+func TestShadowedRowIsNoEndpoint(t *testing.T) {
+	o := ont(t)
+	e := openAt(t, t.TempDir(), "")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// The node and the fixture's edge to it deleted, at a high _version.
+	gone := `{"id": 301, "traversal_path": "1/10/", "_deleted": true, "_version": 2000000000}` + "\n"
+	call := `{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 301}` + "\n"
+	goneCall := strings.Replace(call, "}", `, "_deleted": true}`, 1)
+	if _, err := load.Load(t.Context(), e, o, []load.Source{{Path: write(t, dir, "Definition.jsonl", gone)}, {Path: write(t, dir, "CALLS.jsonl", goneCall)}}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	back := `{"id": 301, "traversal_path": "1/10/", "name": "B", "fqn": "pkg.B", "definition_type": "Function", "file_path": "pkg/b.go", "_version": 1500000000}` + "\n"
+	srcs := []load.Source{{Path: write(t, dir, "Definition.jsonl", back)}, {Path: write(t, dir, "CALLS.jsonl", call)}}
+	if _, err := load.Load(t.Context(), e, o, srcs, load.Options{}); !errors.Is(err, load.ErrShadowed) && !errors.Is(err, load.ErrDangling) {
+		t.Fatalf("without SkipInvalid: %v, want the load refused", err)
+	}
+	rep, err := load.Load(t.Context(), e, o, srcs, load.Options{SkipInvalid: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Shadowed != 1 || rep.Invalid != 1 {
+		t.Errorf("shadowed %d, invalid %d; want 1 and 1 (the node's row loses, its edge is dangling)", rep.Shadowed, rep.Invalid)
+	}
+	if got := query(t, e, "SELECT count() FROM gl_definition FINAL WHERE _deleted = false AND id = 301"); got[0][0] != int64(0) {
+		t.Errorf("Definition 301 is live after a row that lost to its tombstone")
+	}
+	if got := query(t, e, "SELECT count() FROM gl_edge FINAL WHERE _deleted = false AND relationship_kind = 'CALLS' AND target_id = 301"); got[0][0] != int64(0) {
+		t.Errorf("a live CALLS edge ends at the deleted Definition 301")
+	}
+}
+
+// TestLoadLastRowDecidesData: of two live rows of one key in a load, the later decides the
+// node's data even when it equals the graph's row and so changes nothing by itself: the
+// earlier, changed row was written and won at the load's _version.
+func TestLoadLastRowDecidesData(t *testing.T) {
+	o := ont(t)
+	def := func(id int, name string) string {
+		return fmt.Sprintf(`{"id": %d, "traversal_path": "1/10/", "name": %q, "fqn": "pkg.N", "definition_type": "Function", "file_path": "pkg/n.go"}`+"\n", id, name)
+	}
+	call := func(project int) string {
+		return fmt.Sprintf(`{"traversal_path": "1/10/", "source_kind": "Definition", "source_id": 900, "target_kind": "Definition", "target_id": 901, "project_id": %d}`+"\n", project)
+	}
+	e := openAt(t, t.TempDir(), "")
+	dir := t.TempDir()
+	if _, err := load.Load(t.Context(), e, o, []load.Source{{Path: write(t, dir, "Definition.jsonl", def(900, "A")+def(901, "A"))}, {Path: write(t, dir, "CALLS.jsonl", call(1))}}, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, nodes, edges, want string }{
+		{"changed then unchanged", def(900, "B") + def(900, "A"), call(2) + call(1), "A 1"},
+		{"unchanged then changed", def(900, "A") + def(900, "C"), call(1) + call(3), "C 3"},
+		{"two files", def(900, "D") + def(900, "E"), call(4) + call(5), "E 5"},
+		{"changed then unchanged again", def(900, "F") + def(900, "E"), call(6) + call(5), "E 5"},
+	} {
+		dir := t.TempDir()
+		srcs := []load.Source{{Path: write(t, dir, "Definition.jsonl", c.nodes)}, {Path: write(t, dir, "CALLS.jsonl", c.edges)}}
+		if c.name == "two files" {
+			lines := strings.SplitAfter(c.nodes, "\n")
+			srcs = []load.Source{{Path: write(t, dir, "Definition.jsonl", lines[0])}, {Path: write(t, dir, "gl_definition.jsonl", lines[1])}, {Path: write(t, dir, "CALLS.jsonl", c.edges)}}
+		}
+		if _, err := load.Load(t.Context(), e, o, srcs, load.Options{}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		name := query(t, e, "SELECT name FROM gl_definition FINAL WHERE _deleted = false AND id = 900")
+		project := query(t, e, "SELECT project_id FROM gl_edge FINAL WHERE _deleted = false AND relationship_kind = 'CALLS' AND source_id = 900")
+		if len(name) != 1 || len(project) != 1 {
+			t.Fatalf("%s: rows %v, %v", c.name, name, project)
+		}
+		if got := fmt.Sprint(name[0][0], " ", project[0][0]); got != c.want {
+			t.Errorf("%s: name and edge project %q, want %q (the last row)", c.name, got, c.want)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func (s *stage) delta(ctx context.Context, table string, keyCols string) error {
 	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"d_"+table+" AS "+s.opts.shape(table)); err != nil {
 		return err
 	}
-	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"k_"+table+" ENGINE = Memory AS SELECT "+keyCols+", _deleted, _version, toUInt64(0) AS _ord FROM "+table+" WHERE false"); err != nil {
+	if err := s.exec(ctx, "create staging", "CREATE TABLE "+s.prefix+"k_"+table+" ENGINE = Memory AS SELECT "+keyCols+", _deleted, _version, toUInt64(0) AS _ord, sipHash128('') AS _h FROM "+table+" WHERE false"); err != nil {
 		return err
 	}
 	s.deltas[table] = true
@@ -139,6 +139,9 @@ var edgeColumns = []column{
 }
 
 const edgeKey = "traversal_path, relationship_kind, source_kind, source_id, target_kind, target_id"
+
+// edgeHash is the hash of an edge row's data: what a live edge of one key may change.
+const edgeHash = "sipHash128(tuple(project_id, branch))"
 
 // entityKey is the key of an entity table: (traversal_path, id), or id for a global entity.
 func entityKey(ent *ontology.Entity) string {
@@ -413,8 +416,13 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 			}
 			mine := "SELECT id FROM " + won + " WHERE _deleted = false"
 			if s.versioned[ent.Table] && !s.empty[ent.Table] {
-				graph := "(SELECT " + key + ", _version, _deleted FROM " + ent.Table + " FINAL WHERE (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + ent.Table + "))"
-				mine = "SELECT id FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g._version > l._version, NOT g._deleted, NOT l._deleted)"
+				// The graph's state of each key: its highest _version, deleted or not. Not
+				// with FINAL, which hides the tombstones this is looking for (a tombstone at
+				// a higher _version would read as no row, and a losing live row as the
+				// node's state); at one _version, a tombstone counts.
+				graph := "(SELECT " + key + ", max(_version) AS gv, argMax(_deleted, (_version, _deleted)) AS gd FROM " + ent.Table +
+					" WHERE (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + ent.Table + ") GROUP BY " + key + ")"
+				mine = "SELECT id FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g.gv > l._version, NOT g.gd, NOT l._deleted)"
 			}
 			live = mine + " UNION ALL " + live + " AND (" + key + ") NOT IN (SELECT " + key + " FROM " + won + " WHERE _deleted = true)"
 		}
@@ -426,24 +434,32 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 // ord is the _ord of file i's rows: a later row of the load is greater.
 func ord(i int) string { return "bitOr(bitShiftLeft(toUInt64(" + strconv.Itoa(i) + "), 40), _row)" }
 
-// winners returns the table to read a graph table's load keys from, each with the _deleted
-// and _version of the row that wins it in the load: the highest _version, then the last
-// row, as the graph keeps them. That is k_<table> itself unless the load holds a key both
-// live and deleted; then it is w_<table>, each key once. Computed once per table, after
-// the table's files are staged.
+// winners returns the table to read a graph table's load keys from, each with the _deleted,
+// _version and data hash of the row that wins it in the load: the highest _version, then
+// the last row, as the graph keeps them. That is k_<table> itself unless the load holds a
+// key more than once; then it is w_<table>, each key once, with _n, its rows in the load.
+// Computed once per table, after the table's files are staged.
 func (s *stage) winners(ctx context.Context, table, key string) (string, error) {
 	if w, ok := s.won[table]; ok {
 		return w, nil
 	}
 	keys := s.prefix + "k_" + table
-	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT toInt64(countIf(_deleted)), toInt64(count()) FROM " + keys})
+	// Keys compared by a 64-bit hash: two keys sharing one only build w_ for nothing. Into
+	// a table empty before the load only a tombstone is left out of the delta, so only a key
+	// both live and deleted needs settling (see keyHash).
+	sql := "SELECT toInt64(uniqExact(cityHash64(" + key + "))), toInt64(count()) FROM " + keys
+	if s.empty[table] {
+		sql = "SELECT if(countIf(_deleted) IN (0, count()), toInt64(0), toInt64(-1)), toInt64(0) FROM " + keys
+	}
+	res, err := s.query(ctx, &compiler.Query{SQL: sql})
 	if err != nil {
-		return "", fmt.Errorf("load: count tombstones of %s: %w", table, err)
+		return "", fmt.Errorf("load: count keys of %s: %w", table, err)
 	}
 	w := keys
-	if r := res.Rows[0]; r[0] != int64(0) && r[0] != r[1] {
+	if r := res.Rows[0]; r[0] != r[1] {
 		w = s.prefix + "w_" + table
-		if err := s.exec(ctx, "settle "+table, "CREATE TABLE "+w+" ENGINE = Memory AS SELECT "+key+", won.1 AS _deleted, won.2 AS _version FROM (SELECT "+key+", argMax((_deleted, _version), (_version, _ord)) AS won FROM "+keys+" GROUP BY "+key+")"); err != nil {
+		if err := s.exec(ctx, "settle "+table, "CREATE TABLE "+w+" ENGINE = Memory AS SELECT "+key+", won.1 AS _deleted, won.2 AS _version, won.3 AS _h, n AS _n FROM (SELECT "+key+
+			", argMax((_deleted, _version, _h), (_version, _ord)) AS won, count() AS n FROM "+keys+" GROUP BY "+key+")"); err != nil {
 			return "", err
 		}
 	}
@@ -454,15 +470,26 @@ func (s *stage) winners(ctx context.Context, table, key string) (string, error) 
 	return w, nil
 }
 
-// settle leaves in each delta only rows that agree with the winner of their key: a tombstone
-// the same load outdates by a live row (or the other way round) is dropped, so the graph
-// ends as the winning row says, whether or not a row of the key was left out of the delta
-// as changing nothing. Runs once every file is staged.
+// settle leaves in each delta, of a key the load holds more than once, only rows equal to
+// the winner of the key: a tombstone the same load outdates by a live row (or the other way
+// round), or a live row with other data, is dropped, so the graph ends as the winning row
+// says, whether or not the winning row was left out of the delta as changing nothing. Runs
+// once every file is staged.
 func (s *stage) settle(ctx context.Context) error {
 	for _, table := range s.order {
-		key := edgeKey
+		key, hash := edgeKey, edgeHash
 		if ent := s.entityOfTable(table); ent != nil {
 			key = entityKey(ent)
+			var data []string
+			for _, c := range entityColumns(ent) {
+				if n := c.name; n != "id" && n != "traversal_path" && n != "_version" && n != "_deleted" {
+					data = append(data, ident(n))
+				}
+			}
+			hash = "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
+		}
+		if s.empty[table] {
+			hash = "sipHash128('')" // as keyHash put in k_
 		}
 		w, err := s.winners(ctx, table, key)
 		if err != nil {
@@ -471,7 +498,8 @@ func (s *stage) settle(ctx context.Context) error {
 		if w == s.prefix+"k_"+table {
 			continue
 		}
-		if err := s.exec(ctx, "settle "+table, "ALTER TABLE "+s.prefix+"d_"+table+" DELETE WHERE ("+key+", _deleted) IN (SELECT "+key+", NOT _deleted FROM "+w+") SETTINGS mutations_sync = 2"); err != nil {
+		if err := s.exec(ctx, "settle "+table, "ALTER TABLE "+s.prefix+"d_"+table+" DELETE WHERE ("+key+") IN (SELECT "+key+" FROM "+w+" WHERE _n > 1) AND ("+key+", _deleted, _version, "+hash+
+			") NOT IN (SELECT "+key+", _deleted, _version, _h FROM "+w+" WHERE _n > 1) SETTINGS mutations_sync = 2"); err != nil {
 			return err
 		}
 	}
@@ -519,6 +547,23 @@ func (s *stage) typedExpr(c column, present bool) string {
 
 const castSettings = " SETTINGS cast_string_to_date_time_mode = 'best_effort', max_insert_threads = 2"
 
+// keyHash returns what k_<table> holds as a row's data hash: hash, unless the table had no
+// rows before the load. Then every live row goes to the delta (none is left out as
+// unchanged), where the last of a key wins at its _version, and settle needs no hash.
+func (s *stage) keyHash(ctx context.Context, table, hash string) (string, error) {
+	if !s.empty[table] {
+		n, err := s.count(ctx, "SELECT count() FROM "+table)
+		if err != nil {
+			return "", fmt.Errorf("load: count %s: %w", table, err)
+		}
+		if n > 0 {
+			return hash, nil
+		}
+		s.empty[table] = true
+	}
+	return "sipHash128('')", nil
+}
+
 // holdsKeys reports whether a graph table holds a row (live or not) with a key the load's
 // key table k_<table> holds. An empty table is a metadata read and is remembered in
 // s.empty; otherwise the primary key index finds the parts and granules that may hold the
@@ -554,21 +599,26 @@ func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, prese
 		names = append(names, ident(c.name))
 		exprs = append(exprs, e)
 		switch c.name {
-		case "id", "traversal_path", "_deleted":
+		case "id", "traversal_path", "_deleted", "_version":
 			keyNames = append(keyNames, ident(c.name))
-			keyExprs = append(keyExprs, e)
-		case "_version":
-			keyNames = append(keyNames, ident(c.name), "_ord")
-			keyExprs = append(keyExprs, e, ord+" AS _ord")
+			keyExprs = append(keyExprs, ident(c.name))
 		default:
 			data = append(data, ident(c.name))
 		}
 	}
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" ("+strings.Join(keyNames, ", ")+") SELECT "+strings.Join(keyExprs, ", ")+" FROM "+valid+castSettings); err != nil {
-		return err
-	}
 	list := strings.Join(names, ", ")
 	typed := "(SELECT " + strings.Join(exprs, ", ") + " FROM " + valid + ")"
+	// The key table holds a hash of each row's data too, to tell the winning row of a
+	// repeated key from the others (see settle).
+	hash := "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
+	kh, err := s.keyHash(ctx, table, hash)
+	if err != nil {
+		return err
+	}
+	keyTyped := "(SELECT " + strings.Join(exprs, ", ") + ", " + ord + " AS _ord FROM " + valid + ")"
+	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" ("+strings.Join(keyNames, ", ")+", _ord, _h) SELECT "+strings.Join(keyExprs, ", ")+", _ord, "+kh+" FROM "+keyTyped+castSettings); err != nil {
+		return err
+	}
 	// Unchanged rows and tombstones of absent rows would change nothing: leave them out, so
 	// that loading the same files again writes no row. Into a table that holds none of the
 	// keys every live row goes.
@@ -581,7 +631,6 @@ func (s *stage) entityDelta(ctx context.Context, t *target, cols []column, prese
 		// Only the graph's rows with the load's keys are read (the primary key finds them), so
 		// loading a few rows into a large graph costs little.
 		mine := " AND (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + table + ")"
-		hash := "sipHash128(tuple(" + strings.Join(data, ", ") + "))"
 		live := "(SELECT " + key + ", " + hash + " FROM " + table + " FINAL WHERE _deleted = false" + mine + ")"
 		liveKeys := "(SELECT " + key + " FROM " + table + " FINAL WHERE _deleted = false" + mine + ")"
 		where = "(_deleted = false AND (" + key + ", " + hash + ") NOT IN " + live + ") OR (_deleted = true AND (" + key + ") IN " + liveKeys + ")"
@@ -608,7 +657,11 @@ func (s *stage) edgeDelta(ctx context.Context, t *target, present map[string]boo
 		exprs = append(exprs, e+" AS "+c.name)
 	}
 	typed := "(SELECT " + strings.Join(exprs, ", ") + ", " + ord + " AS _ord FROM " + valid + ")"
-	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted, _version, _ord FROM "+typed+castSettings); err != nil {
+	kh, err := s.keyHash(ctx, table, edgeHash)
+	if err != nil {
+		return err
+	}
+	if err := s.exec(ctx, "stage "+t.src.Path, "INSERT INTO "+s.prefix+"k_"+table+" SELECT "+edgeKey+", _deleted, _version, _ord, "+kh+" FROM "+typed+castSettings); err != nil {
 		return err
 	}
 	all := edgeKey + ", project_id, branch, _version, _deleted"

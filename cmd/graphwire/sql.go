@@ -224,8 +224,8 @@ func runSQL(ctx context.Context, f sqlFlags, stdout, stderr io.Writer) error {
 	defer eng.Close()
 	// Read-only whatever the engine's defaults: readonly = 2 still lets SETTINGS clauses work.
 	ro := []compiler.Setting{{Key: "readonly", Value: int64(2)}}
-	if outfileRE.MatchString(f.query) {
-		if err := refuseOutfile(ctx, eng, f.query, ro); err != nil {
+	if writeRE.MatchString(f.query) {
+		if err := refuseWrites(ctx, eng, f.query, ro); err != nil {
 			return err
 		}
 	}
@@ -233,15 +233,20 @@ func runSQL(ctx context.Context, f sqlFlags, stdout, stderr io.Writer) error {
 	return statementError(querySQL(ctx, eng, q, f.output, stdout))
 }
 
-// outfileRE finds the word OUTFILE anywhere: a statement without it cannot write a file.
-var outfileRE = regexp.MustCompile(`(?i)OUTFILE`)
+// writeRE finds the words OUTFILE and INSERT anywhere: a statement without either cannot
+// write a file.
+var writeRE = regexp.MustCompile(`(?i)OUTFILE|INSERT`)
 
-// refuseOutfile refuses a statement with an INTO OUTFILE clause. readonly does not stop one:
-// the embedded engine writes the file itself, as its client would. Which literal is the
-// clause is the engine's parser's call, not a pattern's (the word may sit in a string or a
-// comment): its AST holds the file's name as a literal right under the statement, where no
-// other clause puts one.
-func refuseOutfile(ctx context.Context, eng executor.Executor, sql string, ro []compiler.Setting) error {
+// refuseWrites refuses a statement that writes a file: one with an INTO OUTFILE clause, or
+// one that holds an INSERT. readonly stops neither: the embedded engine writes an OUTFILE
+// itself, as its client would, and readonly = 2 refuses INSERT INTO a table but not INSERT
+// INTO FUNCTION file(…), which writes, appends to or empties any file the process may write
+// (EXPLAIN PIPELINE of one opens the file, emptying it, without running the statement).
+// Which words are clauses is the engine's parser's call, not a pattern's (a word may sit in a
+// string or a comment): its AST holds the file's name as a literal right under the
+// statement, where no other clause puts one, and an INSERT as an InsertQuery node at any
+// depth (under EXPLAIN too).
+func refuseWrites(ctx context.Context, eng executor.Executor, sql string, ro []compiler.Setting) error {
 	rows, err := eng.Run(ctx, &compiler.Query{SQL: "EXPLAIN AST " + sql, Settings: ro})
 	if err != nil {
 		return statementError(err)
@@ -251,8 +256,12 @@ func refuseOutfile(ctx context.Context, eng executor.Executor, sql string, ro []
 		return statementError(err)
 	}
 	for _, r := range ast.Rows {
-		if line, _ := r[0].(string); strings.HasPrefix(line, " Literal ") {
+		line, _ := r[0].(string)
+		if strings.HasPrefix(line, " Literal ") {
 			return &classError{code: exitInvalid, msg: "the statement writes a file (INTO OUTFILE) and graphwire sql only reads: drop the clause and redirect the output instead (graphwire sql --output json ... > FILE)"}
+		}
+		if strings.HasPrefix(strings.TrimLeft(line, " "), "InsertQuery") {
+			return &classError{code: exitInvalid, msg: "the statement writes (INSERT) and graphwire sql only reads: load rows with graphwire load, and redirect the output of a SELECT to write a file (graphwire sql --format json ... > FILE)"}
 		}
 	}
 	return nil

@@ -67,7 +67,7 @@ func TestSQLStatementErrors(t *testing.T) {
 		{"SELEC 1 SETTINGS max_threads = 1", "SYNTAX_ERROR"},
 		{"SELECT nope FROM gl_user", "UNKNOWN_IDENTIFIER"},
 		{"SELECT * FROM no_such_table", "UNKNOWN_TABLE"},
-		{"INSERT INTO gl_user (id) VALUES (1)", "READONLY"},
+		{"CREATE TABLE t (a UInt8) ENGINE = Memory", "READONLY"}, // an INSERT is refused before the engine (TestSQLRefusesInsert)
 	} {
 		r := runCLI("sql", "--embedded", dir, tt.sql)
 		if r.code != exitInvalid {
@@ -128,6 +128,48 @@ func TestSQLRefusesOutfile(t *testing.T) {
 		}
 	}
 	for _, sql := range []string{"SELECT 'INTO OUTFILE x' AS a", "SELECT 1 AS a -- into outfile 'x'"} {
+		if r := runCLI("sql", "--embedded", dir, sql); r.code != exitOK {
+			t.Errorf("%q: exit %d, stderr %q; want the rows", sql, r.code, r.stderr)
+		}
+	}
+}
+
+// TestSQLRefusesInsert: readonly = 2 refuses INSERT INTO a table but not INSERT INTO FUNCTION
+// file(…), which wrote, appended to or (engine_file_truncate_on_insert) emptied any file the
+// process may write; EXPLAIN PIPELINE of one opened, so truncated, the file without running
+// it. graphwire sql refuses every statement that holds an INSERT (exit 3) and changes no file,
+// while the word in a string, a name or a comment is no statement.
+func TestSQLRefusesInsert(t *testing.T) {
+	requireCHDB(t)
+	dir := t.TempDir()
+	if r := runCLI("seed", "--embedded", dir, "--scale", "0.02"); r.code != exitOK {
+		t.Fatalf("seed: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("kept\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	for _, sql := range []string{
+		"INSERT INTO FUNCTION file('" + fresh + "', 'LineAsString') SELECT 'x'",
+		"insert into function file('" + victim + "', 'LineAsString') select 'x'",
+		"INSERT INTO FUNCTION file('" + victim + "', 'LineAsString') SELECT 'x' SETTINGS engine_file_truncate_on_insert = 1",
+		"EXPLAIN PIPELINE INSERT INTO FUNCTION file('" + victim + "', 'LineAsString') SELECT 'x' SETTINGS engine_file_truncate_on_insert = 1",
+		"/* c */ INSERT INTO FUNCTION file('" + fresh + "', 'LineAsString') VALUES ('x')",
+		"INSERT INTO gl_user (id) VALUES (1)",
+	} {
+		r := runCLI("sql", "--embedded", dir, sql)
+		if r.code != exitInvalid || !strings.Contains(r.stderr, "INSERT") {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d naming INSERT", sql, r.code, r.stderr, exitInvalid)
+		}
+		if b, err := os.ReadFile(victim); err != nil || string(b) != "kept\n" {
+			t.Fatalf("%q changed %s: %q (%v)", sql, victim, b, err)
+		}
+		if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+			t.Fatalf("%q wrote %s (stat: %v)", sql, fresh, err)
+		}
+	}
+	for _, sql := range []string{"SELECT 'INSERT INTO x' AS a", "SELECT 1 AS insert_count -- insert", "SHOW SETTINGS LIKE '%insert%'"} {
 		if r := runCLI("sql", "--embedded", dir, sql); r.code != exitOK {
 			t.Errorf("%q: exit %d, stderr %q; want the rows", sql, r.code, r.stderr)
 		}
