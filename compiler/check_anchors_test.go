@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -126,6 +127,44 @@ func TestPathAnchorsLateOnlyWhenNamedByID(t *testing.T) {
 		}
 		if !strings.Contains(cq.Plan.Edges().SQL, "FROM a0") {
 			t.Errorf("%s: the first statement does not seed f1 by a0:\n%s", q, cq.Plan.Edges().SQL)
+		}
+	}
+}
+
+// TestPathAnchorsNamedByIDUnsorted: an anchor that names at most 500 ids (node_ids, or an
+// id_range of at most 500 ids) is read without the ORDER BY id LIMIT 500 that keeps the 500
+// lowest, which could cut nothing there, in the one-statement form and in both statements of
+// the plan in steps; an anchor chosen by a filter, or a wider range, keeps them everywhere.
+func TestPathAnchorsNamedByIDUnsorted(t *testing.T) {
+	c := newTestCompiler(t)
+	sorted := regexp.MustCompile(`ORDER BY t\.id ASC\s+LIMIT 500\b`)
+	for _, tc := range []struct {
+		to     string
+		sorted bool
+	}{
+		{`"id_range":{"start":1,"end":40}`, false},
+		{`"id_range":{"start":1,"end":500}`, false},
+		{`"node_ids":[4,9]`, false},
+		{`"id_range":{"start":1,"end":501},"filters":{"visibility_level":"public"}`, true},
+		{`"filters":{"visibility_level":"public"}`, true},
+	} {
+		q := `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project",` + tc.to + `}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`
+		cq, err := c.Compile([]byte(q), &Caller{Admin: true})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		statements := map[string]string{"one statement": cq.SQL, "first": cq.Plan.Edges().SQL}
+		if cq.Plan.paths.anchorsLate {
+			sq, err := c.PathStep(cq, nil, nil, true)
+			if err != nil || sq == nil {
+				t.Fatalf("%s: path step %v, %v", q, sq, err)
+			}
+			statements["second"] = sq.SQL
+		}
+		for name, sql := range statements {
+			if got := sorted.MatchString(sql); got != tc.sorted {
+				t.Errorf("%s: %s statement sorts an anchor: %v, want %v:\n%s", q, name, got, tc.sorted, sql)
+			}
 		}
 	}
 }
