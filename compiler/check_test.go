@@ -152,12 +152,16 @@ func (smallSizes) Rows(string) (int64, bool) { return 1, true }
 
 // seedQueries are checkQueries plus shapes whose edge scans are bound by constant ids: a hop
 // from named nodes, neighbors ordered by a center property (a join with the centers) and a
-// two-step walk from an id range.
+// two-step walk from an id range; and hops from a root with coarse filters, whose edge scans
+// the sized compilers leave unseeded (joinedHop): from the to side of a relationship, and with
+// two of them from one root.
 var seedQueries = append(slices.Clone(checkQueries),
 	`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","id_range":{"start":1,"end":100000}},{"id":"p","entity":"Project"}],"relationships":[{"type":["FIXES","IN_PROJECT"],"from":"mr","to":"p","hops":[2,2]}],"aggregations":[{"count":"p"}]}`,
 	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[1,2]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}},{"id":"u","entity":"User"}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"},{"type":["AUTHORED","REVIEWER"],"from":"u","to":"mr","direction":"both"}]}`,
 	`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1,2]}],"neighbors":{"direction":"both"},"order_by":"-mr.created_at"}`,
-	`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2]},{"id":"w","entity":"WorkItem"},{"id":"l","entity":"Label"}],"relationships":[{"type":["CONTAINS","IN_GROUP"],"from":"g","to":"w","direction":"both"},{"type":"HAS_LABEL","from":"w","to":"l"}]}`)
+	`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2]},{"id":"w","entity":"WorkItem"},{"id":"l","entity":"Label"}],"relationships":[{"type":["CONTAINS","IN_GROUP"],"from":"g","to":"w","direction":"both"},{"type":"HAS_LABEL","from":"w","to":"l"}]}`,
+	`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":["opened","merged"]}},{"id":"u","entity":"User"}],"relationships":[{"type":["AUTHORED","REVIEWER"],"from":"u","to":"mr"}],"group_by":["u"],"aggregations":[{"count":"mr"}]}`,
+	`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}},{"id":"p","entity":"Project"},{"id":"u","entity":"User"}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"},{"type":"AUTHORED","from":"u","to":"mr"}]}`)
 
 // edgeCTE names the CTE whose body (or union arm) is the edge scan s.
 func edgeCTE(stmt *selectStmt, s *selectStmt) string {

@@ -118,7 +118,10 @@ func castStr(e expr) expr { return &castExpr{e: e, typ: "String"} }
 // or for a variable-length hop the ends of its steps of the far kind. The latter is a superset
 // of the walks' far ends (the join with h<j> keeps the right ones) that does not need h<j>
 // itself, so h<j> is read once, by the final join, and not computed into an array.
-func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
+//
+// With joined, a single hop's edge scan has no seed at all: the final join binds its near end
+// to the near node's CTE (a join-bound edge scan, see check.go and joinedHop).
+func (l *lowerer) hopCTEs(h hop, joined bool) ([]*cte, *selectStmt) {
 	rs := h.rs
 	near := nName(h.near)
 	if rs.maxHops == 1 {
@@ -145,7 +148,7 @@ func (l *lowerer) hopCTEs(h hop) ([]*cte, *selectStmt) {
 			// join-bound edge scan, see check.go). Otherwise the scan starts at its CTE.
 			if ids := knownIDs(h.near, col("t", nearCol)); len(ids) > 0 {
 				s.where = append(s.where, ids...)
-			} else {
+			} else if !joined {
 				s.where = append(s.where, in(col("t", nearCol), idsFrom(near, "id")))
 			}
 			if body == nil {
@@ -531,7 +534,7 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	cols = l.withBoundPaths(cols, hops)
 	s.with = append(s.with, &cte{name: nName(root), body: l.nodeScan(root, cols[root.idx])})
 	for _, h := range hops {
-		ctes, farSeed := l.hopCTEs(h)
+		ctes, farSeed := l.hopCTEs(h, l.joinedHop(h, root, hops))
 		s.with = append(s.with, ctes...)
 		nearCol, farCol := h.ends()
 		var seed []expr
@@ -554,6 +557,36 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 			join{right: &cteRef{name: nName(h.far)}, on: farOn})
 	}
 	return s, hops
+}
+
+// joinedHop reports whether hop h reads its edges unseeded, bound by the final join alone
+// (hopCTEs with joined), rather than seeded by its near node's CTE. A seed costs the near node
+// computed into an array, since the seed and the join both read it (arrayCTEs), and the array
+// is built, then the edges read, then the join streamed from the array on one thread, each
+// after the other; unseeded, the three scans run side by side and the near node is read once.
+// A seed pays when it is narrow: the edge scan then reads a few granules by the key. It is not
+// narrow when the near node's filters are coarse (coarseFilters: an enum value keeps a share
+// of a table, not a handful of rows), and there the join reads about the same edges with the
+// scans overlapping (docs/compiler.md, "SQL shapes", rule 8); the cost of the bet, where an
+// enum value keeps few rows after all, is measured in docs/sql-bench.md. So: a single hop from
+// the root, the root without ids and with only coarse filters, and a far node the hop does not
+// narrow (a small leaf read whole, see narrowFar), so the edges are read by the join alone.
+func (l *lowerer) joinedHop(h hop, root *nodeSel, hops []hop) bool {
+	return h.near == root && h.rs.maxHops == 1 && !root.hasIDs && root.idRange == nil &&
+		coarseFilters(root) && !l.narrowFar(h.far, hops)
+}
+
+// coarseFilters reports whether every filter of n keeps a share of its table rather than a
+// few rows, as far as the ontology says: equality with, or membership in, values of an enum or
+// a Bool property. No filter at all is coarse too.
+func coarseFilters(n *nodeSel) bool {
+	for _, p := range n.preds {
+		prop := n.ent.prop(p.col)
+		if p.tpath || prop == nil || (p.op != "eq" && p.op != "in") || (len(prop.enum) == 0 && prop.typ != typBool) {
+			return false
+		}
+	}
+	return true
 }
 
 // hopBinding is how the edges of hop h bind to their ends (namespace.go). A hop with a global

@@ -28,8 +28,8 @@ import (
 // so the output of `graphwire query --explain` (without its SETTINGS line and parameter
 // comments) runs as it is and can be edited from there. Every variant must return the
 // compiled statement's rows (checked in the untimed warm-up round). Each reports its median
-// process CPU time and its ratio to the compiled statement's (v<i>-cpu-ratio, in the order
-// given; "reference" is the case's testdata file).
+// process CPU time and wall time and their ratios to the compiled statement's (v<i>-cpu-ratio,
+// v<i>-wall-ratio, in the order given; "reference" is the case's testdata file).
 //
 // With SQLBENCH_PARTS set, a variant may return other rows: it then times a part of a statement
 // (one scan, one array), not a replacement, and is logged with its row count.
@@ -97,6 +97,7 @@ func BenchmarkSQLVariants(b *testing.B) {
 		}
 	}
 	cpu := make([][]time.Duration, len(stmts))
+	wall := make([][]time.Duration, len(stmts))
 	for b.Loop() {
 		for i, q := range stmts {
 			o, err := execute(ctx, e, q)
@@ -104,17 +105,21 @@ func BenchmarkSQLVariants(b *testing.B) {
 				b.Fatalf("%s: %v", names[i], err)
 			}
 			cpu[i] = append(cpu[i], o.cpu)
+			wall[i] = append(wall[i], o.wall)
 		}
 	}
-	base := median(cpu[0])
+	base, baseWall := median(cpu[0]), median(wall[0])
 	for i := range stmts {
-		m := median(cpu[i])
-		b.Logf("%-24s CPU %7.2f ms  %.3f× compiled", names[i], float64(m.Microseconds())/1000, float64(m)/float64(base))
+		m, w := median(cpu[i]), median(wall[i])
+		b.Logf("%-24s CPU %7.2f ms  %.3f× compiled   wall %7.2f ms  %.3f× compiled", names[i],
+			float64(m.Microseconds())/1000, float64(m)/float64(base), float64(w.Microseconds())/1000, float64(w)/float64(baseWall))
 		if i >= 2 {
 			b.ReportMetric(float64(m)/float64(base), fmt.Sprintf("v%d-cpu-ratio", i-1))
+			b.ReportMetric(float64(w)/float64(baseWall), fmt.Sprintf("v%d-wall-ratio", i-1))
 		}
 	}
 	b.ReportMetric(float64(median(cpu[1]))/float64(base), "reference-cpu-ratio")
+	b.ReportMetric(float64(median(wall[1]))/float64(baseWall), "reference-wall-ratio")
 	if n, _ := strconv.Atoi(os.Getenv("SQLBENCH_PROFILE")); n > 0 {
 		if err := logProfiles(ctx, b, e, names, stmts, n); err != nil {
 			b.Fatal(err)
