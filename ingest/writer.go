@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -52,6 +53,11 @@ type Options struct {
 	// Shards, when set, makes every load write through a sharded cluster
 	// ([load.Options.Shards]).
 	Shards load.Shards
+	// Merge, when set, makes every write end by merging the graph tables it left in several
+	// parts ([load.Merge]), while it still holds the write slot: set it for the embedded
+	// engine, which merges nothing by itself in a short-lived process. Nil merges nothing (a
+	// ClickHouse server merges in the background).
+	Merge *load.MergeOptions
 }
 
 // Writer applies writes to one engine, one at a time, atomically for the queries that run
@@ -62,8 +68,9 @@ type Writer struct {
 	log *slog.Logger
 	// shards: the cluster the loads write through (Options.Shards); nil for one engine.
 	shards load.Shards
-	sem    chan struct{} // one write at a time
-	gate   sync.RWMutex  // readers hold the read side; a load's attach the write side
+	merge  *load.MergeOptions // nil: no merge after a write
+	sem    chan struct{}      // one write at a time
+	gate   sync.RWMutex       // readers hold the read side; a load's attach the write side
 }
 
 // NewWriter returns a writer to e, whose graph tables ont describes.
@@ -72,7 +79,12 @@ func NewWriter(e load.Engine, ont *ontology.Ontology, opts Options) *Writer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{e: e, ont: ont, log: log, shards: opts.Shards, sem: make(chan struct{}, 1)}
+	w := &Writer{e: e, ont: ont, log: log, shards: opts.Shards, sem: make(chan struct{}, 1)}
+	if opts.Merge != nil {
+		m := *opts.Merge
+		w.merge = &m
+	}
+	return w
 }
 
 // IndexState implements [Target].
@@ -107,7 +119,26 @@ func (w *Writer) Write(ctx context.Context, b Batch) (load.Report, error) {
 	}
 	w.log.Info("write", "source", opts.Source, "files", len(b.Sources), "rows", rep.RowsIn, "written", rep.Written,
 		"tombstoned", rep.Tombstoned, "version", rep.Version)
+	if w.merge != nil {
+		rep.Merged, rep.Merging = w.mergeParts(ctx)
+	}
 	return rep, nil
+}
+
+// mergeParts merges the tables the write left in several parts. The write has committed, so
+// a merge that fails is logged and costs only read speed: the rows are all there.
+func (w *Writer) mergeParts(ctx context.Context) ([]load.MergedTable, time.Duration) {
+	start := time.Now()
+	done, err := load.Merge(ctx, w.e, w.ont, *w.merge)
+	elapsed := time.Since(start)
+	for _, m := range done {
+		w.log.Info("merge", "table", m.Table, "parts", m.Parts, "parts_after", m.PartsAfter, "rows", m.Rows,
+			"bytes", m.Bytes, "elapsed_ms", m.Elapsed.Milliseconds())
+	}
+	if err != nil {
+		w.log.Warn("merge_failed", "err", err)
+	}
+	return done, elapsed
 }
 
 // acquire takes the one write slot, or gives up when ctx ends first.

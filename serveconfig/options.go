@@ -120,6 +120,9 @@ type Config struct {
 	// IndexRoots lists, comma-separated, the directories under which the MCP tool
 	// index_repository may index a repository; empty leaves the tool out.
 	IndexRoots string
+	// NoMerge: writes through this server leave their parts unmerged (embedded engine only;
+	// docs/loading.md, "Merging after a write").
+	NoMerge bool
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -254,6 +257,8 @@ var table = []Option{
 		func(c *Config) any { return &c.JWTAuthorizationServers }},
 	{"index-root", String, "", "directories (comma-separated) under which admins may index a repository with the MCP tool index_repository; paths outside them, symbolic links included, are refused (default: none, the tool is off)",
 		func(c *Config) any { return &c.IndexRoots }},
+	{"no-merge", Bool, "false", "with the embedded engine: do not merge the graph tables a write (load, index) left in several parts; a ClickHouse server merges by itself either way",
+		func(c *Config) any { return &c.NoMerge }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

@@ -31,6 +31,7 @@ import (
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/ingest"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/netlimit"
 	"github.com/graphwire/graphwire/ontology"
@@ -413,7 +414,11 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	}
 	budget.log(logger)
 	// This process owns the engine: writes (index, load) come through it.
-	o.Writer = ingest.NewWriter(eng, ont, ingest.Options{Logger: logger})
+	wo := ingest.Options{Logger: logger}
+	if ef.clickhouse == "" && !c.NoMerge {
+		wo.Merge = &load.MergeOptions{}
+	}
+	o.Writer = ingest.NewWriter(eng, ont, wo)
 	if roots := splitOrigins(c.IndexRoots); len(roots) > 0 {
 		if o.Indexer, err = newTreeIndexer(roots, o.Writer, logger); err != nil {
 			return err
