@@ -45,7 +45,7 @@ func run(args []string) error {
 		only := fs.String("only", "", "reads: only the cases whose name contains this")
 		extra := fs.String("settings", "", "reads: settings added to every statement, k=v;k=v, timed against none")
 		showSQL := fs.Bool("show-sql", false, "reads: print each statement's SQL")
-		merged := fs.Bool("merged", false, "prepare: merge every table's parts after the churn (OPTIMIZE TABLE, no FINAL), before the export")
+		merged := fs.Bool("merged", false, "prepare: after the churn and graphwire's merge after a write, merge every table's parts (OPTIMIZE TABLE, no FINAL), before the export")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
 )
@@ -27,8 +28,13 @@ type prepared struct {
 	VersionRows  int64            // rows of the versioned layout
 	DuckBytes    int64            // size of the DuckDB file
 	Scoped       []compiler.Scope // the scoped caller's grants, chosen from this graph (seed.ScopedGrants)
-	Merged       bool             // every table's parts were merged after the churn
-	Seconds      float64
+	Merged       bool             // every table's parts were merged after the churn (-merged)
+	// Merges is what graphwire's writer merge (load.Merge, as after a graphwire load) did
+	// after the churn, and Parts the active parts of each gl_ table left in several parts
+	// when the export ran.
+	Merges  []load.MergedTable
+	Parts   map[string]int64
+	Seconds float64
 }
 
 // churn is the churn of tests/sqlbench (env_test.go): new versions that change filtered
@@ -97,8 +103,10 @@ func openDuckReadOnly(dir string) (*sql.DB, error) {
 
 // prepare seeds chDB in dir, churns it, exports every table raw to Parquet and builds the
 // DuckDB file with a versioned copy (gl_*) and a live-only copy (live_gl_*) of each table.
-// With merged, every table's parts are merged after the churn (OPTIMIZE TABLE without FINAL:
-// versions collapse, tombstones stay), so both engines get the rows of a merged graph.
+// The churn is one write: after it the graph gets the merge graphwire's writer does after a
+// load (load.Merge with its defaults), so both engines get the rows of the state a user of
+// graphwire load has. With merged, every table's parts are then merged regardless (OPTIMIZE
+// TABLE without FINAL: versions collapse, tombstones stay).
 func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 	start := time.Now()
 	ctx := context.Background()
@@ -127,7 +135,10 @@ func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 			return nil, fmt.Errorf("churn %q: %w", s, err)
 		}
 	}
-	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}, Merged: merged}
+	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}, Merged: merged, Parts: map[string]int64{}}
+	if p.Merges, err = load.Merge(ctx, e, ont, load.MergeOptions{}); err != nil {
+		return nil, fmt.Errorf("merge after the churn: %w", err)
+	}
 	res, err := collect(ctx, e, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree' AND startsWith(name, 'gl_') ORDER BY name")
 	if err != nil {
 		return nil, err
@@ -143,6 +154,13 @@ func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 		if t != "gl_edge_by_target" {
 			tables = append(tables, t)
 		}
+	}
+	parts, err := collect(ctx, e, "SELECT table, count() FROM system.parts WHERE database = currentDatabase() AND active AND startsWith(table, 'gl_') GROUP BY table HAVING count() > 1 ORDER BY table")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range parts.Rows {
+		p.Parts[r[0].(string)] = r[1].(int64)
 	}
 	for _, t := range tables {
 		if _, ok := floor[t]; !ok && t != "gl_edge" {
