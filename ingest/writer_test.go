@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/graphwire/graphwire/codeindex"
 	"github.com/graphwire/graphwire/compiler"
@@ -256,5 +257,68 @@ func TestWritesEndMerged(t *testing.T) {
 				t.Errorf("after the writes: %d definitions, %d calls (%v), want 3 and 2", d, c, err)
 			}
 		})
+	}
+}
+
+// TestMergeIdle: writes whose own merges leave a large table's parts for later (here every
+// table counts as large) are merged by MergeIdle only once no statement runs through the
+// reader and none ran within the idle time, and only once per write.
+func TestMergeIdle(t *testing.T) {
+	e, w := setupWith(t, ingest.Options{Merge: &load.MergeOptions{WholeBytes: 1, Share: 1, MaxParts: 100}})
+	ctx := t.Context()
+	for _, g := range []*codeindex.Graph{fileGraph("a", 5), fileGraph("b", 7)} {
+		rep, err := ingest.IndexGraph(ctx, w, g, ingest.IndexOptions{Scope: scope, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Load.Merged) > 0 {
+			t.Fatalf("the write merged %+v; these options leave every table for later", rep.Load.Merged)
+		}
+	}
+	several := func() []string {
+		var out []string
+		for tb, n := range graphParts(t, e) {
+			if n > 1 {
+				out = append(out, tb)
+			}
+		}
+		return out
+	}
+	if len(several()) == 0 {
+		t.Fatal("no table in several parts after two writes")
+	}
+	r := w.Reader(e)
+	rows, err := r.Run(ctx, &compiler.Query{SQL: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.MergeIdle(ctx, 0); got != nil {
+		t.Errorf("merged while a statement runs: %+v", got)
+	}
+	rows.Close()
+	if got := w.MergeIdle(ctx, time.Hour); got != nil {
+		t.Errorf("merged within the idle time of a statement: %+v", got)
+	}
+	if got := w.MergeIdle(ctx, 0); len(got) == 0 {
+		t.Error("idle: merged nothing")
+	}
+	if left := several(); len(left) > 0 {
+		t.Errorf("after the idle merge, in several parts: %v", left)
+	}
+	if got := w.MergeIdle(ctx, 0); got != nil {
+		t.Errorf("merged again with no write since: %+v", got)
+	}
+	if d, c, err := snapshot(ctx, r); err != nil || d != 7 || c != 6 {
+		t.Errorf("after the merge: %d definitions, %d calls (%v), want 7 and 6", d, c, err)
+	}
+	o, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.IndexGraph(ctx, w, fileGraph("a", 5), ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ingest.NewWriter(e, o, ingest.Options{}).MergeIdle(ctx, 0); got != nil {
+		t.Errorf("a writer without Merge merged: %+v", got)
 	}
 }

@@ -121,8 +121,10 @@ type Config struct {
 	// index_repository may index a repository; empty leaves the tool out.
 	IndexRoots string
 	// NoMerge: writes through this server leave their parts unmerged (embedded engine only;
-	// docs/loading.md, "Merging after a write").
-	NoMerge bool
+	// docs/loading.md, "Merging after a write"). MergeIdle: how long no query must have run
+	// before the parts those merges left are merged too (0: never).
+	NoMerge   bool
+	MergeIdle time.Duration
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -259,6 +261,8 @@ var table = []Option{
 		func(c *Config) any { return &c.IndexRoots }},
 	{"no-merge", Bool, "false", "with the embedded engine: do not merge the graph tables a write (load, index) left in several parts; a ClickHouse server merges by itself either way",
 		func(c *Config) any { return &c.NoMerge }},
+	{"merge-idle", Duration, "10s", "with the embedded engine: once no query has run for this long, merge the parts of large tables that the merges after writes left (0: never)",
+		func(c *Config) any { return &c.MergeIdle }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -152,6 +153,10 @@ func (f mcpFlags) claims(logger *slog.Logger) (*auth.Claims, error) {
 	return c, nil
 }
 
+// mcpMergeIdle is how long no query must have run before graphwire mcp merges what the merges
+// after writes left (serve's merge-idle default).
+const mcpMergeIdle = 10 * time.Second
+
 // runMCP is the running half of graphwire mcp.
 func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
@@ -179,6 +184,9 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		wo.Merge = &load.MergeOptions{}
 	}
 	wr := ingest.NewWriter(eng, ont, wo)
+	if wo.Merge != nil {
+		defer mergeWhenIdle(ctx, wr, mcpMergeIdle)() // stops before the engine closes
+	}
 	pipe, err := newPipeline(gatedEngine{eng, wr.Reader(eng)}, ont, nil, nil, 0, 0, 0, nil, ro, logger)
 	if err != nil {
 		return err
