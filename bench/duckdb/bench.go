@@ -18,6 +18,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/load"
 )
 
 // coldResult is one cold start: a fresh process opens the engine on the prepared data and
@@ -427,15 +428,27 @@ type scaleReport struct {
 // mergeNote says in which parts the compared graph was stored.
 func mergeNote(p prepared) string {
 	var b strings.Builder
-	b.WriteString(" After the churn, graphwire's merge after a write (load.Merge) merged ")
-	if len(p.Merges) == 0 {
-		b.WriteString("nothing")
-	}
-	for i, m := range p.Merges {
-		if i > 0 {
-			b.WriteString(", ")
+	list := func(ms []load.MergedTable) {
+		if len(ms) == 0 {
+			b.WriteString("nothing")
 		}
-		fmt.Fprintf(&b, "%s (%d → %d parts, %.1f s)", m.Table, m.Parts, m.PartsAfter, m.Elapsed.Seconds())
+		for i, m := range ms {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s (%d → %d parts, %.1f s)", m.Table, m.Parts, m.PartsAfter, m.Elapsed.Seconds())
+		}
+	}
+	switch p.PartsMode {
+	case "unmerged":
+		b.WriteString(" The churn's parts were left unmerged (-parts unmerged)")
+	default:
+		b.WriteString(" After the churn, graphwire's merge after a write (load.Merge) merged ")
+		list(p.Merges)
+		if p.PartsMode == "served" {
+			b.WriteString("; serve's idle merge then merged ")
+			list(p.IdleMerges)
+		}
 	}
 	if p.Merged {
 		b.WriteString("; then every table's parts were merged (-merged)")

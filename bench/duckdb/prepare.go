@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,12 +30,15 @@ type prepared struct {
 	DuckBytes    int64            // size of the DuckDB file
 	Scoped       []compiler.Scope // the scoped caller's grants, chosen from this graph (seed.ScopedGrants)
 	Merged       bool             // every table's parts were merged after the churn (-merged)
-	// Merges is what graphwire's writer merge (load.Merge, as after a graphwire load) did
-	// after the churn, and Parts the active parts of each gl_ table left in several parts
-	// when the export ran.
-	Merges  []load.MergedTable
-	Parts   map[string]int64
-	Seconds float64
+	// PartsMode is -parts: what merged the churn's parts. Merges is what graphwire's merge
+	// after a write did (load.Merge, as after a graphwire load), IdleMerges what serve's idle
+	// merge did then, and Parts the active parts of each gl_ table left in several parts when
+	// the export ran.
+	PartsMode  string
+	Merges     []load.MergedTable
+	IdleMerges []load.MergedTable
+	Parts      map[string]int64
+	Seconds    float64
 }
 
 // churn is the churn of tests/sqlbench (env_test.go): new versions that change filtered
@@ -103,11 +107,17 @@ func openDuckReadOnly(dir string) (*sql.DB, error) {
 
 // prepare seeds chDB in dir, churns it, exports every table raw to Parquet and builds the
 // DuckDB file with a versioned copy (gl_*) and a live-only copy (live_gl_*) of each table.
-// The churn is one write: after it the graph gets the merge graphwire's writer does after a
-// load (load.Merge with its defaults), so both engines get the rows of the state a user of
-// graphwire load has. With merged, every table's parts are then merged regardless (OPTIMIZE
-// TABLE without FINAL: versions collapse, tombstones stay).
-func prepare(dir string, scale float64, merged bool) (*prepared, error) {
+// The churn is one write, and parts says what merges it then: "served" (the default), the
+// merge graphwire's writer does after a write (load.Merge with its defaults) and then the one
+// serve does once idle (every table in several parts), the state of a graph that graphwire
+// serve answers from; "written", the first alone, as a graphwire load leaves it; "unmerged",
+// none, as graphwire left it before it merged after writes. Both engines get the rows of
+// that state. With merged, every table's parts are then merged regardless (OPTIMIZE TABLE
+// without FINAL: versions collapse, tombstones stay).
+func prepare(dir string, scale float64, merged bool, parts string) (*prepared, error) {
+	if parts != "served" && parts != "written" && parts != "unmerged" {
+		return nil, fmt.Errorf("-parts %q: want served, written or unmerged", parts)
+	}
 	start := time.Now()
 	ctx := context.Background()
 	ont, err := loadOntology()
@@ -135,9 +145,17 @@ func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 			return nil, fmt.Errorf("churn %q: %w", s, err)
 		}
 	}
-	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}, Merged: merged, Parts: map[string]int64{}}
-	if p.Merges, err = load.Merge(ctx, e, ont, load.MergeOptions{}); err != nil {
-		return nil, fmt.Errorf("merge after the churn: %w", err)
+	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}, Merged: merged, Parts: map[string]int64{}, PartsMode: parts}
+	if parts != "unmerged" {
+		if p.Merges, err = load.Merge(ctx, e, ont, load.MergeOptions{}); err != nil {
+			return nil, fmt.Errorf("merge after the churn: %w", err)
+		}
+	}
+	if parts == "served" {
+		// ingest.Writer.MergeIdle's options.
+		if p.IdleMerges, err = load.Merge(ctx, e, ont, load.MergeOptions{WholeBytes: math.MaxInt64}); err != nil {
+			return nil, fmt.Errorf("idle merge: %w", err)
+		}
 	}
 	res, err := collect(ctx, e, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree' AND startsWith(name, 'gl_') ORDER BY name")
 	if err != nil {
@@ -155,11 +173,11 @@ func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 			tables = append(tables, t)
 		}
 	}
-	parts, err := collect(ctx, e, "SELECT table, count() FROM system.parts WHERE database = currentDatabase() AND active AND startsWith(table, 'gl_') GROUP BY table HAVING count() > 1 ORDER BY table")
+	left, err := collect(ctx, e, "SELECT table, count() FROM system.parts WHERE database = currentDatabase() AND active AND startsWith(table, 'gl_') GROUP BY table HAVING count() > 1 ORDER BY table")
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range parts.Rows {
+	for _, r := range left.Rows {
 		p.Parts[r[0].(string)] = r[1].(int64)
 	}
 	for _, t := range tables {
