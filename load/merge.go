@@ -69,9 +69,9 @@ type MergedTable struct {
 // Every load attaches its deltas as parts of their own, and a read with FINAL merges the
 // versions of overlapping parts at query time: after a write of a few percent of every table, a
 // graph merged into one part per table answered bench/duckdb's questions with 4–20 % less CPU
-// at scale 10 and 22–53 % less at scale 100 (docs/duckdb.md, "What it says"). A server merges in the background by
-// itself; the embedded engine of a short-lived process never gets to, so the process that
-// writes calls Merge after its write (package ingest).
+// at scale 10 and 22–53 % less at scale 100 (docs/duckdb.md, "What it says"). A server merges
+// in the background by itself; the embedded engine of a short-lived process never gets to, so
+// the process that writes calls Merge after its write (package ingest).
 //
 // A merge only rewrites parts: rows and their versions stay, and a query running meanwhile
 // reads the parts it started with, so its answer is the same. A table that fails to merge is
