@@ -140,7 +140,7 @@ func (w *Writer) Write(ctx context.Context, b Batch) (load.Report, error) {
 // large table that the merges after writes left for later, [load.MergeOptions]), when all of
 // this holds: the writer merges ([Options.Merge]), a write or the start has happened since
 // the last such merge, no statement runs through [Writer.Reader] and none began or ended
-// within idle, and no write runs. It returns what it merged, nil when it did nothing.
+// within idle (statements with a [Background] context do not count), and no write runs. It returns what it merged, nil when it did nothing.
 //
 // The merge holds the write slot, so a write arriving meanwhile waits for it; a query
 // arriving meanwhile runs beside it and reads the parts it started with. serve calls it
@@ -161,6 +161,16 @@ func (w *Writer) MergeIdle(ctx context.Context, idle time.Duration) []load.Merge
 	w.pending.Store(false)
 	done, _ := w.mergeParts(ctx, load.MergeOptions{WholeBytes: math.MaxInt64})
 	return done
+}
+
+// backgroundKey marks a context whose statements are no query ([Background]).
+type backgroundKey struct{}
+
+// Background returns ctx marked so that the statements run with it through [Writer.Reader]
+// do not count as queries for [Writer.MergeIdle]: a health check that polls the graph every
+// few seconds would otherwise keep a server that nobody queries from ever being idle.
+func Background(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
 }
 
 // idle reports whether no statement runs through Reader and none began or ended within d.
@@ -206,13 +216,18 @@ type gatedRunner struct {
 }
 
 func (g gatedRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
-	g.w.running.Add(1)
-	g.w.lastQuery.Store(time.Now().UnixNano())
+	query := ctx.Value(backgroundKey{}) == nil
+	if query {
+		g.w.running.Add(1)
+		g.w.lastQuery.Store(time.Now().UnixNano())
+	}
 	g.w.gate.RLock()
 	done := func() {
 		g.w.gate.RUnlock()
-		g.w.lastQuery.Store(time.Now().UnixNano())
-		g.w.running.Add(-1)
+		if query {
+			g.w.lastQuery.Store(time.Now().UnixNano())
+			g.w.running.Add(-1)
+		}
 	}
 	rows, err := g.r.Run(ctx, q)
 	if err != nil {

@@ -262,7 +262,8 @@ func TestWritesEndMerged(t *testing.T) {
 
 // TestMergeIdle: writes whose own merges leave a large table's parts for later (here every
 // table counts as large) are merged by MergeIdle only once no statement runs through the
-// reader and none ran within the idle time, and only once per write.
+// reader and none ran within the idle time, and only once per write; a Background statement
+// (a health check) does not count.
 func TestMergeIdle(t *testing.T) {
 	e, w := setupWith(t, ingest.Options{Merge: &load.MergeOptions{WholeBytes: 1, Share: 1, MaxParts: 100}})
 	ctx := t.Context()
@@ -288,6 +289,21 @@ func TestMergeIdle(t *testing.T) {
 		t.Fatal("no table in several parts after two writes")
 	}
 	r := w.Reader(e)
+	// A health check's statement (Background) is no query: the writer is idle beside it.
+	bg, err := r.Run(ingest.Background(ctx), &compiler.Query{SQL: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.MergeIdle(ctx, time.Hour); len(got) == 0 {
+		t.Error("a background statement kept the writer from being idle")
+	}
+	bg.Close()
+	if _, err := ingest.IndexGraph(ctx, w, fileGraph("a", 5), ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if len(several()) == 0 {
+		t.Fatal("no table in several parts after a third write")
+	}
 	rows, err := r.Run(ctx, &compiler.Query{SQL: "SELECT 1"})
 	if err != nil {
 		t.Fatal(err)
@@ -308,14 +324,14 @@ func TestMergeIdle(t *testing.T) {
 	if got := w.MergeIdle(ctx, 0); got != nil {
 		t.Errorf("merged again with no write since: %+v", got)
 	}
-	if d, c, err := snapshot(ctx, r); err != nil || d != 7 || c != 6 {
-		t.Errorf("after the merge: %d definitions, %d calls (%v), want 7 and 6", d, c, err)
+	if d, c, err := snapshot(ctx, r); err != nil || d != 5 || c != 4 {
+		t.Errorf("after the merge: %d definitions, %d calls (%v), want 5 and 4", d, c, err)
 	}
 	o, err := ontology.Load(ontologyfiles.Files())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ingest.IndexGraph(ctx, w, fileGraph("a", 5), ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+	if _, err := ingest.IndexGraph(ctx, w, fileGraph("b", 7), ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	if got := ingest.NewWriter(e, o, ingest.Options{}).MergeIdle(ctx, 0); got != nil {
