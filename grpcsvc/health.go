@@ -6,6 +6,7 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/graphwire/graphwire/ingest"
 	pb "github.com/graphwire/graphwire/proto/graphwire/v1"
 )
 
@@ -25,7 +26,8 @@ const healthTimeout = 5 * time.Second
 func (s *Server) CheckHealth(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
-	err := s.pipe.Ready(ctx)
+	// A check is no query: it does not keep the server from merging when idle.
+	err := s.pipe.Ready(ingest.Background(ctx))
 	if err == nil && s.opts.ReadyCheck != nil {
 		err = s.opts.ReadyCheck()
 	}

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -52,6 +55,11 @@ type Options struct {
 	// Shards, when set, makes every load write through a sharded cluster
 	// ([load.Options.Shards]).
 	Shards load.Shards
+	// Merge, when set, makes every write end by merging the graph tables it left in several
+	// parts ([load.Merge]), while it still holds the write slot: set it for the embedded
+	// engine, which merges nothing by itself in a short-lived process. Nil merges nothing (a
+	// ClickHouse server merges in the background).
+	Merge *load.MergeOptions
 }
 
 // Writer applies writes to one engine, one at a time, atomically for the queries that run
@@ -62,8 +70,14 @@ type Writer struct {
 	log *slog.Logger
 	// shards: the cluster the loads write through (Options.Shards); nil for one engine.
 	shards load.Shards
-	sem    chan struct{} // one write at a time
-	gate   sync.RWMutex  // readers hold the read side; a load's attach the write side
+	merge  *load.MergeOptions // nil: no merge after a write
+	sem    chan struct{}      // one write at a time
+	gate   sync.RWMutex       // readers hold the read side; a load's attach the write side
+	// Idle merging (MergeIdle): set when a merge may be due (at start, after every write);
+	// the statements running through Reader, and when the last one began or ended.
+	pending   atomic.Bool
+	running   atomic.Int64
+	lastQuery atomic.Int64 // UnixNano
 }
 
 // NewWriter returns a writer to e, whose graph tables ont describes.
@@ -72,7 +86,15 @@ func NewWriter(e load.Engine, ont *ontology.Ontology, opts Options) *Writer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{e: e, ont: ont, log: log, shards: opts.Shards, sem: make(chan struct{}, 1)}
+	w := &Writer{e: e, ont: ont, log: log, shards: opts.Shards, sem: make(chan struct{}, 1)}
+	if opts.Merge != nil {
+		m := *opts.Merge
+		w.merge = &m
+		// A graph written before (by an older graphwire, or with merging off) may be in
+		// several parts: the first idle moment merges it.
+		w.pending.Store(true)
+	}
+	return w
 }
 
 // IndexState implements [Target].
@@ -107,7 +129,69 @@ func (w *Writer) Write(ctx context.Context, b Batch) (load.Report, error) {
 	}
 	w.log.Info("write", "source", opts.Source, "files", len(b.Sources), "rows", rep.RowsIn, "written", rep.Written,
 		"tombstoned", rep.Tombstoned, "version", rep.Version)
+	if w.merge != nil {
+		rep.Merged, rep.Merging = w.mergeParts(ctx, *w.merge)
+		w.pending.Store(true)
+	}
 	return rep, nil
+}
+
+// MergeIdle merges every graph table in several parts, whatever its size (the parts of a
+// large table that the merges after writes left for later, [load.MergeOptions]), when all of
+// this holds: the writer merges ([Options.Merge]), a write or the start has happened since
+// the last such merge, no statement runs through [Writer.Reader] and none began or ended
+// within idle (statements with a [Background] context do not count), and no write runs. It returns what it merged, nil when it did nothing.
+//
+// The merge holds the write slot, so a write arriving meanwhile waits for it; a query
+// arriving meanwhile runs beside it and reads the parts it started with. serve calls it
+// periodically.
+func (w *Writer) MergeIdle(ctx context.Context, idle time.Duration) []load.MergedTable {
+	if w.merge == nil || !w.pending.Load() || !w.idle(idle) {
+		return nil
+	}
+	select {
+	case w.sem <- struct{}{}:
+	default:
+		return nil // a write runs; it sets pending again
+	}
+	defer w.release()
+	if !w.idle(idle) {
+		return nil
+	}
+	w.pending.Store(false)
+	done, _ := w.mergeParts(ctx, load.MergeOptions{WholeBytes: math.MaxInt64})
+	return done
+}
+
+// backgroundKey marks a context whose statements are no query ([Background]).
+type backgroundKey struct{}
+
+// Background returns ctx marked so that the statements run with it through [Writer.Reader]
+// do not count as queries for [Writer.MergeIdle]: a health check that polls the graph every
+// few seconds would otherwise keep a server that nobody queries from ever being idle.
+func Background(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+// idle reports whether no statement runs through Reader and none began or ended within d.
+func (w *Writer) idle(d time.Duration) bool {
+	return w.running.Load() == 0 && time.Since(time.Unix(0, w.lastQuery.Load())) >= d
+}
+
+// mergeParts merges the tables the write left in several parts. The write has committed, so
+// a merge that fails is logged and costs only read speed: the rows are all there.
+func (w *Writer) mergeParts(ctx context.Context, opts load.MergeOptions) ([]load.MergedTable, time.Duration) {
+	start := time.Now()
+	done, err := load.Merge(ctx, w.e, w.ont, opts)
+	elapsed := time.Since(start)
+	for _, m := range done {
+		w.log.Info("merge", "table", m.Table, "parts", m.Parts, "parts_after", m.PartsAfter, "rows", m.Rows,
+			"bytes", m.Bytes, "elapsed_ms", m.Elapsed.Milliseconds())
+	}
+	if err != nil {
+		w.log.Warn("merge_failed", "err", err)
+	}
+	return done, elapsed
 }
 
 // acquire takes the one write slot, or gives up when ctx ends first.
@@ -124,21 +208,33 @@ func (w *Writer) release() { <-w.sem }
 
 // Reader returns r, whose statements each hold the read side of w's gate from Run until
 // their rows are closed: a statement sees the graph before a write's attach or after it.
-func (w *Writer) Reader(r executor.Runner) executor.Runner { return gatedRunner{r: r, gate: &w.gate} }
+func (w *Writer) Reader(r executor.Runner) executor.Runner { return gatedRunner{r: r, w: w} }
 
 type gatedRunner struct {
-	r    executor.Runner
-	gate *sync.RWMutex
+	r executor.Runner
+	w *Writer
 }
 
 func (g gatedRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
-	g.gate.RLock()
+	query := ctx.Value(backgroundKey{}) == nil
+	if query {
+		g.w.running.Add(1)
+		g.w.lastQuery.Store(time.Now().UnixNano())
+	}
+	g.w.gate.RLock()
+	done := func() {
+		g.w.gate.RUnlock()
+		if query {
+			g.w.lastQuery.Store(time.Now().UnixNano())
+			g.w.running.Add(-1)
+		}
+	}
 	rows, err := g.r.Run(ctx, q)
 	if err != nil {
-		g.gate.RUnlock()
+		done()
 		return nil, err
 	}
-	return &gatedRows{Rows: rows, unlock: sync.OnceFunc(g.gate.RUnlock)}, nil
+	return &gatedRows{Rows: rows, unlock: sync.OnceFunc(done)}, nil
 }
 
 type gatedRows struct {

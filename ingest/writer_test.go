@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/graphwire/graphwire/codeindex"
 	"github.com/graphwire/graphwire/compiler"
@@ -41,6 +42,11 @@ func library(t testing.TB) string {
 
 func setup(t *testing.T) (*chdb.Executor, *ingest.Writer) {
 	t.Helper()
+	return setupWith(t, ingest.Options{})
+}
+
+func setupWith(t *testing.T, opts ingest.Options) (*chdb.Executor, *ingest.Writer) {
+	t.Helper()
 	e, err := chdb.Open(chdb.Options{Library: library(t), Path: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +56,7 @@ func setup(t *testing.T) (*chdb.Executor, *ingest.Writer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, ingest.NewWriter(e, ont, ingest.Options{})
+	return e, ingest.NewWriter(e, ont, opts)
 }
 
 var scope = load.Scope{TraversalPath: "1/", ProjectID: 1, Branch: "main"}
@@ -113,9 +119,11 @@ func snapshot(ctx context.Context, r executor.Runner) (defs, calls int64, err er
 // TestIndexAtomicForQueries re-indexes one file back and forth between two versions while
 // queries run through the writer's reader: each query sees one version whole (5
 // definitions and 4 calls, or 7 and 6), never the definitions of one with the calls of the
-// other. Bounded: a fixed number of writes, readers stop with them.
+// other. Bounded: a fixed number of writes, readers stop with them. Merging is on, as in
+// serve with the embedded engine, so the queries also run while each write's merge rewrites
+// the parts.
 func TestIndexAtomicForQueries(t *testing.T) {
-	e, w := setup(t)
+	e, w := setupWith(t, ingest.Options{Merge: &load.MergeOptions{}})
 	ctx := t.Context()
 	versions := []*codeindex.Graph{fileGraph("a", 5), fileGraph("b", 7)}
 	if _, err := ingest.IndexGraph(ctx, w, versions[0], ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
@@ -187,5 +195,146 @@ func TestIndexNoChange(t *testing.T) {
 	}
 	if rep.Wrote || !rep.Incremental || len(rep.Changed) != 0 || len(rep.Gone) != 0 {
 		t.Errorf("no-op index: %+v", rep)
+	}
+}
+
+// graphParts returns the number of active parts of each gl_ table that has any.
+func graphParts(t *testing.T, r executor.Runner) map[string]int64 {
+	t.Helper()
+	rows, err := r.Run(t.Context(), &compiler.Query{SQL: "SELECT table, count() FROM system.parts" +
+		" WHERE database = currentDatabase() AND active AND startsWith(table, 'gl_') GROUP BY table ORDER BY table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := executor.Collect(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, row := range res.Rows {
+		out[row[0].(string)] = row[1].(int64)
+	}
+	return out
+}
+
+// TestWritesEndMerged: three writes (a first index, a re-index with other rows, and one
+// more) each attach parts of their own. With Options.Merge every graph table ends in one
+// part, and the report says what was merged; without it, the tables the writes touched stay
+// in several parts.
+func TestWritesEndMerged(t *testing.T) {
+	tests := []struct {
+		name  string
+		merge *load.MergeOptions
+	}{
+		{name: "merge", merge: &load.MergeOptions{}},
+		{name: "no merge"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, w := setupWith(t, ingest.Options{Merge: tt.merge})
+			var merged []load.MergedTable
+			for _, g := range []*codeindex.Graph{fileGraph("a", 5), fileGraph("b", 7), fileGraph("a", 3)} {
+				rep, err := ingest.IndexGraph(t.Context(), w, g, ingest.IndexOptions{Scope: scope, Dir: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				merged = append(merged, rep.Load.Merged...)
+			}
+			parts := graphParts(t, e)
+			several := 0
+			for _, n := range parts {
+				if n > 1 {
+					several++
+				}
+			}
+			if tt.merge != nil && (several > 0 || len(merged) == 0) {
+				t.Errorf("with merging: %d tables in several parts (%v), %d merges reported", several, parts, len(merged))
+			}
+			if tt.merge == nil && (several == 0 || len(merged) > 0) {
+				t.Errorf("without merging: %d tables in several parts (%v), %d merges reported", several, parts, len(merged))
+			}
+			if d, c, err := snapshot(t.Context(), e); err != nil || d != 3 || c != 2 {
+				t.Errorf("after the writes: %d definitions, %d calls (%v), want 3 and 2", d, c, err)
+			}
+		})
+	}
+}
+
+// TestMergeIdle: writes whose own merges leave a large table's parts for later (here every
+// table counts as large) are merged by MergeIdle only once no statement runs through the
+// reader and none ran within the idle time, and only once per write; a Background statement
+// (a health check) does not count.
+func TestMergeIdle(t *testing.T) {
+	e, w := setupWith(t, ingest.Options{Merge: &load.MergeOptions{WholeBytes: 1, Share: 1, MaxParts: 100}})
+	ctx := t.Context()
+	for _, g := range []*codeindex.Graph{fileGraph("a", 5), fileGraph("b", 7)} {
+		rep, err := ingest.IndexGraph(ctx, w, g, ingest.IndexOptions{Scope: scope, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Load.Merged) > 0 {
+			t.Fatalf("the write merged %+v; these options leave every table for later", rep.Load.Merged)
+		}
+	}
+	several := func() []string {
+		var out []string
+		for tb, n := range graphParts(t, e) {
+			if n > 1 {
+				out = append(out, tb)
+			}
+		}
+		return out
+	}
+	if len(several()) == 0 {
+		t.Fatal("no table in several parts after two writes")
+	}
+	r := w.Reader(e)
+	// A health check's statement (Background) is no query: the writer is idle beside it.
+	bg, err := r.Run(ingest.Background(ctx), &compiler.Query{SQL: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.MergeIdle(ctx, time.Hour); len(got) == 0 {
+		t.Error("a background statement kept the writer from being idle")
+	}
+	bg.Close()
+	if _, err := ingest.IndexGraph(ctx, w, fileGraph("a", 5), ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if len(several()) == 0 {
+		t.Fatal("no table in several parts after a third write")
+	}
+	rows, err := r.Run(ctx, &compiler.Query{SQL: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.MergeIdle(ctx, 0); got != nil {
+		t.Errorf("merged while a statement runs: %+v", got)
+	}
+	rows.Close()
+	if got := w.MergeIdle(ctx, time.Hour); got != nil {
+		t.Errorf("merged within the idle time of a statement: %+v", got)
+	}
+	if got := w.MergeIdle(ctx, 0); len(got) == 0 {
+		t.Error("idle: merged nothing")
+	}
+	if left := several(); len(left) > 0 {
+		t.Errorf("after the idle merge, in several parts: %v", left)
+	}
+	if got := w.MergeIdle(ctx, 0); got != nil {
+		t.Errorf("merged again with no write since: %+v", got)
+	}
+	if d, c, err := snapshot(ctx, r); err != nil || d != 5 || c != 4 {
+		t.Errorf("after the merge: %d definitions, %d calls (%v), want 5 and 4", d, c, err)
+	}
+	o, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.IndexGraph(ctx, w, fileGraph("b", 7), ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ingest.NewWriter(e, o, ingest.Options{}).MergeIdle(ctx, 0); got != nil {
+		t.Errorf("a writer without Merge merged: %+v", got)
 	}
 }

@@ -153,6 +153,10 @@ type Report struct {
 	// Recovered lists the earlier loads, killed after writing their manifest, that this
 	// load finished first; their rows are not counted above.
 	Recovered []Recovered
+	// Merged is what the writer merged after the load ([Merge]; package ingest fills it),
+	// and Merging how long that took.
+	Merged  []MergedTable
+	Merging time.Duration
 }
 
 // Load validates files against ont and writes them to the graph e holds.

@@ -120,6 +120,11 @@ type Config struct {
 	// IndexRoots lists, comma-separated, the directories under which the MCP tool
 	// index_repository may index a repository; empty leaves the tool out.
 	IndexRoots string
+	// NoMerge: writes through this server leave their parts unmerged (embedded engine only;
+	// docs/loading.md, "Merging after a write"). MergeIdle: how long no query must have run
+	// before the parts those merges left are merged too (0: never).
+	NoMerge   bool
+	MergeIdle time.Duration
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -254,6 +259,10 @@ var table = []Option{
 		func(c *Config) any { return &c.JWTAuthorizationServers }},
 	{"index-root", String, "", "directories (comma-separated) under which admins may index a repository with the MCP tool index_repository; paths outside them, symbolic links included, are refused (default: none, the tool is off)",
 		func(c *Config) any { return &c.IndexRoots }},
+	{"no-merge", Bool, "false", "with the embedded engine: do not merge the graph tables a write (load, index) left in several parts; a ClickHouse server merges by itself either way",
+		func(c *Config) any { return &c.NoMerge }},
+	{"merge-idle", Duration, "10s", "with the embedded engine: once no query has run for this long, merge the parts of large tables that the merges after writes left (0: never)",
+		func(c *Config) any { return &c.MergeIdle }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/load"
 )
 
 // coldResult is one cold start: a fresh process opens the engine on the prepared data and
@@ -423,15 +425,57 @@ type scaleReport struct {
 	Stages   *stagesResult // with -stages
 }
 
+// mergeNote says in which parts the compared graph was stored.
+func mergeNote(p prepared) string {
+	var b strings.Builder
+	list := func(ms []load.MergedTable) {
+		if len(ms) == 0 {
+			b.WriteString("nothing")
+		}
+		for i, m := range ms {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s (%d → %d parts, %.1f s)", m.Table, m.Parts, m.PartsAfter, m.Elapsed.Seconds())
+		}
+	}
+	switch p.PartsMode {
+	case "unmerged":
+		b.WriteString(" The churn's parts were left unmerged (-parts unmerged)")
+	default:
+		b.WriteString(" After the churn, graphwire's merge after a write (load.Merge) merged ")
+		list(p.Merges)
+		if p.PartsMode == "served" {
+			b.WriteString("; serve's idle merge then merged ")
+			list(p.IdleMerges)
+		}
+	}
+	if p.Merged {
+		b.WriteString("; then every table's parts were merged (-merged)")
+	}
+	b.WriteString(". ")
+	if len(p.Parts) == 0 {
+		b.WriteString("Every table was in one part at the export.")
+	} else {
+		b.WriteString("In several parts at the export:")
+		for i, t := range slices.Sorted(maps.Keys(p.Parts)) {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s %d", t, p.Parts[t])
+		}
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
 func markdown(reps []scaleReport, rounds int) string {
 	var b strings.Builder
 	for _, r := range reps {
 		p := r.Prepared
 		fmt.Fprintf(&b, "### Scale %g\n\n%d nodes and %d edges generated; %d rows stored with versions and tombstones, %d live. The scoped caller's prefixes, chosen from this graph: %s.",
 			r.Scale, p.Nodes, p.Edges, p.VersionRows, p.LiveRows, callersOf(p.Scoped)[1].describe())
-		if p.Merged {
-			b.WriteString(" Every table's parts were merged after the churn (-merged), before the export.")
-		}
+		b.WriteString(mergeNote(p))
 		if len(r.Bench.Cases) == 0 {
 			b.WriteString("\n\n")
 		} else {

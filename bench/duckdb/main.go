@@ -45,7 +45,8 @@ func run(args []string) error {
 		only := fs.String("only", "", "reads: only the cases whose name contains this")
 		extra := fs.String("settings", "", "reads: settings added to every statement, k=v;k=v, timed against none")
 		showSQL := fs.Bool("show-sql", false, "reads: print each statement's SQL")
-		merged := fs.Bool("merged", false, "prepare: merge every table's parts after the churn (OPTIMIZE TABLE, no FINAL), before the export")
+		merged := fs.Bool("merged", false, "prepare: after the churn and graphwire's merges, merge every table's parts (OPTIMIZE TABLE, no FINAL), before the export")
+		parts := fs.String("parts", "served", "prepare: what merges the churn's parts: served (graphwire's merge after a write, then serve's idle merge), written (the first alone, as graphwire load leaves it) or unmerged")
 		if err := fs.Parse(rest); err != nil {
 			return err
 		}
@@ -53,7 +54,7 @@ func run(args []string) error {
 		var err error
 		switch step {
 		case "prepare":
-			v, err = prepare(*dir, *scale, *merged)
+			v, err = prepare(*dir, *scale, *merged, *parts)
 		case "cold":
 			v, err = cold(*dir, *engine)
 		case "bench":
@@ -81,6 +82,7 @@ func run(args []string) error {
 	work := fs.String("work", "", "work directory (default: a temporary one, removed at the end)")
 	out := fs.String("out", "", "also write the markdown report to this file")
 	merged := fs.Bool("merged", false, "merge every table's parts after the churn, before the export: both engines get the merged rows (docs/duckdb.md, \"Parts\")")
+	parts := fs.String("parts", "served", "what merges the churn's parts before the export: served (graphwire's merge after a write, then serve's idle merge), written (the first alone) or unmerged (docs/duckdb.md)")
 	withStages := fs.Bool("stages", false, "also time the EXPLAIN stages of every statement (docs/duckdb.md)")
 	compare := fs.Bool("bench", true, "run the side-by-side rounds (-bench=false -stages: the stages only)")
 	if err := fs.Parse(args); err != nil {
@@ -102,7 +104,7 @@ func run(args []string) error {
 		}
 		dir := filepath.Join(*work, "scale-"+s)
 		rep := scaleReport{Scale: scale}
-		if err := step(&rep.Prepared, "prepare", "-dir", dir, "-scale", s, "-merged="+strconv.FormatBool(*merged)); err != nil {
+		if err := step(&rep.Prepared, "prepare", "-dir", dir, "-scale", s, "-merged="+strconv.FormatBool(*merged), "-parts", *parts); err != nil {
 			return err
 		}
 		for i := 0; i < *colds; i++ {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/chdb"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/ontology"
 	"github.com/graphwire/graphwire/seed"
 )
@@ -27,8 +29,16 @@ type prepared struct {
 	VersionRows  int64            // rows of the versioned layout
 	DuckBytes    int64            // size of the DuckDB file
 	Scoped       []compiler.Scope // the scoped caller's grants, chosen from this graph (seed.ScopedGrants)
-	Merged       bool             // every table's parts were merged after the churn
-	Seconds      float64
+	Merged       bool             // every table's parts were merged after the churn (-merged)
+	// PartsMode is -parts: what merged the churn's parts. Merges is what graphwire's merge
+	// after a write did (load.Merge, as after a graphwire load), IdleMerges what serve's idle
+	// merge did then, and Parts the active parts of each gl_ table left in several parts when
+	// the export ran.
+	PartsMode  string
+	Merges     []load.MergedTable
+	IdleMerges []load.MergedTable
+	Parts      map[string]int64
+	Seconds    float64
 }
 
 // churn is the churn of tests/sqlbench (env_test.go): new versions that change filtered
@@ -97,9 +107,17 @@ func openDuckReadOnly(dir string) (*sql.DB, error) {
 
 // prepare seeds chDB in dir, churns it, exports every table raw to Parquet and builds the
 // DuckDB file with a versioned copy (gl_*) and a live-only copy (live_gl_*) of each table.
-// With merged, every table's parts are merged after the churn (OPTIMIZE TABLE without FINAL:
-// versions collapse, tombstones stay), so both engines get the rows of a merged graph.
-func prepare(dir string, scale float64, merged bool) (*prepared, error) {
+// The churn is one write, and parts says what merges it then: "served" (the default), the
+// merge graphwire's writer does after a write (load.Merge with its defaults) and then the one
+// serve does once idle (every table in several parts), the state of a graph that graphwire
+// serve answers from; "written", the first alone, as a graphwire load leaves it; "unmerged",
+// none, as graphwire left it before it merged after writes. Both engines get the rows of
+// that state. With merged, every table's parts are then merged regardless (OPTIMIZE TABLE
+// without FINAL: versions collapse, tombstones stay).
+func prepare(dir string, scale float64, merged bool, parts string) (*prepared, error) {
+	if parts != "served" && parts != "written" && parts != "unmerged" {
+		return nil, fmt.Errorf("-parts %q: want served, written or unmerged", parts)
+	}
 	start := time.Now()
 	ctx := context.Background()
 	ont, err := loadOntology()
@@ -127,7 +145,18 @@ func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 			return nil, fmt.Errorf("churn %q: %w", s, err)
 		}
 	}
-	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}, Merged: merged}
+	p := &prepared{Nodes: g.Nodes(), Edges: g.Edges(), Tables: map[string]int64{}, Merged: merged, Parts: map[string]int64{}, PartsMode: parts}
+	if parts != "unmerged" {
+		if p.Merges, err = load.Merge(ctx, e, ont, load.MergeOptions{}); err != nil {
+			return nil, fmt.Errorf("merge after the churn: %w", err)
+		}
+	}
+	if parts == "served" {
+		// ingest.Writer.MergeIdle's options.
+		if p.IdleMerges, err = load.Merge(ctx, e, ont, load.MergeOptions{WholeBytes: math.MaxInt64}); err != nil {
+			return nil, fmt.Errorf("idle merge: %w", err)
+		}
+	}
 	res, err := collect(ctx, e, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree' AND startsWith(name, 'gl_') ORDER BY name")
 	if err != nil {
 		return nil, err
@@ -143,6 +172,13 @@ func prepare(dir string, scale float64, merged bool) (*prepared, error) {
 		if t != "gl_edge_by_target" {
 			tables = append(tables, t)
 		}
+	}
+	left, err := collect(ctx, e, "SELECT table, count() FROM system.parts WHERE database = currentDatabase() AND active AND startsWith(table, 'gl_') GROUP BY table HAVING count() > 1 ORDER BY table")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range left.Rows {
+		p.Parts[r[0].(string)] = r[1].(int64)
 	}
 	for _, t := range tables {
 		if _, ok := floor[t]; !ok && t != "gl_edge" {

@@ -127,9 +127,26 @@ func printLoadReport(w io.Writer, where string, rep load.Report, elapsed time.Du
 	if rep.Queryable != rep.Live {
 		fmt.Fprintf(w, " (%d lost to a higher _version already in the graph)", rep.Live-rep.Queryable)
 	}
+	printMerged(w, rep)
 	fmt.Fprintf(w, "\ntime %s (stage and validate %s, commit %s, verify %s); %.0f rows/s; peak RSS %s\n",
 		elapsed.Round(time.Millisecond), rep.Staged.Round(time.Millisecond), rep.Committed.Round(time.Millisecond),
 		rep.Verified.Round(time.Millisecond), float64(rep.RowsIn)/max(elapsed.Seconds(), 1e-9), peakRSS())
+}
+
+// printMerged says which tables the writer merged after the load, on a line of its own
+// (the caller ends the line).
+func printMerged(w io.Writer, rep load.Report) {
+	if len(rep.Merged) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nmerged in %s:", rep.Merging.Round(time.Millisecond))
+	for i, m := range rep.Merged {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s %s %d → %d parts", sep, m.Table, m.Parts, m.PartsAfter)
+	}
 }
 
 // printRecovered names each earlier, interrupted load that this one completed first.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,49 @@ func TestLoadReportNamesDeletions(t *testing.T) {
 	want := "deleted: 2 of the written rows are tombstones from the files"
 	if len(lines) < 2 || lines[1] != want {
 		t.Errorf("report:\n%s\nwant its second line %q", b.String(), want)
+	}
+}
+
+// TestLoadMerges: two loads into an embedded data directory each attach a part to
+// gl_milestone. graphwire load merges it back into one part and says so; with --no-merge the
+// two parts stay and nothing is said.
+func TestLoadMerges(t *testing.T) {
+	requireCHDB(t)
+	tests := []struct {
+		name      string
+		flags     []string
+		wantParts string
+	}{
+		{name: "default", wantParts: "1"},
+		{name: "no-merge", flags: []string{"--no-merge"}, wantParts: "2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, src := t.TempDir(), t.TempDir()
+			for i, rows := range []string{
+				`{"id": 1, "traversal_path": "1/10/", "iid": 1, "title": "v1", "state": "active"}`,
+				`{"id": 2, "traversal_path": "1/10/", "iid": 2, "title": "v2", "state": "active"}`,
+			} {
+				file := filepath.Join(src, strconv.Itoa(i), "Milestone.jsonl")
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, []byte(rows+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r := runCLI(append(append([]string{"load", "--embedded", data}, tt.flags...), file)...)
+				if r.code != exitOK {
+					t.Fatalf("load %d: exit %d\n%s", i, r.code, r.stderr)
+				}
+				if said := strings.Contains(r.stderr, "merged in "); said != (i == 1 && tt.wantParts == "1") {
+					t.Errorf("load %d: says merged = %v:\n%s", i, said, r.stderr)
+				}
+			}
+			r := runCLI("sql", "--embedded", data, "--format", "json",
+				"SELECT count() AS parts FROM system.parts WHERE database = currentDatabase() AND active AND table = 'gl_milestone'")
+			if want := `{"parts":` + tt.wantParts + `}`; r.code != exitOK || strings.TrimSpace(r.stdout) != want {
+				t.Errorf("gl_milestone parts: %q (exit %d, %s), want %s", r.stdout, r.code, r.stderr, want)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/graphwire/graphwire/config"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/ingest"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/ontology"
 )
@@ -35,6 +37,8 @@ type mcpFlags struct {
 	tools                              string
 	// indexRoots turn on the tool index_repository for directories under them.
 	indexRoots []string
+	// noMerge: writes leave their parts unmerged (serve's no-merge).
+	noMerge bool
 }
 
 func newMCPCmd(s streams) *cobra.Command {
@@ -66,6 +70,7 @@ func newMCPCmd(s streams) *cobra.Command {
 	fs.StringVar(&f.adminClaim, "jwt-admin-claim", "admin", "claim of --token holding the admin flag")
 	f.redact.register(fs)
 	fs.StringVar(&f.tools, "tools", "", "tool surface (default $GRAPHWIRE_MCP_TOOLS, else graphwire): graphwire (query_graph, get_graph_schema, get_query_dsl, get_response_format) or orbit (GitLab Orbit's list_commands and invoke_command)")
+	fs.BoolVar(&f.noMerge, "no-merge", false, "with the embedded engine: do not merge the graph tables a write (load, index) left in several parts")
 	fs.StringArrayVar(&f.indexRoots, "index-root", nil, "let an admin caller index repositories under this directory with the tool index_repository; repeatable (default: the tool is off)")
 	return cmd
 }
@@ -148,6 +153,10 @@ func (f mcpFlags) claims(logger *slog.Logger) (*auth.Claims, error) {
 	return c, nil
 }
 
+// mcpMergeIdle is how long no query must have run before graphwire mcp merges what the merges
+// after writes left (serve's merge-idle default).
+const mcpMergeIdle = 10 * time.Second
+
 // runMCP is the running half of graphwire mcp.
 func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
@@ -170,7 +179,14 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 	}
 	// This process owns the engine: writes (index, load, the index tool) go through it, and
 	// each query sees the graph before a write or after it.
-	wr := ingest.NewWriter(eng, ont, ingest.Options{Logger: logger})
+	wo := ingest.Options{Logger: logger}
+	if f.engine.clickhouse == "" && !f.noMerge {
+		wo.Merge = &load.MergeOptions{}
+	}
+	wr := ingest.NewWriter(eng, ont, wo)
+	if wo.Merge != nil {
+		defer mergeWhenIdle(ctx, wr, mcpMergeIdle)() // stops before the engine closes
+	}
 	pipe, err := newPipeline(gatedEngine{eng, wr.Reader(eng)}, ont, nil, nil, 0, 0, 0, nil, ro, logger)
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ import (
 	"github.com/graphwire/graphwire/formatter"
 	"github.com/graphwire/graphwire/grpcsvc"
 	"github.com/graphwire/graphwire/ingest"
+	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/mcpsvc"
 	"github.com/graphwire/graphwire/netlimit"
 	"github.com/graphwire/graphwire/ontology"
@@ -285,6 +286,28 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	return &service{server: srv, mcp: mc, metrics: m, grpcOpts: o.GRPC, verifier: v, cursors: cursors}, nil
 }
 
+// mergeWhenIdle merges, once no query has run for idle, what the merges after writes left
+// (ingest.Writer.MergeIdle), checking every idle, until ctx ends or the returned stop is
+// called; stop returns once no merge runs.
+func mergeWhenIdle(ctx context.Context, w *ingest.Writer, idle time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(idle)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				w.MergeIdle(ctx, idle)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
 // gatedEngine is an engine whose statements run through a writer's gate
 // (ingest.Writer.Reader), so that each sees the graph before a write or after it.
 type gatedEngine struct {
@@ -413,7 +436,14 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	}
 	budget.log(logger)
 	// This process owns the engine: writes (index, load) come through it.
-	o.Writer = ingest.NewWriter(eng, ont, ingest.Options{Logger: logger})
+	wo := ingest.Options{Logger: logger}
+	if ef.clickhouse == "" && !c.NoMerge {
+		wo.Merge = &load.MergeOptions{}
+	}
+	o.Writer = ingest.NewWriter(eng, ont, wo)
+	if wo.Merge != nil && c.MergeIdle > 0 {
+		defer mergeWhenIdle(ctx, o.Writer, c.MergeIdle)() // stops before the engine closes
+	}
 	if roots := splitOrigins(c.IndexRoots); len(roots) > 0 {
 		if o.Indexer, err = newTreeIndexer(roots, o.Writer, logger); err != nil {
 			return err

@@ -28,12 +28,15 @@ type writeFlags struct {
 	server string
 	token  string
 	tls    clientTLS
+	// noMerge leaves the parts a write adds unmerged (docs/loading.md, "Merging after a write").
+	noMerge bool
 }
 
 func (w *writeFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&w.server, "server", "", "write through the graphwire server at this gRPC address (host:port) instead of opening the engine; needs an admin --token")
 	fs.StringVar(&w.token, "token", "", "admin bearer JWT for --server (default $GRAPHWIRE_TOKEN)")
 	w.tls.register(fs)
+	fs.BoolVar(&w.noMerge, "no-merge", false, "with the embedded engine: do not merge the tables the write left in several parts (a running server's own setting decides for writes through it)")
 }
 
 // check validates the flags with the engine's.
@@ -94,7 +97,11 @@ func openTarget(w writeFlags, ef *engineFlags, ont *ontology.Ontology, stderr io
 	if err != nil {
 		return nil, err
 	}
-	return &target{Target: ingest.NewWriter(eng, ont, ingest.Options{Shards: clusterWriter(eng, ont)}), where: ef.describe(), close: eng.Close}, nil
+	opts := ingest.Options{Shards: clusterWriter(eng, ont)}
+	if ef.clickhouse == "" && !w.noMerge {
+		opts.Merge = &load.MergeOptions{}
+	}
+	return &target{Target: ingest.NewWriter(eng, ont, opts), where: ef.describe(), close: eng.Close}, nil
 }
 
 // skipped returns a line for each row rep skipped (load --skip-invalid).

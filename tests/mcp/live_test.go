@@ -138,7 +138,7 @@ func TestIndexToolAdminOnly(t *testing.T) {
 
 // serveGRPC starts graphwire serve on data with gRPC and MCP on loopback ports and returns
 // their addresses; the process ends with the test.
-func serveGRPC(t *testing.T, data string) (grpcAddr, mcpURL string) {
+func serveGRPC(t *testing.T, data string) (grpcAddr, mcpURL string, merged <-chan string) {
 	t.Helper()
 	ready(t)
 	cmd := exec.Command(env.bin, "serve", "--embedded", data, "--jwt-secret-file", env.secretFile,
@@ -170,15 +170,27 @@ func serveGRPC(t *testing.T, data string) (grpcAddr, mcpURL string) {
 			mcpURL = "http://" + line.Addr + "/mcp"
 		}
 		if grpcAddr != "" && mcpURL != "" {
+			// The tables serve merges after writes (its "merge" log lines), as they come.
+			tables := make(chan string, 100)
 			go func() {
 				for sc.Scan() {
+					var m struct {
+						Msg   string `json:"msg"`
+						Table string `json:"table"`
+					}
+					if json.Unmarshal(sc.Bytes(), &m) == nil && m.Msg == "merge" {
+						select {
+						case tables <- m.Table:
+						default:
+						}
+					}
 				}
 			}()
-			return grpcAddr, mcpURL
+			return grpcAddr, mcpURL, tables
 		}
 	}
 	t.Fatalf("serve exited before listening: %v", sc.Err())
-	return "", ""
+	return "", "", nil
 }
 
 // TestLiveLoopServer is the live loop against graphwire serve: index and load --server
@@ -190,7 +202,7 @@ func TestLiveLoopServer(t *testing.T) {
 	writeRepo(t, repo)
 	data := filepath.Join(t.TempDir(), "data")
 	cli(t, 0, "index", "--embedded", data, repo)
-	addr, url := serveGRPC(t, data)
+	addr, url, merged := serveGRPC(t, data)
 	s := overHTTP(t, url, auth.Claims{UserID: 1, Admin: true})
 	admin := token(t, auth.Claims{UserID: 1, Admin: true})
 
@@ -210,6 +222,17 @@ func TestLiveLoopServer(t *testing.T) {
 	}
 	if n := defs(t, s, "D"); n != 1 {
 		t.Fatalf("D: %d definitions after index --embedded through the server, want 1", n)
+	}
+	// The writes left gl_definition in several parts (the first index's, then each
+	// write's); serve merged it after a write, as graphwire load does with the engine of
+	// its own (docs/loading.md, "Merging after a write").
+	deadline := time.After(time.Minute) // the writes have returned; this bounds reading the log
+	for tb := ""; tb != "gl_definition"; {
+		select {
+		case tb = <-merged:
+		case <-deadline:
+			t.Fatal("serve logged no merge of gl_definition after the writes")
+		}
 	}
 
 	rows := filepath.Join(t.TempDir(), "Definition.jsonl")
