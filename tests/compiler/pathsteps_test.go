@@ -14,6 +14,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/graphresponse"
+	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
 // forgingPaths is a Hydrator whose PathStep is handed extra candidates besides those the
@@ -210,23 +211,7 @@ func TestPathsPastTheStepLimit(t *testing.T) {
 func TestPathFirstStepReadsOnlyReadableAnchors(t *testing.T) {
 	e := engine(t)
 	ctx := context.Background()
-	// Ids far above the seeded graph's, so that no other test's id ranges reach these nodes.
-	const gone, mr, diff = int64(5330001), int64(5330002), int64(5330004)
-	ucols := []string{"id", "username", "_version", "_deleted"}
-	if err := e.Insert(ctx, "gl_user", ucols, [][]any{{gone, "gone", int64(1), false}, {gone, "gone", int64(2), true}}); err != nil {
-		t.Fatal(err)
-	}
-	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
-	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{{mr, "1/", int64(5), "floor 20", "opened", int64(1), int64(1), int64(1), false}}); err != nil {
-		t.Fatal(err)
-	}
-	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
-	if err := e.Insert(ctx, "gl_edge", ecols, [][]any{
-		{"1/", "MEMBER_OF", "User", gone, "Project", int64(1), int64(1), false},
-		{"1/", "HAS_DIFF", "MergeRequest", mr, "MergeRequestDiff", diff, int64(1), false},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	gone, mr, diff := writeUnreadableEnds(t, e, 5330000, "Project")
 	for _, tc := range []struct {
 		name, dsl string
 		caller    *compiler.Caller
@@ -279,4 +264,30 @@ func TestPathFirstStepReadsOnlyReadableAnchors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeUnreadableEnds writes, at ids base+1, base+2 and base+4 (far above the seeded graph's,
+// so that no other test's id ranges reach them), a deleted user with a live MEMBER_OF edge to
+// memberOf 1 and a merge request at floor 20 under 1/ with a live HAS_DIFF edge: the ends of
+// edges that a caller with level 10 under 1/ may read, but whose named node it may not.
+func writeUnreadableEnds(t *testing.T, e serverdb.Engine, base int64, memberOf string) (gone, mr, diff int64) {
+	t.Helper()
+	ctx := context.Background()
+	gone, mr, diff = base+1, base+2, base+4
+	ucols := []string{"id", "username", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_user", ucols, [][]any{{gone, "gone", int64(1), false}, {gone, "gone", int64(2), true}}); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{{mr, "1/", int64(5), "floor 20", "opened", int64(1), int64(1), int64(1), false}}); err != nil {
+		t.Fatal(err)
+	}
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	if err := e.Insert(ctx, "gl_edge", ecols, [][]any{
+		{"1/", "MEMBER_OF", "User", gone, memberOf, int64(1), int64(1), false},
+		{"1/", "HAS_DIFF", "MergeRequest", mr, "MergeRequestDiff", diff, int64(1), false},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return gone, mr, diff
 }

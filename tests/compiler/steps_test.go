@@ -324,23 +324,7 @@ func TestNeighborsScreenedLookup(t *testing.T) {
 func TestNeighborsFirstStepReadsOnlyReadableCenters(t *testing.T) {
 	e := engine(t)
 	ctx := context.Background()
-	// Ids far above the seeded graph's, so that no other test's id ranges reach these nodes.
-	const gone, mr, diff = int64(5340001), int64(5340002), int64(5340004)
-	ucols := []string{"id", "username", "_version", "_deleted"}
-	if err := e.Insert(ctx, "gl_user", ucols, [][]any{{gone, "gone", int64(1), false}, {gone, "gone", int64(2), true}}); err != nil {
-		t.Fatal(err)
-	}
-	cols := []string{"id", "traversal_path", "iid", "title", "state", "project_id", "author_id", "_version", "_deleted"}
-	if err := e.Insert(ctx, "gl_merge_request", cols, [][]any{{mr, "1/", int64(5), "floor 20", "opened", int64(1), int64(1), int64(1), false}}); err != nil {
-		t.Fatal(err)
-	}
-	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
-	if err := e.Insert(ctx, "gl_edge", ecols, [][]any{
-		{"1/", "MEMBER_OF", "User", gone, "Group", int64(1), int64(1), false},
-		{"1/", "HAS_DIFF", "MergeRequest", mr, "MergeRequestDiff", diff, int64(1), false},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	gone, mr, _ := writeUnreadableEnds(t, e, 5340000, "Group")
 	id := func(n int64) string { return strconv.FormatInt(n, 10) }
 	for _, tc := range []struct {
 		name, dsl string
