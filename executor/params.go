@@ -258,7 +258,6 @@ func appendQuoted(dst []byte, s string) []byte {
 	return append(dst, '\'')
 }
 
-// unwrap returns T for wrapper(T).
 // splitTopLevel splits a type list at the commas outside parentheses.
 func splitTopLevel(list string) []string {
 	var out []string
@@ -279,6 +278,7 @@ func splitTopLevel(list string) []string {
 	return append(out, strings.TrimSpace(list[start:]))
 }
 
+// unwrap returns T for wrapper(T).
 func unwrap(typ, wrapper string) (string, bool) {
 	if !strings.HasPrefix(typ, wrapper+"(") || !strings.HasSuffix(typ, ")") {
 		return "", false
