@@ -233,6 +233,8 @@ func check(c *Config) error {
 		return bad("health-interval", "must be positive")
 	case c.ShutdownGrace < 0:
 		return bad("shutdown-grace", "must not be negative")
+	case c.MergeIdle < 0:
+		return bad("merge-idle", "must not be negative (0: never merge when idle)")
 	case c.KeepaliveTime <= 0 || c.KeepaliveTimeout <= 0:
 		return bad("keepalive-time", "--keepalive-time and --keepalive-timeout must be positive")
 	case c.MaxRecvMsgSize <= 0:

@@ -190,6 +190,7 @@ func TestErrors(t *testing.T) {
 		{"zero read timeout", with("http-read-timeout", "0s"), nil, "", "", "http-read-timeout", serveconfig.ErrInvalid},
 		{"negative connections", with("max-connections", "-1"), nil, "", "", "max-connections", serveconfig.ErrInvalid},
 		{"negative reserve", with("engine-fd-reserve", "-1"), nil, "", "", "engine-fd-reserve", serveconfig.ErrInvalid},
+		{"negative merge idle", with("merge-idle", "-5s"), nil, "", "", "merge-idle", serveconfig.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -258,7 +258,7 @@ func refuseWrites(ctx context.Context, eng executor.Executor, sql string, ro []c
 	for _, r := range ast.Rows {
 		line, _ := r[0].(string)
 		if strings.HasPrefix(line, " Literal ") {
-			return &classError{code: exitInvalid, msg: "the statement writes a file (INTO OUTFILE) and graphwire sql only reads: drop the clause and redirect the output instead (graphwire sql --output json ... > FILE)"}
+			return &classError{code: exitInvalid, msg: "the statement writes a file (INTO OUTFILE) and graphwire sql only reads: drop the clause and redirect the output instead (graphwire sql --format json ... > FILE)"}
 		}
 		if strings.HasPrefix(strings.TrimLeft(line, " "), "InsertQuery") {
 			return &classError{code: exitInvalid, msg: "the statement writes (INSERT) and graphwire sql only reads: load rows with graphwire load, and redirect the output of a SELECT to write a file (graphwire sql --format json ... > FILE)"}

@@ -123,6 +123,9 @@ func TestSQLRefusesOutfile(t *testing.T) {
 		if r.code != exitInvalid || !strings.Contains(r.stderr, "INTO OUTFILE") {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d naming INTO OUTFILE", sql, r.code, r.stderr, exitInvalid)
 		}
+		if strings.Contains(r.stderr, "--output") {
+			t.Errorf("%q: stderr %q suggests the deprecated --output; want --format", sql, r.stderr)
+		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Fatalf("%q wrote %s (stat: %v)", sql, out, err)
 		}
