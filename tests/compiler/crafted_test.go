@@ -381,6 +381,40 @@ func TestCraftedJoinedHopCounts(t *testing.T) {
 				}
 			}
 			if qi == 0 {
+				// Walked by cursor, pages of 1 and 2 rows hold the unpaged rows in order.
+				rowBytes := func(r *graphresponse.Response) []string {
+					var out []string
+					for _, row := range r.Rows {
+						out = append(out, string(answerBytes(&graphresponse.Response{QueryType: r.QueryType, Columns: r.Columns, GroupColumns: r.GroupColumns, Rows: []graphresponse.Row{row}})))
+					}
+					return out
+				}
+				want := rowBytes(r)
+				for _, size := range []int{1, 2} {
+					var got []string
+					after := ""
+					pages := 0
+					for page := 0; page < 100; page++ {
+						pages++
+						pr, err := tryRun(t, strings.Replace(q, `"limit":1000`, fmt.Sprintf(`"cursor":{"page_size":%d%s}`, size, after), 1), cl.c)
+						if err != nil {
+							t.Fatalf("%s: page %d: %v", name, page, err)
+						}
+						got = append(got, rowBytes(pr)...)
+						if pr.Pagination == nil || !pr.Pagination.HasMore {
+							break
+						}
+						after = `,"after":"` + *pr.Pagination.NextCursor + `"`
+					}
+					if len(want) > size && pages < 2 {
+						t.Errorf("%s: %d rows in one page of %d", name, len(want), size)
+					}
+					if !slices.Equal(got, want) {
+						t.Errorf("%s: pages of %d rows:\n%v\nwant\n%v", name, size, got, want)
+					}
+				}
+			}
+			if qi == 0 {
 				// The crafted project's failed pipelines the caller may read, one per copy.
 				want := 0
 				nodes, edges := rvData()
