@@ -105,56 +105,79 @@ func rvData() ([]rvNode, []rvEdge) {
 	return nodes, edges
 }
 
-var rvLoaded bool
+// rvGen numbers the loads of the crafted graph: each test loads it with versions above the
+// last load's tombstones.
+var rvGen int64
 
+// rvLoad writes the crafted graph for one test and, when the test ends, a tombstone for every
+// row it wrote, so that the package's other tests (admin aggregations over whole tables) never
+// see it.
 func rvLoad(t *testing.T) {
 	e := engine(t)
-	if rvLoaded {
-		return
-	}
-	ctx := context.Background()
+	rvGen++
+	v := rvGen * 10
 	nodes, edges := rvData()
-	for _, n := range nodes {
-		cols := []string{"id", "_version", "_deleted"}
-		row := []any{n.id, int64(1), false}
-		if n.path != "" {
-			cols = append(cols, "traversal_path")
-			row = append(row, n.path)
+	write := func(tomb bool) error {
+		ctx := context.Background()
+		for _, n := range nodes {
+			cols := []string{"id", "_version", "_deleted"}
+			row := []any{n.id, v + 1, false}
+			if n.path != "" {
+				cols = append(cols, "traversal_path")
+				row = append(row, n.path)
+			}
+			if n.kind == "User" {
+				cols = append(cols, "username")
+				row = append(row, fmt.Sprint("rv", n.id))
+			}
+			keys := make([]string, 0, len(n.extra))
+			for k := range n.extra {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				cols = append(cols, k)
+				row = append(row, n.extra[k])
+			}
+			rows := [][]any{row}
+			if n.deleted || tomb {
+				del := slices.Clone(row)
+				del[1], del[2] = v+2, true
+				if tomb {
+					del[1] = v + 3
+					rows = rows[:0]
+				}
+				rows = append(rows, del)
+			}
+			if err := e.Insert(ctx, n.table, cols, rows); err != nil {
+				return err
+			}
 		}
-		if n.kind == "User" {
-			cols = append(cols, "username")
-			row = append(row, fmt.Sprint("rv", n.id))
+		ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+		for _, x := range edges {
+			var rows [][]any
+			switch {
+			case tomb:
+				rows = [][]any{{x.path, x.rel, x.sk, x.sid, x.tk, x.tid, v + 3, true}}
+			case x.deleted:
+				rows = [][]any{{x.path, x.rel, x.sk, x.sid, x.tk, x.tid, v + 1, false}, {x.path, x.rel, x.sk, x.sid, x.tk, x.tid, v + 2, true}}
+			default:
+				rows = [][]any{{x.path, x.rel, x.sk, x.sid, x.tk, x.tid, v + 1, false}}
+			}
+			if err := e.Insert(ctx, "gl_edge", ecols, rows); err != nil {
+				return err
+			}
 		}
-		keys := make([]string, 0, len(n.extra))
-		for k := range n.extra {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			cols = append(cols, k)
-			row = append(row, n.extra[k])
-		}
-		rows := [][]any{row}
-		if n.deleted {
-			del := slices.Clone(row)
-			del[1], del[2] = int64(2), true
-			rows = append(rows, del)
-		}
-		if err := e.Insert(ctx, n.table, cols, rows); err != nil {
-			t.Fatal(err)
-		}
+		return nil
 	}
-	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
-	for _, x := range edges {
-		rows := [][]any{{x.path, x.rel, x.sk, x.sid, x.tk, x.tid, int64(1), false}}
-		if x.deleted {
-			rows = append(rows, []any{x.path, x.rel, x.sk, x.sid, x.tk, x.tid, int64(2), true})
-		}
-		if err := e.Insert(ctx, "gl_edge", ecols, rows); err != nil {
-			t.Fatal(err)
-		}
+	if err := write(false); err != nil {
+		t.Fatal(err)
 	}
-	rvLoaded = true
+	t.Cleanup(func() {
+		if err := write(true); err != nil {
+			t.Errorf("remove the crafted graph: %v", err)
+		}
+	})
 }
 
 var rvFloors = map[string]int{"Group": 10, "Project": 10, "Pipeline": 20, "MergeRequest": 20, "User": 0}
