@@ -2,7 +2,6 @@ package cluster_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/executor/clickhouse"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/seed"
 )
 
@@ -165,7 +165,7 @@ func TestBenchCluster(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s on %s: %v", bq.name, l.name, err)
 					}
-					got, _ := json.Marshal(resp)
+					got := graphresponse.Marshal(resp)
 					if i == 0 {
 						want = got
 					} else if string(got) != string(want) {

@@ -3,7 +3,6 @@ package compilertest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -141,8 +140,8 @@ func TestPathStepBindsHandedOverIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := json.Marshal(clean)
-	b, _ := json.Marshal(tampered)
+	a := answerBytes(clean)
+	b := answerBytes(tampered)
 	if !bytes.Equal(a, b) {
 		t.Errorf("a tampered path step changed the answer:\nclean:    %s\ntampered: %s", a, b)
 	}
@@ -159,7 +158,7 @@ func TestPathStepBindsHandedOverIDs(t *testing.T) {
 	if want := []string{executor.LabelBase, executor.LabelLookup, executor.LabelHydration}; !slices.Equal(labels, want) {
 		t.Errorf("screened statements %q, want %q", labels, want)
 	}
-	if c, _ := json.Marshal(screened); !bytes.Equal(a, c) {
+	if c := answerBytes(screened); !bytes.Equal(a, c) {
 		t.Errorf("screened answer differs:\nclean:    %s\nscreened: %s", a, c)
 	}
 }

@@ -40,9 +40,9 @@ func answer(e executor.Runner, q *compiler.Query) ([]byte, *graphresponse.Respon
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := json.Marshal(resp)
-	if err != nil || q.Plan.Edges() == nil {
-		return b, resp, err
+	b := answerBytes(resp)
+	if q.Plan.Edges() == nil {
+		return b, resp, nil
 	}
 	// A plan in steps (neighbors, path_finding) answers on this engine exactly as the
 	// one-statement form.

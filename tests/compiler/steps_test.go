@@ -3,7 +3,6 @@ package compilertest_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -132,8 +131,8 @@ func TestLookupBindsHandedOverIDs(t *testing.T) {
 	if len(ex.Statements) != 2 || ex.Statements[1].Label != executor.LabelHydration {
 		t.Errorf("statements %v, want the edges and a hydrating lookup", ex.Statements)
 	}
-	a, _ := json.Marshal(clean)
-	b, _ := json.Marshal(tampered)
+	a := answerBytes(clean)
+	b := answerBytes(tampered)
 	if !bytes.Equal(a, b) || len(clean.Nodes) < 2 {
 		t.Errorf("a tampered lookup changed the answer (or it is empty):\nclean:    %s\ntampered: %s", a, b)
 	}
@@ -297,8 +296,8 @@ func TestNeighborsScreenedLookup(t *testing.T) {
 			if want := []string{executor.LabelBase, executor.LabelLookup, executor.LabelHydration}; !slices.Equal(labels, want) {
 				t.Errorf("screened statements %q, want %q", labels, want)
 			}
-			a, _ := json.Marshal(clean)
-			b, _ := json.Marshal(screened)
+			a := answerBytes(clean)
+			b := answerBytes(screened)
 			if !bytes.Equal(a, b) {
 				t.Errorf("screened answer differs:\nclean:    %s\nscreened: %s", a, b)
 			}
