@@ -393,16 +393,7 @@ func TestCraftedJoinedHopCounts(t *testing.T) {
 				continue
 			}
 			d.write(name, r)
-			for _, n := range r.Nodes {
-				if n.ID >= rvBase && !rvReadable(cl.c, n.Type, n.ID) {
-					t.Errorf("%s: node %s %d is not readable", name, n.Type, n.ID)
-				}
-			}
-			for _, e := range r.Edges {
-				if e.FromID >= rvBase && (!rvEdgeReadable(cl.c, e.Type, e.From, e.FromID, e.To, e.ToID) || !rvReadable(cl.c, e.From, e.FromID) || !rvReadable(cl.c, e.To, e.ToID)) {
-					t.Errorf("%s: edge %s is not readable", name, rvEdgeKey(e))
-				}
-			}
+			rvCheckReadable(t, name, cl.c, r)
 			if qi == 0 {
 				// Walked by cursor, pages of 1 and 2 rows hold the unpaged rows in order.
 				rowBytes := func(r *graphresponse.Response) []string {
@@ -500,17 +491,24 @@ func TestCraftedPathAnchors(t *testing.T) {
 				continue
 			}
 			d.write(name, r)
-			for _, n := range r.Nodes {
-				if n.ID >= rvBase && !rvReadable(cl.c, n.Type, n.ID) {
-					t.Errorf("%s: node %s %d is not readable", name, n.Type, n.ID)
-				}
-			}
-			for _, e := range r.Edges {
-				if e.FromID >= rvBase && (!rvEdgeReadable(cl.c, e.Type, e.From, e.FromID, e.To, e.ToID) || !rvReadable(cl.c, e.From, e.FromID) || !rvReadable(cl.c, e.To, e.ToID)) {
-					t.Errorf("%s: edge %s is not readable", name, rvEdgeKey(e))
-				}
-			}
+			rvCheckReadable(t, name, cl.c, r)
 			t.Logf("%s: %d nodes, %d edges", name, len(r.Nodes), len(r.Edges))
+		}
+	}
+}
+
+// rvCheckReadable fails t for every crafted node of r, and every edge of r from a crafted
+// node, that caller c may not read (an edge also needs both of its ends readable).
+func rvCheckReadable(t *testing.T, name string, c *compiler.Caller, r *graphresponse.Response) {
+	t.Helper()
+	for _, n := range r.Nodes {
+		if n.ID >= rvBase && !rvReadable(c, n.Type, n.ID) {
+			t.Errorf("%s: node %s %d is not readable", name, n.Type, n.ID)
+		}
+	}
+	for _, e := range r.Edges {
+		if e.FromID >= rvBase && (!rvEdgeReadable(c, e.Type, e.From, e.FromID, e.To, e.ToID) || !rvReadable(c, e.From, e.FromID) || !rvReadable(c, e.To, e.ToID)) {
+			t.Errorf("%s: edge %s is not readable", name, rvEdgeKey(e))
 		}
 	}
 }
