@@ -270,20 +270,9 @@ func dropSeeds(s *selectStmt, sets map[string]bool) bool {
 // nodes the caller may not read); a fixed hop or a neighbors scan keeps passing without its
 // seed, but not once a binding is dropped, a kind is changed, or its rows are read a second way.
 func TestCheckEdgeScansSeededOrJoinBound(t *testing.T) {
-	plain := newTestCompiler(t)
-	ont, err := ontology.Load(ontologyfiles.Files())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sized, err := New(ont, Options{Sizes: smallSizes{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain, sized := newTestCompiler(t), sizedCompiler(t, smallSizes{})
 	// With edge counts too, variable-length walks share one edge scan (shareSteps).
-	shared, err := New(ont, Options{Sizes: walkSizes{edges: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	shared := sizedCompiler(t, walkSizes{edges: 1})
 	refused, accepted, bound, looked := 0, 0, 0, 0
 	mustFail := func(what string, stmt *selectStmt, caller *Caller) {
 		t.Helper()

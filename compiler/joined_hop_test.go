@@ -45,15 +45,7 @@ func cteReads(stmt *selectStmt, name string) int {
 // and the three scans overlap (joinedHop). Any filter that may keep a handful of rows, a walk,
 // or a far node narrowed to the hop's ends keeps the seed; and each statement passes the check.
 func TestJoinedHopOnlyWhereTheSeedIsCoarse(t *testing.T) {
-	plain := newTestCompiler(t)
-	ont, err := ontology.Load(ontologyfiles.Files())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sized, err := New(ont, Options{Sizes: smallSizes{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain, sized := newTestCompiler(t), sizedCompiler(t, smallSizes{})
 	const agg = `{"query_type":"aggregation","nodes":[{"id":"pl","entity":"Pipeline"%s},{"id":"p","entity":"Project"}],"relationships":[{"type":"IN_PROJECT","from":"pl","to":"p"%s}],"group_by":["p"],"aggregations":[{"count":"pl"}]}`
 	sprintf := func(filters, rel string) string {
 		if filters != "" {
@@ -100,4 +92,19 @@ func TestJoinedHopOnlyWhereTheSeedIsCoarse(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sizedCompiler is a compiler that knows table sizes, with the default walk cost, so that
+// the size-dependent lowerings (joinedHop, shared walk steps) run.
+func sizedCompiler(t *testing.T, sizes TableSizes) *Compiler {
+	t.Helper()
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(ont, Options{Sizes: sizes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

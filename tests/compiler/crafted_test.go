@@ -284,12 +284,8 @@ func TestCraftedNeighborsPages(t *testing.T) {
 			for oi, order := range orders {
 				base := fmt.Sprintf(`{"query_type":"neighbors","nodes":[{"id":"c","entity":%q,%s}],"neighbors":%s%s`, q.kind, q.centers, q.nb, order)
 				name := q.name + "/" + cl.name + order
-				whole, err := tryRun(t, base+`,"limit":500}`, cl.c)
-				if err != nil {
-					if strings.Contains(err.Error(), "NO_SCOPES") {
-						continue
-					}
-					t.Errorf("%s: %v", name, err)
+				whole, ok := rvRun(t, name, base+`,"limit":500}`, cl.c)
+				if !ok {
 					continue
 				}
 				d.write(name+"/whole", whole)
@@ -384,12 +380,8 @@ func TestCraftedJoinedHopCounts(t *testing.T) {
 	for qi, q := range qs {
 		for _, cl := range rvCallers {
 			name := fmt.Sprintf("agg%d/%s", qi, cl.name)
-			r, err := tryRun(t, q, cl.c)
-			if err != nil {
-				if strings.Contains(err.Error(), "NO_SCOPES") {
-					continue
-				}
-				t.Errorf("%s: %v", name, err)
+			r, ok := rvRun(t, name, q, cl.c)
+			if !ok {
 				continue
 			}
 			d.write(name, r)
@@ -482,12 +474,8 @@ func TestCraftedPathAnchors(t *testing.T) {
 	for qi, q := range qs {
 		for _, cl := range rvCallers {
 			name := fmt.Sprintf("path%d/%s", qi, cl.name)
-			r, err := tryRun(t, q, cl.c)
-			if err != nil {
-				if strings.Contains(err.Error(), "NO_SCOPES") {
-					continue
-				}
-				t.Errorf("%s: %v", name, err)
+			r, ok := rvRun(t, name, q, cl.c)
+			if !ok {
 				continue
 			}
 			d.write(name, r)
@@ -511,4 +499,20 @@ func rvCheckReadable(t *testing.T, name string, c *compiler.Caller, r *graphresp
 			t.Errorf("%s: edge %s is not readable", name, rvEdgeKey(e))
 		}
 	}
+}
+
+// rvRun runs query q for caller c. A NO_SCOPES refusal (the caller's levels admit none of the
+// query's types) is logged and, like any other error, reported as not ok; other errors fail t.
+func rvRun(t *testing.T, name, q string, c *compiler.Caller) (*graphresponse.Response, bool) {
+	t.Helper()
+	r, err := tryRun(t, q, c)
+	switch {
+	case err == nil:
+		return r, true
+	case strings.Contains(err.Error(), "NO_SCOPES"):
+		t.Logf("%s: refused with NO_SCOPES, nothing to check", name)
+	default:
+		t.Errorf("%s: %v", name, err)
+	}
+	return nil, false
 }
