@@ -53,17 +53,10 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 	}
 	pathFilter := "startsWith(traversal_path, (SELECT prefix FROM " + params + "))"
 	var out []FileReport
-	// write writes a file of typ unless it has no rows and was not asked for by name; with
-	// unreachable > 0 (edges left out) the file is written and the report counts them.
-	write := func(typ, cols, from, order string, global bool, unreachable int64) error {
-		filter := pathFilter
-		if global { // no traversal_path: all rows, or none under a path filter
-			filter = "(SELECT prefix FROM " + params + ") = ''"
-		}
-		n, err := count(ctx, e, "SELECT count() FROM "+from+" WHERE "+filter)
-		if err != nil {
-			return fmt.Errorf("load: export %s: %w", typ, err)
-		}
+	// write writes the n rows of from that meet filter to a file of typ, unless there are none
+	// and typ was not asked for by name; with unreachable > 0 (edges left out) the file is
+	// written and the report counts them.
+	write := func(typ, cols, from, filter, order string, n, unreachable int64) error {
 		if n == 0 && unreachable == 0 && !want[strings.ToLower(typ)] {
 			return nil
 		}
@@ -79,7 +72,16 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if len(want) > 0 && !want[strings.ToLower(ent.Name)] {
 			continue
 		}
-		if err := write(ent.Name, exportColumns(ent, true), liveRows(ent.Table, ""), entityKey(ent), !ent.Namespaced(), 0); err != nil {
+		filter := pathFilter
+		if !ent.Namespaced() { // no traversal_path: all rows, or none under a path filter
+			filter = "(SELECT prefix FROM " + params + ") = ''"
+		}
+		from := liveRows(ent.Table, "")
+		n, err := count(ctx, e, "SELECT count() FROM "+from+" WHERE "+filter)
+		if err != nil {
+			return out, fmt.Errorf("load: export %s: %w", ent.Name, err)
+		}
+		if err := write(ent.Name, exportColumns(ent, true), from, filter, entityKey(ent), n, 0); err != nil {
 			return out, err
 		}
 	}
@@ -91,11 +93,17 @@ func Export(ctx context.Context, e Engine, ont *ontology.Ontology, dir string, o
 		if err != nil {
 			return out, err
 		}
-		gone, err := count(ctx, e, "SELECT count() FROM "+liveEdges(ont, rel, "NOT ("+ends+")")+" WHERE "+pathFilter)
+		// The edges written and those left out, in one read.
+		res, err := collect(ctx, e, &compiler.Query{SQL: "SELECT toInt64(countIf(" + ends + ")), toInt64(countIf(NOT (" + ends + "))) FROM " + liveEdges(ont, rel, "") + " WHERE " + pathFilter})
 		if err != nil {
 			return out, fmt.Errorf("load: export %s: %w", rel.Name, err)
 		}
-		if err := write(rel.Name, edgeExportColumns(rel), liveEdges(ont, rel, ends), edgeKey, false, gone); err != nil {
+		if len(res.Rows) != 1 || len(res.Rows[0]) != 2 {
+			return out, fmt.Errorf("load: export %s: unexpected counts %v", rel.Name, res.Rows)
+		}
+		n, _ := res.Rows[0][0].(int64)
+		gone, _ := res.Rows[0][1].(int64)
+		if err := write(rel.Name, edgeExportColumns(rel), liveEdges(ont, rel, ends), pathFilter, edgeKey, n, gone); err != nil {
 			return out, err
 		}
 	}
