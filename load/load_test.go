@@ -342,7 +342,7 @@ func TestValidation(t *testing.T) {
 				"1/10/,Definition,300,Definition,999\n" +
 				"1/10/,File,200,Milestone,1\n",
 			want: []load.Issue{
-				{Row: 1, Line: 3, Column: "target_id", Value: "999", Err: load.ErrDangling},
+				{Row: 1, Line: 3, Column: "target_id", Value: "999", Err: load.ErrDangling, Detail: "Definition 999 is neither in the load nor in the graph"},
 				{Row: 2, Line: 4, Column: "source_kind", Value: "File", Err: load.ErrPair},
 			},
 		},
@@ -353,8 +353,8 @@ func TestValidation(t *testing.T) {
 				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 200, "target_kind": "File", "target_id": 100}` + "\n" +
 				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 101, "target_kind": "Directory", "target_id": 100}` + "\n",
 			want: []load.Issue{
-				{Row: 1, Line: 2, Column: "source_id", Value: "200", Err: load.ErrDangling},
-				{Row: 1, Line: 2, Column: "target_id", Value: "100", Err: load.ErrDangling},
+				{Row: 1, Line: 2, Column: "source_id", Value: "200", Err: load.ErrDangling, Detail: "Directory 200 is neither in the load nor in the graph"},
+				{Row: 1, Line: 2, Column: "target_id", Value: "100", Err: load.ErrDangling, Detail: "File 100 is neither in the load nor in the graph"},
 			},
 		},
 		{

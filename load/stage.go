@@ -23,7 +23,9 @@ import (
 //	k_<table>       keys of every valid row for a graph table (unchanged ones too), with
 //	                its _deleted, _version and _ord (file index and row: later is greater)
 //	w_<table>       when the load holds a key both live and deleted: each key once, with
-//	                the _deleted and _version of the row that wins it (see winners)
+//	                the _deleted, _version and _ord of the row that wins it (see winners)
+//	dangling        the live edge rows with an end that is no live node: _ord, column,
+//	                value, end kind, and whether the row is invalid for another reason
 //	d_<table>       the delta for a graph table: only rows that change the graph
 //	manifest        written last; its presence means the deltas are complete
 type stage struct {
@@ -39,6 +41,8 @@ type stage struct {
 	versioned map[string]bool
 	// won holds, per graph table, where its keys' winning states are read (see winners).
 	won map[string]string
+	// dangling is set once the staging table of dangling edge ends exists (see danglingEnds).
+	dangling bool
 }
 
 func (s *stage) exec(ctx context.Context, what, sql string) error {
@@ -234,11 +238,24 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		strings.Join(items, ", ")+"])) AS c FROM "+raw+" WHERE "+strings.Join(conds, " OR ")+")"); err != nil {
 		return fr, nil, err
 	}
-	if fr.Invalid, err = s.count(ctx, "SELECT uniqExact(_row) FROM "+bad); err != nil {
+	// A dangling end is no reason by itself: only the row that wins its key is checked, once
+	// every file is staged (see danglingIssues). A row invalid for another reason is invalid
+	// whatever wins; its dangling ends are reported with the rest.
+	res, err = s.query(ctx, &compiler.Query{SQL: "SELECT toInt64(uniqExactIf(_row, reason != 'dangling')), toInt64(countIf(reason = 'dangling')) FROM " + bad})
+	if err != nil {
 		return fr, nil, fmt.Errorf("load: validate %s: %w", t.src.Path, err)
 	}
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 2 {
+		return fr, nil, fmt.Errorf("load: validate %s: unexpected result %v", t.src.Path, res.Rows)
+	}
+	fr.Invalid, _ = res.Rows[0][0].(int64)
+	if n, _ := res.Rows[0][1].(int64); n > 0 {
+		if err := s.danglingEnds(ctx, i, raw, bad); err != nil {
+			return fr, nil, err
+		}
+	}
 	if fr.Invalid > 0 {
-		res, err := s.query(ctx, &compiler.Query{SQL: "SELECT _row, column, reason, value FROM " + bad + " ORDER BY _row, column, reason LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
+		res, err := s.query(ctx, &compiler.Query{SQL: "SELECT _row, column, reason, value FROM " + bad + " WHERE reason != 'dangling' ORDER BY _row, column, reason LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
 		if err != nil {
 			return fr, nil, fmt.Errorf("load: validate %s: %w", t.src.Path, err)
 		}
@@ -260,7 +277,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	// The valid rows: all of them, unless some were skipped.
 	valid := raw
 	if fr.Invalid > 0 {
-		valid = "(SELECT * FROM " + raw + " WHERE _row NOT IN (SELECT _row FROM " + bad + "))"
+		valid = "(SELECT * FROM " + raw + " WHERE _row NOT IN (SELECT _row FROM " + bad + " WHERE reason != 'dangling'))"
 	}
 	if t.entity != nil {
 		err = s.entityDelta(ctx, t, cols, present, valid, ord(i))
@@ -435,7 +452,7 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 func ord(i int) string { return "bitOr(bitShiftLeft(toUInt64(" + strconv.Itoa(i) + "), 40), _row)" }
 
 // winners returns the table to read a graph table's load keys from, each with the _deleted,
-// _version and data hash of the row that wins it in the load: the highest _version, then
+// _version, data hash and _ord of the row that wins it in the load: the highest _version, then
 // the last row, as the graph keeps them. That is k_<table> itself unless the load holds a
 // key more than once; then it is w_<table>, each key once, with _n, its rows in the load.
 // Computed once per table, after the table's files are staged.
@@ -458,8 +475,8 @@ func (s *stage) winners(ctx context.Context, table, key string) (string, error) 
 	w := keys
 	if r := res.Rows[0]; r[0] != r[1] {
 		w = s.prefix + "w_" + table
-		if err := s.exec(ctx, "settle "+table, "CREATE TABLE "+w+" ENGINE = Memory AS SELECT "+key+", won.1 AS _deleted, won.2 AS _version, won.3 AS _h, n AS _n FROM (SELECT "+key+
-			", argMax((_deleted, _version, _h), (_version, _ord)) AS won, count() AS n FROM "+keys+" GROUP BY "+key+")"); err != nil {
+		if err := s.exec(ctx, "settle "+table, "CREATE TABLE "+w+" ENGINE = Memory AS SELECT "+key+", won.1 AS _deleted, won.2 AS _version, won.3 AS _h, won.4 AS _ord, n AS _n FROM (SELECT "+key+
+			", argMax((_deleted, _version, _h, _ord), (_version, _ord)) AS won, count() AS n FROM "+keys+" GROUP BY "+key+")"); err != nil {
 			return "", err
 		}
 	}
@@ -506,11 +523,25 @@ func (s *stage) settle(ctx context.Context) error {
 	return nil
 }
 
-// deletions counts the tombstones the files put in the deltas (before a replace adds its own).
+// deletions counts the keys the files' tombstones delete (before a replace adds its own),
+// once each: the keys that settle left won by a tombstone in the deltas (a tombstone enters
+// a delta only when the graph holds its key live), less those a higher _version in the graph
+// outdates (see shadowed). A tombstone outdated in the load by a later or higher-version live
+// row was dropped by settle; a tombstone repeated counts once.
 func (s *stage) deletions(ctx context.Context) (int64, error) {
 	var n int64
 	for _, table := range s.order {
-		c, err := s.count(ctx, "SELECT count() FROM "+s.prefix+"d_"+table+" WHERE _deleted")
+		key := edgeKey
+		if ent := s.entityOfTable(table); ent != nil {
+			key = entityKey(ent)
+		}
+		d := s.prefix + "d_" + table
+		sql := "SELECT count() FROM (SELECT DISTINCT " + key + " FROM " + d + " WHERE _deleted)"
+		if s.versioned[table] && !s.empty[table] {
+			sql = "SELECT count() FROM (SELECT " + key + ", max(_version) AS v FROM " + d + " WHERE _deleted GROUP BY " + key + ") AS l LEFT ANY JOIN (SELECT " + key +
+				", max(_version) AS gv FROM " + table + " WHERE (" + key + ") IN (SELECT " + key + " FROM " + d + " WHERE _deleted) GROUP BY " + key + ") AS g USING (" + key + ") WHERE NOT g.gv > l.v"
+		}
+		c, err := s.count(ctx, sql)
 		if err != nil {
 			return 0, fmt.Errorf("load: count tombstones of %s: %w", table, err)
 		}
