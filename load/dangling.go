@@ -14,19 +14,24 @@ import (
 const ordRowBits = 40
 
 // danglingEnds records the ends of file i's live edge rows that are no live node (the rows
-// of bad with reason "dangling") in the staging table dangling, with the end's kind and
-// whether the row is invalid for another reason as well. Whether such an end refuses its
+// of bad with reason "dangling") in the staging table dangling, with the end's kind, the
+// edge's path when its type is same_namespace (its ends must be live under it; ” for any
+// path), and whether the row is invalid for another reason as well. Whether such an end refuses its
 // row is decided once every file is staged, by the row that wins the edge's key
 // ([stage.danglingIssues]).
-func (s *stage) danglingEnds(ctx context.Context, i int, raw, bad string) error {
-	t := s.prefix + "dangling"
+func (s *stage) danglingEnds(ctx context.Context, i int, t *target, raw, bad string) error {
+	d := s.prefix + "dangling"
 	if !s.dangling {
-		if err := s.exec(ctx, "create staging", "CREATE TABLE "+t+" (_ord UInt64, column String, value String, kind String, other Bool) ENGINE = Memory"); err != nil {
+		if err := s.exec(ctx, "create staging", "CREATE TABLE "+d+" (_ord UInt64, column String, value String, kind String, path String, other Bool) ENGINE = Memory"); err != nil {
 			return err
 		}
 		s.dangling = true
 	}
-	return s.exec(ctx, "check endpoints", "INSERT INTO "+t+" SELECT "+ord(i)+", b.column, b.value, if(b.column = 'source_id', ifNull(r.source_kind, ''), ifNull(r.target_kind, '')),"+
+	path := "''"
+	if t.rel != nil && t.rel.SameNamespace {
+		path = "ifNull(r.traversal_path, '')"
+	}
+	return s.exec(ctx, "check endpoints", "INSERT INTO "+d+" SELECT "+ord(i)+", b.column, b.value, if(b.column = 'source_id', ifNull(r.source_kind, ''), ifNull(r.target_kind, '')), "+path+","+
 		" _row IN (SELECT _row FROM "+bad+" WHERE reason != 'dangling') FROM "+bad+" AS b INNER JOIN "+raw+" AS r USING (_row) WHERE b.reason = 'dangling'")
 }
 
@@ -68,23 +73,26 @@ func (s *stage) danglingIssues(ctx context.Context, ts []*target) (map[int]int64
 		perFile[int(f)] = n
 		newly += n
 	}
-	res, err = s.query(ctx, &compiler.Query{SQL: "SELECT _ord, column, value, kind FROM " + d + " WHERE " + refused + " ORDER BY _ord, column LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
+	res, err = s.query(ctx, &compiler.Query{SQL: "SELECT _ord, column, value, kind, path FROM " + d + " WHERE " + refused + " ORDER BY _ord, column LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("load: check endpoints: %w", err)
 	}
 	var issues []Issue
-	var kinds []string
+	var ends []danglingEnd
 	for _, r := range res.Rows {
 		o := asUint(r[0])
 		col, _ := r[1].(string)
 		val, _ := r[2].(string)
-		kind, _ := r[3].(string)
+		var end danglingEnd
+		end.kind, _ = r[3].(string)
+		end.path, _ = r[4].(string)
+		end.id, _ = strconv.ParseInt(val, 10, 64)
 		is := rowIssue(ts, o)
 		is.Column, is.Value, is.Err = col, val, ErrDangling
 		issues = append(issues, is)
-		kinds = append(kinds, kind)
+		ends = append(ends, end)
 	}
-	if err := s.explainDangling(ctx, ts, issues, kinds); err != nil {
+	if err := s.explainDangling(ctx, ts, issues, ends); err != nil {
 		return nil, nil, err
 	}
 	if newly > 0 && s.opts.SkipInvalid && s.deltas[table] {
@@ -134,27 +142,39 @@ func rowIssue(ts []*target, o uint64) Issue {
 	return is
 }
 
-// explainDangling says, in each issue's Detail, why its end (of kinds[i], id the issue's
-// value) is no live node: a tombstone of the load wins its key (naming the file and row), the
-// graph holds it deleted, or neither holds it. Ends are matched by kind and id, as the
-// check matches them (docs/loading.md, "Edges").
-func (s *stage) explainDangling(ctx context.Context, ts []*target, issues []Issue, kinds []string) error {
+// danglingEnd is the end of an edge row that is no live node: its kind and id, and the
+// edge's path when its type binds its ends to it (” for any path).
+type danglingEnd struct {
+	kind, path string
+	id         int64
+}
+
+// explainDangling says, in each issue's Detail, why its end (ends[i]) is no live node: a
+// tombstone of the load wins its key (naming the file and row), the graph holds it deleted,
+// or neither holds it (under the edge's path, for a same_namespace type). Ends are matched
+// as the check matches them: by kind and id, and by path when the edge's type binds.
+func (s *stage) explainDangling(ctx context.Context, ts []*target, issues []Issue, ends []danglingEnd) error {
 	ids := map[string][]int64{}
-	for i, is := range issues {
-		if id, err := strconv.ParseInt(is.Value, 10, 64); err == nil {
-			ids[kinds[i]] = append(ids[kinds[i]], id)
+	for _, e := range ends {
+		ids[e.kind] = append(ids[e.kind], e.id)
+	}
+	inLoad := map[danglingEnd]Issue{}
+	inGraph := map[danglingEnd]bool{}
+	// note records a node of kind (path tp, id) under its own path and under any path.
+	note := func(kind, tp string, id int64, f func(danglingEnd)) {
+		f(danglingEnd{kind, "", id})
+		if tp != "" {
+			f(danglingEnd{kind, tp, id})
 		}
 	}
-	type end struct {
-		kind string
-		id   int64
-	}
-	inLoad := map[end]Issue{}
-	inGraph := map[end]bool{}
 	for _, kind := range sortedKeys(ids) {
 		ent, ok := s.ont.Entity(kind)
 		if !ok {
 			continue
+		}
+		tp := "''"
+		if ent.Namespaced() {
+			tp = "traversal_path"
 		}
 		p := []compiler.Param{{Name: "p0", Type: "Array(Int64)", Value: ids[kind]}}
 		if s.deltas[ent.Table] {
@@ -162,30 +182,38 @@ func (s *stage) explainDangling(ctx context.Context, ts []*target, issues []Issu
 			if err != nil {
 				return err
 			}
-			res, err := s.query(ctx, &compiler.Query{SQL: "SELECT id, min(_ord) FROM " + w + " WHERE _deleted AND has({p0:Array(Int64)}, id) GROUP BY id", Params: p})
+			res, err := s.query(ctx, &compiler.Query{SQL: "SELECT " + tp + ", id, min(_ord) FROM " + w + " WHERE _deleted AND has({p0:Array(Int64)}, id) GROUP BY 1, 2 ORDER BY 3", Params: p})
 			if err != nil {
 				return fmt.Errorf("load: explain dangling ends: %w", err)
 			}
 			for _, r := range res.Rows {
-				id, _ := r[0].(int64)
-				inLoad[end{kind, id}] = rowIssue(ts, asUint(r[1]))
+				path, _ := r[0].(string)
+				id, _ := r[1].(int64)
+				at := rowIssue(ts, asUint(r[2]))
+				note(kind, path, id, func(e danglingEnd) {
+					if _, ok := inLoad[e]; !ok {
+						inLoad[e] = at
+					}
+				})
 			}
 		}
 		key := entityKey(ent)
-		res, err := s.query(ctx, &compiler.Query{SQL: "SELECT DISTINCT id FROM (SELECT " + key + ", argMax(_deleted, (_version, _deleted)) AS gone FROM " + ent.Table +
+		res, err := s.query(ctx, &compiler.Query{SQL: "SELECT DISTINCT " + tp + ", id FROM (SELECT " + key + ", argMax(_deleted, (_version, _deleted)) AS gone FROM " + ent.Table +
 			" WHERE has({p0:Array(Int64)}, id) GROUP BY " + key + ") WHERE gone", Params: p})
 		if err != nil {
 			return fmt.Errorf("load: explain dangling ends: %w", err)
 		}
 		for _, r := range res.Rows {
-			id, _ := r[0].(int64)
-			inGraph[end{kind, id}] = true
+			path, _ := r[0].(string)
+			id, _ := r[1].(int64)
+			note(kind, path, id, func(e danglingEnd) { inGraph[e] = true })
 		}
 	}
-	for i := range issues {
-		id, _ := strconv.ParseInt(issues[i].Value, 10, 64)
-		e := end{kinds[i], id}
+	for i, e := range ends {
 		why := "neither in the load nor in the graph"
+		if e.path != "" {
+			why += " under " + e.path
+		}
 		if at, ok := inLoad[e]; ok {
 			why = "deleted by this load at " + at.where()
 		} else if inGraph[e] {

@@ -195,7 +195,73 @@ func TestDanglingSaysWhy(t *testing.T) {
 		t.Errorf("deleted in the graph: %q, want %q", got, want)
 	}
 	other := load.Source{Path: write(t, dir, "CALLS-999.jsonl", calls(999, "")), Type: "CALLS"}
-	if got, want := detail([]load.Source{other}), "Definition 999 is neither in the load nor in the graph"; got != want {
+	if got, want := detail([]load.Source{other}), "Definition 999 is neither in the load nor in the graph under 1/10/"; got != want {
 		t.Errorf("unknown: %q, want %q", got, want)
+	}
+}
+
+// TestEndsUnderTheEdgesPath: ids are unique per kind only within a path (an id may be live
+// under two paths). An edge of a same_namespace type (CALLS, DEFINES, IMPORTS, EXTENDS) is
+// followed only to ends live under its own traversal_path, so the load checks its ends by
+// (path, id) and export leaves it out when an end is live only under another path. Other
+// types join their ends on id alone: an end live under any path will do.
+func TestEndsUnderTheEdgesPath(t *testing.T) {
+	o := ont(t)
+	path := t.TempDir()
+	e := openAt(t, path, "first")
+	if _, err := load.Load(t.Context(), e, o, fixture(t), load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// Definition 500 and File 600 are live under 1/20/ only.
+	elsewhere := []load.Source{
+		{Path: write(t, dir, "Definition.jsonl", `{"id": 500, "traversal_path": "1/20/", "name": "X", "fqn": "pkg.X", "definition_type": "Function", "file_path": "pkg/x.go"}`+"\n")},
+		{Path: write(t, dir, "File.jsonl", `{"id": 600, "traversal_path": "1/20/", "path": "pkg/x.go", "name": "x.go"}`+"\n")},
+	}
+	if _, err := load.Load(t.Context(), e, o, elsewhere, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	bound := load.Source{Path: write(t, dir, "CALLS.jsonl", calls(500, "")), Type: "CALLS"}
+	_, err := load.Load(t.Context(), e, o, []load.Source{bound}, load.Options{})
+	var ve *load.ValidationError
+	if !errors.As(err, &ve) || !errors.Is(err, load.ErrDangling) {
+		t.Fatalf("a CALLS edge under 1/10/ to a Definition live only under 1/20/: %v, want ErrDangling", err)
+	}
+	if got, want := ve.Issues[0].Detail, "Definition 500 is neither in the load nor in the graph under 1/10/"; got != want {
+		t.Errorf("detail %q, want %q", got, want)
+	}
+	// CONTAINS joins its ends on id alone: File 600 under 1/20/ is an end for an edge under 1/10/.
+	free := load.Source{Path: write(t, dir, "CONTAINS.jsonl", `{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 101, "target_kind": "File", "target_id": 600}`+"\n")}
+	if _, err := load.Load(t.Context(), e, o, []load.Source{free}, load.Options{}); err != nil {
+		t.Fatalf("a CONTAINS edge to a File live under another path: %v", err)
+	}
+	// Definition 301 moves: live under 1/20/, deleted under 1/10/, where CALLS 300 -> 301 stays.
+	move := []load.Source{
+		{Path: write(t, dir, "move.jsonl", `{"id": 301, "traversal_path": "1/20/", "name": "B", "fqn": "pkg.B", "definition_type": "Function", "file_path": "pkg/b.go"}`+"\n"+
+			`{"id": 301, "traversal_path": "1/10/", "_deleted": true}`+"\n"), Type: "Definition"},
+		{Path: write(t, dir, "DEFINES.jsonl", `{"traversal_path": "1/10/", "source_kind": "File", "source_id": 201, "target_kind": "Definition", "target_id": 301, "_deleted": true}`+"\n")},
+	}
+	if _, err := load.Load(t.Context(), e, o, move, load.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := load.Export(t.Context(), e, o, t.TempDir(), load.ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := map[string]int64{}
+	var srcs []load.Source
+	for _, fr := range files {
+		gone[fr.Type] = fr.Unreachable
+		srcs = append(srcs, load.Source{Path: fr.Path})
+	}
+	if gone["CALLS"] != 1 || gone["CONTAINS"] != 0 {
+		t.Errorf("edges left out per type = %v, want CALLS 1 (its end lives under another path), CONTAINS 0", gone)
+	}
+	second := openAt(t, path, "second")
+	if _, err := load.Load(t.Context(), second, o, srcs, load.Options{}); err != nil {
+		t.Fatalf("loading the export into an empty graph: %v", err)
+	}
+	if got := query(t, second, "SELECT count() FROM gl_edge FINAL WHERE _deleted = false AND relationship_kind = 'CONTAINS' AND target_id = 600"); got[0][0] != int64(1) {
+		t.Errorf("the CONTAINS edge to File 600 did not make the round trip")
 	}
 }

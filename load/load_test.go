@@ -342,7 +342,7 @@ func TestValidation(t *testing.T) {
 				"1/10/,Definition,300,Definition,999\n" +
 				"1/10/,File,200,Milestone,1\n",
 			want: []load.Issue{
-				{Row: 1, Line: 3, Column: "target_id", Value: "999", Err: load.ErrDangling, Detail: "Definition 999 is neither in the load nor in the graph"},
+				{Row: 1, Line: 3, Column: "target_id", Value: "999", Err: load.ErrDangling, Detail: "Definition 999 is neither in the load nor in the graph under 1/10/"},
 				{Row: 2, Line: 4, Column: "source_kind", Value: "File", Err: load.ErrPair},
 			},
 		},

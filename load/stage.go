@@ -250,7 +250,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	}
 	fr.Invalid, _ = res.Rows[0][0].(int64)
 	if n, _ := res.Rows[0][1].(int64); n > 0 {
-		if err := s.danglingEnds(ctx, i, raw, bad); err != nil {
+		if err := s.danglingEnds(ctx, i, t, raw, bad); err != nil {
 			return fr, nil, err
 		}
 	}
@@ -368,10 +368,15 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 	}
 	for _, side := range []string{"source", "target"} {
 		// One set of ids per kind: probing a set of Int64 is several times faster than a
-		// set of (kind, id) tuples.
+		// set of (kind, id) tuples. An edge of a same_namespace type is followed only to ends
+		// under its own path, so its ends are (path, id).
+		end := "toInt64OrZero(" + side + "_id)"
+		if t.rel.SameNamespace {
+			end = "(ifNull(traversal_path, ''), " + end + ")"
+		}
 		var arms []string
 		for _, k := range sortedKeys(sets) {
-			arms = append(arms, side+"_kind = "+quote(k), "toInt64OrZero("+side+"_id) IN ("+sets[k]+")")
+			arms = append(arms, side+"_kind = "+quote(k), end+" IN ("+sets[k]+")")
 		}
 		add(side+"_id", "dangling", isPair+live+" AND accurateCastOrNull("+side+"_id, 'Int64') IS NOT NULL AND NOT multiIf("+
 			strings.Join(arms, ", ")+", false)")
@@ -397,9 +402,10 @@ func (s *stage) readIssue(t *target, err error) error {
 }
 
 // endpoints returns, for each node kind the rows of raw name in a pair of rel, a query of the
-// id of every node of that kind an edge may end at: the live nodes the load writes, and the
-// live nodes of the graph the load does not delete. Both sides of every row are checked
-// against these sets. It returns none when no row names a pair of rel.
+// id (for a same_namespace rel, the traversal_path and id) of every node of that kind an edge
+// may end at: the live nodes the load writes, and the live nodes of the graph the load does
+// not delete. Both sides of every row are checked against these sets. It returns none when
+// no row names a pair of rel.
 func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw string) (map[string]string, error) {
 	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT DISTINCT ifNull(source_kind, ''), ifNull(target_kind, '') FROM " + raw})
 	if err != nil {
@@ -415,13 +421,17 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 			}
 		}
 	}
+	cols := "id"
+	if rel.SameNamespace {
+		cols = "traversal_path, id"
+	}
 	sets := map[string]string{}
 	for k := range kinds {
 		ent, ok := s.ont.Entity(k)
 		if !ok {
 			return nil, fmt.Errorf("load: relationship %s names unknown entity %s", rel.Name, k)
 		}
-		live := "SELECT id FROM " + ent.Table + " FINAL WHERE _deleted = false"
+		live := "SELECT " + cols + " FROM " + ent.Table + " FINAL WHERE _deleted = false"
 		if s.deltas[ent.Table] {
 			// A key of the load is live when the row that wins it in the load is, unless
 			// the graph holds it at a higher _version (only a file with _version can lose
@@ -431,7 +441,7 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 			if err != nil {
 				return nil, err
 			}
-			mine := "SELECT id FROM " + won + " WHERE _deleted = false"
+			mine := "SELECT " + cols + " FROM " + won + " WHERE _deleted = false"
 			if s.versioned[ent.Table] && !s.empty[ent.Table] {
 				// The graph's state of each key: its highest _version, deleted or not. Not
 				// with FINAL, which hides the tombstones this is looking for (a tombstone at
@@ -439,7 +449,7 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 				// node's state); at one _version, a tombstone counts.
 				graph := "(SELECT " + key + ", max(_version) AS gv, argMax(_deleted, (_version, _deleted)) AS gd FROM " + ent.Table +
 					" WHERE (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + ent.Table + ") GROUP BY " + key + ")"
-				mine = "SELECT id FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g.gv > l._version, NOT g.gd, NOT l._deleted)"
+				mine = "SELECT " + cols + " FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g.gv > l._version, NOT g.gd, NOT l._deleted)"
 			}
 			live = mine + " UNION ALL " + live + " AND (" + key + ") NOT IN (SELECT " + key + " FROM " + won + " WHERE _deleted = true)"
 		}
