@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,8 @@ import (
 
 // TestLoadThroughServeReports: a load of tombstones into a data directory a running serve
 // holds goes through serve's socket, and its note has the same "deleted:" line and merge note
-// as the same load on a copy of the directory, loaded in process.
+// as the same load on a copy of the directory, loaded in process. rekey and sql, which
+// cannot go through serve, say what works for them on the held directory.
 func TestLoadThroughServeReports(t *testing.T) {
 	requireCHDB(t)
 	tmp := t.TempDir()
@@ -67,5 +69,24 @@ func TestLoadThroughServeReports(t *testing.T) {
 	}
 	if got := note(stderr.String()); got != want {
 		t.Errorf("note through serve:\n%s\nwant:\n%s\n(whole: %s)", got, want, stderr.String())
+	}
+
+	// Commands that cannot go through serve say what works for them on the held directory.
+	for _, c := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"rekey", "--check"}, "stop it first: rekey rebuilds the edge tables and needs the data directory to itself"},
+		{[]string{"sql", "SELECT 1"}, "stop it first (a server answers the query language, `graphwire query --server ADDR`, not SQL)"},
+	} {
+		var stderr bytes.Buffer
+		cmd := child(t, "run", append(c.args, "--embedded", held)...)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		want := "graphwire " + c.args[0] + ": the data directory " + held + " is in use by another process (a running `graphwire serve`?): " + c.hint + "\n"
+		if !errors.As(err, &exit) || exit.ExitCode() != exitUnavailable || stderr.String() != want {
+			t.Errorf("%v on the held directory: %v, stderr:\n%s\nwant exit %d and:\n%s", c.args, err, stderr.String(), exitUnavailable, want)
+		}
 	}
 }
