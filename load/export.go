@@ -192,7 +192,7 @@ func endsLive(ont *ontology.Ontology, rel *ontology.Relationship) (string, error
 				return "", fmt.Errorf("load: export %s: unknown entity %s", rel.Name, k)
 			}
 			// An edge of a same_namespace type is followed only to ends live under its own
-			// path (docs/loading.md, "Edges").
+			// path (docs/loading.md, "Paths and foreign keys").
 			if rel.SameNamespace {
 				arms = append(arms, side+"_kind = "+quote(k), "(traversal_path, "+side+"_id) IN (SELECT traversal_path, id FROM "+ent.Table+" FINAL WHERE _deleted = false)")
 				continue

@@ -131,10 +131,9 @@ type FileReport struct {
 
 // Report is what [Load] did. RowsIn = Valid + Invalid; of the valid rows, Written were
 // written (upserts and tombstones; Deleted of them are the files' tombstones that delete a
-// key) and Unchanged
-// were not, being already in the graph exactly so, tombstones of rows that are not live,
-// repeats of a key within the load, or rows a later row of the same key in the load outdates;
-// Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
+// key) and Unchanged were not, being already in the graph exactly so, tombstones of rows
+// that are not live, repeats of a key within the load, or rows a later row of the same key
+// in the load outdates; Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
 // keys the load holds and Queryable how many of them a FINAL read finds after the load.
 // A row that would lose to a higher _version already in the graph refuses the load
 // ([*ShadowError]); with [Options.SkipInvalid] it is counted in Shadowed instead (and in

@@ -25,7 +25,8 @@ import (
 //	w_<table>       when the load holds a key both live and deleted: each key once, with
 //	                the _deleted, _version and _ord of the row that wins it (see winners)
 //	dangling        the live edge rows with an end that is no live node: _ord, column,
-//	                value, end kind, and whether the row is invalid for another reason
+//	                value, end kind, the edge's path for a same_namespace type, and
+//	                whether the row is invalid for another reason (see danglingEnds)
 //	d_<table>       the delta for a graph table: only rows that change the graph
 //	manifest        written last; its presence means the deltas are complete
 type stage struct {
@@ -407,10 +408,10 @@ func (s *stage) readIssue(t *target, err error) error {
 }
 
 // endpoints returns, for each node kind the rows of raw name in a pair of rel, a query of the
-// id (for a same_namespace rel, a hash of the traversal_path and id) of every node of that kind an edge
-// may end at: the live nodes the load writes, and the live nodes of the graph the load does
-// not delete. Both sides of every row are checked against these sets. It returns none when
-// no row names a pair of rel.
+// id (for a same_namespace rel, a hash of the traversal_path and id) of every node of that
+// kind an edge may end at: the live nodes the load writes, and the live nodes of the graph
+// the load does not delete. Both sides of every row are checked against these sets. It
+// returns none when no row names a pair of rel.
 func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw string) (map[string]string, error) {
 	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT DISTINCT ifNull(source_kind, ''), ifNull(target_kind, '') FROM " + raw})
 	if err != nil {
