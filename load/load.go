@@ -124,8 +124,9 @@ type FileReport struct {
 	Rows    int64 // rows the engine read
 	Invalid int64 // rows refused or skipped
 	// Unreachable, of an exported relationship: its live edges left out because an end is
-	// not a live node (deleted after the edge was written, which a load allows). No query
-	// shows such an edge, and a load would refuse it as dangling.
+	// not a live node (deleted after the edge was written, which a load allows; for a
+	// same_namespace type, not live under the edge's path). No query shows such an edge,
+	// and a load would refuse it as dangling.
 	Unreachable int64
 }
 
