@@ -209,7 +209,12 @@ func (w writeService) Write(stream grpc.ClientStreamingServer[pb.WriteRequest, p
 	}
 	out := &pb.WriteResponse{Version: rep.Version, RowsIn: rep.RowsIn, Valid: rep.Valid, Invalid: rep.Invalid, Written: rep.Written,
 		Unchanged: rep.Unchanged, Tombstoned: rep.Tombstoned, Shadowed: rep.Shadowed, Live: rep.Live, Queryable: rep.Queryable,
-		StagedMs: rep.Staged.Milliseconds(), CommittedMs: rep.Committed.Milliseconds(), VerifiedMs: rep.Verified.Milliseconds()}
+		StagedMs: rep.Staged.Milliseconds(), CommittedMs: rep.Committed.Milliseconds(), VerifiedMs: rep.Verified.Milliseconds(),
+		Deleted: rep.Deleted, MergingMs: rep.Merging.Milliseconds()}
+	for _, m := range rep.Merged {
+		out.Merged = append(out.Merged, &pb.MergedTable{Table: m.Table, Parts: int64(m.Parts), Rows: m.Rows, Bytes: m.Bytes,
+			PartsAfter: int64(m.PartsAfter), ElapsedMs: m.Elapsed.Milliseconds()})
+	}
 	for _, is := range rep.Skipped {
 		out.Skipped = append(out.Skipped, unstage(is.Error(), dir))
 	}

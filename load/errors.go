@@ -15,7 +15,7 @@ var (
 	ErrEnum            = errors.New("value is not a label of the property's enum")
 	ErrPath            = errors.New("traversal_path is not a path a scope can name: 1 to 20 positive ids without leading zeros, each followed by / (1/22/)")
 	ErrPair            = errors.New("endpoint kinds are not a pair of the relationship")
-	ErrDangling        = errors.New("edge endpoint exists neither in the load nor in the graph")
+	ErrDangling        = errors.New("edge endpoint is not a live node") // Issue.Detail says why
 	ErrFormat          = errors.New("unsupported file format")
 	ErrRead            = errors.New("engine could not read the file")
 )
@@ -29,20 +29,31 @@ type Issue struct {
 	Column string
 	Value  string // the offending text, cut to 80 bytes; empty when missing
 	Err    error  // one of the sentinels above
+	// Detail says what the sentinel does not, when it is known: for ErrDangling, why the end
+	// is no live node ("Definition 301 is deleted by this load at FILE:LINE (row R)", "… is
+	// deleted in the graph", "… is neither in the load nor in the graph").
+	Detail string
+}
+
+// where names the file, line and row of the issue: /data/Milestone.jsonl:3 (row 2).
+func (i Issue) where() string {
+	switch {
+	case i.Row < 0:
+		return i.File
+	case i.Line > 0:
+		return fmt.Sprintf("%s:%d (row %d)", i.File, i.Line, i.Row)
+	}
+	return fmt.Sprintf("%s: row %d", i.File, i.Row)
 }
 
 func (i Issue) Error() string {
-	where := i.File
-	switch {
-	case i.Row < 0:
-	case i.Line > 0:
-		where = fmt.Sprintf("%s:%d (row %d)", i.File, i.Line, i.Row)
-	default:
-		where = fmt.Sprintf("%s: row %d", i.File, i.Row)
-	}
+	where := i.where()
 	msg := fmt.Sprintf("load: %s: column %s: %v", where, i.Column, i.Err)
 	if i.Column == "-" { // about the whole file, no column
 		msg = fmt.Sprintf("load: %s: %v", where, i.Err)
+	}
+	if i.Detail != "" {
+		msg += ": " + i.Detail
 	}
 	if i.Value != "" {
 		msg += fmt.Sprintf(" (%q)", i.Value)

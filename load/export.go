@@ -172,7 +172,7 @@ func liveEdges(ont *ontology.Ontology, rel *ontology.Relationship, cond string) 
 }
 
 // endsLive is the condition that both ends of an edge of rel are live nodes, one set of ids
-// per kind its pairs name.
+// (for a same_namespace rel, of paths and ids) per kind its pairs name.
 func endsLive(ont *ontology.Ontology, rel *ontology.Relationship) (string, error) {
 	var conds []string
 	for _, side := range []string{"source", "target"} {
@@ -190,6 +190,12 @@ func endsLive(ont *ontology.Ontology, rel *ontology.Relationship) (string, error
 			ent, ok := ont.Entity(k)
 			if !ok {
 				return "", fmt.Errorf("load: export %s: unknown entity %s", rel.Name, k)
+			}
+			// An edge of a same_namespace type is followed only to ends live under its own
+			// path (docs/loading.md, "Paths and foreign keys").
+			if rel.SameNamespace {
+				arms = append(arms, side+"_kind = "+quote(k), "(traversal_path, "+side+"_id) IN (SELECT traversal_path, id FROM "+ent.Table+" FINAL WHERE _deleted = false)")
+				continue
 			}
 			arms = append(arms, side+"_kind = "+quote(k), side+"_id IN (SELECT id FROM "+ent.Table+" FINAL WHERE _deleted = false)")
 		}

@@ -124,26 +124,31 @@ type FileReport struct {
 	Rows    int64 // rows the engine read
 	Invalid int64 // rows refused or skipped
 	// Unreachable, of an exported relationship: its live edges left out because an end is
-	// not a live node (deleted after the edge was written, which a load allows). No query
-	// shows such an edge, and a load would refuse it as dangling.
+	// not a live node (deleted after the edge was written, which a load allows; for a
+	// same_namespace type, not live under the edge's path). No query shows such an edge,
+	// and a load would refuse it as dangling.
 	Unreachable int64
 }
 
 // Report is what [Load] did. RowsIn = Valid + Invalid; of the valid rows, Written were
-// written (upserts and tombstones; Deleted of them are the files' tombstones) and Unchanged
-// were not, being already in the graph exactly so, tombstones of rows that are not live,
-// repeats of a key within the load, or rows a later row of the same key in the load outdates;
-// Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
+// written (upserts and tombstones; Deleted of them are the files' tombstones that delete a
+// key) and Unchanged were not, being already in the graph exactly so, tombstones of rows
+// that are not live, repeats of a key within the load, or rows a later row of the same key
+// in the load outdates; Tombstoned counts the rows [Options.Replace] removed. Live is the number of distinct live
 // keys the load holds and Queryable how many of them a FINAL read finds after the load.
 // A row that would lose to a higher _version already in the graph refuses the load
 // ([*ShadowError]); with [Options.SkipInvalid] it is counted in Shadowed instead (and in
 // neither Written nor Unchanged), and a FINAL read keeps showing the stored row.
 type Report struct {
-	Files                       []FileReport
-	Version                     uint64
-	RowsIn, Valid, Invalid      int64
-	Unchanged, Written          int64
-	Deleted                     int64 // of Written: the files' tombstones that delete a live row
+	Files                  []FileReport
+	Version                uint64
+	RowsIn, Valid, Invalid int64
+	Unchanged, Written     int64
+	// Deleted, of Written: the keys the files' tombstones delete, once each. A key counts when
+	// the graph held it live before the load and the row that wins it in the load is a
+	// tombstone that no higher _version in the graph outdates; a tombstone outdated by a later
+	// or higher-version live row of the load, or of a key not live, counts nothing.
+	Deleted                     int64
 	Tombstoned                  int64
 	Shadowed                    int64 // with SkipInvalid: rows that lost to a higher _version in the graph
 	Live, Queryable             int64
@@ -251,6 +256,19 @@ func Load(ctx context.Context, e Engine, ont *ontology.Ontology, srcs []Source, 
 		prog.Bytes += t.size
 		report()
 		opts.Checkpoint("staged " + t.src.Path)
+	}
+	// The files are sorted as staged, so each report's index is its file's index in ts.
+	perFile, dangling, err := st.danglingIssues(ctx, ts)
+	if err != nil {
+		return rep, err
+	}
+	for f, n := range perFile {
+		rep.Files[f].Invalid += n
+		invalid += n
+	}
+	if len(dangling) > 0 {
+		issues = append(issues, dangling...)
+		sortIssues(ts, issues)
 	}
 	rep.Invalid = invalid
 	rep.Valid = rep.RowsIn - invalid

@@ -213,9 +213,11 @@ func TestNewKeys(t *testing.T) {
 		{Path: write(t, dir, "Milestone.jsonl",
 			`{"id": 50, "traversal_path": "1/20/", "title": "new", "state": "active"}`+"\n"+
 				`{"id": 51, "traversal_path": "1/20/", "_deleted": true}`+"\n")},
-		{Path: write(t, dir, "CALLS.jsonl",
-			`{"traversal_path": "1/20/", "source_kind": "Definition", "source_id": 300, "target_kind": "Definition", "target_id": 300}`+"\n"+
-				`{"traversal_path": "1/20/", "source_kind": "Definition", "source_id": 301, "target_kind": "Definition", "target_id": 300, "_deleted": true}`+"\n")},
+		// CONTAINS joins its ends on id alone, so the fixture's directories under 1/10/ are
+		// ends of an edge under 1/20/ (a CALLS edge would need its ends under 1/20/).
+		{Path: write(t, dir, "CONTAINS.jsonl",
+			`{"traversal_path": "1/20/", "source_kind": "Directory", "source_id": 100, "target_kind": "Directory", "target_id": 100}`+"\n"+
+				`{"traversal_path": "1/20/", "source_kind": "Directory", "source_id": 101, "target_kind": "Directory", "target_id": 100, "_deleted": true}`+"\n")},
 	}
 	rep, err := load.Load(t.Context(), e, o, srcs, load.Options{})
 	if err != nil {
@@ -230,7 +232,7 @@ func TestNewKeys(t *testing.T) {
 	}
 	for _, table := range []string{"gl_edge", "gl_edge_by_target"} {
 		got := query(t, e, "SELECT source_id, target_id, _deleted FROM "+table+" WHERE traversal_path = '1/20/' ORDER BY ALL")
-		if diff := cmp.Diff([][]any{{int64(300), int64(300), false}}, got); diff != "" {
+		if diff := cmp.Diff([][]any{{int64(100), int64(100), false}}, got); diff != "" {
 			t.Errorf("%s under 1/20/ (-want +got):\n%s", table, diff)
 		}
 	}
@@ -342,7 +344,7 @@ func TestValidation(t *testing.T) {
 				"1/10/,Definition,300,Definition,999\n" +
 				"1/10/,File,200,Milestone,1\n",
 			want: []load.Issue{
-				{Row: 1, Line: 3, Column: "target_id", Value: "999", Err: load.ErrDangling},
+				{Row: 1, Line: 3, Column: "target_id", Value: "999", Err: load.ErrDangling, Detail: "Definition 999 is neither in the load nor in the graph under 1/10/"},
 				{Row: 2, Line: 4, Column: "source_kind", Value: "File", Err: load.ErrPair},
 			},
 		},
@@ -353,8 +355,8 @@ func TestValidation(t *testing.T) {
 				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 200, "target_kind": "File", "target_id": 100}` + "\n" +
 				`{"traversal_path": "1/10/", "source_kind": "Directory", "source_id": 101, "target_kind": "Directory", "target_id": 100}` + "\n",
 			want: []load.Issue{
-				{Row: 1, Line: 2, Column: "source_id", Value: "200", Err: load.ErrDangling},
-				{Row: 1, Line: 2, Column: "target_id", Value: "100", Err: load.ErrDangling},
+				{Row: 1, Line: 2, Column: "source_id", Value: "200", Err: load.ErrDangling, Detail: "Directory 200 is neither in the load nor in the graph"},
+				{Row: 1, Line: 2, Column: "target_id", Value: "100", Err: load.ErrDangling, Detail: "File 100 is neither in the load nor in the graph"},
 			},
 		},
 		{

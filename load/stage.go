@@ -23,7 +23,10 @@ import (
 //	k_<table>       keys of every valid row for a graph table (unchanged ones too), with
 //	                its _deleted, _version and _ord (file index and row: later is greater)
 //	w_<table>       when the load holds a key both live and deleted: each key once, with
-//	                the _deleted and _version of the row that wins it (see winners)
+//	                the _deleted, _version and _ord of the row that wins it (see winners)
+//	dangling        the live edge rows with an end that is no live node: _ord, column,
+//	                value, end kind, the edge's path for a same_namespace type, and
+//	                whether the row is invalid for another reason (see danglingEnds)
 //	d_<table>       the delta for a graph table: only rows that change the graph
 //	manifest        written last; its presence means the deltas are complete
 type stage struct {
@@ -39,6 +42,8 @@ type stage struct {
 	versioned map[string]bool
 	// won holds, per graph table, where its keys' winning states are read (see winners).
 	won map[string]string
+	// dangling is set once the staging table of dangling edge ends exists (see danglingEnds).
+	dangling bool
 }
 
 func (s *stage) exec(ctx context.Context, what, sql string) error {
@@ -234,11 +239,24 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 		strings.Join(items, ", ")+"])) AS c FROM "+raw+" WHERE "+strings.Join(conds, " OR ")+")"); err != nil {
 		return fr, nil, err
 	}
-	if fr.Invalid, err = s.count(ctx, "SELECT uniqExact(_row) FROM "+bad); err != nil {
+	// A dangling end is no reason by itself: only the row that wins its key is checked, once
+	// every file is staged (see danglingIssues). A row invalid for another reason is invalid
+	// whatever wins; its dangling ends are reported with the rest.
+	res, err = s.query(ctx, &compiler.Query{SQL: "SELECT toInt64(uniqExactIf(_row, reason != 'dangling')), toInt64(countIf(reason = 'dangling')) FROM " + bad})
+	if err != nil {
 		return fr, nil, fmt.Errorf("load: validate %s: %w", t.src.Path, err)
 	}
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 2 {
+		return fr, nil, fmt.Errorf("load: validate %s: unexpected result %v", t.src.Path, res.Rows)
+	}
+	fr.Invalid, _ = res.Rows[0][0].(int64)
+	if n, _ := res.Rows[0][1].(int64); n > 0 {
+		if err := s.danglingEnds(ctx, i, t, raw, bad); err != nil {
+			return fr, nil, err
+		}
+	}
 	if fr.Invalid > 0 {
-		res, err := s.query(ctx, &compiler.Query{SQL: "SELECT _row, column, reason, value FROM " + bad + " ORDER BY _row, column, reason LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
+		res, err := s.query(ctx, &compiler.Query{SQL: "SELECT _row, column, reason, value FROM " + bad + " WHERE reason != 'dangling' ORDER BY _row, column, reason LIMIT " + strconv.Itoa(s.opts.MaxIssues)})
 		if err != nil {
 			return fr, nil, fmt.Errorf("load: validate %s: %w", t.src.Path, err)
 		}
@@ -260,7 +278,7 @@ func (s *stage) file(ctx context.Context, i int, t *target) (FileReport, []Issue
 	// The valid rows: all of them, unless some were skipped.
 	valid := raw
 	if fr.Invalid > 0 {
-		valid = "(SELECT * FROM " + raw + " WHERE _row NOT IN (SELECT _row FROM " + bad + "))"
+		valid = "(SELECT * FROM " + raw + " WHERE _row NOT IN (SELECT _row FROM " + bad + " WHERE reason != 'dangling'))"
 	}
 	if t.entity != nil {
 		err = s.entityDelta(ctx, t, cols, present, valid, ord(i))
@@ -351,10 +369,20 @@ func (s *stage) checks(ctx context.Context, t *target, cols []column, present ma
 	}
 	for _, side := range []string{"source", "target"} {
 		// One set of ids per kind: probing a set of Int64 is several times faster than a
-		// set of (kind, id) tuples.
+		// set of (kind, id) tuples. An edge of a same_namespace type is followed only to ends
+		// under its own path, so its ends are (path, id), probed as a 64-bit hash of the
+		// pair: a set of (String, Int64) tuples doubled the check's CPU on a million CALLS
+		// edges, the hash costs about a tenth more than ids alone. Two pairs sharing a hash
+		// could let one edge whose end is not live under its path through (about one chance
+		// in 10^8 for a million edges against 200,000 nodes); such an edge leads nowhere,
+		// and export leaves it out, comparing the pairs themselves.
+		end := "toInt64OrZero(" + side + "_id)"
+		if t.rel.SameNamespace {
+			end = "cityHash64(ifNull(traversal_path, ''), " + end + ")"
+		}
 		var arms []string
 		for _, k := range sortedKeys(sets) {
-			arms = append(arms, side+"_kind = "+quote(k), "toInt64OrZero("+side+"_id) IN ("+sets[k]+")")
+			arms = append(arms, side+"_kind = "+quote(k), end+" IN ("+sets[k]+")")
 		}
 		add(side+"_id", "dangling", isPair+live+" AND accurateCastOrNull("+side+"_id, 'Int64') IS NOT NULL AND NOT multiIf("+
 			strings.Join(arms, ", ")+", false)")
@@ -380,9 +408,10 @@ func (s *stage) readIssue(t *target, err error) error {
 }
 
 // endpoints returns, for each node kind the rows of raw name in a pair of rel, a query of the
-// id of every node of that kind an edge may end at: the live nodes the load writes, and the
-// live nodes of the graph the load does not delete. Both sides of every row are checked
-// against these sets. It returns none when no row names a pair of rel.
+// id (for a same_namespace rel, a hash of the traversal_path and id) of every node of that
+// kind an edge may end at: the live nodes the load writes, and the live nodes of the graph
+// the load does not delete. Both sides of every row are checked against these sets. It
+// returns none when no row names a pair of rel.
 func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw string) (map[string]string, error) {
 	res, err := s.query(ctx, &compiler.Query{SQL: "SELECT DISTINCT ifNull(source_kind, ''), ifNull(target_kind, '') FROM " + raw})
 	if err != nil {
@@ -398,13 +427,17 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 			}
 		}
 	}
+	cols := "id"
+	if rel.SameNamespace {
+		cols = "cityHash64(traversal_path, id)" // see checks
+	}
 	sets := map[string]string{}
 	for k := range kinds {
 		ent, ok := s.ont.Entity(k)
 		if !ok {
 			return nil, fmt.Errorf("load: relationship %s names unknown entity %s", rel.Name, k)
 		}
-		live := "SELECT id FROM " + ent.Table + " FINAL WHERE _deleted = false"
+		live := "SELECT " + cols + " FROM " + ent.Table + " FINAL WHERE _deleted = false"
 		if s.deltas[ent.Table] {
 			// A key of the load is live when the row that wins it in the load is, unless
 			// the graph holds it at a higher _version (only a file with _version can lose
@@ -414,7 +447,7 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 			if err != nil {
 				return nil, err
 			}
-			mine := "SELECT id FROM " + won + " WHERE _deleted = false"
+			mine := "SELECT " + cols + " FROM " + won + " WHERE _deleted = false"
 			if s.versioned[ent.Table] && !s.empty[ent.Table] {
 				// The graph's state of each key: its highest _version, deleted or not. Not
 				// with FINAL, which hides the tombstones this is looking for (a tombstone at
@@ -422,7 +455,7 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 				// node's state); at one _version, a tombstone counts.
 				graph := "(SELECT " + key + ", max(_version) AS gv, argMax(_deleted, (_version, _deleted)) AS gd FROM " + ent.Table +
 					" WHERE (" + key + ") IN (SELECT " + key + " FROM " + s.prefix + "k_" + ent.Table + ") GROUP BY " + key + ")"
-				mine = "SELECT id FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g.gv > l._version, NOT g.gd, NOT l._deleted)"
+				mine = "SELECT " + cols + " FROM " + won + " AS l LEFT ANY JOIN " + graph + " AS g USING (" + key + ") WHERE if(g.gv > l._version, NOT g.gd, NOT l._deleted)"
 			}
 			live = mine + " UNION ALL " + live + " AND (" + key + ") NOT IN (SELECT " + key + " FROM " + won + " WHERE _deleted = true)"
 		}
@@ -435,7 +468,7 @@ func (s *stage) endpoints(ctx context.Context, rel *ontology.Relationship, raw s
 func ord(i int) string { return "bitOr(bitShiftLeft(toUInt64(" + strconv.Itoa(i) + "), 40), _row)" }
 
 // winners returns the table to read a graph table's load keys from, each with the _deleted,
-// _version and data hash of the row that wins it in the load: the highest _version, then
+// _version, data hash and _ord of the row that wins it in the load: the highest _version, then
 // the last row, as the graph keeps them. That is k_<table> itself unless the load holds a
 // key more than once; then it is w_<table>, each key once, with _n, its rows in the load.
 // Computed once per table, after the table's files are staged.
@@ -458,8 +491,8 @@ func (s *stage) winners(ctx context.Context, table, key string) (string, error) 
 	w := keys
 	if r := res.Rows[0]; r[0] != r[1] {
 		w = s.prefix + "w_" + table
-		if err := s.exec(ctx, "settle "+table, "CREATE TABLE "+w+" ENGINE = Memory AS SELECT "+key+", won.1 AS _deleted, won.2 AS _version, won.3 AS _h, n AS _n FROM (SELECT "+key+
-			", argMax((_deleted, _version, _h), (_version, _ord)) AS won, count() AS n FROM "+keys+" GROUP BY "+key+")"); err != nil {
+		if err := s.exec(ctx, "settle "+table, "CREATE TABLE "+w+" ENGINE = Memory AS SELECT "+key+", won.1 AS _deleted, won.2 AS _version, won.3 AS _h, won.4 AS _ord, n AS _n FROM (SELECT "+key+
+			", argMax((_deleted, _version, _h, _ord), (_version, _ord)) AS won, count() AS n FROM "+keys+" GROUP BY "+key+")"); err != nil {
 			return "", err
 		}
 	}
@@ -506,11 +539,25 @@ func (s *stage) settle(ctx context.Context) error {
 	return nil
 }
 
-// deletions counts the tombstones the files put in the deltas (before a replace adds its own).
+// deletions counts the keys the files' tombstones delete (before a replace adds its own),
+// once each: the keys that settle left won by a tombstone in the deltas (a tombstone enters
+// a delta only when the graph holds its key live), less those a higher _version in the graph
+// outdates (see shadowed). A tombstone outdated in the load by a later or higher-version live
+// row was dropped by settle; a tombstone repeated counts once.
 func (s *stage) deletions(ctx context.Context) (int64, error) {
 	var n int64
 	for _, table := range s.order {
-		c, err := s.count(ctx, "SELECT count() FROM "+s.prefix+"d_"+table+" WHERE _deleted")
+		key := edgeKey
+		if ent := s.entityOfTable(table); ent != nil {
+			key = entityKey(ent)
+		}
+		d := s.prefix + "d_" + table
+		sql := "SELECT count() FROM (SELECT DISTINCT " + key + " FROM " + d + " WHERE _deleted)"
+		if s.versioned[table] && !s.empty[table] {
+			sql = "SELECT count() FROM (SELECT " + key + ", max(_version) AS v FROM " + d + " WHERE _deleted GROUP BY " + key + ") AS l LEFT ANY JOIN (SELECT " + key +
+				", max(_version) AS gv FROM " + table + " WHERE (" + key + ") IN (SELECT " + key + " FROM " + d + " WHERE _deleted) GROUP BY " + key + ") AS g USING (" + key + ") WHERE NOT g.gv > l.v"
+		}
+		c, err := s.count(ctx, sql)
 		if err != nil {
 			return 0, fmt.Errorf("load: count tombstones of %s: %w", table, err)
 		}

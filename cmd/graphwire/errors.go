@@ -37,6 +37,7 @@ const (
 	exitUnavailable = 7   // the engine or server cannot answer now: unreachable, locked, busy, over a limit, graph incomplete
 	exitTimeout     = 8   // the deadline (--timeout, or the engine's limit) passed first
 	exitNoSource    = 9   // index: the tree holds no file of a supported language
+	exitRekeyNeeded = 10  // rekey --check: the edge tables use an earlier key order (not a failure)
 	exitInterrupted = 130 // stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it)
 )
 

@@ -99,6 +99,7 @@ func newQueryCmd(s streams) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	f.engine.register(fs)
+	f.engine.inUse = "stop it, or send the query to that server with `graphwire query --server ADDR`"
 	f.redact.register(fs)
 	fs.BoolVar(&f.admin, "admin", false, "run as an admin caller (sees everything)")
 	fs.Var(&f.scopes, "scope", "grant a traversal-path prefix, PATH[:LEVEL] (level default 50); repeatable")

@@ -23,7 +23,8 @@ func newRekeyCmd(s streams) *cobra.Command {
 		Long: "Rebuild the two edge tables of a graph created before the edge key order changed (traversal_path\n" +
 			"first) in the current order, every row with its versions: answers stay the same, seeded edge reads\n" +
 			"get the primary key's help. Nothing may write to the graph meanwhile. With --check, only say\n" +
-			"whether the graph needs it (exit 0 when current, 1 when it needs a rebuild).",
+			"whether the graph needs it (exit 0 when current, 10 when it needs a rebuild; any other code is a\n" +
+			"failure, as for every command).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
@@ -36,6 +37,7 @@ func newRekeyCmd(s streams) *cobra.Command {
 		},
 	}
 	f.register(cmd.Flags())
+	f.inUse = "stop it first: rekey rebuilds the edge tables and needs the data directory to itself"
 	cmd.Flags().BoolVar(&check, "check", false, "only report whether the edge tables use an earlier key order")
 	return cmd
 }
@@ -59,7 +61,7 @@ func runRekey(ctx context.Context, f engineFlags, check bool, stdout, stderr io.
 			fmt.Fprintf(stdout, "%s: sorted by (%s), current is (%s)\n", o.Table, o.From, ont.EdgeSortingKey(o.Table))
 		}
 		if len(old) > 0 {
-			return &classError{code: exitFailure, msg: "the edge tables use an earlier key order: run graphwire rekey"}
+			return &classError{code: exitRekeyNeeded, msg: "the edge tables use an earlier key order: run graphwire rekey"}
 		}
 		fmt.Fprintln(stdout, "edge tables: current key order")
 		return nil

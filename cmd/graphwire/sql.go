@@ -35,6 +35,9 @@ type engineFlags struct {
 	// logger, when set, receives the engine's warnings (serve's, in its log format); nil means
 	// text lines on the command's stderr.
 	logger *slog.Logger
+	// inUse says what works for the command when another process holds the embedded data
+	// directory; empty means "stop it first".
+	inUse string
 }
 
 func (f *engineFlags) register(fs *pflag.FlagSet) {
@@ -140,8 +143,12 @@ func (f *engineFlags) openEngine(stderr io.Writer, write bool) (engine, error) {
 	}
 	eng, err := chdb.Open(chdb.Options{Library: chdb.DefaultLibrary(), Path: dir, MemoryBudget: f.budget(), EngineLog: f.engineLog, Logger: logger})
 	if err != nil && dirLocked(dir) {
+		hint := f.inUse
+		if hint == "" {
+			hint = "stop it first"
+		}
 		return nil, &classError{code: exitUnavailable, err: err, msg: fmt.Sprintf("the data directory %s is in use by another process "+
-			"(a running `graphwire serve`?): stop it, or send the query to that server with `graphwire query --server ADDR`", dir)}
+			"(a running `graphwire serve`?): %s", dir, hint)}
 	}
 	return eng, err
 }
@@ -171,6 +178,7 @@ func newSQLCmd(s streams) *cobra.Command {
 	}
 	fs := cmd.Flags()
 	f.engine.register(fs)
+	f.engine.inUse = "stop it first (a server answers the query language, `graphwire query --server ADDR`, not SQL)"
 	fs.StringVar(&f.output, "format", "table", "table (aligned columns) or json (one object per row)")
 	deprecatedAlias(fs, "format", "output", s.stderr)
 	fs.DurationVar(&f.timeout, "timeout", 0, "give up after this long, e.g. 30s (0: no limit beyond the engine's own)")

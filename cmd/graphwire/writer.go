@@ -237,7 +237,12 @@ func (r *remoteTarget) Write(ctx context.Context, b ingest.Batch) (load.Report, 
 	rep = load.Report{Version: resp.GetVersion(), RowsIn: resp.GetRowsIn(), Valid: resp.GetValid(), Invalid: resp.GetInvalid(),
 		Written: resp.GetWritten(), Unchanged: resp.GetUnchanged(), Tombstoned: resp.GetTombstoned(), Shadowed: resp.GetShadowed(),
 		Live: resp.GetLive(), Queryable: resp.GetQueryable(), Staged: time.Duration(resp.GetStagedMs()) * time.Millisecond,
-		Committed: time.Duration(resp.GetCommittedMs()) * time.Millisecond, Verified: time.Duration(resp.GetVerifiedMs()) * time.Millisecond}
+		Committed: time.Duration(resp.GetCommittedMs()) * time.Millisecond, Verified: time.Duration(resp.GetVerifiedMs()) * time.Millisecond,
+		Deleted: resp.GetDeleted(), Merging: time.Duration(resp.GetMergingMs()) * time.Millisecond}
+	for _, m := range resp.GetMerged() {
+		rep.Merged = append(rep.Merged, load.MergedTable{Table: m.GetTable(), Parts: int(m.GetParts()), Rows: m.GetRows(), Bytes: m.GetBytes(),
+			PartsAfter: int(m.GetPartsAfter()), Elapsed: time.Duration(m.GetElapsedMs()) * time.Millisecond})
+	}
 	for _, s := range b.Sources {
 		rep.Files = append(rep.Files, load.FileReport{Path: s.Path, Type: s.Type, Format: s.Format})
 	}

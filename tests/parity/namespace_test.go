@@ -13,7 +13,8 @@ import (
 // CALLS; project 101 (1/11/101/) has its own parse 600 and emit 602, and a decoy CALLS edge
 // 501 → 602 stored under 101's path although 501 lives in project 100. Orbit joins code-graph
 // edges to their ends on id and traversal_path, so the decoy leads nowhere: not in a path, a
-// walk, a traversal or a neighborhood.
+// walk, a traversal or a neighborhood. (A load refuses such an edge, so the fixture loads it
+// with a copy of 501 under 101's path, which testdata/later deletes.)
 
 func TestBoundEdgesPathFinding(t *testing.T) {
 	for _, caller := range []string{"admin", "scoped"} {

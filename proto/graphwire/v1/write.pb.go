@@ -568,10 +568,15 @@ type WriteResponse struct {
 	Live       int64                  `protobuf:"varint,9,opt,name=live,proto3" json:"live,omitempty"`
 	Queryable  int64                  `protobuf:"varint,10,opt,name=queryable,proto3" json:"queryable,omitempty"`
 	// The first skipped rows (skip_invalid), one line each.
-	Skipped       []string `protobuf:"bytes,11,rep,name=skipped,proto3" json:"skipped,omitempty"`
-	StagedMs      int64    `protobuf:"varint,12,opt,name=staged_ms,json=stagedMs,proto3" json:"staged_ms,omitempty"`
-	CommittedMs   int64    `protobuf:"varint,13,opt,name=committed_ms,json=committedMs,proto3" json:"committed_ms,omitempty"`
-	VerifiedMs    int64    `protobuf:"varint,14,opt,name=verified_ms,json=verifiedMs,proto3" json:"verified_ms,omitempty"`
+	Skipped     []string `protobuf:"bytes,11,rep,name=skipped,proto3" json:"skipped,omitempty"`
+	StagedMs    int64    `protobuf:"varint,12,opt,name=staged_ms,json=stagedMs,proto3" json:"staged_ms,omitempty"`
+	CommittedMs int64    `protobuf:"varint,13,opt,name=committed_ms,json=committedMs,proto3" json:"committed_ms,omitempty"`
+	VerifiedMs  int64    `protobuf:"varint,14,opt,name=verified_ms,json=verifiedMs,proto3" json:"verified_ms,omitempty"`
+	// Of written: the keys the files' tombstones delete, once each (docs/loading.md).
+	Deleted int64 `protobuf:"varint,15,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	// The graph tables the server merged after the write, and how long that took.
+	Merged        []*MergedTable `protobuf:"bytes,16,rep,name=merged,proto3" json:"merged,omitempty"`
+	MergingMs     int64          `protobuf:"varint,17,opt,name=merging_ms,json=mergingMs,proto3" json:"merging_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -704,6 +709,114 @@ func (x *WriteResponse) GetVerifiedMs() int64 {
 	return 0
 }
 
+func (x *WriteResponse) GetDeleted() int64 {
+	if x != nil {
+		return x.Deleted
+	}
+	return 0
+}
+
+func (x *WriteResponse) GetMerged() []*MergedTable {
+	if x != nil {
+		return x.Merged
+	}
+	return nil
+}
+
+func (x *WriteResponse) GetMergingMs() int64 {
+	if x != nil {
+		return x.MergingMs
+	}
+	return 0
+}
+
+// MergedTable is one graph table merged after a write.
+type MergedTable struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Table string                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	// The table's active parts, rows and bytes before the merge.
+	Parts int64 `protobuf:"varint,2,opt,name=parts,proto3" json:"parts,omitempty"`
+	Rows  int64 `protobuf:"varint,3,opt,name=rows,proto3" json:"rows,omitempty"`
+	Bytes int64 `protobuf:"varint,4,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// Its active parts once the merge returned.
+	PartsAfter    int64 `protobuf:"varint,5,opt,name=parts_after,json=partsAfter,proto3" json:"parts_after,omitempty"`
+	ElapsedMs     int64 `protobuf:"varint,6,opt,name=elapsed_ms,json=elapsedMs,proto3" json:"elapsed_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MergedTable) Reset() {
+	*x = MergedTable{}
+	mi := &file_graphwire_v1_write_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MergedTable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MergedTable) ProtoMessage() {}
+
+func (x *MergedTable) ProtoReflect() protoreflect.Message {
+	mi := &file_graphwire_v1_write_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MergedTable.ProtoReflect.Descriptor instead.
+func (*MergedTable) Descriptor() ([]byte, []int) {
+	return file_graphwire_v1_write_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *MergedTable) GetTable() string {
+	if x != nil {
+		return x.Table
+	}
+	return ""
+}
+
+func (x *MergedTable) GetParts() int64 {
+	if x != nil {
+		return x.Parts
+	}
+	return 0
+}
+
+func (x *MergedTable) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *MergedTable) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *MergedTable) GetPartsAfter() int64 {
+	if x != nil {
+		return x.PartsAfter
+	}
+	return 0
+}
+
+func (x *MergedTable) GetElapsedMs() int64 {
+	if x != nil {
+		return x.ElapsedMs
+	}
+	return 0
+}
+
 var File_graphwire_v1_write_proto protoreflect.FileDescriptor
 
 const file_graphwire_v1_write_proto_rawDesc = "" +
@@ -748,7 +861,7 @@ const file_graphwire_v1_write_proto_rawDesc = "" +
 	"\n" +
 	"WriteChunk\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\rR\x04file\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data\"\x93\x03\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"\xff\x03\n" +
 	"\rWriteResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x17\n" +
 	"\arows_in\x18\x02 \x01(\x03R\x06rowsIn\x12\x14\n" +
@@ -767,7 +880,20 @@ const file_graphwire_v1_write_proto_rawDesc = "" +
 	"\tstaged_ms\x18\f \x01(\x03R\bstagedMs\x12!\n" +
 	"\fcommitted_ms\x18\r \x01(\x03R\vcommittedMs\x12\x1f\n" +
 	"\vverified_ms\x18\x0e \x01(\x03R\n" +
-	"verifiedMs2\xac\x01\n" +
+	"verifiedMs\x12\x18\n" +
+	"\adeleted\x18\x0f \x01(\x03R\adeleted\x121\n" +
+	"\x06merged\x18\x10 \x03(\v2\x19.graphwire.v1.MergedTableR\x06merged\x12\x1d\n" +
+	"\n" +
+	"merging_ms\x18\x11 \x01(\x03R\tmergingMs\"\xa3\x01\n" +
+	"\vMergedTable\x12\x14\n" +
+	"\x05table\x18\x01 \x01(\tR\x05table\x12\x14\n" +
+	"\x05parts\x18\x02 \x01(\x03R\x05parts\x12\x12\n" +
+	"\x04rows\x18\x03 \x01(\x03R\x04rows\x12\x14\n" +
+	"\x05bytes\x18\x04 \x01(\x03R\x05bytes\x12\x1f\n" +
+	"\vparts_after\x18\x05 \x01(\x03R\n" +
+	"partsAfter\x12\x1d\n" +
+	"\n" +
+	"elapsed_ms\x18\x06 \x01(\x03R\telapsedMs2\xac\x01\n" +
 	"\fWriteService\x12X\n" +
 	"\rGetIndexState\x12\".graphwire.v1.GetIndexStateRequest\x1a#.graphwire.v1.GetIndexStateResponse\x12B\n" +
 	"\x05Write\x12\x1a.graphwire.v1.WriteRequest\x1a\x1b.graphwire.v1.WriteResponse(\x01B?Z=github.com/graphwire/graphwire/proto/graphwire/v1;graphwirev1b\x06proto3"
@@ -784,7 +910,7 @@ func file_graphwire_v1_write_proto_rawDescGZIP() []byte {
 	return file_graphwire_v1_write_proto_rawDescData
 }
 
-var file_graphwire_v1_write_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_graphwire_v1_write_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_graphwire_v1_write_proto_goTypes = []any{
 	(*IndexScope)(nil),            // 0: graphwire.v1.IndexScope
 	(*GetIndexStateRequest)(nil),  // 1: graphwire.v1.GetIndexStateRequest
@@ -795,27 +921,29 @@ var file_graphwire_v1_write_proto_goTypes = []any{
 	(*WriteFile)(nil),             // 6: graphwire.v1.WriteFile
 	(*WriteChunk)(nil),            // 7: graphwire.v1.WriteChunk
 	(*WriteResponse)(nil),         // 8: graphwire.v1.WriteResponse
-	nil,                           // 9: graphwire.v1.GetIndexStateResponse.DigestsEntry
-	nil,                           // 10: graphwire.v1.WriteIndexPart.DigestsEntry
+	(*MergedTable)(nil),           // 9: graphwire.v1.MergedTable
+	nil,                           // 10: graphwire.v1.GetIndexStateResponse.DigestsEntry
+	nil,                           // 11: graphwire.v1.WriteIndexPart.DigestsEntry
 }
 var file_graphwire_v1_write_proto_depIdxs = []int32{
 	0,  // 0: graphwire.v1.GetIndexStateRequest.scope:type_name -> graphwire.v1.IndexScope
-	9,  // 1: graphwire.v1.GetIndexStateResponse.digests:type_name -> graphwire.v1.GetIndexStateResponse.DigestsEntry
+	10, // 1: graphwire.v1.GetIndexStateResponse.digests:type_name -> graphwire.v1.GetIndexStateResponse.DigestsEntry
 	4,  // 2: graphwire.v1.WriteRequest.header:type_name -> graphwire.v1.WriteHeader
 	7,  // 3: graphwire.v1.WriteRequest.chunk:type_name -> graphwire.v1.WriteChunk
 	5,  // 4: graphwire.v1.WriteRequest.index:type_name -> graphwire.v1.WriteIndexPart
 	6,  // 5: graphwire.v1.WriteHeader.files:type_name -> graphwire.v1.WriteFile
 	0,  // 6: graphwire.v1.WriteHeader.replace:type_name -> graphwire.v1.IndexScope
-	10, // 7: graphwire.v1.WriteIndexPart.digests:type_name -> graphwire.v1.WriteIndexPart.DigestsEntry
-	1,  // 8: graphwire.v1.WriteService.GetIndexState:input_type -> graphwire.v1.GetIndexStateRequest
-	3,  // 9: graphwire.v1.WriteService.Write:input_type -> graphwire.v1.WriteRequest
-	2,  // 10: graphwire.v1.WriteService.GetIndexState:output_type -> graphwire.v1.GetIndexStateResponse
-	8,  // 11: graphwire.v1.WriteService.Write:output_type -> graphwire.v1.WriteResponse
-	10, // [10:12] is the sub-list for method output_type
-	8,  // [8:10] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	11, // 7: graphwire.v1.WriteIndexPart.digests:type_name -> graphwire.v1.WriteIndexPart.DigestsEntry
+	9,  // 8: graphwire.v1.WriteResponse.merged:type_name -> graphwire.v1.MergedTable
+	1,  // 9: graphwire.v1.WriteService.GetIndexState:input_type -> graphwire.v1.GetIndexStateRequest
+	3,  // 10: graphwire.v1.WriteService.Write:input_type -> graphwire.v1.WriteRequest
+	2,  // 11: graphwire.v1.WriteService.GetIndexState:output_type -> graphwire.v1.GetIndexStateResponse
+	8,  // 12: graphwire.v1.WriteService.Write:output_type -> graphwire.v1.WriteResponse
+	11, // [11:13] is the sub-list for method output_type
+	9,  // [9:11] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_graphwire_v1_write_proto_init() }
@@ -834,7 +962,7 @@ func file_graphwire_v1_write_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_graphwire_v1_write_proto_rawDesc), len(file_graphwire_v1_write_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
