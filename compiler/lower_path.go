@@ -256,6 +256,9 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	if depth >= 3 {
 		st.m1Types = l.pairTypes(types, fMids, bMids)
 	}
+	st.cachePairs = l.cachePairs(nil, st.f1Types, []*entity{from.ent}, fEnds)
+	st.cachePairs = l.cachePairs(st.cachePairs, st.b1Types, bStarts, []*entity{to.ent})
+	st.cachePairs = l.cachePairs(st.cachePairs, st.m1Types, fMids, bMids)
 	var first []*cte
 	var arms []*selectStmt
 	if idsNamed(from) && idsNamed(to) {

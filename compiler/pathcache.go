@@ -26,16 +26,23 @@ type PathEdge struct {
 	TP   string
 }
 
+// EdgePair names an edge set: the edges of relationship type Type from a node of entity From
+// to one of entity To (a pair of the type in the ontology).
+type EdgePair struct{ Type, From, To string }
+
+func (e EdgePair) String() string { return e.Type + " " + e.From + "→" + e.To }
+
 // EdgeSetCols are the columns of an edge set statement.
 var EdgeSetCols = []string{"x", "x_kind", "y", "y_kind", "kind", "tp"}
 
-// EdgeSet builds the statement that reads the edge set of relType for caller: the live edges
-// of that type the caller may read whose source and target are both live nodes the caller may
-// read (a scoped FINAL, _deleted = false scan of each end kind the type's pairs name, as every
-// path middle is read), at most limit rows (0: no limit). The statement is proved by the
-// security check and by the path step's rule that an edge scan is seeded at both ends.
-func (c *Compiler) EdgeSet(caller *Caller, relType string, limit int) (*Query, error) {
-	stmt, err := c.edgeSetStmt(caller, relType, limit)
+// EdgeSet builds the statement that reads the edge set of pair for caller: the live edges of
+// that type the caller may read from a live node of kind pair.From the caller may read to a
+// live node of kind pair.To the caller may read (a scoped FINAL, _deleted = false scan of each
+// end kind, as every path middle is read), at most limit rows (0: no limit). The statement is
+// proved by the security check and by the path step's rule that an edge scan is seeded at
+// both ends.
+func (c *Compiler) EdgeSet(caller *Caller, pair EdgePair, limit int) (*Query, error) {
+	stmt, err := c.edgeSetStmt(caller, pair, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -47,30 +54,19 @@ func (c *Compiler) EdgeSet(caller *Caller, relType string, limit int) (*Query, e
 }
 
 // edgeSetStmt builds EdgeSet's statement, before the checks.
-func (c *Compiler) edgeSetStmt(caller *Caller, relType string, limit int) (*selectStmt, error) {
+func (c *Compiler) edgeSetStmt(caller *Caller, ep EdgePair, limit int) (*selectStmt, error) {
 	if caller == nil {
 		return nil, newErr("", ErrCompilerBug, "edge set without a caller")
 	}
 	cat := c.catalogFor(caller)
-	rt := cat.rels[relType]
-	if rt == nil || len(rt.pairs) == 0 {
-		return nil, newErr("", ErrCompilerBug, "edge set of an unknown relationship type "+relType)
+	rt := cat.rels[ep.Type]
+	from, to := cat.entities[ep.From], cat.entities[ep.To]
+	if rt == nil || from == nil || to == nil || !slices.Contains(rt.pairs, pair{ep.From, ep.To}) {
+		return nil, newErr("", ErrCompilerBug, "edge set of "+ep.String()+", not a pair the caller may read")
 	}
-	var froms, tos []*entity
-	for _, name := range cat.entityNames {
-		e := cat.entities[name]
-		if slices.ContainsFunc(rt.pairs, func(p pair) bool { return p.from == name }) {
-			froms = append(froms, e)
-		}
-		if slices.ContainsFunc(rt.pairs, func(p pair) bool { return p.to == name }) {
-			tos = append(tos, e)
-		}
-	}
-	if len(froms) == 0 || len(tos) == 0 {
-		return nil, newErr("", ErrCompilerBug, "edge set of a relationship type whose ends the caller may not read: "+relType)
-	}
+	froms, tos := []*entity{from}, []*entity{to}
 	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller)}
-	s := l.pathEdges(cat.edgeTable, []string{relType}, nsBinding{tp: col("t", "traversal_path"), all: true})
+	s := l.pathEdges(cat.edgeTable, []string{ep.Type}, nsBinding{tp: col("t", "traversal_path"), all: true})
 	s.where = append(s.where, startsAt("source_id", "es", froms)...)
 	s.where = append(s.where, startsAt("target_id", "ed", tos)...)
 	s.with = []*cte{{name: "es", body: l.readableSet(froms, "", "", "", false)}, {name: "ed", body: l.readableSet(tos, "", "", "", false)}}
@@ -82,40 +78,50 @@ func (c *Compiler) edgeSetStmt(caller *Caller, relType string, limit int) (*sele
 	return s, nil
 }
 
-// EdgeSetRows reads the rows of an [Compiler.EdgeSet] statement. Kinds and paths are
-// interned: the rows of one set share their strings.
-func EdgeSetRows(rows graphresponse.Rows) ([]PathEdge, error) {
-	ix, err := columnsOf(rows.Columns, EdgeSetCols...)
+// EdgeSetDecoder reads the rows of an [Compiler.EdgeSet] statement one at a time. Kinds and
+// paths are interned: the edges of one decoder share their strings.
+type EdgeSetDecoder struct {
+	ix     []int
+	n      int
+	intern map[string]string
+}
+
+// NewEdgeSetDecoder returns a decoder of rows with columns cols.
+func NewEdgeSetDecoder(cols []string) (*EdgeSetDecoder, error) {
+	ix, err := columnsOf(cols, EdgeSetCols...)
 	if err != nil {
 		return nil, err
 	}
-	intern := map[string]string{}
-	str := func(v any) (string, bool) {
-		s, ok := v.(string)
-		if !ok {
-			return "", false
-		}
-		if t, ok := intern[s]; ok {
-			return t, true
-		}
-		s = strings.Clone(s)
-		intern[s] = s
-		return s, true
+	return &EdgeSetDecoder{ix: ix, intern: map[string]string{}}, nil
+}
+
+func (d *EdgeSetDecoder) str(v any) (string, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return "", false
 	}
-	out := make([]PathEdge, len(rows.Values))
-	for i, row := range rows.Values {
-		var ok [5]bool
-		e := &out[i]
-		e.X.ID, ok[0] = row[ix[0]].(int64)
-		e.X.Kind, ok[1] = str(row[ix[1]])
-		e.Y.ID, ok[2] = row[ix[2]].(int64)
-		e.Y.Kind, ok[3] = str(row[ix[3]])
-		e.TP, ok[4] = str(row[ix[5]])
-		if slices.Contains(ok[:], false) {
-			return nil, fmt.Errorf("edge set row %d: want strings and integer ids, got %v", i, row)
-		}
+	if t, ok := d.intern[s]; ok {
+		return t, true
 	}
-	return out, nil
+	s = strings.Clone(s)
+	d.intern[s] = s
+	return s, true
+}
+
+// Edge reads the next row.
+func (d *EdgeSetDecoder) Edge(row []any) (PathEdge, error) {
+	var e PathEdge
+	var ok [5]bool
+	e.X.ID, ok[0] = row[d.ix[0]].(int64)
+	e.X.Kind, ok[1] = d.str(row[d.ix[1]])
+	e.Y.ID, ok[2] = row[d.ix[2]].(int64)
+	e.Y.Kind, ok[3] = d.str(row[d.ix[3]])
+	e.TP, ok[4] = d.str(row[d.ix[5]])
+	d.n++
+	if slices.Contains(ok[:], false) {
+		return e, fmt.Errorf("edge set row %d: want strings and integer ids, got %v", d.n-1, row)
+	}
+	return e, nil
 }
 
 // Caller is the caller the query was compiled for.
@@ -126,27 +132,30 @@ func (p *Plan) Caller() *Caller {
 	return p.caller
 }
 
-// PathCacheTypes lists the relationship types whose edge sets ([Compiler.EdgeSet]) a
-// multi-step path_finding plan can run on ([Plan.CachedPathEdges]), nil when it cannot: not a
-// plan in steps, or edges bound to their namespace (same_namespace), which the cached form
-// leaves to the plan in steps.
-func (p *Plan) PathCacheTypes() []string {
-	if !p.Paths() {
+// PathCachePairs lists the edge sets ([Compiler.EdgeSet]) a multi-step path_finding plan can
+// run on ([Plan.CachedPathEdges]): the pairs of the relationship types of its edge scans
+// (f1, b1, m1) between those scans' end kinds. It is nil when the plan cannot: not a plan in
+// steps, or edges bound to their namespace (same_namespace), which the cached form leaves to
+// the plan in steps.
+func (p *Plan) PathCachePairs() []EdgePair {
+	if !p.Paths() || p.paths.nb.on() {
 		return nil
 	}
-	st := p.paths
-	if st.nb.on() {
-		return nil
-	}
-	var out []string
-	for _, ts := range [][]string{st.f1Types, st.b1Types, st.m1Types} {
-		for _, t := range ts {
-			if !slices.Contains(out, t) {
-				out = append(out, t)
+	return p.paths.cachePairs
+}
+
+// cachePairs lists the pairs of types from a kind of froms to a kind of tos, in the order of
+// types and pairs, without repeats, appended to out.
+func (l *lowerer) cachePairs(out []EdgePair, types []string, froms, tos []*entity) []EdgePair {
+	for _, t := range types {
+		for _, p := range l.cat.rels[t].pairs {
+			ep := EdgePair{t, p.from, p.to}
+			if slices.ContainsFunc(froms, func(e *entity) bool { return e.name == p.from }) &&
+				slices.ContainsFunc(tos, func(e *entity) bool { return e.name == p.to }) && !slices.Contains(out, ep) {
+				out = append(out, ep)
 			}
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
@@ -167,7 +176,7 @@ func named(n *nodeSel, r graphresponse.NodeRef) bool {
 	return n.idRange == nil || (r.ID >= n.idRange[0] && r.ID <= n.idRange[1])
 }
 
-// CachedPathEdges does, on the edge sets of the plan's types (sets, by type, each the
+// CachedPathEdges does, on the edge sets of the plan's pairs (sets, by pair, each the
 // [Compiler.EdgeSet] of the query's caller), what the edge scans of the plan in steps do in
 // the engine: f1 (out of the start anchors), b1 (into the end anchors) and m1 (between the
 // middles), each filtered to the relationship types and end kinds of its scan. The start and
@@ -178,8 +187,8 @@ func named(n *nodeSel, r graphresponse.NodeRef) bool {
 // form: near, the second nodes, and far, the nodes before the last of three-edge paths.
 // Only those nodes can be on a path; [Compiler.PathCachedStep] checks them and
 // [Plan.JoinPaths] joins the rows.
-func (p *Plan) CachedPathEdges(sets map[string][]PathEdge, anchors *graphresponse.Rows) (edges graphresponse.Rows, near, far []graphresponse.NodeRef, err error) {
-	if p.PathCacheTypes() == nil {
+func (p *Plan) CachedPathEdges(sets map[EdgePair][]PathEdge, anchors *graphresponse.Rows) (edges graphresponse.Rows, near, far []graphresponse.NodeRef, err error) {
+	if p.PathCachePairs() == nil {
 		return edges, nil, nil, newErr("", ErrCompilerBug, "cached path edges of a query without a cached path plan")
 	}
 	st := p.paths
@@ -213,10 +222,13 @@ func (p *Plan) CachedPathEdges(sets map[string][]PathEdge, anchors *graphrespons
 	}
 	scan := func(types []string, keep func(e PathEdge) bool) []typedEdge {
 		var out []typedEdge
-		for _, t := range types {
-			for _, e := range sets[t] {
+		for _, ep := range st.cachePairs {
+			if !slices.Contains(types, ep.Type) {
+				continue
+			}
+			for _, e := range sets[ep] {
 				if e.X != e.Y && keep(e) {
-					out = append(out, typedEdge{e, t})
+					out = append(out, typedEdge{e, ep.Type})
 				}
 			}
 		}
@@ -286,7 +298,7 @@ func (p *Plan) CachedPathEdges(sets map[string][]PathEdge, anchors *graphrespons
 // near and far are trusted for nothing: the ids only narrow checked scans, and a kind outside
 // the plan's is refused. It returns nil when there is nothing to read.
 func (c *Compiler) PathCachedStep(q *Query, near, far []graphresponse.NodeRef, props, anchors bool) (*Query, error) {
-	if q == nil || q.Plan.PathCacheTypes() == nil {
+	if q == nil || q.Plan.PathCachePairs() == nil {
 		return nil, newErr("", ErrCompilerBug, "cached path step requested for a query without a cached path plan")
 	}
 	stmt, err := c.stepStmt(q, near, far, props, anchors, false)

@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -24,25 +25,29 @@ func isDeletedFalse(w expr) bool {
 // node sets' liveness dropped, or their scopes dropped (a caller with scopes), it is refused.
 func TestEdgeSetChecked(t *testing.T) {
 	c := newTestCompiler(t)
-	callers := append(slices.Clone(checkCallers), &Caller{Admin: true})
+	admin := &Caller{Admin: true}
+	callers := append(slices.Clone(checkCallers), admin)
 	mutants := map[string]int{}
-	for _, rel := range slices.Sorted(func(yield func(string) bool) {
-		for n := range c.cat.rels {
-			if !yield(n) {
-				return
-			}
+	var pairs []EdgePair
+	for _, name := range slices.Sorted(maps.Keys(c.cat.rels)) {
+		for _, p := range c.cat.rels[name].pairs {
+			pairs = append(pairs, EdgePair{name, p.from, p.to})
 		}
-	}) {
+	}
+	for _, rel := range pairs {
 		for ci, caller := range callers {
 			cat := c.catalogFor(caller)
-			if _, ok := cat.rels[rel]; !ok {
+			if rt := cat.rels[rel.Type]; rt == nil || !slices.Contains(rt.pairs, pair{rel.From, rel.To}) || cat.entities[rel.From] == nil || cat.entities[rel.To] == nil {
+				if _, err := c.EdgeSet(caller, rel, 1000); err == nil {
+					t.Errorf("caller %d: edge set of %s, a pair it may not read, was built", ci, rel)
+				}
 				continue
 			}
 			q, err := c.EdgeSet(caller, rel, 1000)
 			if err != nil {
 				t.Fatalf("caller %d, %s: %v", ci, rel, err)
 			}
-			if strings.Contains(q.SQL, "'"+rel+"'") {
+			if strings.Contains(q.SQL, "'"+rel.Type+"'") || strings.Contains(q.SQL, "'"+rel.From+"'") {
 				t.Errorf("caller %d, %s: the type is in the SQL text: %s", ci, rel, q.SQL)
 			}
 			checkAll := func(stmt *selectStmt) error {
@@ -94,7 +99,10 @@ func TestEdgeSetChecked(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"without its source_id seed", "without its target_id seed", "es arm without _deleted = false", "es arm without its scope"} {
+	if _, err := c.EdgeSet(admin, EdgePair{"MEMBER_OF", "User", "MergeRequest"}, 10); err == nil {
+		t.Error("edge set of a pair the type does not have was built")
+	}
+	for _, want := range []string{"without its source_id seed", "without its target_id seed", "es arm without _deleted = false", "ed arm without its scope"} {
 		if mutants[want] == 0 {
 			t.Errorf("no mutant %q (%v)", want, mutants)
 		}

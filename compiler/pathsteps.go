@@ -37,6 +37,7 @@ type pathSteps struct {
 	// the relationship types of f1, b1 and m1, as their scans list them.
 	fEnds, bStarts            []*entity
 	f1Types, b1Types, m1Types []string
+	cachePairs                []EdgePair // the edge sets the scans read (PathCachePairs)
 }
 
 // Path finding in steps (docs/compiler.md, "Path finding in steps").

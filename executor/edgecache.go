@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/graphwire/graphwire/compiler"
@@ -18,7 +19,7 @@ import (
 // EdgeSetBuilder builds the statement of an edge set ([compiler.Compiler.EdgeSet]);
 // *compiler.Compiler implements it.
 type EdgeSetBuilder interface {
-	EdgeSet(caller *compiler.Caller, relType string, limit int) (*compiler.Query, error)
+	EdgeSet(caller *compiler.Caller, pair compiler.EdgePair, limit int) (*compiler.Query, error)
 }
 
 // CachedPathStepper builds the statements of the cached path_finding form
@@ -67,12 +68,14 @@ type EdgeCacheStats struct {
 	Hits, Builds, Stored, TooBig, Stale, Evicted int64
 	Entries                                      int
 	Bytes                                        int64
+	// Reading is the wall time spent reading edge sets, in all.
+	Reading time.Duration
 }
 
 type cacheKey struct {
 	caller [32]byte
 	gen    uint64
-	typ    string
+	pair   compiler.EdgePair
 }
 
 type edgeEntry struct {
@@ -148,12 +151,12 @@ func callerKey(c *compiler.Caller) [32]byte {
 // requests of the same set; the one that reads lists it in ex, labelled [LabelEdges]). ok is
 // false when the set cannot be used: a write runs, or the set is larger than a caller's
 // share. The slice is shared: callers must not modify it.
-func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, relType string, ex *Executed) (edges []compiler.PathEdge, ok bool, err error) {
+func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pair compiler.EdgePair, ex *Executed) (edges []compiler.PathEdge, ok bool, err error) {
 	gen := c.opts.Generation()
 	if gen%2 == 1 {
 		return nil, false, nil
 	}
-	key := cacheKey{caller: callerKey(caller), gen: gen, typ: relType}
+	key := cacheKey{caller: callerKey(caller), gen: gen, pair: pair}
 	c.mu.Lock()
 	c.forgetOlder(gen)
 	if el, found := c.entries[key]; found {
@@ -185,28 +188,28 @@ func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 		c.mu.Unlock()
 		close(bl.done)
 	}()
+	start := time.Now()
 	bl.edges, bl.ok, bl.err = c.build(ctx, r, b, caller, key, ex)
+	c.mu.Lock()
+	c.stats.Reading += time.Since(start)
+	c.mu.Unlock()
 	return bl.edges, bl.ok, bl.err
 }
 
 // build reads the edge set of key and stores it unless the generation moved meanwhile.
 func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, key cacheKey, ex *Executed) ([]compiler.PathEdge, bool, error) {
 	limit := c.opts.CallerBytes / edgeBytes
-	q, err := b.EdgeSet(caller, key.typ, int(limit)+1)
+	q, err := b.EdgeSet(caller, key.pair, int(limit)+1)
 	if err != nil {
 		return nil, false, err
 	}
 	ex.Statements = append(ex.Statements, Statement{Label: LabelEdges, Query: q})
-	rows, err := CollectRows(ctx, r, q)
-	if err != nil {
-		return nil, false, fmt.Errorf("execute edge set %s: %w", key.typ, err)
-	}
 	e := &edgeEntry{key: key}
-	if int64(len(rows.Values)) > limit {
-		e.big = true
-	} else if e.edges, err = compiler.EdgeSetRows(rows); err != nil {
-		return nil, false, err
-	} else {
+	if e.edges, e.big, err = readEdges(ctx, r, q, limit); err != nil {
+		return nil, false, fmt.Errorf("execute edge set %s: %w", key.pair, err)
+	}
+	if !e.big {
+		e.edges = slices.Clone(e.edges) // no spare capacity held
 		e.size = entrySize(e.edges)
 		e.big = e.size > c.opts.CallerBytes
 	}
@@ -228,6 +231,34 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 	c.forgetOlder(key.gen)
 	c.store(e)
 	return e.edges, !e.big, nil
+}
+
+// readEdges runs q and decodes its rows as they come; big when there are more than limit.
+func readEdges(ctx context.Context, r Runner, q *compiler.Query, limit int64) (edges []compiler.PathEdge, big bool, err error) {
+	rows, err := r.Run(ctx, q)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var cols []string
+	for _, c := range rows.Columns() {
+		cols = append(cols, c.Name)
+	}
+	d, err := compiler.NewEdgeSetDecoder(cols)
+	if err != nil {
+		return nil, false, err
+	}
+	for rows.Next() {
+		if int64(len(edges)) == limit {
+			return nil, true, nil
+		}
+		e, err := d.Edge(rows.Values())
+		if err != nil {
+			return nil, false, err
+		}
+		edges = append(edges, e)
+	}
+	return edges, false, rows.Err()
 }
 
 // bigMarkBytes is the size a mark of a set too large to keep counts for.

@@ -20,9 +20,12 @@ type fakeSets struct {
 	hook  func(typ string)
 }
 
-func (f *fakeSets) EdgeSet(_ *compiler.Caller, relType string, limit int) (*compiler.Query, error) {
-	return &compiler.Query{SQL: relType + " " + strconv.Itoa(limit)}, nil
+func (f *fakeSets) EdgeSet(_ *compiler.Caller, pair compiler.EdgePair, limit int) (*compiler.Query, error) {
+	return &compiler.Query{SQL: pair.Type + " " + strconv.Itoa(limit)}, nil
 }
+
+// ep is the edge set of type typ from User to Group.
+func ep(typ string) compiler.EdgePair { return compiler.EdgePair{Type: typ, From: "User", To: "Group"} }
 
 func (f *fakeSets) Run(_ context.Context, q *compiler.Query) (Rows, error) {
 	typ, lim, _ := strings.Cut(q.SQL, " ")
@@ -83,7 +86,7 @@ func TestEdgeCacheKeysByAuthorization(t *testing.T) {
 	get := func(caller *compiler.Caller) {
 		t.Helper()
 		var ex Executed
-		edges, ok, err := c.Edges(ctx, f, f, caller, "MEMBER_OF", &ex)
+		edges, ok, err := c.Edges(ctx, f, f, caller, ep("MEMBER_OF"), &ex)
 		if err != nil || !ok || len(edges) != 10 {
 			t.Fatalf("edges %d, ok %v, err %v", len(edges), ok, err)
 		}
@@ -120,24 +123,24 @@ func TestEdgeCacheRaceWithWrite(t *testing.T) {
 	ctx := context.Background()
 	f.hook = func(string) { gen.Add(1) } // a write starts while the set is read
 	var ex Executed
-	if _, ok, err := c.Edges(ctx, f, f, scoped30, "MEMBER_OF", &ex); err != nil || ok {
+	if _, ok, err := c.Edges(ctx, f, f, scoped30, ep("MEMBER_OF"), &ex); err != nil || ok {
 		t.Fatalf("a read raced by a write: ok %v, err %v; want not usable", ok, err)
 	}
 	if len(ex.Statements) != 1 || ex.Statements[0].Label != LabelEdges {
 		t.Errorf("statements %v, want one edge set read", ex.Statements)
 	}
 	f.hook = nil
-	if _, ok, _ := c.Edges(ctx, f, f, scoped30, "MEMBER_OF", &ex); ok || f.readsOf("MEMBER_OF") != 1 {
+	if _, ok, _ := c.Edges(ctx, f, f, scoped30, ep("MEMBER_OF"), &ex); ok || f.readsOf("MEMBER_OF") != 1 {
 		t.Errorf("while the write runs: ok %v, %d reads; want not usable and no read", ok, f.readsOf("MEMBER_OF"))
 	}
 	gen.Add(1) // the write ends
 	f.hook = func(string) { gen.Add(2) }
-	if _, ok, _ := c.Edges(ctx, f, f, scoped30, "MEMBER_OF", &ex); ok {
+	if _, ok, _ := c.Edges(ctx, f, f, scoped30, ep("MEMBER_OF"), &ex); ok {
 		t.Error("a read during which a whole write ran was used")
 	}
 	f.hook = nil
 	for range 2 {
-		if _, ok, _ := c.Edges(ctx, f, f, scoped30, "MEMBER_OF", &ex); !ok {
+		if _, ok, _ := c.Edges(ctx, f, f, scoped30, ep("MEMBER_OF"), &ex); !ok {
 			t.Fatal("a quiet read was not usable")
 		}
 	}
@@ -156,7 +159,7 @@ func TestEdgeCacheBounds(t *testing.T) {
 	var ex Executed
 	get := func(caller *compiler.Caller, typ string) bool {
 		t.Helper()
-		_, ok, err := c.Edges(ctx, f, f, caller, typ, &ex)
+		_, ok, err := c.Edges(ctx, f, f, caller, ep(typ), &ex)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +210,7 @@ func TestEdgeCacheBuildsOnce(t *testing.T) {
 				<-started
 			}
 			var ex Executed
-			edges, ok, err := c.Edges(ctx, f, f, scoped30, "A", &ex)
+			edges, ok, err := c.Edges(ctx, f, f, scoped30, ep("A"), &ex)
 			if err == nil && ok {
 				results[i] = len(edges)
 			}

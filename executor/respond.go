@@ -361,19 +361,19 @@ func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, pro
 // their ids, and the join. ok is false when the cache cannot serve q (then the caller runs the
 // plan in steps).
 func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
-	types := q.Plan.PathCacheTypes()
+	pairs := q.Plan.PathCachePairs()
 	sb, canSet := h.(EdgeSetBuilder)
 	ps, canStep := h.(CachedPathStepper)
-	if types == nil || !canSet || !canStep {
+	if pairs == nil || !canSet || !canStep {
 		return base, nil, false, nil
 	}
-	sets := make(map[string][]compiler.PathEdge, len(types))
-	for _, t := range types {
-		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), t, ex)
+	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	for _, p := range pairs {
+		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
 		if err != nil || !ok {
 			return base, nil, false, err
 		}
-		sets[t] = edges
+		sets[p] = edges
 	}
 	named := q.Plan.PathAnchorsNamed()
 	var anchors *graphresponse.Rows

@@ -192,6 +192,7 @@ func TestErrors(t *testing.T) {
 		{"negative connections", with("max-connections", "-1"), nil, "", "", "max-connections", serveconfig.ErrInvalid},
 		{"negative reserve", with("engine-fd-reserve", "-1"), nil, "", "", "engine-fd-reserve", serveconfig.ErrInvalid},
 		{"negative merge idle", with("merge-idle", "-5s"), nil, "", "", "merge-idle", serveconfig.ErrInvalid},
+		{"negative graph cache", with("graph-cache-mb", "-1"), nil, "", "", "graph-cache-mb", serveconfig.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -394,6 +394,10 @@ func bench(dir string, rounds, cacheMB int) (*benchResult, error) {
 		}
 	}
 	res.Load += " → " + loadavg()
+	if edges != nil {
+		s := edges.Stats()
+		fmt.Fprintf(os.Stderr, "edge cache: %d sets read in %v, %d kept, %d bytes, %d too large\n", s.Builds, s.Reading, s.Entries, s.Bytes, s.TooBig)
+	}
 	return res, nil
 }
 

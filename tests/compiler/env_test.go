@@ -278,8 +278,8 @@ func sameAsOneStatement(ctx context.Context, e executor.Runner, c *compiler.Comp
 // on the cache. It also fails when the cache form fell back to the plan in steps, when the
 // cold run read fewer edge sets than q needs, or the warm one read any.
 func sameOnEdgeCache(ctx context.Context, e executor.Runner, c *compiler.Compiler, q *compiler.Query, want []byte) error {
-	types := q.Plan.PathCacheTypes()
-	if types == nil {
+	pairs := q.Plan.PathCachePairs()
+	if pairs == nil {
 		return nil
 	}
 	cache, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, Generation: func() uint64 { return 0 }})
@@ -289,7 +289,7 @@ func sameOnEdgeCache(ctx context.Context, e executor.Runner, c *compiler.Compile
 	for _, pass := range []struct {
 		name  string
 		reads int
-	}{{"cold", len(types)}, {"warm", 0}} {
+	}{{"cold", len(pairs)}, {"warm", 0}} {
 		resp, ex, err := executor.RespondWith(ctx, e, c, q, executor.RespondOptions{Edges: cache})
 		if err != nil {
 			return fmt.Errorf("%s edge cache: %w", pass.name, err)

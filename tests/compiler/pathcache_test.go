@@ -105,8 +105,8 @@ func TestEdgeCacheKeepsCallersApart(t *testing.T) {
 			}
 		}
 	}
-	if s := cache.Stats(); s.Entries != len(callers)*len(best[0].Plan.PathCacheTypes()) {
-		t.Errorf("%d entries, want one per caller and type (%d)", s.Entries, len(callers)*len(best[0].Plan.PathCacheTypes()))
+	if s := cache.Stats(); s.Entries != len(callers)*len(best[0].Plan.PathCachePairs()) {
+		t.Errorf("%d entries, want one per caller and pair (%d)", s.Entries, len(callers)*len(best[0].Plan.PathCachePairs()))
 	}
 }
 
