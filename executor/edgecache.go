@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -173,6 +174,10 @@ func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 		}
 		select {
 		case <-bl.done:
+			if bl.err != nil && ctx.Err() == nil && (errors.Is(bl.err, context.Canceled) || errors.Is(bl.err, context.DeadlineExceeded)) {
+				// The request that read the set gave up; this one runs the plan in steps.
+				return nil, false, nil
+			}
 			return bl.edges, bl.ok, bl.err
 		case <-ctx.Done():
 			return nil, false, ctx.Err()
@@ -279,9 +284,10 @@ func entrySize(edges []compiler.PathEdge) int64 {
 	return n
 }
 
-// forgetOlder drops every entry of a generation other than gen. c.mu is held.
+// forgetOlder drops every entry when gen is newer than the entries' generation (it only
+// grows; a request that read an older one finds nothing of its generation). c.mu is held.
 func (c *EdgeCache) forgetOlder(gen uint64) {
-	if gen == c.gen {
+	if gen <= c.gen {
 		return
 	}
 	c.gen = gen

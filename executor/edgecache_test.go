@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -230,4 +231,42 @@ func TestEdgeCacheBuildsOnce(t *testing.T) {
 	if f.readsOf("A") != 1 {
 		t.Errorf("%d reads, want 1", f.readsOf("A"))
 	}
+}
+
+// TestEdgeCacheWaiterOutlivesReader: when the request reading a set gives up (its context
+// ends), a request waiting for that read runs without the cache instead of failing.
+func TestEdgeCacheWaiterOutlivesReader(t *testing.T) {
+	f := newFake(map[string]int{"A": 10})
+	c := mustCache(t, EdgeCacheOptions{MaxBytes: 1 << 20, Generation: func() uint64 { return 0 }})
+	readerCtx, cancel := context.WithCancel(context.Background())
+	started, waiting := make(chan struct{}), make(chan struct{})
+	f.hook = func(string) { close(started); <-waiting; cancel() }
+	c.onWait = func() { close(waiting) }
+	readerErr := make(chan error, 1)
+	go func() {
+		var ex Executed
+		_, _, err := c.Edges(readerCtx, cancelling{f}, f, scoped30, ep("A"), &ex)
+		readerErr <- err
+	}()
+	<-started
+	var ex Executed
+	_, ok, err := c.Edges(context.Background(), f, f, scoped30, ep("A"), &ex)
+	if ok || err != nil {
+		t.Errorf("waiter: ok %v, err %v; want the plan in steps (not ok, no error)", ok, err)
+	}
+	if err := <-readerErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("reader: %v, want its context's cancellation", err)
+	}
+}
+
+// cancelling is a Runner that fails a statement whose context has ended once it has run.
+type cancelling struct{ r Runner }
+
+func (c cancelling) Run(ctx context.Context, q *compiler.Query) (Rows, error) {
+	rows, err := c.r.Run(ctx, q)
+	if err == nil && ctx.Err() != nil {
+		rows.Close()
+		return nil, ctx.Err()
+	}
+	return rows, err
 }
