@@ -163,17 +163,21 @@ func (l *lowerer) cachePairs(out []EdgePair, types []string, froms, tos []*entit
 // ids, so that the cached form reads the anchors in the same statement as the middles.
 func (p *Plan) PathAnchorsNamed() bool { return p.Paths() && p.paths.anchorsLate }
 
-// named reports whether anchor n, which names its ids (idsNamed), may be node r: of n's kind,
-// among its node_ids and in its id_range. The anchor scan may keep fewer (filters, liveness,
-// scope); the join keeps a path only when its ends are in the anchor sets it returned.
-func named(n *nodeSel, r graphresponse.NodeRef) bool {
-	if r.Kind != n.ent.name {
-		return false
+// named returns whether anchor n, which names its ids (idsNamed), may be node r: of n's
+// kind, among its node_ids and in its id_range. The anchor scan may keep fewer (filters,
+// liveness, scope); the join keeps a path only when its ends are in the anchor sets it returned.
+func named(n *nodeSel) func(r graphresponse.NodeRef) bool {
+	var ids map[int64]bool
+	if n.hasIDs {
+		ids = make(map[int64]bool, len(n.nodeIDs))
+		for _, id := range n.nodeIDs {
+			ids[id] = true
+		}
 	}
-	if n.hasIDs && !slices.Contains(n.nodeIDs, r.ID) {
-		return false
+	return func(r graphresponse.NodeRef) bool {
+		return r.Kind == n.ent.name && (ids == nil || ids[r.ID]) &&
+			(n.idRange == nil || (r.ID >= n.idRange[0] && r.ID <= n.idRange[1]))
 	}
-	return n.idRange == nil || (r.ID >= n.idRange[0] && r.ID <= n.idRange[1])
 }
 
 // CachedPathEdges does, on the edge sets of the plan's pairs (sets, by pair, each the
@@ -192,8 +196,7 @@ func (p *Plan) CachedPathEdges(sets map[EdgePair][]PathEdge, anchors *graphrespo
 		return edges, nil, nil, newErr("", ErrCompilerBug, "cached path edges of a query without a cached path plan")
 	}
 	st := p.paths
-	inFrom := func(r graphresponse.NodeRef) bool { return named(st.fromSel, r) }
-	inTo := func(r graphresponse.NodeRef) bool { return named(st.toSel, r) }
+	var inFrom, inTo func(graphresponse.NodeRef) bool
 	if anchors != nil {
 		rows, err := stepRows(*anchors)
 		if err != nil {
@@ -208,7 +211,9 @@ func (p *Plan) CachedPathEdges(sets map[EdgePair][]PathEdge, anchors *graphrespo
 		}
 		inFrom = func(r graphresponse.NodeRef) bool { return a[partFrom][r] }
 		inTo = func(r graphresponse.NodeRef) bool { return a[partTo][r] }
-	} else if !st.anchorsLate {
+	} else if st.anchorsLate {
+		inFrom, inTo = named(st.fromSel), named(st.toSel)
+	} else {
 		return edges, nil, nil, newErr("", ErrCompilerBug, "cached path edges without the anchors of a query whose anchors name no ids")
 	}
 	kindIn := func(kinds []*entity, k string) bool {
