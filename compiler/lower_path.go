@@ -248,7 +248,17 @@ func (l *lowerer) lowerPath() (*selectStmt, error) {
 	l.plan.Hydration = l.hydrationKinds(kinds)
 	// The multi-step plan (pathsteps.go) reads the anchors and f1, b1 by themselves.
 	st := &pathSteps{from: from.ent, to: to.ent, fromSel: from, toSel: to, fMids: fMids, bMids: bMids,
-		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after}
+		depth: depth, types: types, nb: nb, pageSize: r.pageSize(), cursor: r.cursor != nil, after: l.after,
+		fEnds: fEnds, bStarts: bStarts, f1Types: l.pairTypes(types, []*entity{from.ent}, fEnds)}
+	if depth >= 2 {
+		st.b1Types = l.pairTypes(types, bStarts, []*entity{to.ent})
+	}
+	if depth >= 3 {
+		st.m1Types = l.pairTypes(types, fMids, bMids)
+	}
+	st.cachePairs = l.cachePairs(nil, st.f1Types, []*entity{from.ent}, fEnds)
+	st.cachePairs = l.cachePairs(st.cachePairs, st.b1Types, bStarts, []*entity{to.ent})
+	st.cachePairs = l.cachePairs(st.cachePairs, st.m1Types, fMids, bMids)
 	var first []*cte
 	var arms []*selectStmt
 	if idsNamed(from) && idsNamed(to) {

@@ -33,6 +33,11 @@ type pathSteps struct {
 	pageSize    int
 	cursor      bool      // the answer carries the sort keys (_k0.._k2)
 	after       []*string // the cursor's keys, nil without "after"
+	// For the cached form (pathcache.go): the end kinds of f1 and the start kinds of b1, and
+	// the relationship types of f1, b1 and m1, as their scans list them.
+	fEnds, bStarts            []*entity
+	f1Types, b1Types, m1Types []string
+	cachePairs                []EdgePair // the edge sets the scans read (PathCachePairs)
 }
 
 // Path finding in steps (docs/compiler.md, "Path finding in steps").
@@ -244,18 +249,24 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 	if q == nil || !q.Plan.Paths() {
 		return nil, newErr("", ErrCompilerBug, "path step requested for a query without a path plan")
 	}
+	return c.stepStmt(q, near, far, props, q.Plan.paths.anchorsLate, true)
+}
+
+// stepStmt builds the statement of PathStep (withM1) and of PathCachedStep (without m1): the
+// anchor sets when anchors, and the candidates near and far; nil when there is nothing to read.
+func (c *Compiler) stepStmt(q *Query, near, far []graphresponse.NodeRef, props, anchors, withM1 bool) (*selectStmt, error) {
 	st := q.Plan.paths
 	if st.depth < 3 {
 		far = nil
 	}
-	if len(near) == 0 && !st.anchorsLate {
+	if len(near) == 0 && !anchors {
 		return nil, nil
 	}
 	cat := c.catalogFor(q.Plan.caller)
 	l := &lowerer{cat: cat, caller: q.Plan.caller, scopes: newScopeCache(q.Plan.caller), plan: q.Plan.Build}
 	var ctes []*cte
 	var arms []*selectStmt
-	if st.anchorsLate {
+	if anchors {
 		_, arms = l.stepAnchors(st, false)
 	}
 	if len(near) == 0 {
@@ -320,7 +331,7 @@ func (c *Compiler) pathStepStmt(q *Query, near, far []graphresponse.NodeRef, pro
 	node := nodeArm(partV, "", st.nb.on())
 	node.cols[len(node.cols)-1] = as(col("o", "props"), "props")
 	arms = append(arms, node)
-	if len(bKinds) > 0 {
+	if withM1 && len(bKinds) > 0 {
 		m1 := l.pathEdges(cat.edgeTable, l.pairTypes(st.types, fKinds, bKinds), st.nb)
 		// v holds both sets: of several kinds, both ends are matched on (id, kind); of one,
 		// on the id with the kind fixed, which costs the engine less.

@@ -43,6 +43,8 @@ const (
 	// only looks the neighbors up; when it also reads their properties it is
 	// labelled [LabelHydration], as it then is the hydration statement.
 	LabelLookup = "lookup"
+	// LabelEdges is a statement that reads an edge set for the [EdgeCache].
+	LabelEdges = "edges"
 )
 
 // foldedLookupRefs is the most nodes the lookup of a two-step neighbors plan
@@ -108,6 +110,22 @@ func Respond(ctx context.Context, r Runner, h Hydrator, q *compiler.Query) (*gra
 // and their edges, then the check of the middle nodes they reach (hydrating
 // them too on the same terms), and assembles the paths in Go.
 func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, s Screen) (*graphresponse.Response, Executed, error) {
+	return RespondWith(ctx, r, h, q, RespondOptions{Screen: s})
+}
+
+// RespondOptions are what [RespondWith] may use beyond the statements.
+type RespondOptions struct {
+	// Screen screens the base page before hydration ([RespondScreened]); nil: none.
+	Screen Screen
+	// Edges, when set, holds edge sets that a path_finding query with a plan in steps runs
+	// on when it can ([compiler.Plan.PathCacheTypes]; docs/compiler.md, "Path finding on
+	// cached edges"). Set it only for an engine this process alone writes.
+	Edges *EdgeCache
+}
+
+// RespondWith is [RespondScreened] with the options o.
+func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o RespondOptions) (*graphresponse.Response, Executed, error) {
+	s := o.Screen
 	var ex Executed
 	var (
 		base   graphresponse.Rows
@@ -116,7 +134,12 @@ func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 		err    error
 	)
 	if q.Plan.Paths() {
-		base, looked, ok, err = pathSteps(ctx, r, h, q, s == nil, &ex)
+		if o.Edges != nil {
+			base, looked, ok, err = cachedPaths(ctx, r, h, q, s == nil, o.Edges, &ex)
+		}
+		if err == nil && !ok {
+			base, looked, ok, err = pathSteps(ctx, r, h, q, s == nil, &ex)
+		}
 	} else {
 		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
 	}
@@ -309,6 +332,74 @@ func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, pro
 	props = props && len(near)+len(far) <= foldedLookupRefs
 	var second *graphresponse.Rows
 	sq, err := h.PathStep(q, near, far, props)
+	if err != nil {
+		return base, nil, false, err
+	}
+	if sq != nil {
+		rows, err := runStep(ctx, r, sq, props, ex, "path step")
+		if err != nil {
+			return base, nil, false, err
+		}
+		second = &rows
+	}
+	if base, ok, err = q.Plan.JoinPaths(first, second); err != nil || !ok {
+		return base, nil, false, err
+	}
+	if props {
+		hyd, err := q.Plan.PathHydration(first, second)
+		if err != nil {
+			return base, nil, false, err
+		}
+		looked = &hyd
+	}
+	return base, looked, true, nil
+}
+
+// cachedPaths runs a multi-step path_finding plan on the edge sets of cache
+// (docs/compiler.md, "Path finding on cached edges"): the anchors (unless they name their
+// ids), then the middles of the paths the cached edges form, with the anchors when they name
+// their ids, and the join. ok is false when the cache cannot serve q (then the caller runs the
+// plan in steps).
+func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+	pairs := q.Plan.PathCachePairs()
+	sb, canSet := h.(EdgeSetBuilder)
+	ps, canStep := h.(CachedPathStepper)
+	if pairs == nil || !canSet || !canStep {
+		return base, nil, false, nil
+	}
+	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	for _, p := range pairs {
+		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
+		if err != nil || !ok {
+			return base, nil, false, err
+		}
+		sets[p] = edges
+	}
+	named := q.Plan.PathAnchorsNamed()
+	var anchors *graphresponse.Rows
+	if !named {
+		// The middles depend on the anchors: read them first.
+		aq, err := ps.PathCachedStep(q, nil, nil, false, true)
+		if err != nil {
+			return base, nil, false, err
+		}
+		ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: aq})
+		rows, err := CollectRows(ctx, r, aq)
+		if err != nil {
+			return base, nil, false, fmt.Errorf("execute query: %w", err)
+		}
+		anchors = &rows
+	}
+	first, near, far, err := q.Plan.CachedPathEdges(sets, anchors)
+	if err != nil {
+		return base, nil, false, err
+	}
+	if anchors != nil {
+		first.Values = append(first.Values, anchors.Values...)
+	}
+	props = props && len(near)+len(far) <= foldedLookupRefs
+	var second *graphresponse.Rows
+	sq, err := ps.PathCachedStep(q, near, far, props, named)
 	if err != nil {
 		return base, nil, false, err
 	}

@@ -78,7 +78,14 @@ type Writer struct {
 	pending   atomic.Bool
 	running   atomic.Int64
 	lastQuery atomic.Int64 // UnixNano
+	// gen is the data generation (Generation): bumped when a write starts and when it ends.
+	gen atomic.Uint64
 }
+
+// Generation reports the data generation of the writer's engine as this process sees it: it
+// changes when a write starts and when it ends, and is odd while one runs
+// ([executor.EdgeCacheOptions.Generation]). It counts only the writes of this [Writer].
+func (w *Writer) Generation() uint64 { return w.gen.Load() }
 
 // NewWriter returns a writer to e, whose graph tables ont describes.
 func NewWriter(e load.Engine, ont *ontology.Ontology, opts Options) *Writer {
@@ -116,6 +123,10 @@ func (w *Writer) Write(ctx context.Context, b Batch) (load.Report, error) {
 		return load.Report{}, err
 	}
 	defer w.release()
+	// The generation is odd from before the first row changes until after the last: an edge
+	// set read meanwhile is never kept, nor one used.
+	w.gen.Add(1)
+	defer w.gen.Add(1)
 	opts := load.Options{Source: b.Source, SkipInvalid: b.SkipInvalid, Replace: b.Replace, Progress: b.Progress,
 		Logger: b.Logger, Exclusive: &w.gate, Shards: w.shards}
 	rep, err := load.Load(ctx, w.e, w.ont, b.Sources, opts)

@@ -74,6 +74,10 @@ type Options struct {
 	// values"). json answers stay exact; goon truncates long strings itself, far shorter
 	// (its spec's "..." and key_len). 0 means [DefaultMaxValueBytes]; negative, no cap.
 	MaxValueBytes int
+	// EdgeCache, when set, holds the edge sets path_finding runs on ([executor.RespondOptions]
+	// Edges; docs/compiler.md, "Path finding on cached edges"). Set it only when this process
+	// is the engine's one writer.
+	EdgeCache *executor.EdgeCache
 	// Redactor, when set, is the redaction authority (docs/redaction.md):
 	// after the base statement, every row showing a node the caller may not
 	// read is withheld, before hydration and formatting. An authority that
@@ -485,7 +489,7 @@ func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *comp
 	if scr != nil {
 		s = scr // a nil *Screener must not become a non-nil interface
 	}
-	resp, ex, err := executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, s)
+	resp, ex, err := executor.RespondWith(ctx, p.exec, p.opts.Compiler, q, executor.RespondOptions{Screen: s, Edges: p.opts.EdgeCache})
 	for round := 0; err == nil && scr != nil; round++ {
 		after, more, xerr := q.Plan.Build.Exhausted(ex.Base)
 		if xerr != nil || !more {
@@ -501,7 +505,7 @@ func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *comp
 		if q, err = p.opts.Compiler.Compile(doc, CallerOf(req.Claims)); err != nil {
 			return nil, ex, q, err
 		}
-		resp, ex, err = executor.RespondScreened(ctx, p.exec, p.opts.Compiler, q, scr)
+		resp, ex, err = executor.RespondWith(ctx, p.exec, p.opts.Compiler, q, executor.RespondOptions{Screen: scr, Edges: p.opts.EdgeCache})
 	}
 	return resp, ex, q, err
 }

@@ -125,6 +125,9 @@ type Config struct {
 	// before the parts those merges left are merged too (0: never).
 	NoMerge   bool
 	MergeIdle time.Duration
+	// GraphCacheMB bounds, in MiB, the edge sets path_finding runs on with the embedded
+	// engine (docs/compiler.md, "Path finding on cached edges"); 0 turns the cache off.
+	GraphCacheMB int
 }
 
 // DefaultHealthInterval is --health-interval's default.
@@ -263,6 +266,8 @@ var table = []Option{
 		func(c *Config) any { return &c.NoMerge }},
 	{"merge-idle", Duration, "10s", "with the embedded engine: once no query has run for this long, merge the parts of large tables that the merges after writes left (0: never)",
 		func(c *Config) any { return &c.MergeIdle }},
+	{"graph-cache-mb", Int, "128", "with the embedded engine: MiB of memory for the edges path_finding walks in Go, per caller and relationship type (0: off, every path is read by the engine)",
+		func(c *Config) any { return &c.GraphCacheMB }},
 }
 
 // Options returns the table of serve's options, in help order. The caller

@@ -81,6 +81,7 @@ func TestPrecedence(t *testing.T) {
 		KeepaliveMinTime: 5 * time.Minute, GRPCMaxConnectionIdle: 5 * time.Minute, ReadHeaderTimeout: 10 * time.Second,
 		HTTPReadTimeout: 30 * time.Second, HTTPWriteTimeout: time.Minute, HTTPIdleTimeout: 2 * time.Minute, EngineFDReserve: 1024,
 		MCPTools: "graphwire", RedactTimeout: 2 * time.Second, RedactCacheTTL: 30 * time.Second, RedactBatchSize: 500, RedactCacheEntries: 10000, RedactCacheCallers: 1024, MergeIdle: 10 * time.Second,
+		GraphCacheMB: 128,
 	}
 	base.Admission.MaxConcurrent, base.Admission.Wait = 4, time.Second
 	for _, tt := range tests {
@@ -191,6 +192,7 @@ func TestErrors(t *testing.T) {
 		{"negative connections", with("max-connections", "-1"), nil, "", "", "max-connections", serveconfig.ErrInvalid},
 		{"negative reserve", with("engine-fd-reserve", "-1"), nil, "", "", "engine-fd-reserve", serveconfig.ErrInvalid},
 		{"negative merge idle", with("merge-idle", "-5s"), nil, "", "", "merge-idle", serveconfig.ErrInvalid},
+		{"negative graph cache", with("graph-cache-mb", "-1"), nil, "", "", "graph-cache-mb", serveconfig.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

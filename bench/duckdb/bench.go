@@ -59,7 +59,7 @@ func cold(dir, engine string) (*coldResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p, _, err = runOurs(ctx, e, c, nb, admin); err != nil {
+		if p, _, err = runOurs(ctx, e, c, nb, admin, nil); err != nil {
 			return nil, err
 		}
 	case "duckdb":
@@ -187,14 +187,15 @@ func canonical(b *strings.Builder, v any) {
 }
 
 // runOurs compiles the shape's DSL and answers it as the server does: the base statement,
-// then the hydration statement where the query type has one (executor.Respond). The
-// projection is taken from the base statement's rows.
-func runOurs(ctx context.Context, e *chdb.Executor, c *compiler.Compiler, s shape, caller callerSpec) (projection, int, error) {
+// then the hydration statement where the query type has one, path_finding on the edge cache
+// when there is one (executor.RespondWith). The projection is taken from the base statement's
+// rows.
+func runOurs(ctx context.Context, e *chdb.Executor, c *compiler.Compiler, s shape, caller callerSpec, edges *executor.EdgeCache) (projection, int, error) {
 	q, err := c.Compile([]byte(s.dsl), caller.compilerCaller())
 	if err != nil {
 		return nil, 0, fmt.Errorf("compile %s: %w", s.name, err)
 	}
-	_, ex, err := executor.Respond(ctx, e, c, q)
+	_, ex, err := executor.RespondWith(ctx, e, c, q, executor.RespondOptions{Edges: edges})
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -285,7 +286,9 @@ func loadavg() string {
 // bench opens both engines on the prepared data and runs every shape, interleaved: each round
 // runs every case once on graphwire, once on DuckDB (versioned) and once on DuckDB (live only),
 // in an order that alternates which engine goes first. The first round warms and is not timed.
-func bench(dir string, rounds int) (*benchResult, error) {
+// With cacheMB > 0, graphwire answers path_finding on an edge cache of that size, as serve does
+// (its graph-cache-mb); the first round fills it.
+func bench(dir string, rounds, cacheMB int) (*benchResult, error) {
 	ctx := context.Background()
 	ont, err := loadOntology()
 	if err != nil {
@@ -311,6 +314,13 @@ func bench(dir string, rounds int) (*benchResult, error) {
 	callers, err := loadCallers(dir)
 	if err != nil {
 		return nil, err
+	}
+	var edges *executor.EdgeCache
+	if cacheMB > 0 {
+		// Nothing writes the graph while the rounds run: one generation.
+		if edges, err = executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: int64(cacheMB) << 20, Generation: func() uint64 { return 0 }}); err != nil {
+			return nil, err
+		}
 	}
 	type pair struct {
 		caller    callerSpec
@@ -345,7 +355,7 @@ func bench(dir string, rounds int) (*benchResult, error) {
 			var ours, duck, live projection
 			sides := []side{
 				{&cr.Ours, func() (projection, error) {
-					p, n, err := runOurs(ctx, e, c, pr.versioned, pr.caller)
+					p, n, err := runOurs(ctx, e, c, pr.versioned, pr.caller, edges)
 					cr.Statements = n
 					ours = p
 					return p, err
@@ -384,6 +394,10 @@ func bench(dir string, rounds int) (*benchResult, error) {
 		}
 	}
 	res.Load += " → " + loadavg()
+	if edges != nil {
+		s := edges.Stats()
+		fmt.Fprintf(os.Stderr, "edge cache: %d sets read in %v, %d kept, %d bytes, %d too large\n", s.Builds, s.Reading, s.Entries, s.Bytes, s.TooBig)
+	}
 	return res, nil
 }
 

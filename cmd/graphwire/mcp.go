@@ -14,6 +14,7 @@ import (
 	"github.com/graphwire/graphwire/auth"
 	"github.com/graphwire/graphwire/config"
 	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
+	"github.com/graphwire/graphwire/executor"
 	"github.com/graphwire/graphwire/ingest"
 	"github.com/graphwire/graphwire/load"
 	"github.com/graphwire/graphwire/mcpsvc"
@@ -157,6 +158,10 @@ func (f mcpFlags) claims(logger *slog.Logger) (*auth.Claims, error) {
 // after writes left (serve's merge-idle default).
 const mcpMergeIdle = 10 * time.Second
 
+// mcpGraphCacheBytes bounds the edge cache of graphwire mcp on the embedded engine (serve's
+// graph-cache-mb default).
+const mcpGraphCacheBytes = 128 << 20
+
 // runMCP is the running half of graphwire mcp.
 func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
@@ -187,7 +192,14 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 	if wo.Merge != nil {
 		defer mergeWhenIdle(ctx, wr, mcpMergeIdle)() // stops before the engine closes
 	}
-	pipe, err := newPipeline(gatedEngine{eng, wr.Reader(eng)}, ont, nil, nil, 0, 0, 0, nil, ro, logger)
+	var edges *executor.EdgeCache
+	if f.engine.clickhouse == "" {
+		// As serve's graph-cache-mb default: this process is the embedded engine's one writer.
+		if edges, err = newEdgeCache(wr, mcpGraphCacheBytes); err != nil {
+			return err
+		}
+	}
+	pipe, err := newPipeline(gatedEngine{eng, wr.Reader(eng)}, ont, nil, nil, 0, 0, 0, nil, ro, logger, edges)
 	if err != nil {
 		return err
 	}

@@ -135,7 +135,7 @@ type service struct {
 
 // newPipeline builds the request pipeline over ctl (nil: a controller with
 // admission's defaults), recording into m when it is set.
-func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, maxValueBytes int, cursors *compiler.CursorKeys, ro redact.Options, logger *slog.Logger) (*pipeline.Pipeline, error) {
+func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, m *telemetry.Metrics, maxQuery int, maxWalkCost float64, maxValueBytes int, cursors *compiler.CursorKeys, ro redact.Options, logger *slog.Logger, edges *executor.EdgeCache) (*pipeline.Pipeline, error) {
 	// Redaction (docs/redaction.md): an authority URL turns it on.
 	var red *redact.Authority
 	if ro.URL != "" {
@@ -172,7 +172,16 @@ func newPipeline(eng engine, ont *ontology.Ontology, ctl *admission.Controller, 
 	}
 	return pipeline.New(eng, pipeline.Options{Compiler: comp, Ontology: ont, Registry: formatter.Default(), Admission: ctl,
 		DSLSchema: config.GraphQuerySchema(), DSLVersion: config.QueryDSLVersion(), Metrics: m, Logger: logger,
-		MaxValueBytes: maxValueBytes, Redactor: red})
+		MaxValueBytes: maxValueBytes, Redactor: red, EdgeCache: edges})
+}
+
+// newEdgeCache is the edge cache of path_finding (docs/compiler.md, "Path finding on cached
+// edges") for an engine that w alone writes, of at most bytes (0: none, nil).
+func newEdgeCache(w *ingest.Writer, bytes int64) (*executor.EdgeCache, error) {
+	if bytes <= 0 {
+		return nil, nil
+	}
+	return executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: bytes, Generation: w.Generation})
 }
 
 // serviceOptions are what serve sets of the service beyond the engine.
@@ -209,6 +218,9 @@ type serviceOptions struct {
 	// Writer, when set, applies the writes of the WriteService (admins only), and every
 	// query holds its gate (ingest.Writer.Reader).
 	Writer *ingest.Writer
+	// EdgeCacheBytes, with Writer, bounds the edge cache of path_finding (graph-cache-mb;
+	// 0: none). Set it only for the embedded engine, which Writer alone writes.
+	EdgeCacheBytes int64
 	// Indexer, when set, serves the MCP index tool.
 	Indexer mcpsvc.Indexer
 	Logger  *slog.Logger
@@ -255,10 +267,14 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 		}
 	}
 	var writer ingest.Target
+	var edges *executor.EdgeCache
 	if o.Writer != nil {
 		eng, writer = gatedEngine{eng, o.Writer.Reader(eng)}, o.Writer
+		if edges, err = newEdgeCache(o.Writer, o.EdgeCacheBytes); err != nil {
+			return nil, err
+		}
 	}
-	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Redact, o.Logger)
+	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Redact, o.Logger, edges)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +351,7 @@ func serveLocal(eng engine, ont *ontology.Ontology, wr *ingest.Writer, dir strin
 		return nil, err
 	}
 	gated := gatedEngine{eng, wr.Reader(eng)}
-	pipe, err := newPipeline(gated, ont, nil, nil, 0, 0, 0, localCursorKeys(), redact.Options{}, logger)
+	pipe, err := newPipeline(gated, ont, nil, nil, 0, 0, 0, localCursorKeys(), redact.Options{}, logger, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -441,6 +457,11 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		wo.Merge = &load.MergeOptions{}
 	}
 	o.Writer = ingest.NewWriter(eng, ont, wo)
+	if ef.clickhouse == "" {
+		// The embedded engine has one writer, this process: path_finding may walk cached
+		// edges. A ClickHouse server has others, so no cache there.
+		o.EdgeCacheBytes = int64(c.GraphCacheMB) << 20
+	}
 	if wo.Merge != nil && c.MergeIdle > 0 {
 		defer mergeWhenIdle(ctx, o.Writer, c.MergeIdle)() // stops before the engine closes
 	}

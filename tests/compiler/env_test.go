@@ -269,6 +269,47 @@ func sameAsOneStatement(ctx context.Context, e executor.Runner, c *compiler.Comp
 	if !bytes.Equal(a, b) {
 		return fmt.Errorf("the plan in steps answers differently from the one-statement form:\nsteps: %s\none:   %s", a, b)
 	}
+	return sameOnEdgeCache(ctx, e, c, q, a)
+}
+
+// sameOnEdgeCache reports how the answers of q, a path_finding plan in steps, on a cold and
+// then a warm edge cache (docs/compiler.md, "Path finding on cached edges") differ from want,
+// the plan in steps' answer: nil when both are byte for byte the same, or when q cannot run
+// on the cache. It also fails when the cache form fell back to the plan in steps, when the
+// cold run read fewer edge sets than q needs, or the warm one read any.
+func sameOnEdgeCache(ctx context.Context, e executor.Runner, c *compiler.Compiler, q *compiler.Query, want []byte) error {
+	pairs := q.Plan.PathCachePairs()
+	if pairs == nil {
+		return nil
+	}
+	cache, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, Generation: func() uint64 { return 0 }})
+	if err != nil {
+		return err
+	}
+	for _, pass := range []struct {
+		name  string
+		reads int
+	}{{"cold", len(pairs)}, {"warm", 0}} {
+		resp, ex, err := executor.RespondWith(ctx, e, c, q, executor.RespondOptions{Edges: cache})
+		if err != nil {
+			return fmt.Errorf("%s edge cache: %w", pass.name, err)
+		}
+		reads := 0
+		for _, s := range ex.Statements {
+			if s.Label == executor.LabelEdges {
+				reads++
+			}
+			if s.Query == q.Plan.Edges() {
+				return fmt.Errorf("%s edge cache: the plan in steps ran (labels %v)", pass.name, statementLabels(ex))
+			}
+		}
+		if reads != pass.reads {
+			return fmt.Errorf("%s edge cache: %d edge sets read, want %d (labels %v)", pass.name, reads, pass.reads, statementLabels(ex))
+		}
+		if got := answerBytes(resp); !bytes.Equal(got, want) {
+			return fmt.Errorf("the plan on a %s edge cache answers differently from the plan in steps:\ncache: %s\nsteps: %s", pass.name, got, want)
+		}
+	}
 	return nil
 }
 

@@ -243,6 +243,34 @@ func TestLiveLoopServer(t *testing.T) {
 	if n := defs(t, s, "Loaded"); n != 1 {
 		t.Errorf("Loaded: %d definitions after load --server, want 1", n)
 	}
+	// path_finding walks serve's edge cache (docs/compiler.md, "Path finding on cached
+	// edges"): a write through serve moves the cache's generation, so the next answer sees it.
+	pathRows := func(want int64, to string) {
+		t.Helper()
+		q := `{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[9100001]},{"id":"p","entity":"Project","node_ids":[9100002,9100003]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":2,"rel_types":["MEMBER_OF"]}}`
+		for range 2 { // the second on a warm cache
+			r := query(t, s, map[string]any{"query": q, "format": "json"})
+			if r.Meta.RowCount != want || !strings.Contains(r.Text, to) {
+				t.Fatalf("path_finding: %d paths, want %d, to %s:\n%s", r.Meta.RowCount, want, to, r.Text)
+			}
+		}
+	}
+	sdlc := t.TempDir()
+	writeText(t, filepath.Join(sdlc, "User.jsonl"), `{"id": 9100001, "username": "walker"}`+"\n")
+	writeText(t, filepath.Join(sdlc, "Project.jsonl"), `{"id": 9100002, "traversal_path": "1/9100002/", "name": "p2"}`+"\n"+`{"id": 9100003, "traversal_path": "1/9100003/", "name": "p3"}`+"\n")
+	member := func(project int64, version int, deleted bool) string {
+		return fmt.Sprintf(`{"traversal_path": "1/%d/", "source_kind": "User", "source_id": 9100001, "target_kind": "Project", "target_id": %d, "_version": %d, "_deleted": %v}`, project, project, version, deleted) + "\n"
+	}
+	writeText(t, filepath.Join(sdlc, "MEMBER_OF.jsonl"), member(9100002, 1, false))
+	cli(t, 0, "load", "--server", addr, "--token", admin, filepath.Join(sdlc, "User.jsonl"), filepath.Join(sdlc, "Project.jsonl"), filepath.Join(sdlc, "MEMBER_OF.jsonl"))
+	pathRows(1, "9100002")
+	writeText(t, filepath.Join(sdlc, "MEMBER_OF.jsonl"), member(9100002, 2, true)+member(9100003, 1, false))
+	cli(t, 0, "load", "--server", addr, "--token", admin, filepath.Join(sdlc, "MEMBER_OF.jsonl"))
+	pathRows(1, "9100003")
+	writeText(t, filepath.Join(sdlc, "MEMBER_OF.jsonl"), member(9100003, 2, true))
+	cli(t, 0, "load", "--server", addr, "--token", admin, filepath.Join(sdlc, "MEMBER_OF.jsonl"))
+	pathRows(0, "")
+
 	bad := filepath.Join(t.TempDir(), "Definition.jsonl")
 	writeText(t, bad, `{"id": "x", "traversal_path": "1/"}`+"\n")
 	if out := cli(t, 3, "load", "--server", addr, "--token", admin, bad); !strings.Contains(out, "Definition.jsonl:1") {

@@ -1,0 +1,331 @@
+package executor
+
+import (
+	"container/list"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// EdgeSetBuilder builds the statement of an edge set ([compiler.Compiler.EdgeSet]);
+// *compiler.Compiler implements it.
+type EdgeSetBuilder interface {
+	EdgeSet(caller *compiler.Caller, pair compiler.EdgePair, limit int) (*compiler.Query, error)
+}
+
+// CachedPathStepper builds the statements of the cached path_finding form
+// ([compiler.Compiler.PathCachedStep]); *compiler.Compiler implements it.
+type CachedPathStepper interface {
+	PathCachedStep(q *compiler.Query, near, far []graphresponse.NodeRef, props, anchors bool) (*compiler.Query, error)
+}
+
+// EdgeCacheOptions configures an [EdgeCache].
+type EdgeCacheOptions struct {
+	// MaxBytes bounds the memory the cached edges take, in all. It must be positive.
+	MaxBytes int64
+	// CallerBytes bounds what one caller's edges take (0: half of MaxBytes), so that one
+	// caller evicts the others' entries only while the cache is full, and never more than
+	// this share. An edge set larger than it is not kept: its queries run without the cache.
+	CallerBytes int64
+	// Generation reports the data generation of the engine: it changes at the start and at
+	// the end of every write, and is odd while a write runs (ingest.Writer.Generation). The
+	// cache must be the only thing in the process that reads a graph only this process
+	// writes: on an engine other processes write, it must not be used.
+	Generation func() uint64
+}
+
+// EdgeCache holds, per caller, data generation and relationship type, the edges the caller
+// may read whose both ends are live nodes the caller may read ([compiler.Compiler.EdgeSet]),
+// for path_finding's cached form (docs/compiler.md, "Path finding on cached edges"). Entries
+// built under a generation are kept only if no write started or ended while they were read,
+// and are used only at that generation. Least recently used entries go first. It is safe
+// for concurrent use.
+type EdgeCache struct {
+	opts EdgeCacheOptions
+
+	mu       sync.Mutex
+	gen      uint64                     // the generation of the entries held
+	lru      *list.List                 // of *edgeEntry, most recently used first
+	entries  map[cacheKey]*list.Element // of lru
+	bytes    int64
+	byCaller map[[32]byte]int64
+	building map[cacheKey]*edgeBuild
+	stats    EdgeCacheStats
+	onWait   func() // tests: a request is about to wait for another's build
+}
+
+// EdgeCacheStats counts what an [EdgeCache] did.
+type EdgeCacheStats struct {
+	Hits, Builds, Stored, TooBig, Stale, Evicted int64
+	Entries                                      int
+	Bytes                                        int64
+	// Reading is the wall time spent reading edge sets, in all.
+	Reading time.Duration
+}
+
+type cacheKey struct {
+	caller [32]byte
+	gen    uint64
+	pair   compiler.EdgePair
+}
+
+type edgeEntry struct {
+	key   cacheKey
+	edges []compiler.PathEdge
+	size  int64
+	big   bool // the set is larger than a caller's share: not kept, only remembered
+}
+
+type edgeBuild struct {
+	done  chan struct{}
+	edges []compiler.PathEdge
+	ok    bool
+	err   error
+}
+
+// NewEdgeCache returns an empty cache.
+func NewEdgeCache(opts EdgeCacheOptions) (*EdgeCache, error) {
+	if opts.MaxBytes <= 0 || opts.Generation == nil {
+		return nil, fmt.Errorf("edge cache: needs a positive size and a generation")
+	}
+	if opts.CallerBytes <= 0 || opts.CallerBytes > opts.MaxBytes {
+		opts.CallerBytes = opts.MaxBytes / 2
+	}
+	return &EdgeCache{opts: opts, lru: list.New(), entries: map[cacheKey]*list.Element{},
+		byCaller: map[[32]byte]int64{}, building: map[cacheKey]*edgeBuild{}}, nil
+}
+
+// Stats reports the cache's counters.
+func (c *EdgeCache) Stats() EdgeCacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Entries, s.Bytes = c.lru.Len(), c.bytes
+	return s
+}
+
+// edgeBytes is what one cached edge takes beyond the strings it shares with the others.
+const edgeBytes = int64(unsafe.Sizeof(compiler.PathEdge{}))
+
+// callerKey is the caller's whole authorization: admin, subject and every scope's path and
+// level, sorted. Two callers that differ in any of them never share an entry.
+func callerKey(c *compiler.Caller) [32]byte {
+	h := sha256.New()
+	var b []byte
+	b = strconv.AppendBool(b, c.Admin)
+	b = binary.AppendUvarint(b, uint64(len(c.Subject)))
+	b = append(b, c.Subject...)
+	scopes := slices.Clone(c.Scopes)
+	slices.SortFunc(scopes, func(x, y compiler.Scope) int {
+		if x.Path != y.Path {
+			if x.Path < y.Path {
+				return -1
+			}
+			return 1
+		}
+		return x.Level - y.Level
+	})
+	scopes = slices.Compact(scopes)
+	for _, s := range scopes {
+		b = binary.AppendUvarint(b, uint64(len(s.Path)))
+		b = append(b, s.Path...)
+		b = binary.AppendVarint(b, int64(s.Level))
+	}
+	h.Write(b)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// Edges returns the edge set of relType for caller at the current generation, reading it on
+// r with a statement b builds when the cache does not hold it (one read for concurrent
+// requests of the same set; the one that reads lists it in ex, labelled [LabelEdges]). ok is
+// false when the set cannot be used: a write runs, or the set is larger than a caller's
+// share. The slice is shared: callers must not modify it.
+func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pair compiler.EdgePair, ex *Executed) (edges []compiler.PathEdge, ok bool, err error) {
+	gen := c.opts.Generation()
+	if gen%2 == 1 {
+		return nil, false, nil
+	}
+	key := cacheKey{caller: callerKey(caller), gen: gen, pair: pair}
+	c.mu.Lock()
+	c.forgetOlder(gen)
+	if el, found := c.entries[key]; found {
+		c.lru.MoveToFront(el)
+		e := el.Value.(*edgeEntry)
+		c.stats.Hits++
+		c.mu.Unlock()
+		return e.edges, !e.big, nil
+	}
+	if bl, found := c.building[key]; found {
+		c.mu.Unlock()
+		if c.onWait != nil {
+			c.onWait()
+		}
+		select {
+		case <-bl.done:
+			if bl.err != nil && ctx.Err() == nil && (errors.Is(bl.err, context.Canceled) || errors.Is(bl.err, context.DeadlineExceeded)) {
+				// The request that read the set gave up; this one runs the plan in steps.
+				return nil, false, nil
+			}
+			return bl.edges, bl.ok, bl.err
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
+	bl := &edgeBuild{done: make(chan struct{})}
+	c.building[key] = bl
+	c.stats.Builds++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.building, key)
+		c.mu.Unlock()
+		close(bl.done)
+	}()
+	start := time.Now()
+	bl.edges, bl.ok, bl.err = c.build(ctx, r, b, caller, key, ex)
+	c.mu.Lock()
+	c.stats.Reading += time.Since(start)
+	c.mu.Unlock()
+	return bl.edges, bl.ok, bl.err
+}
+
+// build reads the edge set of key and stores it unless the generation moved meanwhile.
+func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, key cacheKey, ex *Executed) ([]compiler.PathEdge, bool, error) {
+	limit := c.opts.CallerBytes / edgeBytes
+	q, err := b.EdgeSet(caller, key.pair, int(limit)+1)
+	if err != nil {
+		return nil, false, err
+	}
+	ex.Statements = append(ex.Statements, Statement{Label: LabelEdges, Query: q})
+	e := &edgeEntry{key: key}
+	if e.edges, e.big, err = readEdges(ctx, r, q, limit); err != nil {
+		return nil, false, fmt.Errorf("execute edge set %s: %w", key.pair, err)
+	}
+	if !e.big {
+		e.edges = slices.Clone(e.edges) // no spare capacity held
+		e.size = entrySize(e.edges)
+		e.big = e.size > c.opts.CallerBytes
+	}
+	if e.big {
+		// Remembered, so that its queries do not read it again at this generation, at a
+		// nominal size so that such marks count against the caller's share too.
+		e.edges, e.size = nil, bigMarkBytes
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.big {
+		c.stats.TooBig++
+	}
+	if c.opts.Generation() != key.gen {
+		// A write started or ended while the set was read: it may hold rows of either side.
+		c.stats.Stale++
+		return nil, false, nil
+	}
+	c.forgetOlder(key.gen)
+	c.store(e)
+	return e.edges, !e.big, nil
+}
+
+// readEdges runs q and decodes its rows as they come; big when there are more than limit.
+func readEdges(ctx context.Context, r Runner, q *compiler.Query, limit int64) (edges []compiler.PathEdge, big bool, err error) {
+	rows, err := r.Run(ctx, q)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var cols []string
+	for _, c := range rows.Columns() {
+		cols = append(cols, c.Name)
+	}
+	d, err := compiler.NewEdgeSetDecoder(cols)
+	if err != nil {
+		return nil, false, err
+	}
+	for rows.Next() {
+		if int64(len(edges)) == limit {
+			return nil, true, nil
+		}
+		e, err := d.Edge(rows.Values())
+		if err != nil {
+			return nil, false, err
+		}
+		edges = append(edges, e)
+	}
+	return edges, false, rows.Err()
+}
+
+// bigMarkBytes is the size a mark of a set too large to keep counts for.
+const bigMarkBytes = 256
+
+// entrySize is the memory edges take: the slice, and each distinct string once.
+func entrySize(edges []compiler.PathEdge) int64 {
+	n := int64(cap(edges)) * edgeBytes
+	seen := map[unsafe.Pointer]bool{}
+	for _, e := range edges {
+		for _, s := range []string{e.X.Kind, e.Y.Kind, e.TP} {
+			if p := unsafe.Pointer(unsafe.StringData(s)); p != nil && !seen[p] {
+				seen[p] = true
+				n += int64(len(s))
+			}
+		}
+	}
+	return n
+}
+
+// forgetOlder drops every entry when gen is newer than the entries' generation (it only
+// grows; a request that read an older one finds nothing of its generation). c.mu is held.
+func (c *EdgeCache) forgetOlder(gen uint64) {
+	if gen <= c.gen {
+		return
+	}
+	c.gen = gen
+	c.lru.Init()
+	clear(c.entries)
+	clear(c.byCaller)
+	c.bytes = 0
+}
+
+// store keeps e, evicting first the least recently used entries of e's caller while that
+// caller would hold more than its share, then those of anyone while the cache would hold
+// more than its size. c.mu is held.
+func (c *EdgeCache) store(e *edgeEntry) {
+	for c.byCaller[e.key.caller]+e.size > c.opts.CallerBytes {
+		el := c.lru.Back()
+		for el != nil && el.Value.(*edgeEntry).key.caller != e.key.caller {
+			el = el.Prev()
+		}
+		if el == nil {
+			break
+		}
+		c.evict(el)
+	}
+	for c.bytes+e.size > c.opts.MaxBytes && c.lru.Len() > 0 {
+		c.evict(c.lru.Back())
+	}
+	c.entries[e.key] = c.lru.PushFront(e)
+	c.bytes += e.size
+	c.byCaller[e.key.caller] += e.size
+	c.stats.Stored++
+}
+
+func (c *EdgeCache) evict(el *list.Element) {
+	e := c.lru.Remove(el).(*edgeEntry)
+	delete(c.entries, e.key)
+	c.bytes -= e.size
+	if c.byCaller[e.key.caller] -= e.size; c.byCaller[e.key.caller] <= 0 {
+		delete(c.byCaller, e.key.caller)
+	}
+	c.stats.Evicted++
+}
