@@ -218,7 +218,7 @@ func runMCP(ctx context.Context, f mcpFlags, stdin io.Reader, stdout, stderr io.
 		// graphwire index and load find the data directory in use and write through this
 		// socket (owner-only, peers checked), so an agent stays connected while its code is
 		// re-indexed.
-		if stop, err := serveLocal(eng, ont, wr, f.engine.dataDir(), logger); err != nil {
+		if stop, err := serveLocal(eng, ont, wr, edges, f.engine.dataDir(), logger); err != nil {
 			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
 		} else {
 			defer stop()

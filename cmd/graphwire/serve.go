@@ -218,9 +218,10 @@ type serviceOptions struct {
 	// Writer, when set, applies the writes of the WriteService (admins only), and every
 	// query holds its gate (ingest.Writer.Reader).
 	Writer *ingest.Writer
-	// EdgeCacheBytes, with Writer, bounds the edge cache of path_finding (graph-cache-mb;
-	// 0: none). Set it only for the embedded engine, which Writer alone writes.
-	EdgeCacheBytes int64
+	// Edges, with Writer, is the edge cache of path_finding (graph-cache-mb; nil: none). Set
+	// it only for the embedded engine, which Writer alone writes; the local socket's pipeline
+	// shares it.
+	Edges *executor.EdgeCache
 	// Indexer, when set, serves the MCP index tool.
 	Indexer mcpsvc.Indexer
 	Logger  *slog.Logger
@@ -269,10 +270,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 	var writer ingest.Target
 	var edges *executor.EdgeCache
 	if o.Writer != nil {
-		eng, writer = gatedEngine{eng, o.Writer.Reader(eng)}, o.Writer
-		if edges, err = newEdgeCache(o.Writer, o.EdgeCacheBytes); err != nil {
-			return nil, err
-		}
+		eng, writer, edges = gatedEngine{eng, o.Writer.Reader(eng)}, o.Writer, o.Edges
 	}
 	pipe, err := newPipeline(eng, ont, ctl, m, o.MaxQueryBytes, o.MaxWalkCost, o.MaxValueBytes, cursors, o.Redact, o.Logger, edges)
 	if err != nil {
@@ -339,9 +337,10 @@ func (g gatedEngine) Run(ctx context.Context, q *compiler.Query) (executor.Rows,
 // directory dir, until the returned stop is called: writes through wr (index, load), and
 // queries (query --embedded) on a pipeline of its own over eng, gated by wr, that answers as
 // a local run would — the caller the client names (grpcsvc.LocalCallerHeader), the cursor
-// keys of local runs, no redaction authority. Only the socket authenticates (owner-only,
-// peers checked), so the verifier's key is a random one nobody holds.
-func serveLocal(eng engine, ont *ontology.Ontology, wr *ingest.Writer, dir string, logger *slog.Logger) (stop func(), err error) {
+// keys of local runs, no redaction authority, and the process's edge cache (edges, nil: none;
+// its entries are keyed by each caller's whole authorization). Only the socket authenticates
+// (owner-only, peers checked), so the verifier's key is a random one nobody holds.
+func serveLocal(eng engine, ont *ontology.Ontology, wr *ingest.Writer, edges *executor.EdgeCache, dir string, logger *slog.Logger) (stop func(), err error) {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
@@ -351,7 +350,7 @@ func serveLocal(eng engine, ont *ontology.Ontology, wr *ingest.Writer, dir strin
 		return nil, err
 	}
 	gated := gatedEngine{eng, wr.Reader(eng)}
-	pipe, err := newPipeline(gated, ont, nil, nil, 0, 0, 0, localCursorKeys(), redact.Options{}, logger, nil)
+	pipe, err := newPipeline(gated, ont, nil, nil, 0, 0, 0, localCursorKeys(), redact.Options{}, logger, edges)
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +459,9 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 	if ef.clickhouse == "" {
 		// The embedded engine has one writer, this process: path_finding may walk cached
 		// edges. A ClickHouse server has others, so no cache there.
-		o.EdgeCacheBytes = int64(c.GraphCacheMB) << 20
+		if o.Edges, err = newEdgeCache(o.Writer, int64(c.GraphCacheMB)<<20); err != nil {
+			return err
+		}
 	}
 	if wo.Merge != nil && c.MergeIdle > 0 {
 		defer mergeWhenIdle(ctx, o.Writer, c.MergeIdle)() // stops before the engine closes
@@ -479,7 +480,7 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		// through this socket instead (owner-only, peers checked).
 		// Without it (a read-only directory, a system without peer checks) serve still serves;
 		// writes then need --server.
-		if stop, err := serveLocal(eng, ont, o.Writer, ef.dataDir(), logger); err != nil {
+		if stop, err := serveLocal(eng, ont, o.Writer, o.Edges, ef.dataDir(), logger); err != nil {
 			logger.Warn("local_write_socket_unavailable", "err", oneLine(err))
 		} else {
 			defer stop()
