@@ -11,7 +11,8 @@ import (
 )
 
 // TestPageReleaserReleasesWhenIdle: pages are released once at start and then only at the end
-// of windows in which the process was idle, never after a busy one.
+// of windows in which the process was idle, never after a busy one; the first idle window
+// after a busy one releases.
 func TestPageReleaserReleasesWhenIdle(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -21,7 +22,7 @@ func TestPageReleaserReleasesWhenIdle(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
 	var releasedAt []int // how many CPU readings had been taken at each release
-	p := pageReleaser{after: time.Nanosecond, window: time.Millisecond, idleCPU: time.Second,
+	p := pageReleaser{after: time.Nanosecond, window: time.Millisecond, idleCPU: time.Second, every: 3,
 		cpu: func() (time.Duration, bool) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -42,6 +43,36 @@ func TestPageReleaserReleasesWhenIdle(t *testing.T) {
 		}}
 	p.run(ctx, slog.New(slog.DiscardHandler))
 	if want := []int{0, 3, 5}; !slices.Equal(releasedAt, want) {
+		t.Errorf("released after %v CPU readings, want %v", releasedAt, want)
+	}
+}
+
+// TestPageReleaserEveryIdleWindows: while the process stays idle, pages are released at every
+// every-th window, counting from the last release: the start-up one, or the first idle window
+// after a busy one.
+func TestPageReleaserEveryIdleWindows(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Deltas per window: idle ×4, busy, idle ×4; then canceled.
+	script := []time.Duration{0, 0, 0, 0, 0, time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
+	calls := 0
+	var releasedAt []int
+	p := pageReleaser{after: time.Nanosecond, window: time.Millisecond, idleCPU: time.Second, every: 3,
+		cpu: func() (time.Duration, bool) {
+			calls++
+			if calls == len(script) {
+				cancel()
+			}
+			return script[min(calls, len(script))-1], true
+		},
+		release: func() (int64, int64, error) {
+			releasedAt = append(releasedAt, calls)
+			return 1, 1, nil
+		}}
+	p.run(ctx, slog.New(slog.DiscardHandler))
+	// Readings: 1 after the start-up release (0), idle at 2–5 (the 4th is 3 windows after
+	// the start), busy at 6, idle at 7–10 (the first at once, then 3 windows later).
+	if want := []int{0, 4, 7, 10}; !slices.Equal(releasedAt, want) {
 		t.Errorf("released after %v CPU readings, want %v", releasedAt, want)
 	}
 }
