@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -92,5 +93,19 @@ func TestPageReleaserStopsOnError(t *testing.T) {
 	p.run(context.Background(), slog.New(slog.DiscardHandler)) // returns by itself
 	if n != 2 {
 		t.Errorf("%d releases, want 2 (the start-up one, then the failing one)", n)
+	}
+}
+
+// TestPageReleaserFreesHeap: serve's release also gives the Go heap's free pages back, which
+// forces a collection (debug.FreeOSMemory), whether or not the engine has library pages.
+func TestPageReleaserFreesHeap(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, _, err := newPageReleaser(nil).release(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if after.NumForcedGC <= before.NumForcedGC {
+		t.Errorf("forced collections %d before the release and %d after, want more", before.NumForcedGC, after.NumForcedGC)
 	}
 }
