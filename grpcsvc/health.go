@@ -23,11 +23,26 @@ const healthTimeout = 5 * time.Second
 // server ("" and graphwire.v1.QueryService) to SERVING or NOT_SERVING
 // accordingly. It returns the check's error. After [Server.Drain] the
 // status stays NOT_SERVING whatever the check finds.
-func (s *Server) CheckHealth(ctx context.Context) error {
+func (s *Server) CheckHealth(ctx context.Context) error { return s.checkHealth(ctx, true) }
+
+// checkHealth is [Server.CheckHealth], with the engine's check left out when engine is false
+// (the last one found the engine ready and nothing ran on it since).
+func (s *Server) checkHealth(ctx context.Context, engine bool) error {
 	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
-	// A check is no query: it does not keep the server from merging when idle.
-	err := s.pipe.Ready(ingest.Background(ctx))
+	var err error
+	if engine {
+		// Read before the check: a statement that runs meanwhile makes the next one due.
+		var seen uint64
+		if s.opts.HealthActivity != nil {
+			seen = s.opts.HealthActivity()
+		}
+		// A check is no query: it does not keep the server from merging when idle.
+		err = s.pipe.Ready(ingest.Background(ctx))
+		s.healthMu.Lock()
+		s.engineReady, s.engineSeen = err == nil, seen
+		s.healthMu.Unlock()
+	}
 	if err == nil && s.opts.ReadyCheck != nil {
 		err = s.opts.ReadyCheck()
 	}
@@ -51,13 +66,30 @@ func (s *Server) CheckHealth(ctx context.Context) error {
 	return err
 }
 
+// healthTick is one check of [Server.WatchHealth].
+func (s *Server) healthTick(ctx context.Context) { s.checkHealth(ctx, s.engineDue()) }
+
+// engineDue reports whether the next health check must run the engine's: always without
+// Options.HealthActivity, else when the last one did not find it ready or something ran on
+// the engine since it began.
+func (s *Server) engineDue() bool {
+	if s.opts.HealthActivity == nil {
+		return true
+	}
+	s.healthMu.Lock()
+	ready, seen := s.engineReady, s.engineSeen
+	s.healthMu.Unlock()
+	return !ready || s.opts.HealthActivity() != seen
+}
+
 // WatchHealth runs [Server.CheckHealth] at once and then every
-// Options.HealthInterval until ctx ends.
+// Options.HealthInterval until ctx ends; with Options.HealthActivity, a check
+// leaves the engine out while nothing ran on it since the last one found it ready.
 func (s *Server) WatchHealth(ctx context.Context) {
 	t := time.NewTicker(s.opts.HealthInterval)
 	defer t.Stop()
 	for {
-		s.CheckHealth(ctx)
+		s.healthTick(ctx)
 		select {
 		case <-ctx.Done():
 			return

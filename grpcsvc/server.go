@@ -82,6 +82,17 @@ type Options struct {
 	// returns an error, [Server.CheckHealth] reports NOT_SERVING with that error (serve: a
 	// JWKS that holds no key yet, so that no token could verify).
 	ReadyCheck func() error
+	// HealthActivity, when set, tells [Server.WatchHealth] whether anything ran on the engine
+	// since its last check: it returns a count that changes with every query and every write
+	// ([ingest.Writer.Activity]). While the last check found the engine ready and the count
+	// is what it was when that check began, WatchHealth does not run the engine's check again
+	// (ReadyCheck still runs every time): nothing this process did can have changed what the
+	// check reads. Set it only when this process alone uses the engine (serve on the embedded
+	// engine, which holds the data directory); on a shared ClickHouse server other processes
+	// write. An idle server then runs no statement, so the engine code it gave back from its
+	// resident set (docs/service.md, "Resident memory") is not faulted in again every
+	// HealthInterval. nil checks the engine every HealthInterval.
+	HealthActivity func() uint64
 	// Metrics counts and times every call (face "grpc"); nil records
 	// nothing. Set the same metrics in the pipeline's options for engine and
 	// format series.
@@ -127,7 +138,11 @@ type Server struct {
 	healthMu   sync.Mutex
 	healthLast healthpb.HealthCheckResponse_ServingStatus
 	healthErr  error
-	drained    bool
+	// engineReady is whether the last engine check found the graph ready, and engineSeen
+	// what Options.HealthActivity returned when it began.
+	engineReady bool
+	engineSeen  uint64
+	drained     bool
 }
 
 // New returns a server that runs queries on exec and formats them with reg.

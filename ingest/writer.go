@@ -80,6 +80,9 @@ type Writer struct {
 	lastQuery atomic.Int64 // UnixNano
 	// gen is the data generation (Generation): bumped when a write starts and when it ends.
 	gen atomic.Uint64
+	// activity counts the writes and the statements run through Reader that are no
+	// [Background] ones ([Writer.Activity]).
+	activity atomic.Uint64
 }
 
 // Generation reports the data generation of the writer's engine as this process sees it: it
@@ -127,6 +130,7 @@ func (w *Writer) Write(ctx context.Context, b Batch) (load.Report, error) {
 	// set read meanwhile is never kept, nor one used.
 	w.gen.Add(1)
 	defer w.gen.Add(1)
+	defer w.activity.Add(1) // also when it fails: what it did is not known
 	opts := load.Options{Source: b.Source, SkipInvalid: b.SkipInvalid, Replace: b.Replace, Progress: b.Progress,
 		Logger: b.Logger, Exclusive: &w.gate, Shards: w.shards}
 	rep, err := load.Load(ctx, w.e, w.ont, b.Sources, opts)
@@ -173,6 +177,12 @@ func (w *Writer) MergeIdle(ctx context.Context, idle time.Duration) []load.Merge
 	done, _ := w.mergeParts(ctx, load.MergeOptions{WholeBytes: math.MaxInt64})
 	return done
 }
+
+// Activity returns a count that grows with every write and every statement run through
+// [Writer.Reader] other than [Background] ones (a health check's), so that a caller can
+// tell whether anything used the graph since it last looked: serve's health check leaves
+// the engine alone while nothing did (grpcsvc.Options.HealthActivity).
+func (w *Writer) Activity() uint64 { return w.activity.Load() }
 
 // backgroundKey marks a context whose statements are no query ([Background]).
 type backgroundKey struct{}
@@ -229,6 +239,7 @@ type gatedRunner struct {
 func (g gatedRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
 	query := ctx.Value(backgroundKey{}) == nil
 	if query {
+		g.w.activity.Add(1)
 		g.w.running.Add(1)
 		g.w.lastQuery.Store(time.Now().UnixNano())
 	}

@@ -260,6 +260,39 @@ func TestWritesEndMerged(t *testing.T) {
 	}
 }
 
+// TestActivity: Activity grows with every write and every statement run through the reader,
+// and not with a Background statement (a health check), which is how serve's health check
+// knows that nothing used the graph since it last ran.
+func TestActivity(t *testing.T) {
+	e, w := setup(t)
+	ctx := t.Context()
+	r := w.Reader(e)
+	run := func(ctx context.Context) {
+		t.Helper()
+		rows, err := r.Run(ctx, &compiler.Query{SQL: "SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	a := w.Activity()
+	run(ingest.Background(ctx))
+	if got := w.Activity(); got != a {
+		t.Errorf("a background statement changed the activity from %d to %d", a, got)
+	}
+	run(ctx)
+	b := w.Activity()
+	if b == a {
+		t.Error("a query left the activity unchanged")
+	}
+	if _, err := ingest.IndexGraph(ctx, w, fileGraph("a", 3), ingest.IndexOptions{Scope: scope, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Activity(); got == b {
+		t.Error("a write left the activity unchanged")
+	}
+}
+
 // TestMergeIdle: writes whose own merges leave a large table's parts for later (here every
 // table counts as large) are merged by MergeIdle only once no statement runs through the
 // reader and none ran within the idle time, and only once per write; a Background statement

@@ -182,7 +182,7 @@ var table = []Option{
 		func(c *Config) any { return &c.JWTIssuer }},
 	{"jwt-audience", String, "graphwire", "required JWT aud claim",
 		func(c *Config) any { return &c.JWTAudience }},
-	{"health-interval", Duration, DefaultHealthInterval.String(), "how often the health service checks that the engine answers and holds a complete graph",
+	{"health-interval", Duration, DefaultHealthInterval.String(), "how often the health service checks that the engine answers and holds a complete graph (the embedded engine: only once a query or write ran since the last check)",
 		func(c *Config) any { return &c.HealthInterval }},
 	{"shutdown-grace", Duration, "10s", "time to finish in-flight calls on SIGTERM",
 		func(c *Config) any { return &c.ShutdownGrace }},

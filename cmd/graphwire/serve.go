@@ -222,6 +222,9 @@ type serviceOptions struct {
 	// it only for the embedded engine, which Writer alone writes; the local socket's pipeline
 	// shares it.
 	Edges *executor.EdgeCache
+	// HealthActivity is grpcsvc.Options.HealthActivity: set when this process alone uses the
+	// engine (the embedded one), so that the health check of an idle server runs no statement.
+	HealthActivity func() uint64
 	// Indexer, when set, serves the MCP index tool.
 	Indexer mcpsvc.Indexer
 	Logger  *slog.Logger
@@ -285,7 +288,7 @@ func newService(eng engine, ont *ontology.Ontology, o serviceOptions) (*service,
 		Pipeline: pipe, Verifier: v,
 		ResponseSchema: config.QueryResponseSchema(), RawVersion: config.RawVersion(),
 		HealthInterval: o.HealthInterval, MaxQueryBytes: o.MaxQueryBytes, Metrics: m, Logger: o.Logger,
-		Authenticated: grpcAuthed, Writer: writer, ReadyCheck: jwksReady(o.JWKS),
+		Authenticated: grpcAuthed, Writer: writer, ReadyCheck: jwksReady(o.JWKS), HealthActivity: o.HealthActivity,
 	})
 	if err != nil {
 		return nil, err
@@ -462,6 +465,9 @@ func serve(ctx context.Context, c serveconfig.Config, ef engineFlags, logger *sl
 		if o.Edges, err = newEdgeCache(o.Writer, int64(c.GraphCacheMB)<<20); err != nil {
 			return err
 		}
+		// The embedded engine is this process's alone (it holds the directory): what its
+		// health check reads changes only through o.Writer.
+		o.HealthActivity = o.Writer.Activity
 	}
 	if wo.Merge != nil && c.MergeIdle > 0 {
 		defer mergeWhenIdle(ctx, o.Writer, c.MergeIdle)() // stops before the engine closes
