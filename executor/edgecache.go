@@ -266,12 +266,18 @@ func readEdges(ctx context.Context, r Runner, q *compiler.Query, limit int64) (e
 	return edges, false, rows.Err()
 }
 
-// bigMarkBytes is the size a mark of a set too large to keep counts for.
-const bigMarkBytes = 256
+// entryBytes is what an entry takes beyond its edges: the entry, its list element and its
+// key in the maps, rounded up. Every entry counts it, so that empty sets (a caller with
+// nothing to walk) and marks of sets too large to keep are bounded by the cache's size too.
+const entryBytes = 512
 
-// entrySize is the memory edges take: the slice, and each distinct string once.
+// bigMarkBytes is the size a mark of a set too large to keep counts for.
+const bigMarkBytes = entryBytes
+
+// entrySize is the memory an entry of edges takes: the entry, the slice, and each distinct
+// string once.
 func entrySize(edges []compiler.PathEdge) int64 {
-	n := int64(cap(edges)) * edgeBytes
+	n := entryBytes + int64(cap(edges))*edgeBytes
 	seen := map[unsafe.Pointer]bool{}
 	for _, e := range edges {
 		for _, s := range []string{e.X.Kind, e.Y.Kind, e.TP} {

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/graphwire/graphwire/compiler"
 )
@@ -269,4 +271,26 @@ func (c cancelling) Run(ctx context.Context, q *compiler.Query) (Rows, error) {
 		return nil, ctx.Err()
 	}
 	return rows, err
+}
+
+// TestEdgeCacheBoundsEmptySets: every entry counts against the cache's size, an empty set too.
+// An empty set counted as 0 bytes, so that distinct callers with nothing to walk (a scope
+// with no edges) grew the cache without bound between two writes, past graph-cache-mb.
+func TestEdgeCacheBoundsEmptySets(t *testing.T) {
+	f := newFake(map[string]int{"A": 0})
+	const maxBytes = 64 << 10
+	c := mustCache(t, EdgeCacheOptions{MaxBytes: maxBytes, Generation: func() uint64 { return 0 }})
+	ctx := context.Background()
+	for i := range 5000 {
+		var ex Executed
+		caller := &compiler.Caller{Subject: strconv.Itoa(i), Scopes: scoped30.Scopes}
+		if _, ok, err := c.Edges(ctx, f, f, caller, ep("A"), &ex); err != nil || !ok {
+			t.Fatalf("caller %d: ok %v, err %v", i, ok, err)
+		}
+	}
+	// What an entry takes at least, beyond its edges: the entry and its list element.
+	least := int(unsafe.Sizeof(edgeEntry{}) + unsafe.Sizeof(list.Element{}))
+	if s := c.Stats(); s.Entries*least > maxBytes {
+		t.Errorf("%d entries of at least %d bytes each in a cache of %d bytes (counted: %d)", s.Entries, least, maxBytes, s.Bytes)
+	}
 }

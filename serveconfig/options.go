@@ -130,6 +130,10 @@ type Config struct {
 	GraphCacheMB int
 }
 
+// MaxGraphCacheMB is the largest graph-cache-mb (1 TiB): its bytes stay far from int64's
+// limit, past which they would wrap to nothing or to a small cache.
+const MaxGraphCacheMB = 1 << 20
+
 // DefaultHealthInterval is --health-interval's default.
 const DefaultHealthInterval = 5 * time.Second
 

@@ -235,6 +235,8 @@ func check(c *Config) error {
 		return bad("shutdown-grace", "must not be negative")
 	case c.GraphCacheMB < 0:
 		return bad("graph-cache-mb", "must not be negative (0: no cache)")
+	case c.GraphCacheMB > MaxGraphCacheMB:
+		return bad("graph-cache-mb", "must be at most "+strconv.Itoa(MaxGraphCacheMB)+" (1 TiB)")
 	case c.MergeIdle < 0:
 		return bad("merge-idle", "must not be negative (0: never merge when idle)")
 	case c.KeepaliveTime <= 0 || c.KeepaliveTimeout <= 0:

@@ -193,6 +193,10 @@ func TestErrors(t *testing.T) {
 		{"negative reserve", with("engine-fd-reserve", "-1"), nil, "", "", "engine-fd-reserve", serveconfig.ErrInvalid},
 		{"negative merge idle", with("merge-idle", "-5s"), nil, "", "", "merge-idle", serveconfig.ErrInvalid},
 		{"negative graph cache", with("graph-cache-mb", "-1"), nil, "", "", "graph-cache-mb", serveconfig.ErrInvalid},
+		// Its bytes (MiB << 20) overflow int64 past 8796093022207: 2^43 turned the cache off
+		// silently, 2^44+1 made it 1 MiB.
+		{"graph cache over 1 TiB", with("graph-cache-mb", "1048577"), nil, "", "", "graph-cache-mb", serveconfig.ErrInvalid},
+		{"graph cache overflowing", with("graph-cache-mb", "17592186044417"), nil, "", "", "graph-cache-mb", serveconfig.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
