@@ -140,6 +140,8 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 		if err == nil && !ok {
 			base, looked, ok, err = pathSteps(ctx, r, h, q, s == nil, &ex)
 		}
+	} else if q.Plan.WalkCachePairs() != nil && o.Edges != nil {
+		base, ok, err = cachedWalks(ctx, r, h, q, o.Edges, &ex)
 	} else {
 		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
 	}
