@@ -224,6 +224,16 @@ func (c *Compiler) WalkCachedStep(q *Query, w *Walks) (*Query, error) {
 	if q == nil || q.Plan.WalkCachePairs() == nil || w == nil {
 		return nil, newErr("", ErrCompilerBug, "cached walk step requested for a query without a cached walk plan")
 	}
+	stmt, err := c.walkCachedStmt(q, w)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+}
+
+// walkCachedStmt builds WalkCachedStep's statement, before the check: the traversal lowered
+// again, with the walks w in place of the hop's edge scans.
+func (c *Compiler) walkCachedStmt(q *Query, w *Walks) (*selectStmt, error) {
 	wc := q.Plan.walks
 	caller := q.Plan.caller
 	cat := c.catalogFor(caller)
@@ -235,7 +245,7 @@ func (c *Compiler) WalkCachedStep(q *Query, w *Walks) (*Query, error) {
 		return nil, err
 	}
 	placePrewhere(stmt, cat)
-	return c.finish(stmt, caller, q.Plan.Build.QueryType, nil)
+	return stmt, nil
 }
 
 // walkedCTEs is hopCTEs for a walk found on cached edges: h<j> holds the walks w, one arm per
