@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/internal/cputime"
 )
 
 // TestWalkCacheCraftedGraph: walks on cached edges (docs/compiler.md, "Walks on cached edges")
@@ -162,5 +164,70 @@ func TestWalkCacheCraftedGraph(t *testing.T) {
 	}
 	if !changed {
 		t.Error("no answer changed after the write: the test cannot see a stale cache")
+	}
+}
+
+// BenchmarkWalkCache runs bench/duckdb's variable_length question (three groups' projects
+// 1..3 hops down, admin and a caller scoped to the first top-level group at Developer) as
+// serve does, without and with a warm edge cache, interleaved in one process; checks that
+// both answer byte for byte the same and reports each one's median process CPU and wall time
+// per request and their ratios (cached ÷ uncached).
+//
+//	GRAPHWIRE_SEED_SCALE=10 go test ./tests/compiler -run '^$' -bench BenchmarkWalkCache -benchtime 15x
+func BenchmarkWalkCache(b *testing.B) {
+	e := engine(b)
+	ctx := context.Background()
+	w := loadWorld(b)
+	const walk = `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2,3],"columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`
+	for _, c := range []struct {
+		name   string
+		caller *compiler.Caller
+	}{{"admin", admin}, {"scoped", callerWith(scopeSpec{topLevel(w)[0], 30})}} {
+		b.Run("variable_length/"+c.name, func(b *testing.B) {
+			q, err := env.sized.Compile([]byte(walk), c.caller)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if q.Plan.WalkCachePairs() == nil {
+				b.Fatal("no cached walk form")
+			}
+			cache, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 128 << 20, Generation: func() uint64 { return 0 }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			measure := func(edges *executor.EdgeCache) (cpu, wall time.Duration, answer []byte) {
+				c0, _ := cputime.Process()
+				t0 := time.Now()
+				resp, _, err := executor.RespondWith(ctx, e, env.sized, q, executor.RespondOptions{Edges: edges})
+				if err != nil {
+					b.Fatal(err)
+				}
+				c1, _ := cputime.Process()
+				return c1 - c0, time.Since(t0), answerBytes(resp)
+			}
+			_, _, want := measure(nil)
+			cc, cw, got := measure(cache) // the cold cache: edge sets read
+			if !bytes.Equal(got, want) {
+				b.Fatalf("the answers differ:\ncache: %s\none:   %s", got, want)
+			}
+			b.Logf("cold cache: %.1f ms CPU, %.1f ms wall; %d answer bytes", float64(cc.Microseconds())/1000, float64(cw.Microseconds())/1000, len(want))
+			var pc, sc, pw, sw []time.Duration
+			for b.Loop() {
+				c, w, _ := measure(nil)
+				pc, pw = append(pc, c), append(pw, w)
+				c, w, got = measure(cache)
+				sc, sw = append(sc, c), append(sw, w)
+				if !bytes.Equal(got, want) {
+					b.Fatal("the warm cache answers differently")
+				}
+			}
+			ms := func(d []time.Duration) float64 { return float64(median(d).Microseconds()) / 1000 }
+			b.ReportMetric(ms(pc), "uncached-cpu-ms")
+			b.ReportMetric(ms(sc), "cached-cpu-ms")
+			b.ReportMetric(ms(sc)/ms(pc), "cpu-ratio")
+			b.ReportMetric(ms(pw), "uncached-ms")
+			b.ReportMetric(ms(sw), "cached-ms")
+			b.ReportMetric(ms(sw)/ms(pw), "ratio")
+		})
 	}
 }
