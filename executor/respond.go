@@ -119,7 +119,8 @@ type RespondOptions struct {
 	Screen Screen
 	// Edges, when set, holds edge sets that a path_finding query with a plan in steps runs
 	// on when it can ([compiler.Plan.PathCacheTypes]; docs/compiler.md, "Path finding on
-	// cached edges"). Set it only for an engine this process alone writes.
+	// cached edges"), and a traversal's variable-length walk ([compiler.Plan.WalkCachePairs];
+	// "Walks on cached edges"). Set it only for an engine this process alone writes.
 	Edges *EdgeCache
 }
 
