@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/internal/cputime"
 )
 
@@ -17,7 +18,7 @@ import (
 // answer byte for byte as the traversal's one statement does, on a crafted graph with a self
 // loop, a cycle, a walk back to its start, one end reached at several depths, an intermediate
 // node in another namespace and a deleted one; for callers with other scopes, in turns on one
-// cache, cold and warm; for pages of one row walked by cursor; and after writes.
+// cache, cold and warm; for pages of one row walked by cursor (first round); and after writes.
 func TestWalkCacheCraftedGraph(t *testing.T) {
 	e := engine(t)
 	ctx := context.Background()
@@ -101,7 +102,7 @@ func TestWalkCacheCraftedGraph(t *testing.T) {
 	// same runs q without and with the cache and returns the answer; nonEmpty counts the
 	// answers with rows, so that the test cannot pass on empty answers alone.
 	nonEmpty := 0
-	same := func(what string, q *compiler.Query) []byte {
+	same := func(what string, q *compiler.Query) *graphresponse.Response {
 		t.Helper()
 		want, _, err := executor.Respond(ctx, e, env.compiler, q)
 		if err != nil {
@@ -122,23 +123,22 @@ func TestWalkCacheCraftedGraph(t *testing.T) {
 		if len(want.Nodes) > 0 {
 			nonEmpty++
 		}
-		return answerBytes(want)
+		return want
 	}
 	before := map[string][]byte{}
 	for round := range 2 {
 		for qi, qt := range queries {
 			for ci, c := range callers {
 				what := fmt.Sprintf("round %d, query %d, caller %d", round, qi, ci)
-				before[fmt.Sprint(qi, ci)] = same(what, compile(fmt.Sprintf(qt, g1, ""), c))
+				before[fmt.Sprint(qi, ci)] = answerBytes(same(what, compile(fmt.Sprintf(qt, g1, ""), c)))
+				if round > 0 {
+					continue
+				}
 				// Pages of one row, by cursor: the same pages and cursors.
 				after := ""
 				for page := 0; page < 20; page++ {
 					q := compile(fmt.Sprintf(qt, g1, `,"cursor":{"page_size":1`+after+`}`), c)
-					same(fmt.Sprintf("%s, page %d", what, page), q)
-					r, _, err := executor.Respond(ctx, e, env.compiler, q)
-					if err != nil {
-						t.Fatal(err)
-					}
+					r := same(fmt.Sprintf("%s, page %d", what, page), q)
 					if !r.Pagination.HasMore {
 						break
 					}
@@ -158,7 +158,7 @@ func TestWalkCacheCraftedGraph(t *testing.T) {
 	changed := false
 	for qi, qt := range queries {
 		for ci, c := range callers {
-			got := same(fmt.Sprintf("after the write, query %d, caller %d", qi, ci), compile(fmt.Sprintf(qt, g1, ""), c))
+			got := answerBytes(same(fmt.Sprintf("after the write, query %d, caller %d", qi, ci), compile(fmt.Sprintf(qt, g1, ""), c)))
 			changed = changed || !bytes.Equal(got, before[fmt.Sprint(qi, ci)])
 		}
 	}
