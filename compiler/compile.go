@@ -259,7 +259,7 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 		placePrewhere(l.paths.first, cat)
 	}
 	l.planDerived()
-	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin, steps: l.steps, paths: l.paths}, nil
+	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin, steps: l.steps, paths: l.paths, walks: l.walks}, nil
 }
 
 // finish runs the security check and emits the statement.
@@ -303,6 +303,8 @@ type Plan struct {
 	// paths is the multi-step path_finding plan (pathsteps.go), whose first statement is
 	// edges too.
 	paths *pathSteps
+	// walks is the cached form of a traversal's walk (walkcache.go); nil when it has none.
+	walks *walkCache
 }
 
 // Debug reports whether the response should carry the executed SQL (include_debug_sql

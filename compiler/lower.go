@@ -18,6 +18,8 @@ type lowerer struct {
 	sizes  TableSizes     // nil: sizes unknown
 	steps  *neighborSteps // neighbors: the two-step plan, if the query has one
 	paths  *pathSteps     // path_finding: the multi-step plan
+	walks  *walkCache     // traversal: the walk's cached form, if it can have one
+	walked *Walks         // set: the walk is read from these (WalkCachedStep)
 }
 
 // sortKey is one ORDER BY key with what the seek predicate and the readback need.

@@ -209,6 +209,9 @@ func (l *lowerer) hopCTEs(h hop, joined bool) ([]*cte, *selectStmt) {
 	if ok {
 		inner, maxHops = pruned[:newMax], newMax
 	}
+	if l.walks == nil {
+		l.walks = l.walkCacheFor(h, inner, maxHops, walkForward)
+	}
 	// With small tables, the steps share one edge scan (see shareSteps): h<j>r, every readable
 	// node of every kind a walk can pass through, read once; h<j>e, the edges leaving those
 	// nodes, read once; step k reads h<j>e. Step 1 reads it too when the near node's kind is
@@ -534,14 +537,22 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	cols = l.withBoundPaths(cols, hops)
 	s.with = append(s.with, &cte{name: nName(root), body: l.nodeScan(root, cols[root.idx])})
 	for _, h := range hops {
-		ctes, farSeed := l.hopCTEs(h, l.joinedHop(h, root, hops))
-		s.with = append(s.with, ctes...)
 		nearCol, farCol := h.ends()
-		var seed []expr
-		if l.narrowFar(h.far, hops) {
-			seed = append(seed, in(col("t", "id"), farSeed))
+		if l.walked != nil && h.rs.maxHops > 1 {
+			// The walks were found on cached edges (walkcache.go): the far node, narrowed to
+			// the ends they reached, then the walks, which read it.
+			ctes, ends := l.walkedCTEs(h)
+			s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], idsIn(col("t", "id"), ends))})
+			s.with = append(s.with, ctes...)
+		} else {
+			ctes, farSeed := l.hopCTEs(h, l.joinedHop(h, root, hops))
+			s.with = append(s.with, ctes...)
+			var seed []expr
+			if l.narrowFar(h.far, hops) {
+				seed = append(seed, in(col("t", "id"), farSeed))
+			}
+			s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], seed...)})
 		}
-		s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], seed...)})
 		nearOn := []expr{eq(col(hName(h.rs), nearCol), col(nName(h.near), "id"))}
 		farOn := []expr{eq(col(nName(h.far), "id"), col(hName(h.rs), farCol))}
 		if nb := l.hopBinding(h); nb.on() {

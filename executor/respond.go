@@ -119,7 +119,8 @@ type RespondOptions struct {
 	Screen Screen
 	// Edges, when set, holds edge sets that a path_finding query with a plan in steps runs
 	// on when it can ([compiler.Plan.PathCacheTypes]; docs/compiler.md, "Path finding on
-	// cached edges"). Set it only for an engine this process alone writes.
+	// cached edges"), and a traversal's variable-length walk ([compiler.Plan.WalkCachePairs];
+	// "Walks on cached edges"). Set it only for an engine this process alone writes.
 	Edges *EdgeCache
 }
 
@@ -140,6 +141,8 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 		if err == nil && !ok {
 			base, looked, ok, err = pathSteps(ctx, r, h, q, s == nil, &ex)
 		}
+	} else if q.Plan.WalkCachePairs() != nil && o.Edges != nil {
+		base, ok, err = cachedWalks(ctx, r, h, q, o.Edges, &ex)
 	} else {
 		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
 	}

@@ -1,0 +1,289 @@
+package compiler
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// Walks on cached edges (docs/compiler.md, "Walks on cached edges").
+//
+// A traversal of one variable-length relationship between two nodes, whose start names its
+// ids, reads in the engine the start's edges, then per step the readable ends and the edges
+// leaving them: 7 table reads for a Group -CONTAINS[1..3]-> Project walk, each about 2 ms of
+// planning. On the edge sets of the path cache ([Compiler.EdgeSet]: edges whose both ends are
+// live nodes the caller may read) the walk is done in Go ([Plan.CachedWalks]), and one
+// statement ([Compiler.WalkCachedStep]) reads the start and end nodes, joined to the walks
+// found, with the ordering, cursor and limit of the one-statement form.
+
+// walkCache is what the cached form of a traversal's walk needs from the lowering.
+type walkCache struct {
+	r          *request
+	after      []*string
+	rs         *relSel
+	near, far  *nodeSel
+	nearIsFrom bool
+	forward    bool        // edges are followed from source to target
+	inner      [][]*entity // inner[k]: kinds a walk may pass through after k edges (k ≥ 1)
+	maxHops    int
+	pairs      []EdgePair
+}
+
+// WalkStart is the start of walks: the near node of the hop, by id.
+type walkKey struct {
+	a     int64
+	kind  string // the relationship type of the walk's edge at the hop's from node
+	depth int
+}
+
+// Walks are the walks of a traversal found on cached edges: for each start id, relationship
+// type at the from end and depth, the ids of the end nodes reached, ascending.
+type Walks struct {
+	keys []walkKey
+	ends map[walkKey][]int64
+}
+
+// maxWalkArms bounds the (start, depth) pairs the cached walk statement lists; above it the
+// query runs as one statement.
+const maxWalkArms = 64
+
+// maxWalkRange is the widest id_range of a start node for the cached form.
+const maxWalkRange = 1000
+
+// walkCacheFor returns the cached-walk state of hop h of a traversal, or nil when the cached
+// form cannot reproduce the one-statement answer: more than one hop or node, both directions, edge filters, edges bound to their namespace, a start without named ids.
+func (l *lowerer) walkCacheFor(h hop, inner [][]*entity, maxHops int, forward bool) *walkCache {
+	r, rs := l.r, h.rs
+	if r.queryType != qTraversal || len(r.rels) != 1 || len(r.nodes) != 2 || rs.direction == "both" ||
+		len(rs.preds) > 0 || len(rs.filters) > 0 || l.hopBinding(h).on() {
+		return nil
+	}
+	n := h.near
+	if !n.hasIDs && (n.idRange == nil || n.idRange[1]-n.idRange[0] > maxWalkRange) {
+		return nil
+	}
+	w := &walkCache{r: r, after: l.after, rs: rs, near: h.near, far: h.far, nearIsFrom: h.nearIsFrom,
+		forward: forward, inner: inner, maxHops: maxHops}
+	for k := 1; k <= maxHops; k++ {
+		froms := []*entity{h.near.ent}
+		if k >= 2 {
+			froms = inner[k-1]
+		}
+		tos := []*entity{h.far.ent}
+		if k < maxHops {
+			tos = append(tos, inner[k]...)
+		}
+		if forward {
+			w.pairs = l.cachePairs(w.pairs, rs.concrete, froms, tos)
+		} else {
+			w.pairs = l.cachePairs(w.pairs, rs.concrete, tos, froms)
+		}
+	}
+	return w
+}
+
+// WalkCachePairs lists the edge sets ([Compiler.EdgeSet]) a traversal's walk can run on
+// ([Plan.CachedWalks]); nil when it cannot (see walkCacheFor).
+func (p *Plan) WalkCachePairs() []EdgePair {
+	if p == nil || p.walks == nil {
+		return nil
+	}
+	return p.walks.pairs
+}
+
+// CachedWalks walks the edge sets of the plan's pairs (sets, by pair, each the
+// [Compiler.EdgeSet] of the query's caller) as the variable-length hop's steps do in the
+// engine: from the start's named ids, over edges of the hop's type in its direction, never a
+// self loop, each node after the first of a kind the walk may pass through there, no two
+// non-adjacent nodes of a walk the same; a walk of depth minHops..maxHops that ends at a node
+// of the far kind is kept, once per (start, end, depth). Every node of a walk is a live node
+// the caller may read, as the edge sets hold only edges between such nodes; the start and the
+// end are still read by [Compiler.WalkCachedStep]'s checked scans. ok is false when the walks
+// need more than maxWalkArms (start, depth) pairs.
+func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err error) {
+	wc := p.walks
+	if wc == nil {
+		return nil, false, newErr("", ErrCompilerBug, "cached walks of a query without a cached walk plan")
+	}
+	type out struct {
+		y    graphresponse.NodeRef
+		kind string
+	}
+	adj := map[graphresponse.NodeRef][]out{}
+	for _, ep := range wc.pairs {
+		for _, e := range sets[ep] {
+			if e.X == e.Y {
+				continue
+			}
+			x, y := e.X, e.Y
+			if !wc.forward {
+				x, y = y, x
+			}
+			adj[x] = append(adj[x], out{y, ep.Type})
+		}
+	}
+	start := named(wc.near)
+	var starts []graphresponse.NodeRef
+	for x := range adj {
+		if start(x) {
+			starts = append(starts, x)
+		}
+	}
+	slices.SortFunc(starts, func(a, b graphresponse.NodeRef) int { return cmpInt(a.ID, b.ID) })
+	kindIn := func(kinds []*entity, k string) bool {
+		return slices.ContainsFunc(kinds, func(e *entity) bool { return e.name == k })
+	}
+	w = &Walks{ends: map[walkKey][]int64{}}
+	seen := map[walkKey]map[int64]bool{}
+	path := make([]graphresponse.NodeRef, 0, wc.maxHops+1)
+	var step func(s int64, first string)
+	step = func(s int64, first string) {
+		k := len(path) // the edge taken now is the k-th
+		from := path[k-1]
+		for _, o := range adj[from] {
+			y, f := o.y, first
+			if k == 1 {
+				f = o.kind
+			}
+			// No self loop (the sets hold none, kept for clarity); no two non-adjacent nodes alike.
+			if y == from || slices.Contains(path[:k-1], y) {
+				continue
+			}
+			if y.Kind == wc.far.ent.name && k >= wc.rs.minHops {
+				// The row's type is that of the edge at the from node: the first edge's
+				// when the walk starts there, else the last's.
+				key := walkKey{s, f, k}
+				if !wc.nearIsFrom {
+					key.kind = o.kind
+				}
+				if seen[key] == nil {
+					seen[key] = map[int64]bool{}
+					w.keys = append(w.keys, key)
+				}
+				if !seen[key][y.ID] {
+					seen[key][y.ID] = true
+					w.ends[key] = append(w.ends[key], y.ID)
+				}
+			}
+			if k < wc.maxHops && kindIn(wc.inner[k], y.Kind) {
+				path = append(path, y)
+				step(s, f)
+				path = path[:k]
+			}
+		}
+	}
+	for _, s := range starts {
+		path = append(path[:0], s)
+		step(s.ID, "")
+	}
+	if len(w.keys) > maxWalkArms {
+		return nil, false, nil
+	}
+	slices.SortFunc(w.keys, func(a, b walkKey) int {
+		if a.a != b.a {
+			return cmpInt(a.a, b.a)
+		}
+		if a.kind != b.kind {
+			return strings.Compare(a.kind, b.kind)
+		}
+		return a.depth - b.depth
+	})
+	for _, k := range w.keys {
+		slices.Sort(w.ends[k])
+	}
+	return w, true, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Len is the number of (start, end, depth) walks.
+func (w *Walks) Len() int {
+	n := 0
+	for _, e := range w.ends {
+		n += len(e)
+	}
+	return n
+}
+
+// WalkCachedStep builds the statement of a traversal's walk on cached edges: the one-statement
+// form's start and end node scans (scoped, live, with the query's filters and columns), the
+// end narrowed to the ids the walks reached, joined to the walks w ([Plan.CachedWalks]) instead
+// of the hop's edge scans, with the same columns, order, cursor seek and limit. The walks are
+// trusted for nothing but the walks' middles, which the edge sets proved readable: each row's
+// start and end come from checked scans.
+func (c *Compiler) WalkCachedStep(q *Query, w *Walks) (*Query, error) {
+	if q == nil || q.Plan.WalkCachePairs() == nil || w == nil {
+		return nil, newErr("", ErrCompilerBug, "cached walk step requested for a query without a cached walk plan")
+	}
+	stmt, err := c.walkCachedStmt(q, w)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+}
+
+// walkCachedStmt builds WalkCachedStep's statement, before the check: the traversal lowered
+// again, with the walks w in place of the hop's edge scans.
+func (c *Compiler) walkCachedStmt(q *Query, w *Walks) (*selectStmt, error) {
+	wc := q.Plan.walks
+	caller := q.Plan.caller
+	cat := c.catalogFor(caller)
+	b := *q.Plan.Build
+	b.Nodes, b.Edges = nil, nil
+	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller), r: wc.r, after: wc.after, sizes: c.sizes, plan: &b, walked: w}
+	stmt, err := l.lowerTraversal()
+	if err != nil {
+		return nil, err
+	}
+	placePrewhere(stmt, cat)
+	return stmt, nil
+}
+
+// walkedCTEs is hopCTEs for a walk found on cached edges: h<j> holds the walks w, one arm per
+// (start, depth) reading the far node's CTE at the ends reached, with the columns the hop's
+// edge CTE has; and the far node is narrowed to every end reached.
+func (l *lowerer) walkedCTEs(h hop) ([]*cte, []int64) {
+	rs, w := h.rs, l.walked
+	far := nName(h.far)
+	var ends []int64
+	var union *selectStmt
+	keys := w.keys
+	if len(keys) == 0 {
+		keys = []walkKey{{0, rs.concrete[0], rs.minHops}} // reads nothing: the answer is empty, with its columns
+	}
+	for _, k := range keys {
+		ids := w.ends[k]
+		ends = append(ends, ids...)
+		var a, b expr = prm(k.a, typInt64), col("w", "id")
+		if !h.nearIsFrom {
+			a, b = b, a
+		}
+		s := &selectStmt{distinct: true, from: &cteRef{name: far, alias: "w"},
+			cols:  []selItem{as(a, "a"), as(b, "b"), as(prm(k.kind, typString), "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(litInt(k.depth), "depth")},
+			where: []expr{inValues(col("w", "id"), int64sAny(ids), typInt64)}}
+		if union == nil {
+			union = s
+		} else {
+			union.union = append(union.union, s)
+		}
+	}
+	slices.Sort(ends)
+	return []*cte{{name: hName(rs), body: union}}, slices.Compact(ends)
+}
+
+func int64sAny(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}

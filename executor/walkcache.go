@@ -1,0 +1,49 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// CachedWalkStepper builds the statement of the cached walk form of a traversal
+// ([compiler.Compiler.WalkCachedStep]); *compiler.Compiler implements it.
+type CachedWalkStepper interface {
+	WalkCachedStep(q *compiler.Query, w *compiler.Walks) (*compiler.Query, error)
+}
+
+// cachedWalks runs a traversal's variable-length walk on the edge sets of cache
+// (docs/compiler.md, "Walks on cached edges"): the walks in Go, then one statement that reads
+// the start and end nodes joined to them, which gives the base rows of the one-statement form.
+// ok is false when the cache cannot serve q (then the caller runs the one-statement form).
+func cachedWalks(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, ok bool, err error) {
+	pairs := q.Plan.WalkCachePairs()
+	sb, canSet := h.(EdgeSetBuilder)
+	ws, canStep := h.(CachedWalkStepper)
+	if pairs == nil || !canSet || !canStep {
+		return base, false, nil
+	}
+	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	for _, p := range pairs {
+		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
+		if err != nil || !ok {
+			return base, false, err
+		}
+		sets[p] = edges
+	}
+	w, ok, err := q.Plan.CachedWalks(sets)
+	if err != nil || !ok {
+		return base, false, err
+	}
+	wq, err := ws.WalkCachedStep(q, w)
+	if err != nil {
+		return base, false, err
+	}
+	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: wq})
+	if base, err = CollectRows(ctx, r, wq); err != nil {
+		return base, false, fmt.Errorf("execute query: %w", err)
+	}
+	return base, true, nil
+}
