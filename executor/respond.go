@@ -117,9 +117,10 @@ func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 type RespondOptions struct {
 	// Screen screens the base page before hydration ([RespondScreened]); nil: none.
 	Screen Screen
-	// Edges, when set, holds edge sets that a path_finding query with a plan in steps runs
-	// on when it can ([compiler.Plan.PathCacheTypes]; docs/compiler.md, "Path finding on
-	// cached edges"). Set it only for an engine this process alone writes.
+	// Edges, when set, holds edge sets that a path_finding query with a plan in steps, or
+	// a two-step neighbors plan, runs on when it can ([compiler.Plan.PathCachePairs],
+	// [compiler.Plan.NeighborCachePairs]; docs/compiler.md, "Path finding on cached edges",
+	// "Neighbors on cached edges"). Set it only for an engine this process alone writes.
 	Edges *EdgeCache
 }
 
@@ -141,7 +142,12 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 			base, looked, ok, err = pathSteps(ctx, r, h, q, s == nil, &ex)
 		}
 	} else {
-		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
+		if o.Edges != nil {
+			base, looked, ok, err = cachedNeighbors(ctx, r, h, q, s == nil, o.Edges, &ex)
+		}
+		if err == nil && !ok {
+			base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
+		}
 	}
 	if err != nil {
 		return nil, ex, err
@@ -419,6 +425,57 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 			return base, nil, false, err
 		}
 		looked = &hyd
+	}
+	return base, looked, true, nil
+}
+
+// cachedNeighbors runs a two-step neighbors plan on the edge sets of cache (docs/compiler.md,
+// "Neighbors on cached edges"): the centers' edges from the sets, then one statement, the
+// lookup of the nodes they reach with the centers (hydrating them too on twoStep's terms),
+// and the join, which keeps the rows whose center and neighbor the lookup returned. ok is
+// false when the cache cannot serve q or the edges stopped at their limit before the page
+// filled (then the caller runs the two-step plan).
+func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+	pairs := q.Plan.NeighborCachePairs()
+	sb, canSet := h.(EdgeSetBuilder)
+	if pairs == nil || !canSet {
+		return base, nil, false, nil
+	}
+	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	for _, p := range pairs {
+		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
+		if err != nil || !ok {
+			return base, nil, false, err
+		}
+		sets[p] = edges
+	}
+	edges, err := q.Plan.CachedNeighborEdges(sets)
+	if err != nil {
+		return base, nil, false, err
+	}
+	// The centers are looked up whether or not the lookup hydrates: the join keeps only
+	// the rows of the centers it returns.
+	refs, err := q.Plan.Reached(edges)
+	if err != nil {
+		return base, nil, false, fmt.Errorf("collect nodes: %w", err)
+	}
+	props = props && len(refs) <= foldedLookupRefs
+	live := graphresponse.Rows{Columns: []string{"kind", "id", "props", "tp"}}
+	lq, err := h.Lookup(q, refs, props)
+	if err != nil {
+		return base, nil, false, err
+	}
+	if lq != nil {
+		if live, err = runStep(ctx, r, lq, props, ex, "lookup"); err != nil {
+			return base, nil, false, err
+		}
+	}
+	base, ok, err = q.Plan.JoinCachedNeighbors(edges, live)
+	if err != nil || !ok {
+		return base, nil, false, err
+	}
+	if props {
+		looked = &live
 	}
 	return base, looked, true, nil
 }

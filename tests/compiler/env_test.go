@@ -272,13 +272,17 @@ func sameAsOneStatement(ctx context.Context, e executor.Runner, c *compiler.Comp
 	return sameOnEdgeCache(ctx, e, c, q, a)
 }
 
-// sameOnEdgeCache reports how the answers of q, a path_finding plan in steps, on a cold and
-// then a warm edge cache (docs/compiler.md, "Path finding on cached edges") differ from want,
+// sameOnEdgeCache reports how the answers of q, a path_finding plan in steps or a two-step
+// neighbors plan, on a cold and then a warm edge cache (docs/compiler.md, "Path finding on
+// cached edges", "Neighbors on cached edges") differ from want,
 // the plan in steps' answer: nil when both are byte for byte the same, or when q cannot run
 // on the cache. It also fails when the cache form fell back to the plan in steps, when the
 // cold run read fewer edge sets than q needs, or the warm one read any.
 func sameOnEdgeCache(ctx context.Context, e executor.Runner, c *compiler.Compiler, q *compiler.Query, want []byte) error {
 	pairs := q.Plan.PathCachePairs()
+	if pairs == nil {
+		pairs = q.Plan.NeighborCachePairs()
+	}
 	if pairs == nil {
 		return nil
 	}
