@@ -442,10 +442,18 @@ func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 		return base, nil, false, nil
 	}
 	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	// A neighbors question may need many sets (22 for a merge request, both directions).
+	// When together they pass half a caller's share, they would evict each other and the
+	// caller's path sets on every request (an admin at scale 100: 4-6 s a request), so the
+	// question runs the two-step plan instead, once those read so far are kept.
+	var total int64
 	for _, p := range pairs {
 		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
 		if err != nil || !ok {
 			return base, nil, false, err
+		}
+		if total += int64(len(edges)) * edgeBytes; total > cache.opts.CallerBytes/2 {
+			return base, nil, false, nil
 		}
 		sets[p] = edges
 	}

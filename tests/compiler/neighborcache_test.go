@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -133,5 +134,46 @@ func TestCachedNeighborsJoinChecksCenters(t *testing.T) {
 	}
 	if !complete || len(base.Values) != 0 {
 		t.Errorf("join: %v (complete %v), want no row: center %d is deleted", base.Values, complete, gone)
+	}
+}
+
+// TestNeighborsOnEdgeCacheOverBudget: when the sets of a neighbors question together pass
+// half a caller's share of the cache, the question runs the two-step plan (they would evict
+// each other on every request), with the same answer.
+func TestNeighborsOnEdgeCacheOverBudget(t *testing.T) {
+	e := engine(t)
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2,3,4]}],"neighbors":{"direction":"both"},"limit":200}`), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := newCache(t, 64<<20, func() uint64 { return 0 })
+	want, _, fellBack := cachedAnswer(t, e, big, q)
+	if fellBack {
+		t.Fatal("fell back on a large cache")
+	}
+	var edges int64
+	for _, p := range q.Plan.NeighborCachePairs() {
+		got, ok, err := big.Edges(context.Background(), e, env.compiler, admin, p, &executor.Executed{})
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		edges += int64(len(got))
+	}
+	if edges < 4 {
+		t.Fatalf("%d edges in the sets: the test would prove nothing", edges)
+	}
+	// A share of a little under twice the sets' edges' size: each set fits, together they
+	// pass half of it.
+	perEdge := int64(unsafe.Sizeof(compiler.PathEdge{}))
+	small, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, CallerBytes: 2*edges*perEdge - perEdge, Generation: func() uint64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, fellBack := cachedAnswer(t, e, small, q)
+	if !fellBack {
+		t.Error("the sets pass half the share, and the question did not fall back")
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("answer over the budget differs:\nsmall: %s\nlarge: %s", got, want)
 	}
 }
