@@ -138,7 +138,8 @@ func (l *lowerer) lowerNeighbors() (*selectStmt, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.steps = &neighborSteps{first: first, nb: nb}
+		l.steps = &neighborSteps{first: first, nb: nb, arms: arms, center: center, ordered: orderProp != nil,
+			cursor: r.cursor != nil, after: l.after}
 	}
 	return s, nil
 }

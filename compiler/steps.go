@@ -17,6 +17,13 @@ const NeighborEdgesLimit = 1001
 type neighborSteps struct {
 	first *selectStmt // the edges of the centers, in answer order (neighborsFirst)
 	nb    nsBinding   // how the edges bind to their ends on traversal_path
+	// For the form on cached edges (neighborcache.go): the arms, the center selector,
+	// whether an order_by property sorts the answer, and the cursor (readback columns, keys).
+	arms    []nbrArm
+	center  *nodeSel
+	ordered bool
+	cursor  bool
+	after   []*string
 }
 
 // Two-step neighbors (docs/compiler.md, "Two-step neighbors").

@@ -117,10 +117,12 @@ func RespondScreened(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 type RespondOptions struct {
 	// Screen screens the base page before hydration ([RespondScreened]); nil: none.
 	Screen Screen
-	// Edges, when set, holds edge sets that a path_finding query with a plan in steps runs
-	// on when it can ([compiler.Plan.PathCacheTypes]; docs/compiler.md, "Path finding on
-	// cached edges"), and a traversal's variable-length walk ([compiler.Plan.WalkCachePairs];
-	// "Walks on cached edges"). Set it only for an engine this process alone writes.
+	// Edges, when set, holds edge sets that a path_finding query with a plan in steps, a
+	// traversal's variable-length walk, or a two-step neighbors plan runs on when it can
+	// ([compiler.Plan.PathCachePairs], [compiler.Plan.WalkCachePairs],
+	// [compiler.Plan.NeighborCachePairs]; docs/compiler.md, "Path finding on cached edges",
+	// "Walks on cached edges", "Neighbors on cached edges"). Set it only for an engine this
+	// process alone writes.
 	Edges *EdgeCache
 }
 
@@ -144,7 +146,12 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 	} else if q.Plan.WalkCachePairs() != nil && o.Edges != nil {
 		base, ok, err = cachedWalks(ctx, r, h, q, o.Edges, &ex)
 	} else {
-		base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
+		if o.Edges != nil {
+			base, looked, ok, err = cachedNeighbors(ctx, r, h, q, s == nil, o.Edges, &ex)
+		}
+		if err == nil && !ok {
+			base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
+		}
 	}
 	if err != nil {
 		return nil, ex, err
@@ -422,6 +429,65 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 			return base, nil, false, err
 		}
 		looked = &hyd
+	}
+	return base, looked, true, nil
+}
+
+// cachedNeighbors runs a two-step neighbors plan on the edge sets of cache (docs/compiler.md,
+// "Neighbors on cached edges"): the centers' edges from the sets, then one statement, the
+// lookup of the nodes they reach with the centers (hydrating them too on twoStep's terms),
+// and the join, which keeps the rows whose center and neighbor the lookup returned. ok is
+// false when the cache cannot serve q or the edges stopped at their limit before the page
+// filled (then the caller runs the two-step plan).
+func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+	pairs := q.Plan.NeighborCachePairs()
+	sb, canSet := h.(EdgeSetBuilder)
+	if pairs == nil || !canSet {
+		return base, nil, false, nil
+	}
+	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	// A neighbors question may need many sets (22 for a merge request, both directions).
+	// When together they pass half a caller's share, they would evict each other and the
+	// caller's path sets on every request (an admin at scale 100: 4-6 s a request), so the
+	// question runs the two-step plan instead, once those read so far are kept.
+	var total int64
+	for _, p := range pairs {
+		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
+		if err != nil || !ok {
+			return base, nil, false, err
+		}
+		if total += int64(len(edges)) * edgeBytes; total > cache.opts.CallerBytes/2 {
+			return base, nil, false, nil
+		}
+		sets[p] = edges
+	}
+	edges, err := q.Plan.CachedNeighborEdges(sets)
+	if err != nil {
+		return base, nil, false, err
+	}
+	// The centers are looked up whether or not the lookup hydrates: the join keeps only
+	// the rows of the centers it returns.
+	refs, err := q.Plan.Reached(edges)
+	if err != nil {
+		return base, nil, false, fmt.Errorf("collect nodes: %w", err)
+	}
+	props = props && len(refs) <= foldedLookupRefs
+	live := graphresponse.Rows{Columns: []string{"kind", "id", "props", "tp"}}
+	lq, err := h.Lookup(q, refs, props)
+	if err != nil {
+		return base, nil, false, err
+	}
+	if lq != nil {
+		if live, err = runStep(ctx, r, lq, props, ex, "lookup"); err != nil {
+			return base, nil, false, err
+		}
+	}
+	base, ok, err = q.Plan.JoinCachedNeighbors(edges, live)
+	if err != nil || !ok {
+		return base, nil, false, err
+	}
+	if props {
+		looked = &live
 	}
 	return base, looked, true, nil
 }

@@ -227,7 +227,7 @@ var loadtestQueries = []struct{ name, query string }{
 
 // BenchmarkLoadtestMix runs each query of scripts/loadtest through the pipeline as serve
 // does (compiled with the graph's table sizes, base and hydration statements, the response
-// built, path_finding on serve's edge cache) and reports the median process CPU and wall time
+// built, path_finding and neighbors on serve's edge cache) and reports the median process CPU and wall time
 // per request, with the number of statements, and logs a SHA-256 of the answer so two
 // commits' answers can be compared, and what the first request (a cold cache) cost. Run it on
 // the scale-1 graph of the load test:

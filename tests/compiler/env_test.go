@@ -277,17 +277,20 @@ func sameAsOneStatement(ctx context.Context, e executor.Runner, c *compiler.Comp
 	return sameOnEdgeCache(ctx, e, c, q, a)
 }
 
-// sameOnEdgeCache reports how the answers of q, a path_finding plan in steps or a traversal
-// whose walk can run on cached edges, on a cold and then a warm edge cache (docs/compiler.md,
-// "Path finding on cached edges", "Walks on cached edges") differ from want, the answer
-// without a cache: nil when both are byte for byte the same, or when q cannot run on the
-// cache. It also fails when the cache form fell back (to the plan in steps, or to the
-// traversal's one statement), when the cold run read fewer edge sets than q needs, or the
-// warm one read any.
+// sameOnEdgeCache reports how the answers of q, a path_finding plan in steps, a traversal
+// whose walk can run on cached edges or a two-step neighbors plan, on a cold and then a warm
+// edge cache (docs/compiler.md, "Path finding on cached edges", "Walks on cached edges",
+// "Neighbors on cached edges") differ from want, the answer without a cache: nil when both
+// are byte for byte the same, or when q cannot run on the cache. It also fails when the cache
+// form fell back (to the plan in steps, or to the traversal's one statement), when the cold
+// run read fewer edge sets than q needs, or the warm one read any.
 func sameOnEdgeCache(ctx context.Context, e executor.Runner, c *compiler.Compiler, q *compiler.Query, want []byte) error {
 	pairs, fallback := q.Plan.PathCachePairs(), q.Plan.Edges()
 	if pairs == nil {
 		pairs, fallback = q.Plan.WalkCachePairs(), q
+	}
+	if pairs == nil {
+		pairs, fallback = q.Plan.NeighborCachePairs(), q.Plan.Edges()
 	}
 	if pairs == nil {
 		return nil

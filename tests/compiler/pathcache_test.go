@@ -5,6 +5,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -140,10 +141,25 @@ func (w *writeRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows
 // moves: a new edge is found, a tombstoned one is gone; a write during an edge set's read
 // leaves nothing in the cache; and a cache too small for a set falls back to the plan in
 // steps, with the same answer.
+// It runs for path_finding and for neighbors (docs/compiler.md, "Neighbors on cached edges").
 func TestEdgeCacheSeesWrites(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		user  int64
+		query func(user int64) string
+	}{
+		{"path_finding", 5370000, pathQuery},
+		{"neighbors", 5380000, func(user int64) string {
+			return `{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[` + strconv.FormatInt(user, 10) + `]}],"neighbors":{"direction":"outgoing","rel_types":["MEMBER_OF"]},"limit":20}`
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { edgeCacheSeesWrites(t, tc.user, tc.query(tc.user)) })
+	}
+}
+
+func edgeCacheSeesWrites(t *testing.T, user int64, dsl string) {
 	e := engine(t)
 	ctx := context.Background()
-	const user = int64(5370000)
 	ucols := []string{"id", "username", "_version", "_deleted"}
 	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
 	edge := func(project, version int64, deleted bool) []any {
@@ -163,7 +179,7 @@ func TestEdgeCacheSeesWrites(t *testing.T) {
 	})
 	var gen atomic.Uint64
 	cache := newCache(t, 64<<20, gen.Load)
-	q, err := env.compiler.Compile([]byte(pathQuery(user)), admin)
+	q, err := env.compiler.Compile([]byte(dsl), admin)
 	if err != nil {
 		t.Fatal(err)
 	}

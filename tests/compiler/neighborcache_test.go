@@ -1,0 +1,179 @@
+package compilertest_test
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/graphresponse"
+)
+
+// TestNeighborsOnEdgeCacheKeepsCallersApart: the load test's neighbors question and named
+// centers a caller may not read (above its level, deleted) run, for four callers in turns on
+// one edge cache (docs/compiler.md, "Neighbors on cached edges"), on the cached edges and
+// one statement, and each answer is byte for byte the two-step plan's; no row of an
+// unreadable center appears.
+func TestNeighborsOnEdgeCacheKeepsCallersApart(t *testing.T) {
+	e := engine(t)
+	gone, mr, _ := writeUnreadableEnds(t, e, 5350000, "Group")
+	id := func(n int64) string { return strconv.FormatInt(n, 10) }
+	type run struct {
+		name, dsl string
+		caller    *compiler.Caller
+		unread    int64 // a named center the caller may not read; 0: none
+	}
+	loadtest := `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2]}],"neighbors":{"direction":"both"},"limit":8}`
+	whole := `{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2,3,4]}],"neighbors":{"direction":"both"},"limit":200}`
+	// Merge request 2's own namespace, and its top-level group's, at two levels: callers
+	// that read it and see other sets of its neighbors.
+	path := loadWorld(t).nodePath["MergeRequest"][2]
+	top := path[:strings.Index(path, "/")+1]
+	runs := []run{
+		{"loadtest admin", loadtest, admin, 0},
+		{"loadtest own path:30", loadtest, callerWith(scopeSpec{path, 30}), 0},
+		{"loadtest top:20", loadtest, callerWith(scopeSpec{top, 20}), 0},
+		{"loadtest top:30", loadtest, callerWith(scopeSpec{top, 30}), 0},
+		{"whole admin", whole, admin, 0},
+		{"whole own path:30", whole, callerWith(scopeSpec{path, 30}), 0},
+		{"whole top:20", whole, callerWith(scopeSpec{top, 20}), 0},
+		{"whole top:10", whole, callerWith(scopeSpec{top, 10}), 0},
+		{"above the level", `{"query_type":"neighbors","nodes":[{"id":"m","entity":"MergeRequest","node_ids":[2,` + id(mr) + `]}],"neighbors":{"direction":"both"},"limit":20}`,
+			callerWith(scopeSpec{"1/", 10}, scopeSpec{"2/", 30}), mr},
+		{"deleted", `{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1,` + id(gone) + `]}],"neighbors":{"direction":"both"},"limit":20}`,
+			admin, gone},
+	}
+	cache := newCache(t, 64<<20, func() uint64 { return 0 })
+	distinct := map[string]bool{}
+	for round := range 2 {
+		for _, r := range runs {
+			q, err := env.compiler.Compile([]byte(r.dsl), r.caller)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.Plan.NeighborCachePairs() == nil {
+				t.Fatalf("%s: no cached neighbors plan", r.name)
+			}
+			resp, got, _, fellBack := cachedResponse(t, e, cache, q)
+			if fellBack {
+				t.Errorf("round %d, %s: fell back to the two-step plan", round, r.name)
+			}
+			if want := stepAnswer(t, q); !bytes.Equal(got, want) {
+				t.Errorf("round %d, %s: answer on the shared cache differs from the two-step plan's:\ncache: %s\nsteps: %s", round, r.name, got, want)
+			}
+			if r.unread != 0 && len(resp.Edges) == 0 {
+				t.Errorf("round %d, %s: no edge of the readable center beside it either; the test would prove little", round, r.name)
+			}
+			for _, ed := range resp.Edges {
+				if r.unread != 0 && (ed.FromID == r.unread || ed.ToID == r.unread) {
+					t.Errorf("round %d, %s: an edge of center %d, which the caller may not read: %+v", round, r.name, r.unread, ed)
+				}
+			}
+			if r.dsl == whole {
+				distinct[string(got)] = true
+			}
+		}
+	}
+	if len(distinct) < 2 {
+		t.Errorf("merge requests 2 to 4 answer the same for every caller: the test would not see callers mixed")
+	}
+}
+
+// TestCachedNeighborsJoinChecksCenters: edge sets that hold an edge of a named center the
+// lookup does not return (here a deleted user, handed over in a tampered set) yield no row
+// of it: the join keeps only the rows whose center the lookup returned, as the first
+// statement keeps only those of readable, live centers.
+func TestCachedNeighborsJoinChecksCenters(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	gone, _, _ := writeUnreadableEnds(t, e, 5360000, "Group")
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[1,`+strconv.FormatInt(gone, 10)+`]}],"neighbors":{"direction":"outgoing","rel_types":["MEMBER_OF"]},"limit":20}`), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := q.Plan.NeighborCachePairs()
+	if pairs == nil {
+		t.Fatal("no cached neighbors plan")
+	}
+	sets := map[compiler.EdgePair][]compiler.PathEdge{}
+	for _, p := range pairs {
+		if p.To == "Group" {
+			sets[p] = []compiler.PathEdge{{X: graphresponse.NodeRef{Kind: "User", ID: gone}, Y: graphresponse.NodeRef{Kind: "Group", ID: 1}, TP: "1/"}}
+		}
+	}
+	edges, err := q.Plan.CachedNeighborEdges(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(edges.Values) != 1 {
+		t.Fatalf("%d edge rows from the tampered set, want 1", len(edges.Values))
+	}
+	refs, err := q.Plan.Reached(edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lq, err := env.compiler.Lookup(q, refs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := executor.CollectRows(ctx, e, lq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(live.Values, func(row []any) bool { return slices.Contains(row, any("Group")) }) {
+		t.Fatalf("the lookup does not return group 1, so the test would not see the center check: %v", live.Values)
+	}
+	base, complete, err := q.Plan.JoinCachedNeighbors(edges, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !complete || len(base.Values) != 0 {
+		t.Errorf("join: %v (complete %v), want no row: center %d is deleted", base.Values, complete, gone)
+	}
+}
+
+// TestNeighborsOnEdgeCacheOverBudget: when the sets of a neighbors question together pass
+// half a caller's share of the cache, the question runs the two-step plan (they would evict
+// each other on every request), with the same answer.
+func TestNeighborsOnEdgeCacheOverBudget(t *testing.T) {
+	e := engine(t)
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2,3,4]}],"neighbors":{"direction":"both"},"limit":200}`), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := newCache(t, 64<<20, func() uint64 { return 0 })
+	want, _, fellBack := cachedAnswer(t, e, big, q)
+	if fellBack {
+		t.Fatal("fell back on a large cache")
+	}
+	var edges int64
+	for _, p := range q.Plan.NeighborCachePairs() {
+		got, ok, err := big.Edges(context.Background(), e, env.compiler, admin, p, &executor.Executed{})
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		edges += int64(len(got))
+	}
+	if edges < 4 {
+		t.Fatalf("%d edges in the sets: the test would prove nothing", edges)
+	}
+	// A share of a little under twice the sets' edges' size: each set fits, together they
+	// pass half of it.
+	perEdge := int64(unsafe.Sizeof(compiler.PathEdge{}))
+	small, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, CallerBytes: 2*edges*perEdge - perEdge, Generation: func() uint64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, fellBack := cachedAnswer(t, e, small, q)
+	if !fellBack {
+		t.Error("the sets pass half the share, and the question did not fall back")
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("answer over the budget differs:\nsmall: %s\nlarge: %s", got, want)
+	}
+}
