@@ -66,3 +66,87 @@ func TestWalkCacheShapes(t *testing.T) {
 		t.Fatalf("only %d of %d answers have rows: the test proves little", nonEmpty, ran)
 	}
 }
+
+// TestWalkCacheCraftedKinds: walks on cached edges where a group and a project share an id
+// (an edge between them is no self loop; a group in the middle is not the project end), an
+// edge recorded in another namespace between two readable groups, and a project end reached
+// through a group with the project's id; cold and warm, for callers of two scopes.
+func TestWalkCacheCraftedKinds(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	const base = int64(9200000)
+	g1, g2, g3 := base+1, base+2, base+3
+	gcols := []string{"id", "traversal_path", "full_path", "_version", "_deleted"}
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	node := func(id int64, path string) []any { return []any{id, path, fmt.Sprint("n", id), int64(1), false} }
+	edge := func(path, sk string, s int64, tk string, tg int64) []any {
+		return []any{path, "CONTAINS", sk, s, tk, tg, int64(1), false}
+	}
+	in, out := "1/93/", "2/94/"
+	groups := [][]any{node(g1, in), node(g2, in), node(g3, in)}
+	projects := [][]any{node(g1, in), node(g2, in), node(g3, out)}
+	edges := [][]any{
+		edge(in, "Group", g1, "Project", g1), // same id, other kind: not a self loop
+		edge(in, "Group", g1, "Group", g2),   //
+		edge(in, "Group", g2, "Project", g1), // back to the project with the start's id
+		edge(out, "Group", g2, "Group", g3),  // recorded in another namespace
+		edge(in, "Group", g3, "Project", g2), //
+		edge(in, "Group", g2, "Project", g3), // a project in another namespace
+		edge(in, "Group", g3, "Group", g1),   // a cycle
+	}
+	ins := func(table string, cols []string, rows [][]any) {
+		t.Helper()
+		if err := e.Insert(ctx, table, cols, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins("gl_group", gcols, groups)
+	ins("gl_project", gcols, projects)
+	ins("gl_edge", ecols, edges)
+	t.Cleanup(func() {
+		for _, r := range []struct {
+			table string
+			cols  []string
+			rows  [][]any
+		}{{"gl_edge", ecols, edges}, {"gl_group", gcols, groups}, {"gl_project", gcols, projects}} {
+			var gone [][]any
+			for _, row := range r.rows {
+				row = append([]any(nil), row...)
+				row[len(row)-2], row[len(row)-1] = int64(9), true
+				gone = append(gone, row)
+			}
+			_ = e.Insert(ctx, r.table, r.cols, gone)
+		}
+	})
+	queries := []string{
+		fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[%d]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`, g1),
+		fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[%d]},{"id":"h","entity":"Group","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h","hops":[1,3]}],"limit":100}`, g1),
+		fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","columns":["full_path"]},{"id":"p","entity":"Project","node_ids":[%d,%d]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[2,3]}],"limit":100}`, g1, g2),
+	}
+	ran, nonEmpty := 0, 0
+	for _, c := range []*compiler.Caller{admin, callerWith(scopeSpec{"1/", 30}), callerWith(scopeSpec{"1/93/", 10})} {
+		for _, qs := range queries {
+			q, err := env.compiler.Compile([]byte(qs), c)
+			if err != nil {
+				t.Fatalf("%s: %v", qs, err)
+			}
+			if q.Plan.WalkCachePairs() == nil {
+				t.Fatalf("%s: no cached walk form", qs)
+			}
+			resp, _, err := executor.Respond(ctx, e, env.compiler, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran++
+			if len(resp.Nodes) > 0 {
+				nonEmpty++
+			}
+			if err := sameOnEdgeCache(ctx, e, env.compiler, q, answerBytes(resp)); err != nil {
+				t.Errorf("%s: %v", qs, err)
+			}
+		}
+	}
+	if nonEmpty == 0 {
+		t.Fatalf("all %d answers empty: the test proves nothing", ran)
+	}
+}
