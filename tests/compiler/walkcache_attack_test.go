@@ -61,6 +61,32 @@ func TestWalkCacheShapes(t *testing.T) {
 			}
 		}
 	}
+	// Pages of one row by cursor, ordered on the end node, to the last page.
+	const paged = `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":1000}},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[2,3]}],"order_by":"-p.full_path","limit":100,"cursor":{"page_size":1%s}}`
+	for ci, c := range callers[:2] {
+		after, pages := "", 0
+		for ; pages < 40; pages++ {
+			q, err := env.compiler.Compile([]byte(fmt.Sprintf(paged, after)), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q.Plan.WalkCachePairs() == nil {
+				t.Fatal("paged walk: no cached walk form")
+			}
+			resp, _, err := executor.Respond(ctx, e, env.compiler, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sameOnEdgeCache(ctx, e, env.compiler, q, answerBytes(resp)); err != nil {
+				t.Errorf("caller %d, page %d: %v", ci, pages, err)
+			}
+			if !resp.Pagination.HasMore {
+				break
+			}
+			after = `,"after":"` + *resp.Pagination.NextCursor + `"`
+		}
+		t.Logf("caller %d: %d pages", ci, pages+1)
+	}
 	t.Logf("%d compiled queries ran on the cache, %d answers with rows", ran, nonEmpty)
 	if nonEmpty < ran/2 {
 		t.Fatalf("only %d of %d answers have rows: the test proves little", nonEmpty, ran)
