@@ -48,6 +48,13 @@ type Walks struct {
 // query runs as one statement.
 const maxWalkArms = 64
 
+// maxWalkSteps bounds the edges the walk in Go may follow (about 0.2 s of CPU): the walk
+// ignores the request's context and the engine's limits, and dense edge sets make the walks
+// of three hops grow as the cube of a node's degree (90,000 edges among 300 groups: 2.7e7
+// steps, 6 s, from one start). Above it the query runs as one statement, under the engine's
+// limits.
+const maxWalkSteps = 1 << 20
+
 // maxWalkRange is the widest id_range of a start node for the cached form.
 const maxWalkRange = 1000
 
@@ -100,7 +107,7 @@ func (p *Plan) WalkCachePairs() []EdgePair {
 // of the far kind is kept, once per (start, end, depth). Every node of a walk is a live node
 // the caller may read, as the edge sets hold only edges between such nodes; the start and the
 // end are still read by [Compiler.WalkCachedStep]'s checked scans. ok is false when the walks
-// need more than maxWalkArms (start, depth) pairs.
+// need more than maxWalkArms (start, depth) pairs or more than maxWalkSteps steps.
 func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err error) {
 	wc := p.walks
 	if wc == nil {
@@ -137,11 +144,15 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 	w = &Walks{ends: map[walkKey][]int64{}}
 	seen := map[walkKey]map[int64]bool{}
 	path := make([]graphresponse.NodeRef, 0, wc.maxHops+1)
+	budget := maxWalkSteps
 	var step func(s int64, first string)
 	step = func(s int64, first string) {
 		k := len(path) // the edge taken now is the k-th
 		from := path[k-1]
 		for _, o := range adj[from] {
+			if budget--; budget < 0 {
+				return
+			}
 			y, f := o.y, first
 			if k == 1 {
 				f = o.kind
@@ -177,7 +188,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 		path = append(path[:0], s)
 		step(s.ID, "")
 	}
-	if len(w.keys) > maxWalkArms {
+	if budget < 0 || len(w.keys) > maxWalkArms {
 		return nil, false, nil
 	}
 	slices.SortFunc(w.keys, func(a, b walkKey) int {
