@@ -339,9 +339,18 @@ func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, pro
 	if err != nil || !ok {
 		return base, nil, false, err
 	}
+	return joinPaths(ctx, r, q, first, near, far, props, ex, func(props bool) (*compiler.Query, error) {
+		return h.PathStep(q, near, far, props)
+	})
+}
+
+// joinPaths runs the statement that checks the middles near and far of a path plan (built by
+// step, hydrating them too when props and they are few) and joins the paths of first and its
+// rows; shared by pathSteps and cachedPaths.
+func joinPaths(ctx context.Context, r Runner, q *compiler.Query, first graphresponse.Rows, near, far []graphresponse.NodeRef, props bool, ex *Executed, step func(props bool) (*compiler.Query, error)) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
 	props = props && len(near)+len(far) <= foldedLookupRefs
 	var second *graphresponse.Rows
-	sq, err := h.PathStep(q, near, far, props)
+	sq, err := step(props)
 	if err != nil {
 		return base, nil, false, err
 	}
@@ -407,30 +416,9 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 	if anchors != nil {
 		first.Values = append(first.Values, anchors.Values...)
 	}
-	props = props && len(near)+len(far) <= foldedLookupRefs
-	var second *graphresponse.Rows
-	sq, err := ps.PathCachedStep(q, near, far, props, named)
-	if err != nil {
-		return base, nil, false, err
-	}
-	if sq != nil {
-		rows, err := runStep(ctx, r, sq, props, ex, "path step")
-		if err != nil {
-			return base, nil, false, err
-		}
-		second = &rows
-	}
-	if base, ok, err = q.Plan.JoinPaths(first, second); err != nil || !ok {
-		return base, nil, false, err
-	}
-	if props {
-		hyd, err := q.Plan.PathHydration(first, second)
-		if err != nil {
-			return base, nil, false, err
-		}
-		looked = &hyd
-	}
-	return base, looked, true, nil
+	return joinPaths(ctx, r, q, first, near, far, props, ex, func(props bool) (*compiler.Query, error) {
+		return ps.PathCachedStep(q, near, far, props, named)
+	})
 }
 
 // cachedNeighbors runs a two-step neighbors plan on the edge sets of cache (docs/compiler.md,
