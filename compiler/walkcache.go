@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -137,7 +138,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 			starts = append(starts, x)
 		}
 	}
-	slices.SortFunc(starts, func(a, b graphresponse.NodeRef) int { return cmpInt(a.ID, b.ID) })
+	slices.SortFunc(starts, func(a, b graphresponse.NodeRef) int { return cmp.Compare(a.ID, b.ID) })
 	kindIn := func(kinds []*entity, k string) bool {
 		return slices.ContainsFunc(kinds, func(e *entity) bool { return e.name == k })
 	}
@@ -193,7 +194,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 	}
 	slices.SortFunc(w.keys, func(a, b walkKey) int {
 		if a.a != b.a {
-			return cmpInt(a.a, b.a)
+			return cmp.Compare(a.a, b.a)
 		}
 		if a.kind != b.kind {
 			return strings.Compare(a.kind, b.kind)
@@ -204,16 +205,6 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 		slices.Sort(w.ends[k])
 	}
 	return w, true, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Len is the number of (start, end, depth) walks.
