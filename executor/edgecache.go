@@ -335,3 +335,22 @@ func (c *EdgeCache) evict(el *list.Element) {
 	}
 	c.stats.Evicted++
 }
+
+// sets reads the edge sets of pairs for caller ([EdgeCache.Edges]), for one question. ok is
+// false when one of them cannot be served from the cache, or when budget (bytes, 0: none) is
+// passed by the sets together; those read so far stay cached.
+func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pairs []compiler.EdgePair, budget int64, ex *Executed) (map[compiler.EdgePair][]compiler.PathEdge, bool, error) {
+	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	var total int64
+	for _, p := range pairs {
+		edges, ok, err := c.Edges(ctx, r, b, caller, p, ex)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		if total += int64(len(edges)) * edgeBytes; budget > 0 && total > budget {
+			return nil, false, nil
+		}
+		sets[p] = edges
+	}
+	return sets, true, nil
+}

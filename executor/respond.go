@@ -386,13 +386,9 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 	if pairs == nil || !canSet || !canStep {
 		return base, nil, false, nil
 	}
-	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
-	for _, p := range pairs {
-		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
-		if err != nil || !ok {
-			return base, nil, false, err
-		}
-		sets[p] = edges
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, 0, ex)
+	if err != nil || !ok {
+		return base, nil, false, err
 	}
 	named := q.Plan.PathAnchorsNamed()
 	var anchors *graphresponse.Rows
@@ -433,21 +429,13 @@ func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 	if pairs == nil || !canSet {
 		return base, nil, false, nil
 	}
-	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
 	// A neighbors question may need many sets (22 for a merge request, both directions).
 	// When together they pass half a caller's share, they would evict each other and the
 	// caller's path sets on every request (an admin at scale 100: 4-6 s a request), so the
 	// question runs the two-step plan instead, once those read so far are kept.
-	var total int64
-	for _, p := range pairs {
-		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
-		if err != nil || !ok {
-			return base, nil, false, err
-		}
-		if total += int64(len(edges)) * edgeBytes; total > cache.opts.CallerBytes/2 {
-			return base, nil, false, nil
-		}
-		sets[p] = edges
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
+	if err != nil || !ok {
+		return base, nil, false, err
 	}
 	edges, err := q.Plan.CachedNeighborEdges(sets)
 	if err != nil {

@@ -25,13 +25,9 @@ func cachedWalks(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, c
 	if pairs == nil || !canSet || !canStep {
 		return base, false, nil
 	}
-	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
-	for _, p := range pairs {
-		edges, ok, err := cache.Edges(ctx, r, sb, q.Plan.Caller(), p, ex)
-		if err != nil || !ok {
-			return base, false, err
-		}
-		sets[p] = edges
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, 0, ex)
+	if err != nil || !ok {
+		return base, false, err
 	}
 	w, ok, err := q.Plan.CachedWalks(sets)
 	if err != nil || !ok {
