@@ -15,12 +15,14 @@ var (
 
 // Error is a configuration problem and where it comes from. Source is
 // "--NAME" for a flag, the variable's name for the environment, FILE:LINE
-// for the config file, and "" for a rule over several options. Err wraps
-// one of the sentinels above.
+// for the config file, and "" for a rule over several options or for a
+// default value that breaks a rule. Err wraps one of the sentinels above.
 type Error struct {
 	Source string
 	Option string
 	Err    error
+
+	own bool // a rule over Option's own value, whose Source Resolve fills in
 }
 
 func (e *Error) Error() string {

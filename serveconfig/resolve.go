@@ -56,6 +56,7 @@ func Resolve(explicit map[string]string, getenv func(string) string, file string
 		}
 	}
 	var c Config
+	sources := make(map[string]string) // option → where its value came from, unless the default
 	for _, o := range table {
 		text, source := o.Default, "default"
 		if v, ok := fromFile[o.Name]; ok {
@@ -70,8 +71,14 @@ func Resolve(explicit map[string]string, getenv func(string) string, file string
 		if err := parseValue(o.Kind, text, o.field(&c)); err != nil {
 			return Config{}, &Error{Source: source, Option: o.Name, Err: fmt.Errorf("%w: %w", ErrInvalidValue, err)}
 		}
+		if source != "default" {
+			sources[o.Name] = source
+		}
 	}
 	if err := check(&c); err != nil {
+		if ce, ok := err.(*Error); ok && ce.own {
+			ce.Source = sources[ce.Option]
+		}
 		return Config{}, err
 	}
 	return c, nil
@@ -189,18 +196,27 @@ func parseFile(name string, data []byte) (map[string]fileValue, error) {
 
 // check applies the rules between options.
 func check(c *Config) error {
+	// bad is a rule over one option's own value: Resolve names where that value came from.
+	// several is a rule between options, which names the first of them and no source.
 	bad := func(option, format string, args ...any) error {
+		return &Error{Option: option, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...), own: true}
+	}
+	several := func(option, format string, args ...any) error {
 		return &Error{Option: option, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)}
 	}
 	switch {
 	case c.JWTSecretFile == "" && c.JWKSFile == "" && c.JWKSURL == "":
-		return bad("jwt-secret-file", "is required (or --jwks-file or --jwks-url)")
+		return several("jwt-secret-file", "is required (or --jwks-file or --jwks-url)")
 	case c.JWKSFile != "" && c.JWKSURL != "":
-		return bad("jwks-url", "use --jwks-file or --jwks-url, not both")
+		return several("jwks-url", "use --jwks-file or --jwks-url, not both")
 	case c.JWKSURL != "" && !jwksURLOK(c.JWKSURL):
 		return bad("jwks-url", "%q is not an https URL (or an http URL on a loopback host)", c.JWKSURL)
-	case c.JWKSRefresh <= 0 || c.JWKSMinRefresh <= 0 || c.JWKSTimeout <= 0:
-		return bad("jwks-refresh", "--jwks-refresh, --jwks-min-refresh and --jwks-timeout must be positive")
+	case c.JWKSRefresh <= 0:
+		return bad("jwks-refresh", "must be positive")
+	case c.JWKSMinRefresh <= 0:
+		return bad("jwks-min-refresh", "must be positive")
+	case c.JWKSTimeout <= 0:
+		return bad("jwks-timeout", "must be positive")
 	case c.MCPResourceURL != "" && !resourceURLOK(c.MCPResourceURL):
 		return bad("mcp-resource-url", "%q is not an absolute http or https URL without a query or fragment", c.MCPResourceURL)
 	case c.MCPTools != "graphwire" && c.MCPTools != "orbit":
@@ -209,18 +225,26 @@ func check(c *Config) error {
 		return bad("redact-url", "%q is not an absolute http or https URL without a query or fragment", c.RedactURL)
 	case c.RedactTimeout <= 0:
 		return bad("redact-timeout", "must be positive")
-	case c.RedactBatchSize <= 0 || c.RedactCacheEntries <= 0 || c.RedactCacheCallers <= 0:
-		return bad("redact-batch-size", "--redact-batch-size, --redact-cache-entries and --redact-cache-callers must be positive")
+	case c.RedactBatchSize <= 0:
+		return bad("redact-batch-size", "must be positive")
+	case c.RedactCacheEntries <= 0:
+		return bad("redact-cache-entries", "must be positive")
+	case c.RedactCacheCallers <= 0:
+		return bad("redact-cache-callers", "must be positive")
 	case c.JWTClockSkew <= 0:
 		return bad("jwt-clock-skew", "must be positive")
-	case c.JWTUserClaim == "" || c.JWTScopesClaim == "" || c.JWTAdminClaim == "":
-		return bad("jwt-user-claim", "--jwt-user-claim, --jwt-scopes-claim and --jwt-admin-claim must not be empty")
+	case c.JWTUserClaim == "":
+		return bad("jwt-user-claim", "must not be empty")
+	case c.JWTScopesClaim == "":
+		return bad("jwt-scopes-claim", "must not be empty")
+	case c.JWTAdminClaim == "":
+		return bad("jwt-admin-claim", "must not be empty")
 	case c.JWTUserClaim == c.JWTScopesClaim || c.JWTUserClaim == c.JWTAdminClaim || c.JWTScopesClaim == c.JWTAdminClaim:
-		return bad("jwt-user-claim", "--jwt-user-claim, --jwt-scopes-claim and --jwt-admin-claim must name different claims")
+		return several("jwt-user-claim", "--jwt-user-claim, --jwt-scopes-claim and --jwt-admin-claim must name different claims")
 	case c.Embedded != "" && c.ClickHouse != "":
-		return bad("embedded", "use --embedded or --clickhouse, not both")
+		return several("embedded", "use --embedded or --clickhouse, not both")
 	case c.Cluster != "" && c.ClickHouse == "":
-		return bad("cluster", "--cluster needs --clickhouse: the DSN of one of the cluster's servers")
+		return several("cluster", "--cluster needs --clickhouse: the DSN of one of the cluster's servers")
 	case c.Admission.MaxConcurrent <= 0:
 		return bad("max-concurrent", "must be positive")
 	case c.Admission.MaxPerCaller < 0:
@@ -239,8 +263,10 @@ func check(c *Config) error {
 		return bad("graph-cache-mb", "must be at most "+strconv.Itoa(MaxGraphCacheMB)+" (1 TiB)")
 	case c.MergeIdle < 0:
 		return bad("merge-idle", "must not be negative (0: never merge when idle)")
-	case c.KeepaliveTime <= 0 || c.KeepaliveTimeout <= 0:
-		return bad("keepalive-time", "--keepalive-time and --keepalive-timeout must be positive")
+	case c.KeepaliveTime <= 0:
+		return bad("keepalive-time", "must be positive")
+	case c.KeepaliveTimeout <= 0:
+		return bad("keepalive-timeout", "must be positive")
 	case c.MaxRecvMsgSize <= 0:
 		return bad("max-recv-msg-size", "must be positive")
 	case c.MaxSendMsgSize < 0:
@@ -268,13 +294,13 @@ func check(c *Config) error {
 	case c.EngineFDReserve < 0:
 		return bad("engine-fd-reserve", "must not be negative")
 	case (c.TLSCert == "") != (c.TLSKey == ""):
-		return bad("tls-cert", "--tls-cert and --tls-key go together")
+		return several("tls-cert", "--tls-cert and --tls-key go together")
 	case c.TLSClientCA != "" && c.TLSCert == "":
-		return bad("tls-client-ca", "needs --tls-cert and --tls-key")
+		return several("tls-client-ca", "needs --tls-cert and --tls-key")
 	case c.Plaintext && c.TLSCert != "":
-		return bad("plaintext", "contradicts --tls-cert")
+		return several("plaintext", "contradicts --tls-cert")
 	case c.PProf && c.MetricsListen == "":
-		return bad("pprof", "needs --metrics-listen")
+		return several("pprof", "needs --metrics-listen")
 	case !slices.Contains([]string{"debug", "info", "warn", "error"}, c.LogLevel):
 		return bad("log-level", "%q is not debug, info, warn or error", c.LogLevel)
 	case !slices.Contains([]string{"json", "text"}, c.LogFormat):
