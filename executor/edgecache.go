@@ -150,8 +150,8 @@ func callerKey(c *compiler.Caller) [32]byte {
 // Edges returns the edge set of relType for caller at the current generation, reading it on
 // r with a statement b builds when the cache does not hold it (one read for concurrent
 // requests of the same set; the one that reads lists it in ex, labelled [LabelEdges]). ok is
-// false when the set cannot be used: a write runs, or the set is larger than a caller's
-// share. The slice is shared: callers must not modify it.
+// false when the set cannot be used: a write runs, the set is larger than a caller's share,
+// or a limit of the engine (ErrResourceExhausted) stopped its read. The slice is shared: callers must not modify it.
 func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pair compiler.EdgePair, ex *Executed) (edges []compiler.PathEdge, ok bool, err error) {
 	gen := c.opts.Generation()
 	if gen%2 == 1 {
@@ -211,7 +211,13 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 	ex.Statements = append(ex.Statements, Statement{Label: LabelEdges, Query: q})
 	e := &edgeEntry{key: key}
 	if e.edges, e.big, err = readEdges(ctx, r, q, limit); err != nil {
-		return nil, false, fmt.Errorf("execute edge set %s: %w", key.pair, err)
+		if !errors.Is(err, ErrResourceExhausted) || ctx.Err() != nil {
+			return nil, false, fmt.Errorf("execute edge set %s: %w", key.pair, err)
+		}
+		// A limit of the engine (memory, rows read) stopped the read of the whole set: the
+		// question's own statements read less, so it runs them, and the set is remembered as
+		// too large to read at this generation.
+		e.edges, e.big = nil, true
 	}
 	if !e.big {
 		e.edges = slices.Clone(e.edges) // no spare capacity held

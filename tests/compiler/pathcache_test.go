@@ -237,3 +237,52 @@ func edgeCacheSeesWrites(t *testing.T, user int64, dsl string) {
 		t.Errorf("too small a cache: answer differs:\ncache: %s\nsteps: %s", sg, steps)
 	}
 }
+
+// limitRunner runs every edge set's read (a cache's build) with max_rows_to_read = 1, so that
+// the engine refuses it (TOO_MANY_ROWS, a resource limit), and the other statements as they
+// are.
+type limitRunner struct {
+	executor.Runner
+	refused atomic.Int64
+}
+
+func (l *limitRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
+	if !strings.Contains(q.SQL, " es AS (") {
+		return l.Runner.Run(ctx, q)
+	}
+	l.refused.Add(1)
+	limited := *q
+	limited.Settings = append(slices.Clone(q.Settings), compiler.Setting{Key: "max_rows_to_read", Value: int64(1)})
+	return l.Runner.Run(ctx, &limited)
+}
+
+// TestEdgeSetOverLimitFallsBack: an edge set whose read an engine limit stops (memory, rows
+// read) does not fail the question: it runs its own statements, which read less, and answers
+// as without a cache; the set is remembered as too large, so the next question does not read
+// it again at this generation.
+func TestEdgeSetOverLimitFallsBack(t *testing.T) {
+	w := loadWorld(t)
+	user := slices.Sorted(maps.Keys(w.nodePath["User"]))[0]
+	q, err := env.compiler.Compile([]byte(pathQuery(user)), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stepAnswer(t, q)
+	cache := newCache(t, 64<<20, func() uint64 { return 2 })
+	r := &limitRunner{Runner: engine(t)}
+	for round := range 2 {
+		got, _, fellBack := cachedAnswer(t, r, cache, q)
+		if !fellBack {
+			t.Errorf("round %d: answered on edge sets the engine refused to read", round)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("round %d: answer differs from the plan in steps:\ngot:  %s\nwant: %s", round, got, want)
+		}
+	}
+	if n := r.refused.Load(); n == 0 || int(n) > len(q.Plan.PathCachePairs()) {
+		t.Errorf("%d edge set reads refused, want between 1 and one per pair (%d): the second question read them again", n, len(q.Plan.PathCachePairs()))
+	}
+	if s := cache.Stats(); s.TooBig == 0 {
+		t.Errorf("stats %+v: no set remembered as too large", s)
+	}
+}
