@@ -215,6 +215,9 @@ func (w writeService) Write(stream grpc.ClientStreamingServer[pb.WriteRequest, p
 		out.Merged = append(out.Merged, &pb.MergedTable{Table: m.Table, Parts: int64(m.Parts), Rows: m.Rows, Bytes: m.Bytes,
 			PartsAfter: int64(m.PartsAfter), ElapsedMs: m.Elapsed.Milliseconds()})
 	}
+	for _, r := range rep.Recovered {
+		out.Recovered = append(out.Recovered, &pb.RecoveredLoad{Staging: r.Staging, Version: r.Version, Nodes: r.Nodes, Edges: r.Edges})
+	}
 	for _, is := range rep.Skipped {
 		out.Skipped = append(out.Skipped, unstage(is.Error(), dir))
 	}

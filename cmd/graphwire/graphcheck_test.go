@@ -18,8 +18,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	ontologyfiles "github.com/graphwire/graphwire/config/ontology"
 	"github.com/graphwire/graphwire/executor/chdb"
 	"github.com/graphwire/graphwire/internal/hermetic"
+	"github.com/graphwire/graphwire/load"
+	"github.com/graphwire/graphwire/ontology"
 )
 
 // childEnv makes the test binary act as graphwire (run with its arguments) instead of running
@@ -34,6 +37,10 @@ func TestMain(m *testing.M) {
 		os.Exit(hermetic.Main(m.Run, chdb.DefaultCacheDir()))
 	case "run":
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "manifest":
+		// Load the files os.Args[2:] into the data directory os.Args[1], stopping right after
+		// the load's manifest is written: say "stopped" on stdout and block until killed.
+		os.Exit(loadToManifest(os.Args[1], os.Args[2:]))
 	case "stall":
 		// Like "run", but at the fourth drawing of the seed's load bar (one before the first
 		// batch, then one per batch that moves the percent, so after at least three inserted
@@ -43,6 +50,39 @@ func TestMain(m *testing.M) {
 	}
 	fmt.Fprintf(os.Stderr, "unknown %s\n", childEnv)
 	os.Exit(exitUsage)
+}
+
+// loadToManifest is the "manifest" child: a load of files into dir that stops for good once
+// its manifest is written, so that the next load of the directory completes it first.
+func loadToManifest(dir string, files []string) int {
+	ef := engineFlags{embedded: dir}
+	eng, err := ef.openWritable(os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer eng.Close()
+	ont, err := ontology.Load(ontologyfiles.Files())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var srcs []load.Source
+	for _, f := range files {
+		srcs = append(srcs, load.Source{Path: f})
+	}
+	stop := func(step string) {
+		if strings.HasPrefix(step, "manifest") {
+			fmt.Println("stopped")
+			io.Copy(io.Discard, os.Stdin) // the parent never writes or closes it
+		}
+	}
+	if _, err := load.Load(context.Background(), eng, ont, srcs, load.Options{Checkpoint: stop}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintln(os.Stderr, "the load ended without writing a manifest")
+	return 1
 }
 
 // stallWriter passes writes to w; at the left-th drawing of the load bar it stops the process.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLoadThroughServeReports: a load of tombstones into a data directory a running serve
@@ -88,5 +90,99 @@ func TestLoadThroughServeReports(t *testing.T) {
 		if !errors.As(err, &exit) || exit.ExitCode() != exitUnavailable || stderr.String() != want {
 			t.Errorf("%v on the held directory: %v, stderr:\n%s\nwant exit %d and:\n%s", c.args, err, stderr.String(), exitUnavailable, want)
 		}
+	}
+}
+
+// TestLoadThroughServeCompletesInterrupted: a load killed after its manifest is completed by
+// the next write, and a write through a running serve says so as a load in process does
+// ("completed first: …", with the earlier load's version and rows), apart from its own counts.
+func TestLoadThroughServeCompletesInterrupted(t *testing.T) {
+	requireCHDB(t)
+	tmp := t.TempDir()
+	held := filepath.Join(tmp, "held")
+	fixture, err := filepath.Glob(filepath.Join("..", "..", "load", "testdata", "graph", "*"))
+	if err != nil || len(fixture) == 0 {
+		t.Fatalf("fixture: %v", err)
+	}
+	if r := runCLI(append([]string{"load", "--embedded", held}, fixture...)...); r.code != exitOK {
+		t.Fatalf("load the fixture: exit %d\n%s", r.code, r.stderr)
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	interrupted := write("Milestone.jsonl", `{"id": 80, "traversal_path": "1/80/", "title": "interrupted", "state": "active"}`+"\n"+
+		`{"id": 81, "traversal_path": "1/80/", "title": "interrupted too", "state": "active"}`+"\n")
+	later := filepath.Join(tmp, "later")
+	if err := os.Mkdir(later, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	next := filepath.Join(later, "Milestone.jsonl")
+	if err := os.WriteFile(next, []byte(`{"id": 82, "traversal_path": "1/80/", "title": "through serve", "state": "active"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	c := child(t, "manifest", held, interrupted)
+	var cerr bytes.Buffer
+	c.Stderr = &cerr
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	said := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Scan()
+		said <- sc.Text()
+	}()
+	select {
+	case s := <-said:
+		if s != "stopped" {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("the interrupted load said %q, want stopped\n%s", s, cerr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		c.Process.Kill()
+		c.Wait()
+		t.Fatalf("the interrupted load did not reach its manifest in 2 minutes\n%s", cerr.String())
+	}
+	if err := c.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	c.Wait()
+
+	secret := filepath.Join(tmp, "secret")
+	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startServer(t, "--embedded", held, "--listen", "127.0.0.1:0", "--jwt-secret-file", secret)
+	var stderr bytes.Buffer
+	w := child(t, "run", "load", "--embedded", held, next)
+	w.Stderr = &stderr
+	if err := w.Run(); err != nil {
+		t.Fatalf("load through serve: %v\n%s", err, stderr.String())
+	}
+	out := stderr.String()
+	if !strings.Contains(out, "writing through it") {
+		t.Fatalf("the load did not go through serve:\n%s", out)
+	}
+	re := regexp.MustCompile(`(?m)^completed first: an earlier load interrupted after its manifest \(staging gw_stage_[0-9a-f]+_, version 2\): 2 node rows and 0 edge rows attached, not counted below$`)
+	if !re.MatchString(out) {
+		t.Errorf("the load through serve does not say it completed the interrupted one:\n%s", out)
+	}
+	if !strings.Contains(out, ": 1 rows in from 1 files, 1 valid, 0 invalid (skipped); 1 written, 0 unchanged, 0 tombstoned; version 3\n") {
+		t.Errorf("the load's own counts are not its alone:\n%s", out)
 	}
 }

@@ -243,6 +243,9 @@ func (r *remoteTarget) Write(ctx context.Context, b ingest.Batch) (load.Report, 
 		rep.Merged = append(rep.Merged, load.MergedTable{Table: m.GetTable(), Parts: int(m.GetParts()), Rows: m.GetRows(), Bytes: m.GetBytes(),
 			PartsAfter: int(m.GetPartsAfter()), Elapsed: time.Duration(m.GetElapsedMs()) * time.Millisecond})
 	}
+	for _, rl := range resp.GetRecovered() {
+		rep.Recovered = append(rep.Recovered, load.Recovered{Staging: rl.GetStaging(), Version: rl.GetVersion(), Nodes: rl.GetNodes(), Edges: rl.GetEdges()})
+	}
 	for _, s := range b.Sources {
 		rep.Files = append(rep.Files, load.FileReport{Path: s.Path, Type: s.Type, Format: s.Format})
 	}

@@ -575,8 +575,11 @@ type WriteResponse struct {
 	// Of written: the keys the files' tombstones delete, once each (docs/loading.md).
 	Deleted int64 `protobuf:"varint,15,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	// The graph tables the server merged after the write, and how long that took.
-	Merged        []*MergedTable `protobuf:"bytes,16,rep,name=merged,proto3" json:"merged,omitempty"`
-	MergingMs     int64          `protobuf:"varint,17,opt,name=merging_ms,json=mergingMs,proto3" json:"merging_ms,omitempty"`
+	Merged    []*MergedTable `protobuf:"bytes,16,rep,name=merged,proto3" json:"merged,omitempty"`
+	MergingMs int64          `protobuf:"varint,17,opt,name=merging_ms,json=mergingMs,proto3" json:"merging_ms,omitempty"`
+	// Earlier loads, interrupted after their manifest, that the server completed before this
+	// write; their rows are not counted above.
+	Recovered     []*RecoveredLoad `protobuf:"bytes,18,rep,name=recovered,proto3" json:"recovered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -730,6 +733,85 @@ func (x *WriteResponse) GetMergingMs() int64 {
 	return 0
 }
 
+func (x *WriteResponse) GetRecovered() []*RecoveredLoad {
+	if x != nil {
+		return x.Recovered
+	}
+	return nil
+}
+
+// RecoveredLoad is an earlier, interrupted load that a write completed first.
+type RecoveredLoad struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name prefix of its staging tables (gw_stage_<token>_).
+	Staging string `protobuf:"bytes,1,opt,name=staging,proto3" json:"staging,omitempty"`
+	// The _version its rows carry.
+	Version uint64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// The node rows and edge rows it attached (upserts and tombstones).
+	Nodes         int64 `protobuf:"varint,3,opt,name=nodes,proto3" json:"nodes,omitempty"`
+	Edges         int64 `protobuf:"varint,4,opt,name=edges,proto3" json:"edges,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecoveredLoad) Reset() {
+	*x = RecoveredLoad{}
+	mi := &file_graphwire_v1_write_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecoveredLoad) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecoveredLoad) ProtoMessage() {}
+
+func (x *RecoveredLoad) ProtoReflect() protoreflect.Message {
+	mi := &file_graphwire_v1_write_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecoveredLoad.ProtoReflect.Descriptor instead.
+func (*RecoveredLoad) Descriptor() ([]byte, []int) {
+	return file_graphwire_v1_write_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *RecoveredLoad) GetStaging() string {
+	if x != nil {
+		return x.Staging
+	}
+	return ""
+}
+
+func (x *RecoveredLoad) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *RecoveredLoad) GetNodes() int64 {
+	if x != nil {
+		return x.Nodes
+	}
+	return 0
+}
+
+func (x *RecoveredLoad) GetEdges() int64 {
+	if x != nil {
+		return x.Edges
+	}
+	return 0
+}
+
 // MergedTable is one graph table merged after a write.
 type MergedTable struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -747,7 +829,7 @@ type MergedTable struct {
 
 func (x *MergedTable) Reset() {
 	*x = MergedTable{}
-	mi := &file_graphwire_v1_write_proto_msgTypes[9]
+	mi := &file_graphwire_v1_write_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -759,7 +841,7 @@ func (x *MergedTable) String() string {
 func (*MergedTable) ProtoMessage() {}
 
 func (x *MergedTable) ProtoReflect() protoreflect.Message {
-	mi := &file_graphwire_v1_write_proto_msgTypes[9]
+	mi := &file_graphwire_v1_write_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -772,7 +854,7 @@ func (x *MergedTable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MergedTable.ProtoReflect.Descriptor instead.
 func (*MergedTable) Descriptor() ([]byte, []int) {
-	return file_graphwire_v1_write_proto_rawDescGZIP(), []int{9}
+	return file_graphwire_v1_write_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *MergedTable) GetTable() string {
@@ -861,7 +943,7 @@ const file_graphwire_v1_write_proto_rawDesc = "" +
 	"\n" +
 	"WriteChunk\x12\x12\n" +
 	"\x04file\x18\x01 \x01(\rR\x04file\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data\"\xff\x03\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"\xba\x04\n" +
 	"\rWriteResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x17\n" +
 	"\arows_in\x18\x02 \x01(\x03R\x06rowsIn\x12\x14\n" +
@@ -884,7 +966,13 @@ const file_graphwire_v1_write_proto_rawDesc = "" +
 	"\adeleted\x18\x0f \x01(\x03R\adeleted\x121\n" +
 	"\x06merged\x18\x10 \x03(\v2\x19.graphwire.v1.MergedTableR\x06merged\x12\x1d\n" +
 	"\n" +
-	"merging_ms\x18\x11 \x01(\x03R\tmergingMs\"\xa3\x01\n" +
+	"merging_ms\x18\x11 \x01(\x03R\tmergingMs\x129\n" +
+	"\trecovered\x18\x12 \x03(\v2\x1b.graphwire.v1.RecoveredLoadR\trecovered\"o\n" +
+	"\rRecoveredLoad\x12\x18\n" +
+	"\astaging\x18\x01 \x01(\tR\astaging\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x14\n" +
+	"\x05nodes\x18\x03 \x01(\x03R\x05nodes\x12\x14\n" +
+	"\x05edges\x18\x04 \x01(\x03R\x05edges\"\xa3\x01\n" +
 	"\vMergedTable\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12\x14\n" +
 	"\x05parts\x18\x02 \x01(\x03R\x05parts\x12\x12\n" +
@@ -910,7 +998,7 @@ func file_graphwire_v1_write_proto_rawDescGZIP() []byte {
 	return file_graphwire_v1_write_proto_rawDescData
 }
 
-var file_graphwire_v1_write_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_graphwire_v1_write_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_graphwire_v1_write_proto_goTypes = []any{
 	(*IndexScope)(nil),            // 0: graphwire.v1.IndexScope
 	(*GetIndexStateRequest)(nil),  // 1: graphwire.v1.GetIndexStateRequest
@@ -921,29 +1009,31 @@ var file_graphwire_v1_write_proto_goTypes = []any{
 	(*WriteFile)(nil),             // 6: graphwire.v1.WriteFile
 	(*WriteChunk)(nil),            // 7: graphwire.v1.WriteChunk
 	(*WriteResponse)(nil),         // 8: graphwire.v1.WriteResponse
-	(*MergedTable)(nil),           // 9: graphwire.v1.MergedTable
-	nil,                           // 10: graphwire.v1.GetIndexStateResponse.DigestsEntry
-	nil,                           // 11: graphwire.v1.WriteIndexPart.DigestsEntry
+	(*RecoveredLoad)(nil),         // 9: graphwire.v1.RecoveredLoad
+	(*MergedTable)(nil),           // 10: graphwire.v1.MergedTable
+	nil,                           // 11: graphwire.v1.GetIndexStateResponse.DigestsEntry
+	nil,                           // 12: graphwire.v1.WriteIndexPart.DigestsEntry
 }
 var file_graphwire_v1_write_proto_depIdxs = []int32{
 	0,  // 0: graphwire.v1.GetIndexStateRequest.scope:type_name -> graphwire.v1.IndexScope
-	10, // 1: graphwire.v1.GetIndexStateResponse.digests:type_name -> graphwire.v1.GetIndexStateResponse.DigestsEntry
+	11, // 1: graphwire.v1.GetIndexStateResponse.digests:type_name -> graphwire.v1.GetIndexStateResponse.DigestsEntry
 	4,  // 2: graphwire.v1.WriteRequest.header:type_name -> graphwire.v1.WriteHeader
 	7,  // 3: graphwire.v1.WriteRequest.chunk:type_name -> graphwire.v1.WriteChunk
 	5,  // 4: graphwire.v1.WriteRequest.index:type_name -> graphwire.v1.WriteIndexPart
 	6,  // 5: graphwire.v1.WriteHeader.files:type_name -> graphwire.v1.WriteFile
 	0,  // 6: graphwire.v1.WriteHeader.replace:type_name -> graphwire.v1.IndexScope
-	11, // 7: graphwire.v1.WriteIndexPart.digests:type_name -> graphwire.v1.WriteIndexPart.DigestsEntry
-	9,  // 8: graphwire.v1.WriteResponse.merged:type_name -> graphwire.v1.MergedTable
-	1,  // 9: graphwire.v1.WriteService.GetIndexState:input_type -> graphwire.v1.GetIndexStateRequest
-	3,  // 10: graphwire.v1.WriteService.Write:input_type -> graphwire.v1.WriteRequest
-	2,  // 11: graphwire.v1.WriteService.GetIndexState:output_type -> graphwire.v1.GetIndexStateResponse
-	8,  // 12: graphwire.v1.WriteService.Write:output_type -> graphwire.v1.WriteResponse
-	11, // [11:13] is the sub-list for method output_type
-	9,  // [9:11] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	12, // 7: graphwire.v1.WriteIndexPart.digests:type_name -> graphwire.v1.WriteIndexPart.DigestsEntry
+	10, // 8: graphwire.v1.WriteResponse.merged:type_name -> graphwire.v1.MergedTable
+	9,  // 9: graphwire.v1.WriteResponse.recovered:type_name -> graphwire.v1.RecoveredLoad
+	1,  // 10: graphwire.v1.WriteService.GetIndexState:input_type -> graphwire.v1.GetIndexStateRequest
+	3,  // 11: graphwire.v1.WriteService.Write:input_type -> graphwire.v1.WriteRequest
+	2,  // 12: graphwire.v1.WriteService.GetIndexState:output_type -> graphwire.v1.GetIndexStateResponse
+	8,  // 13: graphwire.v1.WriteService.Write:output_type -> graphwire.v1.WriteResponse
+	12, // [12:14] is the sub-list for method output_type
+	10, // [10:12] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_graphwire_v1_write_proto_init() }
@@ -962,7 +1052,7 @@ func file_graphwire_v1_write_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_graphwire_v1_write_proto_rawDesc), len(file_graphwire_v1_write_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
