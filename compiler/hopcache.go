@@ -10,12 +10,13 @@ import (
 // Traversals on cached edges (docs/compiler.md, "Traversals on cached edges").
 //
 // A fixed-length traversal (a chain or tree of single hops) reads, besides its node tables,
-// one edge scan per relationship, each about 2 ms of planning before it reads a row. On the
-// edge sets of the path cache ([Compiler.EdgeSet]: edges whose both ends are live nodes the
-// caller may read) the hops are followed in Go from the named root ([Plan.CachedHops]), and
-// one statement ([Compiler.HopsCachedStep]) reads every node, each narrowed to the ids the
-// hops reached, joined by the edges found instead of by edge scans, with the order, cursor
-// and limit of the one-statement form.
+// one edge scan per relationship, each about 2 ms of planning before it reads a row, and
+// every hop after the first is seeded by the readable ends of the one before. On the edge
+// sets of the path cache ([Compiler.EdgeSet]: edges whose both ends are live nodes the caller
+// may read) the hops are followed in Go from the named root ([Plan.CachedHops]), and one
+// statement ([Compiler.HopsCachedStep]) reads every node as the one statement does (narrowed
+// to the ids the hops reached where it narrows them), joined by the edges found, listed as a
+// parameter, instead of by edge scans, with the order, cursor and limit of the one statement.
 
 // hopCache is what the cached form of a fixed-length traversal needs from the lowering.
 type hopCache struct {
@@ -33,34 +34,37 @@ type hopSets struct {
 	aIsX  bool // the hop's from end (column a) is the stored edge's source (the set's X)
 }
 
-// hopArm is one arm of a hop's CTE in the cached form: the edges of one relationship type
-// between the node id at one end and the nodes ids at the other.
-type hopArm struct {
-	byNear bool // id is the near end's, ids the far end's; else the other way round
-	id     int64
-	kind   string
-	ids    []int64
+// hopEdge is one edge a hop's CTE lists in the cached form: its from end (a), its to end
+// (b) and its relationship type.
+type hopEdge struct {
+	a, b int64
+	kind string
 }
 
 // Hops are the edges of a fixed-length traversal found on cached edges: per hop (by its
-// relationship's index) the arms of its CTE, and per node (by index) the ids the hops
+// relationship's index) the edges its CTE lists, and per node (by index) the ids the hops
 // reached, ascending.
 type Hops struct {
-	arms  map[int][]hopArm
+	edges map[int][]hopEdge
 	cands map[int][]int64
 }
 
-// maxHopArms bounds the arms the cached statement lists over all hops; above it the query
-// runs as one statement.
-const maxHopArms = 64
+// maxHopEdges bounds the edges the cached statement lists over all hops; above it the query
+// runs as one statement. The engine parses the parameter's text before it plans: 2,000
+// pairs cost about 8 ms, 20,000 about 125 ms (against 0.7 ms for SELECT 1).
+const maxHopEdges = 4096
 
 // hopCacheFor returns the cached-hops state of a traversal's join tree, or nil when the
-// cached form cannot reproduce the one-statement answer: a hop of several hops (a walk,
-// walkcache.go), in both directions, with edge filters or bound to its namespace, or a root
-// that names no ids.
+// cached form cannot reproduce the one-statement answer or would not gain: a single hop, a
+// hop of several hops (a walk, walkcache.go), in both directions, with edge filters or bound
+// to its namespace, or a root that names no ids.
 func (l *lowerer) hopCacheFor(root *nodeSel, hops []hop) *hopCache {
 	r := l.r
-	if r.queryType != qTraversal || len(hops) == 0 {
+	// One hop from named ids stays one statement: its edge scan is bounded by those ids
+	// (rule 4 of "SQL shapes"), and listing its edges as a parameter cost more than the scan
+	// (bench/duckdb's 1-hop question at scale 10: 2,000 edges, 30 ms against 12.6 for the
+	// admin; 11.3 against 12.2 scoped).
+	if r.queryType != qTraversal || len(hops) < 2 {
 		return nil
 	}
 	if !root.hasIDs && (root.idRange == nil || root.idRange[1]-root.idRange[0] > maxWalkRange) {
@@ -109,21 +113,17 @@ func (p *Plan) TraversalCachePairs() []EdgePair {
 // node so reached is a live node the caller may read (the sets hold only edges between such
 // nodes); the statement ([Compiler.HopsCachedStep]) still reads every node through its
 // checked scan, with its filters, and the join keeps only rows all of whose nodes it read.
-// ok is false when the statement would need more than maxHopArms arms, the hops more than
-// maxWalkSteps steps, or an edge is stored twice between the same two nodes (under two
-// traversal paths: the edge scans would return it twice, the arms once).
+// ok is false when the hops find more than maxHopEdges edges, read more than maxWalkSteps, or
+// an edge is stored twice between the same two nodes (under two traversal paths: the edge
+// scans would return it twice, the list once).
 func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err error) {
 	hc := p.hops
 	if hc == nil {
 		return nil, false, newErr("", ErrCompilerBug, "cached hops of a query without a cached traversal plan")
 	}
-	hs = &Hops{arms: map[int][]hopArm{}, cands: map[int][]int64{}}
+	hs = &Hops{edges: map[int][]hopEdge{}, cands: map[int][]int64{}}
 	reached := map[int]map[int64]bool{}
-	budget, arms := maxWalkSteps, 0
-	type edgeKey struct {
-		a, b int64
-		kind string
-	}
+	budget, total := maxWalkSteps, 0
 	for _, h := range hc.hops {
 		nearOK := named(hc.root)
 		if h.h.near != hc.root {
@@ -134,9 +134,8 @@ func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err 
 		if far := h.h.far; far.hasIDs || far.idRange != nil {
 			farOK = named(far)
 		}
-		seen := map[edgeKey]bool{}
-		byNear := map[edgeKey][]int64{} // key a: the near id, kind; b unused
-		byFar := map[edgeKey][]int64{}
+		seen := map[hopEdge]bool{}
+		var found []hopEdge
 		fars := map[int64]bool{}
 		for _, ep := range h.pairs {
 			for _, e := range sets[ep] {
@@ -154,39 +153,29 @@ func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err 
 				if !nearOK(near) || !farOK(far) {
 					continue
 				}
-				k := edgeKey{a.ID, b.ID, ep.Type}
+				k := hopEdge{a.ID, b.ID, ep.Type}
 				if seen[k] {
 					return nil, false, nil
 				}
 				seen[k] = true
 				fars[far.ID] = true
-				byNear[edgeKey{a: near.ID, kind: ep.Type}] = append(byNear[edgeKey{a: near.ID, kind: ep.Type}], far.ID)
-				byFar[edgeKey{a: far.ID, kind: ep.Type}] = append(byFar[edgeKey{a: far.ID, kind: ep.Type}], near.ID)
+				found = append(found, k)
 			}
 		}
-		reached[h.h.far.idx] = fars
-		group, isNear := byNear, true
-		if len(byFar) < len(byNear) {
-			group, isNear = byFar, false
+		if total += len(found); total > maxHopEdges {
+			return nil, false, nil
 		}
-		keys := make([]edgeKey, 0, len(group))
-		for k := range group {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(x, y edgeKey) int {
+		slices.SortFunc(found, func(x, y hopEdge) int {
 			if c := cmp.Compare(x.a, y.a); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.b, y.b); c != 0 {
 				return c
 			}
 			return cmp.Compare(x.kind, y.kind)
 		})
-		if arms += len(keys); arms > maxHopArms {
-			return nil, false, nil
-		}
-		for _, k := range keys {
-			ids := group[k]
-			slices.Sort(ids)
-			hs.arms[h.h.rs.idx] = append(hs.arms[h.h.rs.idx], hopArm{byNear: isNear, id: k.a, kind: k.kind, ids: ids})
-		}
+		hs.edges[h.h.rs.idx] = found
+		reached[h.h.far.idx] = fars
 		ids := make([]int64, 0, len(fars))
 		for id := range fars {
 			ids = append(ids, id)
@@ -200,10 +189,8 @@ func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err 
 // Len is the number of edges found.
 func (hs *Hops) Len() int {
 	n := 0
-	for _, arms := range hs.arms {
-		for _, a := range arms {
-			n += len(a.ids)
-		}
+	for _, es := range hs.edges {
+		n += len(es)
 	}
 	return n
 }
@@ -218,6 +205,16 @@ func (c *Compiler) HopsCachedStep(q *Query, hs *Hops) (*Query, error) {
 	if q == nil || q.Plan.TraversalCachePairs() == nil || hs == nil {
 		return nil, newErr("", ErrCompilerBug, "cached hops step requested for a query without a cached traversal plan")
 	}
+	stmt, err := c.hopsCachedStmt(q, hs)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish(stmt, q.Plan.caller, q.Plan.Build.QueryType, nil)
+}
+
+// hopsCachedStmt builds HopsCachedStep's statement, before the check: the traversal lowered
+// again, with the edges hs in place of the hops' edge scans.
+func (c *Compiler) hopsCachedStmt(q *Query, hs *Hops) (*selectStmt, error) {
 	hc := q.Plan.hops
 	caller := q.Plan.caller
 	cat := c.catalogFor(caller)
@@ -229,41 +226,34 @@ func (c *Compiler) HopsCachedStep(q *Query, hs *Hops) (*Query, error) {
 		return nil, err
 	}
 	placePrewhere(stmt, cat)
-	return c.finish(stmt, caller, q.Plan.Build.QueryType, nil)
+	return stmt, nil
 }
 
-// hoppedCTE is the CTE of hop h in the cached form: one arm per (node id, type) of one end,
-// reading the other end's CTE at the ids the edges pair with it, with the columns of the
-// hop's edge CTE. With no edge, one arm that reads nothing keeps the columns.
-func (l *lowerer) hoppedCTE(h hop) *cte {
+// hoppedCTEs are the CTEs of hop h in the cached form: h<j>p, the edges found, one row per
+// edge from the array parameter that lists them, and h<j>, those rows with the columns of the
+// hop's edge CTE. Neither reads a table: the final join binds both ends of every edge to the
+// node CTEs, which are checked scans.
+func (l *lowerer) hoppedCTEs(h hop) []*cte {
 	rs := h.rs
-	arms := l.hopped.arms[rs.idx]
-	if len(arms) == 0 {
-		arms = []hopArm{{byNear: true, kind: rs.concrete[0]}}
+	edges := l.hopped.edges[rs.idx]
+	// With one relationship type the kind is a constant, and the parameter holds only ids.
+	vals := make([]any, len(edges))
+	typ := "Array(Tuple(Int64, Int64))"
+	for i, e := range edges {
+		vals[i] = []any{e.a, e.b}
 	}
-	fwd := rs.direction != "incoming"
-	var union *selectStmt
-	for _, arm := range arms {
-		other := nName(h.far)
-		if !arm.byNear {
-			other = nName(h.near)
+	elem := func(i int) expr { return fn("tupleElement", col("", "e"), litInt(i)) }
+	var kind expr = prm(rs.concrete[0], typString)
+	if len(rs.concrete) > 1 {
+		typ = "Array(Tuple(Int64, Int64, String))"
+		for i, e := range edges {
+			vals[i] = []any{e.a, e.b, e.kind}
 		}
-		var near, far expr = prm(arm.id, typInt64), col("w", "id")
-		if !arm.byNear {
-			near, far = far, near
-		}
-		a, b := near, far
-		if !h.nearIsFrom {
-			a, b = far, near
-		}
-		s := &selectStmt{distinct: true, from: &cteRef{name: other, alias: "w"},
-			cols:  []selItem{as(a, "a"), as(b, "b"), as(prm(arm.kind, typString), "kind"), as(litBool(fwd), "fwd"), as(litInt(1), "depth")},
-			where: []expr{inValues(col("w", "id"), int64sAny(arm.ids), typInt64)}}
-		if union == nil {
-			union = s
-		} else {
-			union.union = append(union.union, s)
-		}
+		kind = elem(3)
 	}
-	return &cte{name: hName(rs), body: union}
+	raw := hName(rs) + "p"
+	rows := &selectStmt{cols: []selItem{as(fn("arrayJoin", prm(vals, typ)), "e")}}
+	body := &selectStmt{from: &cteRef{name: raw},
+		cols: []selItem{as(elem(1), "a"), as(elem(2), "b"), as(kind, "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(litInt(1), "depth")}}
+	return []*cte{{name: raw, body: rows}, {name: hName(rs), body: body}}
 }

@@ -539,10 +539,15 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	for _, h := range hops {
 		nearCol, farCol := h.ends()
 		if l.hopped != nil {
-			// The hops were found on cached edges (hopcache.go): the far node, narrowed to
-			// the ids they reached, then the edges, which read it or the near node.
-			s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], idsIn(col("t", "id"), l.hopped.cands[h.far.idx]))})
-			s.with = append(s.with, l.hoppedCTE(h))
+			// The hops were found on cached edges (hopcache.go): the far node, read or
+			// narrowed, as the one statement narrows it, to the ids the edges reached (a
+			// small leaf is read whole, as there), then the edges.
+			var seed []expr
+			if l.narrowFar(h.far, hops) {
+				seed = append(seed, idsIn(col("t", "id"), l.hopped.cands[h.far.idx]))
+			}
+			s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], seed...)})
+			s.with = append(s.with, l.hoppedCTEs(h)...)
 		} else if l.walked != nil && h.rs.maxHops > 1 {
 			// The walks were found on cached edges (walkcache.go): the far node, narrowed to
 			// the ends they reached, then the walks, which read it.

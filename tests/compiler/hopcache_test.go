@@ -15,12 +15,12 @@ import (
 	"github.com/graphwire/graphwire/internal/cputime"
 )
 
-// TestTraversalCacheCraftedGraph: fixed-length traversals on cached edges (docs/compiler.md,
+// TestTraversalCacheCraftedGraph: fixed-length traversals of two hops on cached edges (docs/compiler.md,
 // "Traversals on cached edges") answer byte for byte as the one statement does, on a crafted
 // graph with a self loop, a far node in another namespace and a deleted one, a named root the
 // caller may not read or that is deleted, and an edge stored under two traversal paths (which
 // the cached form must leave to the one statement, whose edge scans return it twice); chains,
-// a tree, an incoming relationship, a far node naming its ids, filters and an order_by; for
+// a tree, a chain from the root's far side, an incoming relationship, a far node naming its ids, filters and an order_by; for
 // callers with other scopes and the same scope at two levels, in turns on one cache, cold and
 // warm; pages of one row by cursor; and after a write.
 func TestTraversalCacheCraftedGraph(t *testing.T) {
@@ -65,6 +65,7 @@ func TestTraversalCacheCraftedGraph(t *testing.T) {
 		edge(in, "Group", g4, "Project", p4, 1, false),  // one edge under two traversal paths
 		edge(sub, "Group", g4, "Project", p4, 1, false), //
 		edge(in, "Group", g4, "Project", p1, 1, false),  //
+		edge(in, "Group", g4, "Group", g2, 1, false),    //
 	}
 	insert("gl_group", gcols, groups...)
 	insert("gl_project", pcols, projects...)
@@ -88,16 +89,16 @@ func TestTraversalCacheCraftedGraph(t *testing.T) {
 		callerWith(scopeSpec{"1/93/", 10}), callerWith(scopeSpec{"1/93/", 30}), callerWith(scopeSpec{"1/93/95/", 30})}
 	roots := fmt.Sprintf("%d,%d,%d", g1, g2, gd)
 	queries := []string{
-		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `],"columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group","columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group"},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"g","to":"p"}],"order_by":"-p.full_path","limit":100%s}`,
-		`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[` + fmt.Sprintf("%d,%d,%d", p1, p2, p3) + `]},{"id":"g","entity":"Group","filters":{"full_path":{"starts_with":"g92"}}}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":100%s}`,
-		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group","node_ids":[` + fmt.Sprintf("%d,%d,%d", g1, g3, gx) + `],"columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"h","to":"g","direction":"incoming"}],"limit":100%s}`,
-		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":` + fmt.Sprint(g1) + `,"end":` + fmt.Sprint(gd) + `}},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":100%s}`,
+		`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[` + fmt.Sprintf("%d,%d,%d", p1, p2, p3) + `]},{"id":"g","entity":"Group","filters":{"full_path":{"starts_with":"g92"}}},{"id":"f","entity":"Group","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"},{"type":"CONTAINS","from":"f","to":"g"}],"limit":100%s}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group","node_ids":[` + fmt.Sprintf("%d,%d,%d", g1, g3, gx) + `],"columns":["full_path"]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"h","to":"g","direction":"incoming"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":100%s}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":` + fmt.Sprint(g1) + `,"end":` + fmt.Sprint(gd) + `}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":100%s}`,
 	}
 	// The root named by this query has an edge stored twice: the cached form leaves it to
-	// the one statement.
-	twice := `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + fmt.Sprint(g4) + `]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":2}`
+	// the one statement, whose edge scan returns the edge twice (the second row is the
+	// probe for has_more at this limit).
+	twice := `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + fmt.Sprint(g4) + `]},{"id":"p","entity":"Project"},{"id":"h","entity":"Group"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"},{"type":"CONTAINS","from":"g","to":"h"}],"limit":2}`
 	var gen atomic.Uint64
 	cache := newCache(t, 64<<20, gen.Load)
 	compile := func(q string, c *compiler.Caller) *compiler.Query {
