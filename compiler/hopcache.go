@@ -64,8 +64,8 @@ func (l *lowerer) hopCacheFor(root *nodeSel, hops []hop) *hopCache {
 	// (rule 4 of "SQL shapes"), and listing its edges as a parameter cost more than the scan
 	// (bench/duckdb's 1-hop question at scale 10: 2,000 edges, 30 ms against 12.6 for the
 	// admin; 11.3 against 12.2 scoped).
-	if r.queryType != qTraversal || len(hops) < 2 {
-		return nil
+	if r.queryType != qTraversal || len(hops) < 2 || len(hops) != len(r.rels) {
+		return nil // (a relationship outside the join tree would join two nodes it reached)
 	}
 	if !root.hasIDs && (root.idRange == nil || root.idRange[1]-root.idRange[0] > maxWalkRange) {
 		return nil
