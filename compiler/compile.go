@@ -259,7 +259,7 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 		placePrewhere(l.paths.first, cat)
 	}
 	l.planDerived()
-	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin, steps: l.steps, paths: l.paths, walks: l.walks}, nil
+	return stmt, &Plan{Build: l.plan, caller: caller, debug: r.debugSQL && caller.Admin, steps: l.steps, paths: l.paths, walks: l.walks, hops: l.hops}, nil
 }
 
 // finish runs the security check and emits the statement.
@@ -305,6 +305,8 @@ type Plan struct {
 	paths *pathSteps
 	// walks is the cached form of a traversal's walk (walkcache.go); nil when it has none.
 	walks *walkCache
+	// hops is the cached form of a fixed-length traversal (hopcache.go); nil when it has none.
+	hops *hopCache
 }
 
 // Debug reports whether the response should carry the executed SQL (include_debug_sql

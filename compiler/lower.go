@@ -20,6 +20,8 @@ type lowerer struct {
 	paths  *pathSteps     // path_finding: the multi-step plan
 	walks  *walkCache     // traversal: the walk's cached form, if it can have one
 	walked *Walks         // set: the walk is read from these (WalkCachedStep)
+	hops   *hopCache      // traversal: the fixed-length hops' cached form, if they can have one
+	hopped *Hops          // set: the hops are read from these (HopsCachedStep)
 }
 
 // sortKey is one ORDER BY key with what the seek predicate and the readback need.

@@ -538,7 +538,17 @@ func (l *lowerer) lowerTree(cols map[int][]*property) (*selectStmt, []hop) {
 	s.with = append(s.with, &cte{name: nName(root), body: l.nodeScan(root, cols[root.idx])})
 	for _, h := range hops {
 		nearCol, farCol := h.ends()
-		if l.walked != nil && h.rs.maxHops > 1 {
+		if l.hopped != nil {
+			// The hops were found on cached edges (hopcache.go): the far node, read or
+			// narrowed, as the one statement narrows it, to the ids the edges reached (a
+			// small leaf is read whole, as there), then the edges.
+			var seed []expr
+			if l.narrowFar(h.far, hops) {
+				seed = append(seed, idsIn(col("t", "id"), l.hopped.cands[h.far.idx]))
+			}
+			s.with = append(s.with, &cte{name: nName(h.far), body: l.nodeScan(h.far, cols[h.far.idx], seed...)})
+			s.with = append(s.with, l.hoppedCTEs(h)...)
+		} else if l.walked != nil && h.rs.maxHops > 1 {
 			// The walks were found on cached edges (walkcache.go): the far node, narrowed to
 			// the ends they reached, then the walks, which read it.
 			ctes, ends := l.walkedCTEs(h)
@@ -688,7 +698,10 @@ func (l *lowerer) lowerTraversal() (*selectStmt, error) {
 		extra[orderNode.idx] = append(extra[orderNode.idx], orderProp)
 	}
 	cols := l.treeColumns(extra, func(*nodeSel) bool { return true })
-	s, _ := l.lowerTree(cols)
+	s, hops := l.lowerTree(cols)
+	if l.hopped == nil && l.walks == nil {
+		l.hops = l.hopCacheFor(pickRoot(r.nodes), hops)
+	}
 	for _, n := range r.nodes {
 		pn := graphresponse.PlanNode{Alias: n.alias, Entity: n.ent.name, Columns: planColumns(selection(n))}
 		l.plan.Nodes = append(l.plan.Nodes, pn)

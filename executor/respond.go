@@ -118,11 +118,12 @@ type RespondOptions struct {
 	// Screen screens the base page before hydration ([RespondScreened]); nil: none.
 	Screen Screen
 	// Edges, when set, holds edge sets that a path_finding query with a plan in steps, a
-	// traversal's variable-length walk, or a two-step neighbors plan runs on when it can
-	// ([compiler.Plan.PathCachePairs], [compiler.Plan.WalkCachePairs],
+	// traversal's variable-length walk, a fixed-length traversal from named ids, or a
+	// two-step neighbors plan runs on when it can ([compiler.Plan.PathCachePairs],
+	// [compiler.Plan.WalkCachePairs], [compiler.Plan.TraversalCachePairs],
 	// [compiler.Plan.NeighborCachePairs]; docs/compiler.md, "Path finding on cached edges",
-	// "Walks on cached edges", "Neighbors on cached edges"). Set it only for an engine this
-	// process alone writes.
+	// "Walks on cached edges", "Traversals on cached edges", "Neighbors on cached edges").
+	// Set it only for an engine this process alone writes.
 	Edges *EdgeCache
 }
 
@@ -145,6 +146,8 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 		}
 	} else if q.Plan.WalkCachePairs() != nil && o.Edges != nil {
 		base, ok, err = cachedWalks(ctx, r, h, q, o.Edges, &ex)
+	} else if q.Plan.TraversalCachePairs() != nil && o.Edges != nil {
+		base, ok, err = cachedHops(ctx, r, h, q, o.Edges, &ex)
 	} else {
 		if o.Edges != nil {
 			base, looked, ok, err = cachedNeighbors(ctx, r, h, q, s == nil, o.Edges, &ex)

@@ -241,7 +241,7 @@ func respond(t testing.TB, c *compiler.Compiler, query string, caller *compiler.
 			t.Errorf("query %s: %v", query, err)
 		}
 	}
-	if q.Plan.WalkCachePairs() != nil {
+	if q.Plan.WalkCachePairs() != nil || q.Plan.TraversalCachePairs() != nil {
 		if err := sameOnEdgeCache(context.Background(), e, c, q, answerBytes(resp)); err != nil {
 			t.Errorf("query %s: %v", query, err)
 		}
@@ -278,7 +278,7 @@ func sameAsOneStatement(ctx context.Context, e executor.Runner, c *compiler.Comp
 }
 
 // sameOnEdgeCache reports how the answers of q, a path_finding plan in steps, a traversal
-// whose walk can run on cached edges or a two-step neighbors plan, on a cold and then a warm
+// whose walk or fixed-length hops can run on cached edges or a two-step neighbors plan, on a cold and then a warm
 // edge cache (docs/compiler.md, "Path finding on cached edges", "Walks on cached edges",
 // "Neighbors on cached edges") differ from want, the answer without a cache: nil when both
 // are byte for byte the same, or when q cannot run on the cache. It also fails when the cache
@@ -288,6 +288,9 @@ func sameOnEdgeCache(ctx context.Context, e executor.Runner, c *compiler.Compile
 	pairs, fallback := q.Plan.PathCachePairs(), q.Plan.Edges()
 	if pairs == nil {
 		pairs, fallback = q.Plan.WalkCachePairs(), q
+	}
+	if pairs == nil {
+		pairs, fallback = q.Plan.TraversalCachePairs(), q
 	}
 	if pairs == nil {
 		pairs, fallback = q.Plan.NeighborCachePairs(), q.Plan.Edges()
