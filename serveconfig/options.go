@@ -125,8 +125,9 @@ type Config struct {
 	// before the parts those merges left are merged too (0: never).
 	NoMerge   bool
 	MergeIdle time.Duration
-	// GraphCacheMB bounds, in MiB, the edge sets path_finding runs on with the embedded
-	// engine (docs/compiler.md, "Path finding on cached edges"); 0 turns the cache off.
+	// GraphCacheMB bounds, in MiB, the edge sets path finding, walks, neighbors and
+	// traversals of two or more hops run on with the embedded engine (docs/compiler.md, "Path
+	// finding on cached edges" and the sections after it); 0 turns the cache off.
 	GraphCacheMB int
 }
 
@@ -270,7 +271,7 @@ var table = []Option{
 		func(c *Config) any { return &c.NoMerge }},
 	{"merge-idle", Duration, "10s", "with the embedded engine: once no query has run for this long, merge the parts of large tables that the merges after writes left (0: never)",
 		func(c *Config) any { return &c.MergeIdle }},
-	{"graph-cache-mb", Int, "128", "with the embedded engine: MiB of memory for the edges path_finding walks in Go, per caller and relationship type (0: off, every path is read by the engine)",
+	{"graph-cache-mb", Int, "128", "with the embedded engine: MiB of memory for the edge sets that path finding, walks, neighbors and traversals of two or more hops from named ids follow in Go, per caller and relationship type (0: off, the engine reads every edge)",
 		func(c *Config) any { return &c.GraphCacheMB }},
 }
 
