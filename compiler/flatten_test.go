@@ -8,7 +8,8 @@ import (
 // TestSingleNodeReadsItsTable: a traversal of one node is one select that reads the table
 // itself (no CTE for the engine to analyse and plan), with the filters after FINAL, the
 // cursor's seek on id ahead of FINAL with the scope, and a seek on another column after FINAL;
-// a traversal with a relationship keeps its CTEs.
+// lazy materialization is off unless a text column is left to read after the limit; a
+// traversal with a relationship keeps its CTEs.
 func TestSingleNodeReadsItsTable(t *testing.T) {
 	c := newCompiler(t)
 	search := `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","title":{"contains":"fix"}},"columns":["merged_at"]}],"order_by":"-mr.merged_at"`
@@ -43,6 +44,7 @@ func TestSingleNodeReadsItsTable(t *testing.T) {
 			"PREWHERE startsWith(t.traversal_path, {p0:String})\n",
 			"WHERE t._deleted = false AND t.state = {p1:String} AND positionCaseInsensitiveUTF8(t.title, {p2:String}) > 0\n",
 			"ORDER BY t.merged_at DESC NULLS LAST, t.id ASC\n",
+			"SETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0, query_plan_optimize_lazy_materialization = 0",
 		}, []string{"WITH", "n0."}},
 		{"search, second page", page(search, `["2024-01-01 00:00:00","5"]`), []string{
 			"FROM gl_merge_request AS t FINAL\nPREWHERE startsWith(t.traversal_path, {p0:String})\n",
@@ -53,6 +55,13 @@ func TestSingleNodeReadsItsTable(t *testing.T) {
 			"PREWHERE startsWith(t.traversal_path, {p0:String}) AND t.id = {p1:Int64} AND t.id > {p2:Int64}\n",
 			"WHERE t._deleted = false\n",
 		}, []string{"WITH", "n0."}},
+		{"numbers left to read", compile(`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"title":{"contains":"fix"}},"columns":["title","iid","merged_at","draft"]}]}`), []string{
+			"FROM gl_merge_request AS t FINAL\n",
+			", query_plan_optimize_lazy_materialization = 0",
+		}, []string{"WITH"}},
+		{"text left to read", compile(`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged"},"columns":["iid","description"]}],"order_by":"-mr.merged_at"}`), []string{
+			"FROM gl_merge_request AS t FINAL\n",
+		}, []string{"WITH", "lazy"}},
 		{"one hop", compile(`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"}]}`),
 			[]string{"WITH\n", "FROM n0\n"}, nil},
 	}
