@@ -23,6 +23,7 @@ var checkQueries = []string{
 	// One node: the select of the answer reads the table itself (flattenScan).
 	`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","title":{"contains":"fix"}},"columns":["iid","merged_at"]}],"order_by":"-mr.merged_at","cursor":{"page_size":5}}`,
 	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":"alice"}}]}`,
+	`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"draft":false}}],"group_by":["mr.state"],"aggregations":[{"count":"mr"},{"max":"mr.iid"}],"aggregation_sort":"-count_mr","cursor":{"page_size":5}}`,
 }
 
 var checkCallers = []*Caller{

@@ -8,8 +8,9 @@ import (
 // TestSingleNodeReadsItsTable: a traversal of one node is one select that reads the table
 // itself (no CTE for the engine to analyse and plan), with the filters after FINAL, the
 // cursor's seek on id ahead of FINAL with the scope, and a seek on another column after FINAL;
-// lazy materialization is off unless a text column is left to read after the limit; a
-// traversal with a relationship keeps its CTEs.
+// lazy materialization is off unless a text column is left to read after the limit; an
+// aggregation of one node groups and seeks (HAVING, on its own aliases) on the scan too; a
+// traversal or aggregation with a relationship keeps its CTEs.
 func TestSingleNodeReadsItsTable(t *testing.T) {
 	c := newCompiler(t)
 	search := `{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","title":{"contains":"fix"}},"columns":["merged_at"]}],"order_by":"-mr.merged_at"`
@@ -62,6 +63,13 @@ func TestSingleNodeReadsItsTable(t *testing.T) {
 		{"text left to read", compile(`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged"},"columns":["iid","description"]}],"order_by":"-mr.merged_at"}`), []string{
 			"FROM gl_merge_request AS t FINAL\n",
 		}, []string{"WITH", "lazy"}},
+		{"aggregation, second page", page(`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"draft":false}}],"group_by":["mr.state"],"aggregations":[{"count":"mr"},{"max":"mr.iid"}],"aggregation_sort":"-count_mr"`, `["5","merged"]`), []string{
+			"SELECT t.state AS g0, count() AS m0, maxOrNull(t.iid) AS m1, toString(m0) AS _k0, toString(g0) AS _k1\nFROM gl_merge_request AS t FINAL\n",
+			"PREWHERE startsWith(t.traversal_path, {p0:String})\nWHERE t._deleted = false AND t.draft = {p1:Bool}\nGROUP BY t.state\n",
+			"HAVING (m0 < {p2:Int64} OR m0 = {p2:Int64} AND g0 > {p3:String})\nORDER BY m0 DESC, g0 ASC\n",
+		}, []string{"WITH", "n0."}},
+		{"aggregation over a hop", compile(`{"query_type":"aggregation","nodes":[{"id":"pl","entity":"Pipeline","filters":{"status":"failed"}},{"id":"p","entity":"Project"}],"relationships":[{"type":"IN_PROJECT","from":"pl","to":"p"}],"group_by":["p"],"aggregations":[{"count":"pl"}]}`),
+			[]string{"WITH\n", "INNER JOIN n1 ON", "enable_join_runtime_filters = 0"}, nil},
 		{"one hop", compile(`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"}]}`),
 			[]string{"WITH\n", "FROM n0\n"}, nil},
 	}
