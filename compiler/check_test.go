@@ -20,6 +20,10 @@ var checkQueries = []string{
 	`{"query_type":"aggregation","nodes":[{"id":"pl","entity":"Pipeline","filters":{"status":"failed"}},{"id":"p","entity":"Project"}],"relationships":[{"type":"IN_PROJECT","from":"pl","to":"p"}],"group_by":["p"],"aggregations":[{"count":"pl"}]}`,
 	`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"p","entity":"Project","node_ids":[1000]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`,
 	`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[1]}],"neighbors":{"direction":"both"}}`,
+	// One node: the select of the answer reads the table itself (flattenScan).
+	`{"query_type":"traversal","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"state":"merged","title":{"contains":"fix"}},"columns":["iid","merged_at"]}],"order_by":"-mr.merged_at","cursor":{"page_size":5}}`,
+	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","filters":{"username":"alice"}}]}`,
+	`{"query_type":"aggregation","nodes":[{"id":"mr","entity":"MergeRequest","filters":{"draft":false}}],"group_by":["mr.state"],"aggregations":[{"count":"mr"},{"max":"mr.iid"}],"aggregation_sort":"-count_mr","cursor":{"page_size":5}}`,
 }
 
 var checkCallers = []*Caller{

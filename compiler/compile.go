@@ -264,7 +264,7 @@ func (c *Compiler) lower(dsl []byte, caller *Caller) (*selectStmt, *Plan, error)
 
 // finish runs the security check and emits the statement.
 func (c *Compiler) finish(stmt *selectStmt, caller *Caller, queryType string, plan *Plan) (*Query, error) {
-	stmt.settings = settingsFor(queryType)
+	stmt.settings = append(settingsFor(queryType), stmt.settings...)
 	if err := check(stmt, c.catalogFor(caller), caller); err != nil {
 		return nil, err
 	}

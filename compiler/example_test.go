@@ -27,13 +27,13 @@ func Example() {
 		fmt.Println(p.Name, p.Type, p.Value)
 	}
 	// Output:
-	// WITH
-	//   n0 AS (SELECT t.id AS id, t.name AS name FROM gl_project AS t FINAL PREWHERE startsWith(t.traversal_path, {p0:String}) WHERE t._deleted = false AND t.name = {p1:String})
-	// SELECT n0.id AS n0_id, n0.name AS n0_name
-	// FROM n0
-	// ORDER BY n0.id ASC
+	// SELECT t.id AS n0_id, t.name AS n0_name
+	// FROM gl_project AS t FINAL
+	// PREWHERE startsWith(t.traversal_path, {p0:String})
+	// WHERE t._deleted = false AND t.name = {p1:String}
+	// ORDER BY t.id ASC
 	// LIMIT 31
-	// SETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0
+	// SETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0, query_plan_optimize_lazy_materialization = 0
 	// p0 String 100/
 	// p1 String api
 }

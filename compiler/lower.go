@@ -303,10 +303,20 @@ func planColumns(ps []*property) []graphresponse.PlanColumn {
 // sorting-key predicates in PREWHERE ahead of FINAL, that rewrite drops the PREWHERE columns
 // on unmerged parts (NOT_FOUND_COLUMN_IN_BLOCK, chDB 26.7). The text indexes still skip
 // granules; only the column they would replace is read.
+//
+// An aggregation also turns off the engine's runtime join filters (a filter built from each
+// join's right side and applied to the left side's reads): its joins keep most of the rows
+// they are given (the edges of the nodes read), so building and applying the filters cost
+// more than they drop, 5–14 % of the statement's CPU at scale 10 and 100 (docs/duckdb.md,
+// "Search and aggregation against DuckDB").
 func settingsFor(queryType string) []Setting {
 	noDirect := Setting{Key: "query_plan_direct_read_from_text_index", Value: int64(0)}
-	if queryType == qPathFinding {
+	switch queryType {
+	case qPathFinding:
 		return []Setting{{Key: "max_execution_time", Value: int64(15)}, {Key: "max_memory_usage", Value: int64(8589934592)}, noDirect}
+	case qAggregation:
+		return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}, noDirect,
+			{Key: "enable_join_runtime_filters", Value: int64(0)}}
 	}
 	return []Setting{{Key: "max_execution_time", Value: int64(30)}, {Key: "max_memory_usage", Value: int64(4294967296)}, noDirect}
 }

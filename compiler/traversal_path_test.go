@@ -50,7 +50,7 @@ func TestTraversalPathSelected(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compile: %v", err)
 			}
-			got := strings.Contains(q.SQL, "t.traversal_path AS traversal_path")
+			got := strings.Contains(q.SQL, "traversal_path AS n0_traversal_path")
 			if got != tt.want {
 				t.Errorf("selects traversal_path = %v, want %v:\n%s", got, tt.want, q.SQL)
 			}

@@ -42,9 +42,9 @@ func run(args []string) error {
 		cacheMB := fs.Int("graph-cache-mb", 128, "bench: MiB of graphwire's edge cache (path_finding, neighbors), as serve's graph-cache-mb (0: off)")
 		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
 		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
-		in := fs.String("in", "", "stages-md: a stages step's JSON answer")
+		in := fs.String("in", "", "stages-md: a stages step's JSON answer; variants: a file of \"-- variant NAME\" blocks of chDB SQL")
 		only := fs.String("only", "", "reads: only the cases whose name contains this")
-		extra := fs.String("settings", "", "reads: settings added to every statement, k=v;k=v, timed against none")
+		extra := fs.String("settings", "", "reads: settings added to every statement, k=v;k=v, timed against none; variants: added to every variant")
 		showSQL := fs.Bool("show-sql", false, "reads: print each statement's SQL")
 		merged := fs.Bool("merged", false, "prepare: after the churn and graphwire's merges, merge every table's parts (OPTIMIZE TABLE, no FINAL), before the export")
 		parts := fs.String("parts", "served", "prepare: what merges the churn's parts: served (graphwire's merge after a write, then serve's idle merge), written (the first alone, as graphwire load leaves it) or unmerged")
@@ -66,6 +66,8 @@ func run(args []string) error {
 			v, err = stages(*dir, *rounds)
 		case "reads":
 			return reads(os.Stdout, *dir, *only, *extra, *rounds, *showSQL)
+		case "variants":
+			return variants(os.Stdout, *dir, *in, *extra, *rounds)
 		case "stages-md":
 			return printStages(*in, *scale, *rounds)
 		default:

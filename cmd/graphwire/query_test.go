@@ -41,22 +41,22 @@ func TestRunQuery(t *testing.T) {
 			name:     "explain",
 			args:     []string{"--scope", "100/:30", "--explain", `{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","filters":{"name":"it's"},"columns":["name"]}],"limit":2}`},
 			wantCode: exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_project AS t FINAL PREWHERE startsWith(t.traversal_path, {p0:String}) WHERE t._deleted = false AND t.name = {p1:String})\n" +
-				"SELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 3\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n" +
+			wantStdout: "SELECT t.id AS n0_id, t.name AS n0_name\nFROM gl_project AS t FINAL\nPREWHERE startsWith(t.traversal_path, {p0:String})\nWHERE t._deleted = false AND t.name = {p1:String}\n" +
+				"ORDER BY t.id ASC\nLIMIT 3\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0, query_plan_optimize_lazy_materialization = 0\n" +
 				"-- p0 String 100/\n-- p1 String it's\n" + noSizes,
 		},
 		{
 			name:       "explain from a file as admin",
 			args:       []string{"--admin", "--explain", "@" + file},
 			wantCode:   exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.username AS username FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.username AS n0_username\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 1\n" + noSizes,
+			wantStdout: "SELECT t.id AS n0_id, t.username AS n0_username\nFROM gl_user AS t FINAL\nPREWHERE t.id = {p0:Int64}\nWHERE t._deleted = false\nORDER BY t.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 1\n" + noSizes,
 		},
 		{
 			name:       "explain from stdin",
 			args:       []string{"--admin", "--explain", "-"},
 			stdin:      `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[2],"columns":["name"]}]}`,
 			wantCode:   exitOK,
-			wantStdout: "WITH\n  n0 AS (SELECT t.id AS id, t.name AS name FROM gl_user AS t FINAL PREWHERE t.id = {p0:Int64} WHERE t._deleted = false)\nSELECT n0.id AS n0_id, n0.name AS n0_name\nFROM n0\nORDER BY n0.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 2\n" + noSizes,
+			wantStdout: "SELECT t.id AS n0_id, t.name AS n0_name\nFROM gl_user AS t FINAL\nPREWHERE t.id = {p0:Int64}\nWHERE t._deleted = false\nORDER BY t.id ASC\nLIMIT 31\nSETTINGS max_execution_time = 30, max_memory_usage = 4294967296, query_plan_direct_read_from_text_index = 0\n-- p0 Int64 2\n" + noSizes,
 		},
 		// A local caller without --scope or --admin may read nothing (NO_SCOPES, as Orbit
 		// refuses an empty security context), and is told which flags name a caller.
