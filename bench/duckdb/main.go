@@ -39,7 +39,7 @@ func run(args []string) error {
 		scale := fs.Float64("scale", 10, "seed scale")
 		engine := fs.String("engine", "", "cold: chdb or duckdb")
 		rounds := fs.Int("rounds", 7, "bench: interleaved rounds")
-		cacheMB := fs.Int("graph-cache-mb", 128, "bench: MiB of graphwire's edge cache (path_finding, neighbors), as serve's graph-cache-mb (0: off)")
+		cacheMB := fs.Int("graph-cache-mb", 128, "bench, reads: MiB of graphwire's edge cache (path_finding, walks, neighbors), as serve's graph-cache-mb (0: off)")
 		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
 		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
 		in := fs.String("in", "", "stages-md: a stages step's JSON answer")
@@ -65,7 +65,7 @@ func run(args []string) error {
 		case "stages":
 			v, err = stages(*dir, *rounds)
 		case "reads":
-			return reads(os.Stdout, *dir, *only, *extra, *rounds, *showSQL)
+			return reads(os.Stdout, *dir, *only, *extra, *rounds, *showSQL, *cacheMB)
 		case "stages-md":
 			return printStages(*in, *scale, *rounds)
 		default:
