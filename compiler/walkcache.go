@@ -45,9 +45,11 @@ type Walks struct {
 	ends map[walkKey][]int64
 }
 
-// maxWalkArms bounds the (start, depth) pairs the cached walk statement lists; above it the
-// query runs as one statement.
-const maxWalkArms = 64
+// maxWalkRows bounds the walks, (start, end, type, depth) rows, the cached walk statement
+// carries as parameters; above it the query runs as one statement. (The statement once had an
+// arm per (start, type, depth), and fell back above 64 of them: a walk from an id_range of a
+// few hundred starts, or of several types, never ran on the cache.)
+const maxWalkRows = 1 << 16
 
 // maxWalkSteps bounds the edges the walk in Go may follow (about 0.2 s of CPU): the walk
 // ignores the request's context and the engine's limits, and dense edge sets make the walks
@@ -107,8 +109,8 @@ func (p *Plan) WalkCachePairs() []EdgePair {
 // non-adjacent nodes of a walk the same; a walk of depth minHops..maxHops that ends at a node
 // of the far kind is kept, once per (start, end, depth). Every node of a walk is a live node
 // the caller may read, as the edge sets hold only edges between such nodes; the start and the
-// end are still read by [Compiler.WalkCachedStep]'s checked scans. ok is false when the walks
-// need more than maxWalkArms (start, depth) pairs or more than maxWalkSteps steps.
+// end are still read by [Compiler.WalkCachedStep]'s checked scans. ok is false when there are
+// more than maxWalkRows walks or they need more than maxWalkSteps steps.
 func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err error) {
 	wc := p.walks
 	if wc == nil {
@@ -189,7 +191,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 		path = append(path[:0], s)
 		step(s.ID, "")
 	}
-	if budget < 0 || len(w.keys) > maxWalkArms {
+	if budget < 0 || w.Len() > maxWalkRows {
 		return nil, false, nil
 	}
 	slices.SortFunc(w.keys, func(a, b walkKey) int {
