@@ -281,3 +281,79 @@ func TestNeighborsOnEdgeCacheLooksUpThePage(t *testing.T) {
 		t.Errorf("lookups read groups %v, want the page's, then every group", ids)
 	}
 }
+
+// TestNeighborsOverBudgetNotReadAgain: a neighbors question whose sets passed half the
+// caller's share runs the two-step plan, and after a write it does so without reading its
+// sets again (they were over the budget when last read), until 8 writes have passed; the
+// answers stay the two-step plan's.
+func TestNeighborsOverBudgetNotReadAgain(t *testing.T) {
+	e := engine(t)
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2,3,4]}],"neighbors":{"direction":"both"},"limit":200}`), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := stepAnswer(t, q)
+	big := newCache(t, 64<<20, func() uint64 { return 0 })
+	var edges int64
+	for _, p := range q.Plan.NeighborCachePairs() {
+		got, ok, err := big.Edges(context.Background(), e, env.compiler, admin, p, &executor.Executed{})
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		edges += int64(len(got))
+	}
+	if edges < 4 {
+		t.Fatalf("%d edges in the sets: the test would prove nothing", edges)
+	}
+	perEdge := int64(unsafe.Sizeof(compiler.PathEdge{}))
+	var gen uint64
+	small, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, CallerBytes: 2*edges*perEdge - perEdge, Generation: func() uint64 { return gen }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name  string
+		gen   uint64
+		reads bool
+	}{{"first", 0, true}, {"after a write", 2, false}, {"after 7 writes", 14, false}, {"after 8 writes", 16, true}} {
+		gen = step.gen
+		got, read, fellBack := cachedAnswer(t, e, small, q)
+		if !fellBack {
+			t.Errorf("%s: the sets pass half the share, and the question did not fall back", step.name)
+		}
+		if read != step.reads {
+			t.Errorf("%s: read edge sets %v, want %v", step.name, read, step.reads)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: answer over the budget differs:\ngot:  %s\nwant: %s", step.name, got, want)
+		}
+	}
+	if s := small.Stats(); s.OverBudget != 2 {
+		t.Errorf("%d questions sent to their plan without reading, want 2", s.OverBudget)
+	}
+	// The sizes are the caller's own: a caller whose sets of the same pairs fit runs on them.
+	path := loadWorld(t).nodePath["MergeRequest"][2]
+	scoped := callerWith(scopeSpec{path, 30})
+	sq, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2,3,4]}],"neighbors":{"direction":"both"},"limit":200}`), scoped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scopedEdges int64
+	for _, p := range sq.Plan.NeighborCachePairs() {
+		got, _, err := big.Edges(context.Background(), e, env.compiler, scoped, p, &executor.Executed{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scopedEdges += int64(len(got))
+	}
+	if scopedEdges == 0 || 2*scopedEdges*perEdge > 2*edges*perEdge-perEdge {
+		t.Fatalf("the scoped caller's sets hold %d edges (the admin's %d): the test would prove little", scopedEdges, edges)
+	}
+	got, _, fellBack := cachedAnswer(t, e, small, sq)
+	if fellBack {
+		t.Error("a scoped caller whose sets fit fell back after the admin's were over the budget")
+	}
+	if want := stepAnswer(t, sq); !bytes.Equal(got, want) {
+		t.Errorf("scoped answer differs:\ngot:  %s\nwant: %s", got, want)
+	}
+}
