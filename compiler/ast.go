@@ -95,6 +95,22 @@ func (r *cteRef) qual() string {
 	return r.name
 }
 
+// paramRows reads rows the compiler computed, bound as parameters: one array per column, of
+// equal lengths, zipped into rows, FROM (SELECT 1) ARRAY JOIN {p0:Array(Int64)} AS a, ....
+// It reads no table; a select reads its columns by bare name (colRef with no qual). It holds
+// the walks found on cached edges ([Compiler.WalkCachedStep]), which the statement trusts
+// for nothing but their middles: every row's start and end come from checked scans it is
+// joined to.
+type paramRows struct {
+	cols []paramCol
+}
+
+// paramCol is one column of [paramRows]: its name and its values, an array parameter.
+type paramCol struct {
+	name string
+	vals *param
+}
+
 // colRef is <qual>.<name>, or a bare name when qual is "".
 type colRef struct{ qual, name string }
 
@@ -165,6 +181,7 @@ func (*selectStmt) sqlNode() {}
 func (*cte) sqlNode()        {}
 func (*tableRef) sqlNode()   {}
 func (*cteRef) sqlNode()     {}
+func (*paramRows) sqlNode()  {}
 func (*colRef) sqlNode()     {}
 func (*param) sqlNode()      {}
 func (*lit) sqlNode()        {}
@@ -195,8 +212,9 @@ func (arrayExpr) expr()  {}
 func (*castExpr) expr()  {}
 func (*scopePred) expr() {}
 
-func (*tableRef) from() {}
-func (*cteRef) from()   {}
+func (*tableRef) from()  {}
+func (*cteRef) from()    {}
+func (*paramRows) from() {}
 
 // walk calls fn for n and every node below it, depth first, left to right. It panics on a
 // node type it does not know.
@@ -242,6 +260,10 @@ func walk(n sqlNode, fn func(sqlNode)) {
 		}
 	case *cte:
 		walk(x.body, fn)
+	case *paramRows:
+		for _, c := range x.cols {
+			walk(c.vals, fn)
+		}
 	case *tableRef, *cteRef, *colRef, *param, *lit, *scopePred:
 	case *call:
 		for _, a := range x.args {

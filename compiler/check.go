@@ -847,6 +847,12 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, fac
 		if len(s.prewhere) > 0 {
 			return checkErr("PREWHERE on a select that reads no table")
 		}
+		// Rows given as parameters (the walks of a traversal on cached edges) are trusted for
+		// nothing: they may meet the scans only where the other rules see the join, never
+		// within their own select.
+		if _, isParams := s.from.(*paramRows); isParams && len(s.joins) > 0 {
+			return checkErr("rows given as parameters are joined in their own select")
+		}
 		for _, j := range s.joins {
 			if _, isTable := j.right.(*tableRef); isTable {
 				return checkErr("a table is joined")

@@ -769,6 +769,16 @@ func (b *builder) fromItem(f fromItem) {
 		if x.final {
 			b.w(" FINAL")
 		}
+	case *paramRows:
+		b.w("(SELECT 1) ARRAY JOIN ")
+		for i, c := range x.cols {
+			if i > 0 {
+				b.w(", ")
+			}
+			b.arg(c.vals.val, c.vals.typ)
+			b.w(" AS ")
+			b.ident(c.name)
+		}
 	case *cteRef:
 		cols, isArray := b.arrays[x.name]
 		if !isArray {

@@ -45,9 +45,11 @@ type Walks struct {
 	ends map[walkKey][]int64
 }
 
-// maxWalkArms bounds the (start, depth) pairs the cached walk statement lists; above it the
-// query runs as one statement.
-const maxWalkArms = 64
+// maxWalkRows bounds the walks, (start, end, type, depth) rows, the cached walk statement
+// carries as parameters; above it the query runs as one statement. (The statement once had an
+// arm per (start, type, depth), and fell back above 64 of them: a walk from an id_range of a
+// few hundred starts, or of several types, never ran on the cache.)
+const maxWalkRows = 1 << 16
 
 // maxWalkSteps bounds the edges the walk in Go may follow (about 0.2 s of CPU): the walk
 // ignores the request's context and the engine's limits, and dense edge sets make the walks
@@ -107,8 +109,8 @@ func (p *Plan) WalkCachePairs() []EdgePair {
 // non-adjacent nodes of a walk the same; a walk of depth minHops..maxHops that ends at a node
 // of the far kind is kept, once per (start, end, depth). Every node of a walk is a live node
 // the caller may read, as the edge sets hold only edges between such nodes; the start and the
-// end are still read by [Compiler.WalkCachedStep]'s checked scans. ok is false when the walks
-// need more than maxWalkArms (start, depth) pairs or more than maxWalkSteps steps.
+// end are still read by [Compiler.WalkCachedStep]'s checked scans. ok is false when there are
+// more than maxWalkRows walks or they need more than maxWalkSteps steps.
 func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err error) {
 	wc := p.walks
 	if wc == nil {
@@ -189,7 +191,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 		path = append(path[:0], s)
 		step(s.ID, "")
 	}
-	if budget < 0 || len(w.keys) > maxWalkArms {
+	if budget < 0 || w.Len() > maxWalkRows {
 		return nil, false, nil
 	}
 	slices.SortFunc(w.keys, func(a, b walkKey) int {
@@ -250,42 +252,36 @@ func (c *Compiler) walkCachedStmt(q *Query, w *Walks) (*selectStmt, error) {
 	return stmt, nil
 }
 
-// walkedCTEs is hopCTEs for a walk found on cached edges: h<j> holds the walks w, one arm per
-// (start, depth) reading the far node's CTE at the ends reached, with the columns the hop's
-// edge CTE has; and the far node is narrowed to every end reached.
+// walkedCTEs is hopCTEs for a walk found on cached edges: h<j> holds the walks w, one row per
+// (start, end, depth) read from parameters ([paramRows]), with the columns the hop's edge CTE
+// has; and the far node is narrowed to every end reached. The top-level select joins the walks
+// to the start and far nodes' scans, so a row's ends are only those the scans return: the
+// walks choose which pairs of them and at which depth, as the edge sets proved readable.
+// (An arm per (start, depth) reading the far node's CTE did the same in 7 unions at scale 10,
+// with the far node made an array by a scalar sub-query, at twice this statement's cost.)
 func (l *lowerer) walkedCTEs(h hop) ([]*cte, []int64) {
 	rs, w := h.rs, l.walked
-	far := nName(h.far)
 	var ends []int64
-	var union *selectStmt
-	keys := w.keys
-	if len(keys) == 0 {
-		keys = []walkKey{{0, rs.concrete[0], rs.minHops}} // reads nothing: the answer is empty, with its columns
-	}
-	for _, k := range keys {
-		ids := w.ends[k]
-		ends = append(ends, ids...)
-		var a, b expr = prm(k.a, typInt64), col("w", "id")
-		if !h.nearIsFrom {
-			a, b = b, a
-		}
-		s := &selectStmt{distinct: true, from: &cteRef{name: far, alias: "w"},
-			cols:  []selItem{as(a, "a"), as(b, "b"), as(prm(k.kind, typString), "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(litInt(k.depth), "depth")},
-			where: []expr{inValues(col("w", "id"), int64sAny(ids), typInt64)}}
-		if union == nil {
-			union = s
-		} else {
-			union.union = append(union.union, s)
+	var starts, reached, depths, kinds []any
+	for _, k := range w.keys {
+		for _, id := range w.ends[k] {
+			starts, reached = append(starts, k.a), append(reached, id)
+			kinds, depths = append(kinds, k.kind), append(depths, int64(k.depth))
+			ends = append(ends, id)
 		}
 	}
+	a, b := "a", "b"
+	if !h.nearIsFrom {
+		a, b = b, a
+	}
+	rows := &paramRows{cols: []paramCol{
+		{a, prm(starts, "Array("+typInt64+")")},
+		{b, prm(reached, "Array("+typInt64+")")},
+		{"kind", prm(kinds, "Array("+typString+")")},
+		{"depth", prm(depths, "Array("+typInt64+")")},
+	}}
+	body := &selectStmt{from: rows,
+		cols: []selItem{as(col("", "a"), "a"), as(col("", "b"), "b"), as(col("", "kind"), "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(col("", "depth"), "depth")}}
 	slices.Sort(ends)
-	return []*cte{{name: hName(rs), body: union}}, slices.Compact(ends)
-}
-
-func int64sAny(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
-	}
-	return out
+	return []*cte{{name: hName(rs), body: body}}, slices.Compact(ends)
 }

@@ -40,3 +40,49 @@ func TestCachedWalksBounded(t *testing.T) {
 		t.Fatalf("the walk in Go ran to the end on %d edges (%d walks); want a fall back", n*n, w.Len())
 	}
 }
+
+// TestCachedWalksManyStarts: walks from many starts run on the cached edges (their statement
+// carries them as parameter rows, however many (start, depth) pairs there are), up to
+// maxWalkRows walks; above it the query falls back to its one statement.
+func TestCachedWalksManyStarts(t *testing.T) {
+	c := newTestCompiler(t)
+	admin := &Caller{Admin: true}
+	q, err := c.Compile([]byte(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":1000}},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,2]}],"limit":10}`), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pair EdgePair
+	for _, ep := range q.Plan.WalkCachePairs() {
+		if ep.From == "Group" && ep.To == "Project" {
+			pair = ep
+		}
+	}
+	if pair.Type == "" {
+		t.Fatal("no Group → Project edge set in the plan")
+	}
+	// starts groups, each containing ends projects of its own.
+	walks := func(starts, ends int64) (*Walks, bool) {
+		t.Helper()
+		sets := map[EdgePair][]PathEdge{}
+		for g := int64(1); g <= starts; g++ {
+			for i := range ends {
+				sets[pair] = append(sets[pair], PathEdge{X: graphresponse.NodeRef{Kind: "Group", ID: g}, Y: graphresponse.NodeRef{Kind: "Project", ID: g*1000 + i}})
+			}
+		}
+		w, ok, err := q.Plan.CachedWalks(sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w, ok
+	}
+	w, ok := walks(200, 1)
+	if !ok || w.Len() != 200 || len(w.keys) != 200 {
+		t.Fatalf("200 starts: ok %v, %v walks; want them on the cache", ok, w)
+	}
+	if _, err := c.WalkCachedStep(q, w); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := walks(1000, maxWalkRows/1000+1); ok {
+		t.Errorf("%d walks ran on the cache; want a fall back above %d", w.Len(), maxWalkRows)
+	}
+}

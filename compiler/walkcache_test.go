@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/graphwire/graphwire/graphresponse"
@@ -97,6 +98,87 @@ func TestWalkCachedStepChecked(t *testing.T) {
 	}
 	if mutants == 0 {
 		t.Fatal("no mutant")
+	}
+	t.Logf("%d mutants refused", mutants)
+}
+
+// TestWalkCachedRowsChecked: the statement of a walk on cached edges reads its walks as one
+// select of rows given as parameters (no union of an arm per start and depth, no far node
+// computed into an array by a scalar sub-query, which the engine's analysis runs), and that
+// select joined to anything, even a scan that passes every rule, or filtered before FINAL, is
+// refused: the walks meet the scans only in the top-level select.
+func TestWalkCachedRowsChecked(t *testing.T) {
+	c := newTestCompiler(t)
+	callers := append(slices.Clone(checkCallers), &Caller{Admin: true})
+	mutants := 0
+	for _, dsl := range walkCacheQueries {
+		for ci, caller := range callers {
+			q, err := c.Compile([]byte(dsl), caller)
+			if err != nil {
+				t.Fatalf("%s: %v", dsl, err)
+			}
+			w := someWalks(t, q)
+			wq, err := c.WalkCachedStep(q, w)
+			if err != nil {
+				t.Fatalf("caller %d, %s: %v", ci, dsl, err)
+			}
+			if strings.Contains(wq.SQL, arrayPrefix) || strings.Count(wq.SQL, "ARRAY JOIN") != 1 || strings.Contains(wq.SQL, "UNION") {
+				t.Errorf("caller %d, %.60s: want the walks as one ARRAY JOIN of parameters, no union, no array CTE:\n%s", ci, dsl, wq.SQL)
+			}
+			cat := c.catalogFor(caller)
+			build := func() (*selectStmt, *selectStmt) {
+				stmt, err := c.walkCachedStmt(q, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rows []*selectStmt
+				walk(stmt, func(n sqlNode) {
+					if s, ok := n.(*selectStmt); ok {
+						if _, ok := s.from.(*paramRows); ok {
+							rows = append(rows, s)
+						}
+					}
+				})
+				if len(rows) != 1 {
+					t.Fatalf("caller %d, %.60s: %d selects of parameter rows, want 1", ci, dsl, len(rows))
+				}
+				return stmt, rows[0]
+			}
+			// A scan of the far node that passes every rule: the far CTE's own body.
+			stmt, _ := build()
+			var scan *selectStmt
+			for _, x := range stmt.with {
+				if _, ok := x.body.from.(*tableRef); ok {
+					scan = x.body
+				}
+			}
+			if scan == nil {
+				t.Fatalf("caller %d, %.60s: no node scan", ci, dsl)
+			}
+			mutations := []struct {
+				name   string
+				mutate func(rows *selectStmt)
+			}{
+				{"a node CTE joined", func(rows *selectStmt) {
+					rows.joins = append(rows.joins, join{right: &cteRef{name: stmt.with[0].name, alias: "x"}, on: []expr{eq(col("x", "id"), col("", "b"))}})
+				}},
+				{"a checked scan joined", func(rows *selectStmt) {
+					rows.joins = append(rows.joins, join{right: scan.from, on: []expr{eq(col("t", "id"), col("", "b"))}})
+				}},
+				{"a filter before FINAL", func(rows *selectStmt) {
+					rows.prewhere = append(rows.prewhere, eq(col("", "a"), prm(int64(1), typInt64)))
+				}},
+			}
+			for _, m := range mutations {
+				var rows *selectStmt
+				stmt, rows = build()
+				m.mutate(rows)
+				mutants++
+				if err := check(stmt, cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
+					t.Errorf("caller %d, %.60s: mutation %q passed the check", ci, dsl, m.name)
+				}
+			}
+		}
 	}
 	t.Logf("%d mutants refused", mutants)
 }

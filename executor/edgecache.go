@@ -60,15 +60,22 @@ type EdgeCache struct {
 	bytes    int64
 	byCaller map[[32]byte]int64
 	building map[cacheKey]*edgeBuild
-	stats    EdgeCacheStats
-	onWait   func() // tests: a request is about to wait for another's build
+	// seen is the number of edges of each (caller, pair) set when it was last read, and the
+	// generation then: a question whose sets passed its budget is sent to its plan without
+	// reading them again after each of the next writes (sets). At most maxSeen entries.
+	seen   map[seenKey]seenSize
+	stats  EdgeCacheStats
+	onWait func() // tests: a request is about to wait for another's build
 }
 
 // EdgeCacheStats counts what an [EdgeCache] did.
 type EdgeCacheStats struct {
 	Hits, Builds, Stored, TooBig, Stale, Evicted int64
-	Entries                                      int
-	Bytes                                        int64
+	// OverBudget counts the questions sent to their plan without reading their sets, as
+	// these were over the question's budget when last read.
+	OverBudget int64
+	Entries    int
+	Bytes      int64
 	// Reading is the wall time spent reading edge sets, in all.
 	Reading time.Duration
 }
@@ -78,6 +85,24 @@ type cacheKey struct {
 	gen    uint64
 	pair   compiler.EdgePair
 }
+
+type seenKey struct {
+	caller [32]byte
+	pair   compiler.EdgePair
+}
+
+type seenSize struct {
+	edges int64
+	gen   uint64
+}
+
+// maxSeen bounds the sizes an [EdgeCache] remembers across generations (about 150 bytes
+// each); when full it forgets them all.
+const maxSeen = 1 << 14
+
+// seenGenerations is how far back a size counts (sets): 8 writes, each of which moves the
+// generation by 2. Then the sets are read again, in case they shrank.
+const seenGenerations = 16
 
 type edgeEntry struct {
 	key   cacheKey
@@ -102,7 +127,7 @@ func NewEdgeCache(opts EdgeCacheOptions) (*EdgeCache, error) {
 		opts.CallerBytes = opts.MaxBytes / 2
 	}
 	return &EdgeCache{opts: opts, lru: list.New(), entries: map[cacheKey]*list.Element{},
-		byCaller: map[[32]byte]int64{}, building: map[cacheKey]*edgeBuild{}}, nil
+		byCaller: map[[32]byte]int64{}, building: map[cacheKey]*edgeBuild{}, seen: map[seenKey]seenSize{}}, nil
 }
 
 // Stats reports the cache's counters.
@@ -234,6 +259,14 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 	if e.big {
 		c.stats.TooBig++
 	}
+	if len(c.seen) >= maxSeen {
+		clear(c.seen)
+	}
+	seen := seenSize{int64(len(e.edges)), key.gen}
+	if e.big {
+		seen.edges = limit + 1
+	}
+	c.seen[seenKey{key.caller, key.pair}] = seen
 	if c.opts.Generation() != key.gen {
 		// A write started or ended while the set was read: it may hold rows of either side.
 		c.stats.Stale++
@@ -344,8 +377,31 @@ func (c *EdgeCache) evict(el *list.Element) {
 
 // sets reads the edge sets of pairs for caller ([EdgeCache.Edges]), for one question. ok is
 // false when one of them cannot be served from the cache, or when budget (bytes, 0: none) is
-// passed by the sets together; those read so far stay cached.
+// passed by the sets together; those read so far stay cached. With a budget, the sets are
+// not read at all when their sizes when last read, within the last 8 writes, already pass
+// it: a write rarely changes a set's size by much, and a question over its budget would
+// otherwise read them again (seconds, for an admin's merge-request sets at scale 100) after
+// every write, only to run its plan without them, evicting the caller's other sets to keep
+// them.
 func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pairs []compiler.EdgePair, budget int64, ex *Executed) (map[compiler.EdgePair][]compiler.PathEdge, bool, error) {
+	if budget > 0 {
+		ck, gen := callerKey(caller), c.opts.Generation()
+		var known int64
+		c.mu.Lock()
+		for _, p := range pairs {
+			if s, ok := c.seen[seenKey{ck, p}]; ok && gen-s.gen < seenGenerations {
+				known += s.edges * edgeBytes
+			}
+		}
+		over := known > budget
+		if over {
+			c.stats.OverBudget++
+		}
+		c.mu.Unlock()
+		if over {
+			return nil, false, nil
+		}
+	}
 	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
 	var total int64
 	for _, p := range pairs {

@@ -39,7 +39,7 @@ func run(args []string) error {
 		scale := fs.Float64("scale", 10, "seed scale")
 		engine := fs.String("engine", "", "cold: chdb or duckdb")
 		rounds := fs.Int("rounds", 7, "bench: interleaved rounds")
-		cacheMB := fs.Int("graph-cache-mb", 128, "bench: MiB of graphwire's edge cache (path_finding, neighbors), as serve's graph-cache-mb (0: off)")
+		cacheMB := fs.Int("graph-cache-mb", 128, "bench, reads, stages: MiB of graphwire's edge cache (path_finding, walks, neighbors), as serve's graph-cache-mb (0: off)")
 		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
 		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
 		in := fs.String("in", "", "stages-md: a stages step's JSON answer; variants: a file of \"-- variant NAME\" blocks of chDB SQL")
@@ -63,9 +63,9 @@ func run(args []string) error {
 		case "explain":
 			v, err = explain(*dir, *name, *variant, *rounds)
 		case "stages":
-			v, err = stages(*dir, *rounds)
+			v, err = stages(*dir, *rounds, *cacheMB)
 		case "reads":
-			return reads(os.Stdout, *dir, *only, *extra, *rounds, *showSQL)
+			return reads(os.Stdout, *dir, *only, *extra, *rounds, *showSQL, *cacheMB)
 		case "variants":
 			return variants(os.Stdout, *dir, *in, *extra, *rounds)
 		case "stages-md":
@@ -88,7 +88,7 @@ func run(args []string) error {
 	parts := fs.String("parts", "served", "what merges the churn's parts before the export: served (graphwire's merge after a write, then serve's idle merge), written (the first alone) or unmerged (docs/duckdb.md)")
 	withStages := fs.Bool("stages", false, "also time the EXPLAIN stages of every statement (docs/duckdb.md)")
 	compare := fs.Bool("bench", true, "run the side-by-side rounds (-bench=false -stages: the stages only)")
-	cacheMB := fs.Int("graph-cache-mb", 128, "MiB of graphwire's edge cache (path_finding, neighbors) in the rounds, as serve's graph-cache-mb (0: off, the plan in steps)")
+	cacheMB := fs.Int("graph-cache-mb", 128, "MiB of graphwire's edge cache (path_finding, walks, neighbors) in the rounds and the stages, as serve's graph-cache-mb (0: off, the plan in steps)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func run(args []string) error {
 		}
 		if *withStages {
 			rep.Stages = &stagesResult{}
-			if err := step(rep.Stages, "stages", "-dir", dir, "-rounds", strconv.Itoa(*rounds)); err != nil {
+			if err := step(rep.Stages, "stages", "-dir", dir, "-rounds", strconv.Itoa(*rounds), "-graph-cache-mb", strconv.Itoa(*cacheMB)); err != nil {
 				return err
 			}
 		}
