@@ -116,6 +116,14 @@ func seedAndKill(t *testing.T, dir string) {
 	t.Helper()
 	cmd := child(t, "stall", "seed", "--embedded", dir, "--scale", "0.1", "--batch-size", "200")
 	cmd.Env = append(cmd.Env, progressEnv+"=1")
+	killWhenSaid(t, cmd, "stalled", "seed")
+}
+
+// killWhenSaid starts cmd, a child that says word on its first line of stdout when it has
+// reached the point to be killed at (and then blocks on stdin), waits at most two minutes for
+// it and kills it with SIGKILL. what names the child in failures.
+func killWhenSaid(t *testing.T, cmd *exec.Cmd, word, what string) {
+	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -138,15 +146,15 @@ func seedAndKill(t *testing.T, dir string) {
 	}()
 	select {
 	case line := <-said:
-		if line != "stalled" {
+		if line != word {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("seed ended before stalling (stdout %q); stderr:\n%s", line, stderr.String())
+			t.Fatalf("%s ended before saying %s (stdout %q); stderr:\n%s", what, word, line, stderr.String())
 		}
 	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("seed did not reach its third batch within two minutes; stderr:\n%s", stderr.String())
+		t.Fatalf("%s did not say %s within two minutes; stderr:\n%s", what, word, stderr.String())
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -154,7 +162,7 @@ func seedAndKill(t *testing.T, dir string) {
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("seed exit = %v, want killed by SIGKILL", err)
+		t.Fatalf("%s exit = %v, want killed by SIGKILL", what, err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestLoadThroughServeReports: a load of tombstones into a data directory a running serve
@@ -125,43 +123,7 @@ func TestLoadThroughServeCompletesInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c := child(t, "manifest", held, interrupted)
-	var cerr bytes.Buffer
-	c.Stderr = &cerr
-	stdin, err := c.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	stdout, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	said := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Scan()
-		said <- sc.Text()
-	}()
-	select {
-	case s := <-said:
-		if s != "stopped" {
-			c.Process.Kill()
-			c.Wait()
-			t.Fatalf("the interrupted load said %q, want stopped\n%s", s, cerr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		c.Process.Kill()
-		c.Wait()
-		t.Fatalf("the interrupted load did not reach its manifest in 2 minutes\n%s", cerr.String())
-	}
-	if err := c.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	c.Wait()
+	killWhenSaid(t, child(t, "manifest", held, interrupted), "stopped", "the load to interrupt")
 
 	secret := filepath.Join(tmp, "secret")
 	if err := os.WriteFile(secret, bytes.Repeat([]byte("s"), 32), 0o600); err != nil {
