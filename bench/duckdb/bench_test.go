@@ -154,3 +154,21 @@ func TestWithPrefixKeepsBindings(t *testing.T) {
 		t.Fatalf("got %+v from %+v", p, q)
 	}
 }
+
+func TestParseVariants(t *testing.T) {
+	vs, err := parseVariants("-- what this file is\n\n-- variant a\nSELECT 1\n-- variant b\nSELECT 2\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].name != "a" || strings.TrimSpace(vs[0].sql) != "SELECT 1" || vs[1].name != "b" || strings.TrimSpace(vs[1].sql) != "SELECT 2" {
+		t.Fatalf("got %+v", vs)
+	}
+	for _, bad := range []string{"SELECT 1\n-- variant a\nSELECT 2\n", "-- only a comment\n", ""} {
+		if _, err := parseVariants(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if _, err := parseVariants("-- c\nSELECT 1\n-- variant a\nSELECT 2\n"); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("SQL before the first block: %v, want an error naming line 2", err)
+	}
+}

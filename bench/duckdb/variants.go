@@ -18,8 +18,9 @@ import (
 // The variants step (docs/duckdb.md, "Forms of one statement"): hand-written forms of one
 // chDB statement, run interleaved on the prepared graph at serve's max_threads, each with the
 // wall and CPU medians and a SHA-256 of its rows (sorted), to try a form before the compiler
-// writes it. The file holds blocks, each headed by a line "-- variant NAME"; values are written
-// into the SQL text, which is fine for a bench tool reading its own file.
+// writes it. The file holds blocks, each headed by a line "-- variant NAME", after comment
+// lines ("--") saying what it is; values are written into the SQL text, which is fine for a
+// bench tool reading its own file.
 
 type variant struct {
 	name, sql string
@@ -34,7 +35,8 @@ func parseVariants(text string) ([]variant, error) {
 			continue
 		}
 		if len(out) == 0 {
-			if strings.TrimSpace(line) != "" {
+			// Before the first block: blank lines and "--" comments (what the file holds).
+			if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "--") {
 				return nil, fmt.Errorf("line %d: SQL before the first \"-- variant NAME\" line", i+1)
 			}
 			continue
