@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -338,8 +339,18 @@ func (c *EdgeCache) evict(el *list.Element) {
 
 // sets reads the edge sets of pairs for caller ([EdgeCache.Edges]), for one question. ok is
 // false when one of them cannot be served from the cache, or when budget (bytes, 0: none) is
-// passed by the sets together; those read so far stay cached.
+// passed by the sets together; those read so far stay cached. A question that passed its
+// budget is remembered at this generation (a mark like that of a set too large to keep), so
+// that asking it again reads nothing: the set that passed the budget may have evicted the
+// ones read before it, and reading them again would evict it in turn, on every request.
 func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pairs []compiler.EdgePair, budget int64, ex *Executed) (map[compiler.EdgePair][]compiler.PathEdge, bool, error) {
+	var mark cacheKey
+	if budget > 0 {
+		mark = cacheKey{caller: callerKey(caller), gen: c.opts.Generation(), pair: overBudget(pairs)}
+		if c.marked(mark) {
+			return nil, false, nil
+		}
+	}
 	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
 	var total int64
 	for _, p := range pairs {
@@ -348,9 +359,51 @@ func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller
 			return nil, false, err
 		}
 		if total += int64(len(edges)) * edgeBytes; budget > 0 && total > budget {
+			c.markOverBudget(mark)
 			return nil, false, nil
 		}
 		sets[p] = edges
 	}
 	return sets, true, nil
+}
+
+// overBudget is the key under which a question of pairs that passed its budget is marked: no
+// relationship type starts with a NUL byte, so it names no edge set.
+func overBudget(pairs []compiler.EdgePair) compiler.EdgePair {
+	var b strings.Builder
+	b.WriteString("\x00over budget")
+	for _, p := range pairs {
+		b.WriteString("\x00" + p.Type + "\x00" + p.From + "\x00" + p.To)
+	}
+	return compiler.EdgePair{Type: b.String()}
+}
+
+// marked reports whether the cache holds key (a question marked over its budget) at the
+// current generation.
+func (c *EdgeCache) marked(key cacheKey) bool {
+	if key.gen%2 == 1 {
+		return false // a write runs: the sets are not served either
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgetOlder(key.gen)
+	el, found := c.entries[key]
+	if found {
+		c.lru.MoveToFront(el)
+	}
+	return found
+}
+
+// markOverBudget remembers key, a question that passed its budget, unless a write started or
+// ended since its generation (odd: one runs), counting like a mark of a set too large to keep.
+func (c *EdgeCache) markOverBudget(key cacheKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if key.gen%2 == 1 || c.opts.Generation() != key.gen {
+		return
+	}
+	c.forgetOlder(key.gen)
+	if _, found := c.entries[key]; !found {
+		c.store(&edgeEntry{key: key, big: true, size: bigMarkBytes})
+	}
 }
