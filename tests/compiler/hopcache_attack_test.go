@@ -20,6 +20,7 @@ import (
 // direction, several and "*" types, filters with NULLs and case, "*" columns, id ranges, an
 // empty answer, every limit around the answer's size and cursors of pages of one and two
 // rows; for callers differing in paths, levels and several scopes, on one shared cache.
+// Queries of one hop, which have no cached form, are skipped.
 func TestTraversalCacheShapes(t *testing.T) {
 	e := engine(t)
 	ctx := context.Background()
@@ -159,20 +160,21 @@ func TestTraversalCacheShapes(t *testing.T) {
 		callerWith(scopeSpec{"1/93/", 10}), callerWith(scopeSpec{"1/93/", 30}), callerWith(scopeSpec{"1/93/95/", 30}),
 		callerWith(scopeSpec{"1/93/95/", 30}, scopeSpec{"2/94/", 20})}
 	cache := newCache(t, 64<<20, func() uint64 { return 0 })
-	nonEmpty := 0
-	same := func(what, dsl string, c *compiler.Caller) *graphresponse.Response {
+	nonEmpty, cached := 0, 0
+	same := func(what, dsl string, c *compiler.Caller) (*graphresponse.Response, bool) {
 		t.Helper()
 		q, err := env.compiler.Compile([]byte(dsl), c)
 		if err != nil {
 			t.Fatalf("%s: %s: %v", what, dsl, err)
 		}
-		if q.Plan.TraversalCachePairs() == nil {
-			t.Fatalf("%s: %s: no cached traversal form", what, dsl)
-		}
 		want, _, err := executor.Respond(ctx, e, env.compiler, q)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if q.Plan.TraversalCachePairs() == nil {
+			return want, false // one hop: no cached form
+		}
+		cached++
 		resp, ex, err := executor.RespondWith(ctx, e, env.compiler, q, executor.RespondOptions{Edges: cache})
 		if err != nil {
 			t.Fatalf("%s: %s: %v", what, dsl, err)
@@ -188,12 +190,15 @@ func TestTraversalCacheShapes(t *testing.T) {
 		if len(want.Nodes) > 0 {
 			nonEmpty++
 		}
-		return want
+		return want, true
 	}
 	for qi, qt := range queries {
 		for ci, c := range callers {
 			what := fmt.Sprintf("query %d, caller %d", qi, ci)
-			all := same(what, fmt.Sprintf(qt, `,"limit":1000`), c)
+			all, ok := same(what, fmt.Sprintf(qt, `,"limit":1000`), c)
+			if !ok {
+				continue
+			}
 			n := len(all.Edges)
 			for _, limit := range []int{1, n - 1, n, n + 1} {
 				if limit >= 1 {
@@ -206,7 +211,7 @@ func TestTraversalCacheShapes(t *testing.T) {
 				}
 				after := ""
 				for page := 0; page < 40; page++ {
-					r := same(fmt.Sprintf("%s, pages of %d, page %d", what, size, page), fmt.Sprintf(qt, fmt.Sprintf(`,"cursor":{"page_size":%d%s}`, size, after)), c)
+					r, _ := same(fmt.Sprintf("%s, pages of %d, page %d", what, size, page), fmt.Sprintf(qt, fmt.Sprintf(`,"cursor":{"page_size":%d%s}`, size, after)), c)
 					if !r.Pagination.HasMore {
 						break
 					}
@@ -215,8 +220,8 @@ func TestTraversalCacheShapes(t *testing.T) {
 			}
 		}
 	}
-	if nonEmpty == 0 {
-		t.Fatal("every answer was empty: the test proves nothing")
+	if nonEmpty == 0 || cached == 0 {
+		t.Fatalf("%d answers on the edge cache, %d not empty: the test proves nothing", cached, nonEmpty)
 	}
 }
 
@@ -279,4 +284,61 @@ func TestTraversalCacheSetsDoNotThrash(t *testing.T) {
 			t.Errorf("round %d: %d edge sets read again at the same generation (sets of %v bytes, share %d; labels %v)", round, reads, sizes, share, statementLabels(ex))
 		}
 	}
+}
+
+// TestNeighborsOnEdgeCacheDoNotThrash: the same for neighbors, whose sets together may pass
+// half a caller's share (then it runs the two-step plan): for shares at which the set that
+// passes the budget evicts sets read before it, asking again at the same generation reads
+// no set, and the answer is the two-step plan's.
+func TestNeighborsOnEdgeCacheDoNotThrash(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	q, err := env.compiler.Compile([]byte(`{"query_type":"neighbors","nodes":[{"id":"mr","entity":"MergeRequest","node_ids":[2,3,4]}],"neighbors":{"direction":"both"},"limit":200}`), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := executor.Respond(ctx, e, env.compiler, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for _, p := range q.Plan.NeighborCachePairs() {
+		c := newCache(t, 64<<20, func() uint64 { return 0 })
+		if _, ok, err := c.Edges(ctx, e, env.compiler, admin, p, &executor.Executed{}); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		sizes = append(sizes, c.Stats().Bytes)
+	}
+	// Shares a little under the sizes of the first k sets together.
+	var sum int64
+	thrashed := 0
+	for k, s := range sizes {
+		if sum += s; k == 0 {
+			continue
+		}
+		cache, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, CallerBytes: sum - 1, Generation: func() uint64 { return 0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 3 {
+			resp, ex, err := executor.RespondWith(ctx, e, env.compiler, q, executor.RespondOptions{Edges: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := answerBytes(resp); !bytes.Equal(got, answerBytes(want)) {
+				t.Fatalf("share %d, round %d: answer differs:\ncache: %s\nsteps: %s", sum-1, round, got, answerBytes(want))
+			}
+			reads := 0
+			for _, s := range ex.Statements {
+				if s.Label == executor.LabelEdges {
+					reads++
+				}
+			}
+			if round == 2 && reads > 0 {
+				thrashed++
+				t.Errorf("share %d (the first %d sets): %d edge sets read again at the same generation", sum-1, k+1, reads)
+			}
+		}
+	}
+	t.Logf("sets of %v bytes; %d shares thrashed", sizes, thrashed)
 }
