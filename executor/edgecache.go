@@ -338,8 +338,8 @@ func (c *EdgeCache) evict(el *list.Element) {
 }
 
 // sets reads the edge sets of pairs for caller ([EdgeCache.Edges]), for one question. ok is
-// false when one of them cannot be served from the cache, or when budget (bytes, 0: none) is
-// passed by the sets together; those read so far stay cached. A question that passed its
+// false when one of them cannot be served from the cache, or when budget (bytes as entries
+// count them, 0: none) is passed by the sets together; those read so far stay cached. A question that passed its
 // budget is remembered at this generation (a mark like that of a set too large to keep), so
 // that asking it again reads nothing: the set that passed the budget may have evicted the
 // ones read before it, and reading them again would evict it in turn, on every request.
@@ -358,13 +358,28 @@ func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller
 		if err != nil || !ok {
 			return nil, false, err
 		}
-		if total += int64(len(edges)) * edgeBytes; budget > 0 && total > budget {
-			c.markOverBudget(mark)
-			return nil, false, nil
+		if budget > 0 {
+			if total += c.sizeOf(mark, p, edges); total > budget {
+				c.markOverBudget(mark)
+				return nil, false, nil
+			}
 		}
 		sets[p] = edges
 	}
 	return sets, true, nil
+}
+
+// sizeOf is what the set edges of pair takes in the cache, as its entry counts it (of the
+// caller and generation of question, a key of the question's mark): the entry's size while it
+// is held, else computed again.
+func (c *EdgeCache) sizeOf(question cacheKey, pair compiler.EdgePair, edges []compiler.PathEdge) int64 {
+	c.mu.Lock()
+	el, found := c.entries[cacheKey{caller: question.caller, gen: question.gen, pair: pair}]
+	c.mu.Unlock()
+	if found {
+		return el.Value.(*edgeEntry).size
+	}
+	return entrySize(edges)
 }
 
 // overBudget is the key under which a question of pairs that passed its budget is marked: no

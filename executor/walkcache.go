@@ -25,7 +25,9 @@ func cachedWalks(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, c
 	if pairs == nil || !canSet || !canStep {
 		return base, false, nil
 	}
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, 0, ex)
+	// Sets that together pass a caller's share cannot all be held: each read would evict
+	// another, on every request of the question.
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes, ex)
 	if err != nil || !ok {
 		return base, false, err
 	}

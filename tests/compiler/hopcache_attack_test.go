@@ -342,3 +342,67 @@ func TestNeighborsOnEdgeCacheDoNotThrash(t *testing.T) {
 	}
 	t.Logf("sets of %v bytes; %d shares thrashed", sizes, thrashed)
 }
+
+// TestWalksAndPathsOnEdgeCacheDoNotThrash: the same for a variable-length walk and for path
+// finding: at shares a little under the size of the first k of their sets, asking again at
+// the same generation reads no set, and the answer is the form's without a cache.
+func TestWalksAndPathsOnEdgeCacheDoNotThrash(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ name, dsl string }{
+		{"walk", `{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2,3]},{"id":"p","entity":"Project"}],"relationships":[{"type":["MEMBER_OF","CONTAINS"],"from":"u","to":"p","hops":[1,3]}],"limit":100}`},
+		{"path", pathQuery(1)},
+	} {
+		q, err := env.compiler.Compile([]byte(tc.dsl), admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs := q.Plan.WalkCachePairs()
+		if pairs == nil {
+			pairs = q.Plan.PathCachePairs()
+		}
+		if len(pairs) < 2 {
+			t.Fatalf("%s: pairs %v: the test needs two or more", tc.name, pairs)
+		}
+		want, _, err := executor.Respond(ctx, e, env.compiler, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sizes []int64
+		for _, p := range pairs {
+			c := newCache(t, 64<<20, func() uint64 { return 0 })
+			if _, ok, err := c.Edges(ctx, e, env.compiler, admin, p, &executor.Executed{}); err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+			sizes = append(sizes, c.Stats().Bytes)
+		}
+		var sum int64
+		for k, s := range sizes {
+			if sum += s; k == 0 {
+				continue
+			}
+			cache, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, CallerBytes: sum - 1, Generation: func() uint64 { return 0 }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for round := range 3 {
+				resp, ex, err := executor.RespondWith(ctx, e, env.compiler, q, executor.RespondOptions{Edges: cache})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := answerBytes(resp); !bytes.Equal(got, answerBytes(want)) {
+					t.Fatalf("%s, share %d, round %d: answer differs:\ncache: %s\nwant:  %s", tc.name, sum-1, round, got, answerBytes(want))
+				}
+				reads := 0
+				for _, s := range ex.Statements {
+					if s.Label == executor.LabelEdges {
+						reads++
+					}
+				}
+				if round == 2 && reads > 0 {
+					t.Errorf("%s, share %d (the first %d of sets of %v bytes): %d edge sets read again at the same generation", tc.name, sum-1, k+1, sizes, reads)
+				}
+			}
+		}
+	}
+}
