@@ -26,7 +26,7 @@ import (
 func TestTraversalCacheCraftedGraph(t *testing.T) {
 	e := engine(t)
 	ctx := context.Background()
-	const base = int64(9300000) // apart from TestWalkCacheCraftedKinds (9200000), whose rows this test's cleanup would hide
+	const base = int64(9200000)
 	g1, g2, g3, gx, gd, g4, g5 := base+1, base+2, base+3, base+4, base+5, base+6, base+7
 	p1, p2, p3, p4 := base+11, base+12, base+13, base+14
 	gcols := []string{"id", "traversal_path", "full_path", "_version", "_deleted"}
@@ -91,7 +91,7 @@ func TestTraversalCacheCraftedGraph(t *testing.T) {
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `],"columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group","columns":["full_path"]},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group"},{"id":"p","entity":"Project","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"g","to":"p"}],"order_by":"-p.full_path","limit":100%s}`,
-		`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[` + fmt.Sprintf("%d,%d,%d", p1, p2, p3) + `]},{"id":"g","entity":"Group","filters":{"full_path":{"starts_with":"g93"}}}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":100%s}`,
+		`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[` + fmt.Sprintf("%d,%d,%d", p1, p2, p3) + `]},{"id":"g","entity":"Group","filters":{"full_path":{"starts_with":"g92"}}}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group","node_ids":[` + fmt.Sprintf("%d,%d,%d", g1, g3, gx) + `],"columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"h","to":"g","direction":"incoming"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":` + fmt.Sprint(g1) + `,"end":` + fmt.Sprint(gd) + `}},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":100%s}`,
 	}
