@@ -15,7 +15,7 @@ import (
 
 // TestTraversalCacheShapes: fixed-length traversals on cached edges (docs/compiler.md,
 // "Traversals on cached edges") answer byte for byte as the one statement does for chains of
-// three and four hops, the named node at the start, in the middle and at the end, several
+// three and four hops, a middle node unreadable between readable ends, the named node at the start, in the middle and at the end, several
 // named nodes, a tree of three relationships from one node, relationships reversed by
 // direction, several and "*" types, filters with NULLs and case, "*" columns, id ranges, an
 // empty answer, every limit around the answer's size and cursors of pages of one and two
@@ -66,6 +66,7 @@ func TestTraversalCacheShapes(t *testing.T) {
 		edge(in, "CONTAINS", "Group", gE, "Project", pD), edge(in, "CONTAINS", "Group", gB, "Project", pD),
 		edge(in, "CONTAINS", "Group", gF, "Project", pA), edge(in, "CONTAINS", "Group", gB, "Project", pE),
 		edge(in, "CONTAINS", "User", u1, "Project", pD), edge(in, "CONTAINS", "User", u2, "Project", pA),
+		edge(in, "CONTAINS", "Group", gD, "Project", pA), // a readable edge from a middle node not every caller may read
 	}
 	insert := func(table string, cols []string, rows [][]any) {
 		t.Helper()
@@ -115,6 +116,9 @@ func TestTraversalCacheShapes(t *testing.T) {
 		// 3 hops from named users.
 		tq([]string{node("u", "User", named(us)+`,"columns":["username"]`), node("g", "Group", cols), node("h", "Group", ""), node("p", "Project", `,"columns":["full_path"]`)},
 			[]string{rel(`"MEMBER_OF"`, "u", "g", ""), rel(`"CONTAINS"`, "g", "h", ""), rel(`"CONTAINS"`, "h", "p", "")}, ""),
+		// A middle node some callers may not read, between ends they may.
+		tq([]string{node("g", "Group", named(ids(gA))), node("h", "Group", cols), node("p", "Project", "")},
+			[]string{rel(`"CONTAINS"`, "g", "h", ""), rel(`"CONTAINS"`, "h", "p", "")}, ""),
 		// 4 hops.
 		tq([]string{node("u", "User", named(us)), node("g", "Group", ""), node("h", "Group", ""), node("i", "Group", ""), node("p", "Project", "")},
 			[]string{rel(`"MEMBER_OF"`, "u", "g", ""), rel(`"CONTAINS"`, "g", "h", ""), rel(`"CONTAINS"`, "h", "i", ""), rel(`"CONTAINS"`, "i", "p", "")}, ""),
