@@ -25,9 +25,9 @@ func cachedWalks(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, c
 	if pairs == nil || !canSet || !canStep {
 		return base, false, nil
 	}
-	// Sets that together pass a caller's share cannot all be held: each read would evict
-	// another, on every request of the question.
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes, ex)
+	// Like neighbors' (cachedNeighbors): sets that together pass half a caller's share may
+	// not all be held, and each read would evict another, on every request of the question.
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
 	if err != nil || !ok {
 		return base, false, err
 	}
