@@ -389,7 +389,9 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 	if pairs == nil || !canSet || !canStep {
 		return base, nil, false, nil
 	}
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, 0, ex)
+	// Like neighbors' (cachedNeighbors): sets that together pass half a caller's share may
+	// not all be held, and each read would evict another, on every request of the question.
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
 	if err != nil || !ok {
 		return base, nil, false, err
 	}

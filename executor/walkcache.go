@@ -25,7 +25,9 @@ func cachedWalks(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, c
 	if pairs == nil || !canSet || !canStep {
 		return base, false, nil
 	}
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, 0, ex)
+	// Like neighbors' (cachedNeighbors): sets that together pass half a caller's share may
+	// not all be held, and each read would evict another, on every request of the question.
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
 	if err != nil || !ok {
 		return base, false, err
 	}
@@ -62,7 +64,9 @@ func cachedHops(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, ca
 	if pairs == nil || !canSet || !canStep {
 		return base, false, nil
 	}
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, 0, ex)
+	// Like neighbors' (cachedNeighbors): sets that together pass half a caller's share would
+	// evict each other on every request of the question.
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
 	if err != nil || !ok {
 		return base, false, err
 	}
