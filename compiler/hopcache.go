@@ -215,18 +215,7 @@ func (c *Compiler) HopsCachedStep(q *Query, hs *Hops) (*Query, error) {
 // hopsCachedStmt builds HopsCachedStep's statement, before the check: the traversal lowered
 // again, with the edges hs in place of the hops' edge scans.
 func (c *Compiler) hopsCachedStmt(q *Query, hs *Hops) (*selectStmt, error) {
-	hc := q.Plan.hops
-	caller := q.Plan.caller
-	cat := c.catalogFor(caller)
-	b := *q.Plan.Build
-	b.Nodes, b.Edges = nil, nil
-	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller), r: hc.r, after: hc.after, sizes: c.sizes, plan: &b, hopped: hs}
-	stmt, err := l.lowerTraversal()
-	if err != nil {
-		return nil, err
-	}
-	placePrewhere(stmt, cat)
-	return stmt, nil
+	return c.relower(q, q.Plan.hops.r, q.Plan.hops.after, func(l *lowerer) { l.hopped = hs })
 }
 
 // hoppedCTEs are the CTEs of hop h in the cached form: h<j>p, the edges found, one row per

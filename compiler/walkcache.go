@@ -238,12 +238,18 @@ func (c *Compiler) WalkCachedStep(q *Query, w *Walks) (*Query, error) {
 // walkCachedStmt builds WalkCachedStep's statement, before the check: the traversal lowered
 // again, with the walks w in place of the hop's edge scans.
 func (c *Compiler) walkCachedStmt(q *Query, w *Walks) (*selectStmt, error) {
-	wc := q.Plan.walks
+	return c.relower(q, q.Plan.walks.r, q.Plan.walks.after, func(l *lowerer) { l.walked = w })
+}
+
+// relower lowers q's traversal (request r, cursor after) again for its caller, as a cached
+// form's statement: with set's edits to the lowerer (the walks or hops found on cached edges).
+func (c *Compiler) relower(q *Query, r *request, after []*string, set func(*lowerer)) (*selectStmt, error) {
 	caller := q.Plan.caller
 	cat := c.catalogFor(caller)
 	b := *q.Plan.Build
 	b.Nodes, b.Edges = nil, nil
-	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller), r: wc.r, after: wc.after, sizes: c.sizes, plan: &b, walked: w}
+	l := &lowerer{cat: cat, caller: caller, scopes: newScopeCache(caller), r: r, after: after, sizes: c.sizes, plan: &b}
+	set(l)
 	stmt, err := l.lowerTraversal()
 	if err != nil {
 		return nil, err

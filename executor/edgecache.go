@@ -376,31 +376,31 @@ func (c *EdgeCache) evict(el *list.Element) {
 }
 
 // sets reads the edge sets of pairs for caller ([EdgeCache.Edges]), for one question. ok is
-// false when one of them cannot be served from the cache, or when budget (bytes, 0: none) is
-// passed by the sets together; those read so far stay cached. With a budget, the sets are
-// not read at all when their sizes when last read, within the last 8 writes, already pass
-// it: a write rarely changes a set's size by much, and a question over its budget would
-// otherwise read them again (seconds, for an admin's merge-request sets at scale 100) after
-// every write, only to run its plan without them, evicting the caller's other sets to keep
-// them.
-func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pairs []compiler.EdgePair, budget int64, ex *Executed) (map[compiler.EdgePair][]compiler.PathEdge, bool, error) {
-	if budget > 0 {
-		ck, gen := callerKey(caller), c.opts.Generation()
-		var known int64
-		c.mu.Lock()
-		for _, p := range pairs {
-			if s, ok := c.seen[seenKey{ck, p}]; ok && gen-s.gen < seenGenerations {
-				known += s.edges * edgeBytes
-			}
+// false when one of them cannot be served from the cache, or when the sets together pass half
+// a caller's share (a question may need many: 22 for a merge request's neighbors); those read
+// so far stay cached. Sets that do not fit together would evict each other, and the caller's
+// other sets, on every request of the question. The sets are not read at all when their sizes
+// when last read, within the last 8 writes, already pass that budget: a write rarely changes a
+// set's size by much, and a question over its budget would otherwise read them again
+// (seconds, for an admin's merge-request sets at scale 100) after every write, only to run its
+// plan without them.
+func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pairs []compiler.EdgePair, ex *Executed) (map[compiler.EdgePair][]compiler.PathEdge, bool, error) {
+	budget := c.opts.CallerBytes / 2
+	ck, gen := callerKey(caller), c.opts.Generation()
+	var known int64
+	c.mu.Lock()
+	for _, p := range pairs {
+		if s, ok := c.seen[seenKey{ck, p}]; ok && gen-s.gen < seenGenerations {
+			known += s.edges * edgeBytes
 		}
-		over := known > budget
-		if over {
-			c.stats.OverBudget++
-		}
-		c.mu.Unlock()
-		if over {
-			return nil, false, nil
-		}
+	}
+	over := known > budget
+	if over {
+		c.stats.OverBudget++
+	}
+	c.mu.Unlock()
+	if over {
+		return nil, false, nil
 	}
 	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
 	var total int64
@@ -409,7 +409,7 @@ func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller
 		if err != nil || !ok {
 			return nil, false, err
 		}
-		if total += int64(len(edges)) * edgeBytes; budget > 0 && total > budget {
+		if total += int64(len(edges)) * edgeBytes; total > budget {
 			return nil, false, nil
 		}
 		sets[p] = edges

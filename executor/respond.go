@@ -389,9 +389,7 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 	if pairs == nil || !canSet || !canStep {
 		return base, nil, false, nil
 	}
-	// Like neighbors' (cachedNeighbors): sets that together pass half a caller's share may
-	// not all be held, and each read would evict another, on every request of the question.
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, ex)
 	if err != nil || !ok {
 		return base, nil, false, err
 	}
@@ -435,11 +433,7 @@ func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 	if pairs == nil || !canSet {
 		return base, nil, false, nil
 	}
-	// A neighbors question may need many sets (22 for a merge request, both directions).
-	// When together they pass half a caller's share, they would evict each other and the
-	// caller's path sets on every request (an admin at scale 100: 4-6 s a request), so the
-	// question runs the two-step plan instead, once those read so far are kept.
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, ex)
 	if err != nil || !ok {
 		return base, nil, false, err
 	}

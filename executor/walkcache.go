@@ -19,31 +19,18 @@ type CachedWalkStepper interface {
 // the start and end nodes joined to them, which gives the base rows of the one-statement form.
 // ok is false when the cache cannot serve q (then the caller runs the one-statement form).
 func cachedWalks(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, ok bool, err error) {
-	pairs := q.Plan.WalkCachePairs()
-	sb, canSet := h.(EdgeSetBuilder)
 	ws, canStep := h.(CachedWalkStepper)
-	if pairs == nil || !canSet || !canStep {
+	if !canStep {
 		return base, false, nil
 	}
-	// Like neighbors' (cachedNeighbors): sets that together pass half a caller's share may
-	// not all be held, and each read would evict another, on every request of the question.
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
-	if err != nil || !ok {
-		return base, false, err
-	}
-	w, ok, err := q.Plan.CachedWalks(sets)
-	if err != nil || !ok {
-		return base, false, err
-	}
-	wq, err := ws.WalkCachedStep(q, w)
-	if err != nil {
-		return base, false, err
-	}
-	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: wq})
-	if base, err = CollectRows(ctx, r, wq); err != nil {
-		return base, false, fmt.Errorf("execute query: %w", err)
-	}
-	return base, true, nil
+	return cachedStatement(ctx, r, h, q, cache, ex, q.Plan.WalkCachePairs(), func(sets map[compiler.EdgePair][]compiler.PathEdge) (*compiler.Query, bool, error) {
+		w, ok, err := q.Plan.CachedWalks(sets)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		wq, err := ws.WalkCachedStep(q, w)
+		return wq, err == nil, err
+	})
 }
 
 // CachedHopsStepper builds the statement of the cached form of a fixed-length traversal
@@ -58,28 +45,40 @@ type CachedHopsStepper interface {
 // rows of the one-statement form. ok is false when the cache cannot serve q (then the caller
 // runs the one-statement form).
 func cachedHops(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, ok bool, err error) {
-	pairs := q.Plan.TraversalCachePairs()
-	sb, canSet := h.(EdgeSetBuilder)
 	hs, canStep := h.(CachedHopsStepper)
-	if pairs == nil || !canSet || !canStep {
+	if !canStep {
 		return base, false, nil
 	}
-	// Like neighbors' (cachedNeighbors): sets that together pass half a caller's share would
-	// evict each other on every request of the question.
-	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, cache.opts.CallerBytes/2, ex)
+	return cachedStatement(ctx, r, h, q, cache, ex, q.Plan.TraversalCachePairs(), func(sets map[compiler.EdgePair][]compiler.PathEdge) (*compiler.Query, bool, error) {
+		found, ok, err := q.Plan.CachedHops(sets)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		hq, err := hs.HopsCachedStep(q, found)
+		return hq, err == nil, err
+	})
+}
+
+// cachedStatement runs a traversal whose cached form is one statement: it reads the edge
+// sets of pairs (nil: the plan has no cached form), has build make the statement from them
+// (ok false: the sets cannot serve it) and runs it, giving the base rows of the
+// one-statement form. ok is false when the cache cannot serve q.
+func cachedStatement(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, cache *EdgeCache, ex *Executed, pairs []compiler.EdgePair,
+	build func(sets map[compiler.EdgePair][]compiler.PathEdge) (*compiler.Query, bool, error)) (base graphresponse.Rows, ok bool, err error) {
+	sb, canSet := h.(EdgeSetBuilder)
+	if pairs == nil || !canSet {
+		return base, false, nil
+	}
+	sets, ok, err := cache.sets(ctx, r, sb, q.Plan.Caller(), pairs, ex)
 	if err != nil || !ok {
 		return base, false, err
 	}
-	found, ok, err := q.Plan.CachedHops(sets)
+	sq, ok, err := build(sets)
 	if err != nil || !ok {
 		return base, false, err
 	}
-	hq, err := hs.HopsCachedStep(q, found)
-	if err != nil {
-		return base, false, err
-	}
-	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: hq})
-	if base, err = CollectRows(ctx, r, hq); err != nil {
+	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: sq})
+	if base, err = CollectRows(ctx, r, sq); err != nil {
 		return base, false, fmt.Errorf("execute query: %w", err)
 	}
 	return base, true, nil
