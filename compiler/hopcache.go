@@ -218,31 +218,31 @@ func (c *Compiler) hopsCachedStmt(q *Query, hs *Hops) (*selectStmt, error) {
 	return c.relower(q, q.Plan.hops.r, q.Plan.hops.after, func(l *lowerer) { l.hopped = hs })
 }
 
-// hoppedCTEs are the CTEs of hop h in the cached form: h<j>p, the edges found, one row per
-// edge from the array parameter that lists them, and h<j>, those rows with the columns of the
-// hop's edge CTE. Neither reads a table: the final join binds both ends of every edge to the
-// node CTEs, which are checked scans.
+// hoppedCTEs are the CTEs of hop h in the cached form: h<j>, the edges found, one row per
+// edge read from parameters ([paramRows]: parallel arrays of from ends, to ends and, with
+// several relationship types, kinds), with the columns of the hop's edge CTE. It reads no
+// table: the final join binds both ends of every edge to the node CTEs, which are checked
+// scans. (One array of tuples unfolded by arrayJoin, the form before, cost the engine about
+// three times as much to send and parse: BenchmarkEdgeParams in executor/chdb.)
 func (l *lowerer) hoppedCTEs(h hop) []*cte {
 	rs := h.rs
 	edges := l.hopped.edges[rs.idx]
-	// With one relationship type the kind is a constant, and the parameter holds only ids.
-	vals := make([]any, len(edges))
-	typ := "Array(Tuple(Int64, Int64))"
+	froms, tos := make([]any, len(edges)), make([]any, len(edges))
 	for i, e := range edges {
-		vals[i] = []any{e.a, e.b}
+		froms[i], tos[i] = e.a, e.b
 	}
-	elem := func(i int) expr { return fn("tupleElement", col("", "e"), litInt(i)) }
+	cols := []paramCol{{"a", prm(froms, "Array("+typInt64+")")}, {"b", prm(tos, "Array("+typInt64+")")}}
+	// With one relationship type the kind is a constant, and the parameters hold only ids.
 	var kind expr = prm(rs.concrete[0], typString)
 	if len(rs.concrete) > 1 {
-		typ = "Array(Tuple(Int64, Int64, String))"
+		kinds := make([]any, len(edges))
 		for i, e := range edges {
-			vals[i] = []any{e.a, e.b, e.kind}
+			kinds[i] = e.kind
 		}
-		kind = elem(3)
+		cols = append(cols, paramCol{"kind", prm(kinds, "Array("+typString+")")})
+		kind = col("", "kind")
 	}
-	raw := hName(rs) + "p"
-	rows := &selectStmt{cols: []selItem{as(fn("arrayJoin", prm(vals, typ)), "e")}}
-	body := &selectStmt{from: &cteRef{name: raw},
-		cols: []selItem{as(elem(1), "a"), as(elem(2), "b"), as(kind, "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(litInt(1), "depth")}}
-	return []*cte{{name: raw, body: rows}, {name: hName(rs), body: body}}
+	body := &selectStmt{from: &paramRows{cols: cols},
+		cols: []selItem{as(col("", "a"), "a"), as(col("", "b"), "b"), as(kind, "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(litInt(1), "depth")}}
+	return []*cte{{name: hName(rs), body: body}}
 }

@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/graphwire/graphwire/graphresponse"
@@ -123,9 +124,11 @@ func someHops(t *testing.T, q *Query) *Hops {
 }
 
 // TestHopsCachedStepChecked: the statement of a traversal on cached edges passes the security
-// check for every caller; its node scans, mutated as checkMutations does, are refused; and an
-// arrayJoin that unfolds a column or an array of columns instead of the parameter is refused, so the
-// one function added to the allow-list for it cannot turn rows a scan read into others.
+// check for every caller and lists each hop's edges as one select of parameter rows (no
+// arrayJoin, which the allow-list no longer has); its node scans, mutated as checkMutations
+// does, are refused; and a select of parameter rows joined to anything (a node CTE, a scan that
+// passes every rule) or filtered before FINAL is refused, as is arrayJoin or tupleElement
+// over a column, so the edges meet the scans only in the top-level select.
 func TestHopsCachedStepChecked(t *testing.T) {
 	c := newTestCompiler(t)
 	callers := append(slices.Clone(checkCallers), &Caller{Admin: true})
@@ -140,8 +143,12 @@ func TestHopsCachedStepChecked(t *testing.T) {
 				t.Fatalf("%s: no cached traversal form", dsl)
 			}
 			hs := someHops(t, q)
-			if _, err := c.HopsCachedStep(q, hs); err != nil {
+			hq, err := c.HopsCachedStep(q, hs)
+			if err != nil {
 				t.Fatalf("caller %d, %s: %v", ci, dsl, err)
+			}
+			if strings.Contains(hq.SQL, "arrayJoin") || strings.Count(hq.SQL, "ARRAY JOIN") != len(q.Plan.hops.hops) {
+				t.Errorf("caller %d, %.60s: want one ARRAY JOIN of parameters per hop, no arrayJoin:\n%s", ci, dsl, hq.SQL)
 			}
 			build := func() *selectStmt {
 				stmt, err := c.hopsCachedStmt(q, hs)
@@ -170,25 +177,55 @@ func TestHopsCachedStepChecked(t *testing.T) {
 					}
 				}
 			}
-			// arrayJoin of something other than the parameter.
-			for _, arg := range []func(stmt *selectStmt) expr{
-				func(*selectStmt) expr { return col("", "id") },
-				func(*selectStmt) expr { return arrayExpr{col("", "id")} },
-			} {
-				stmt := build()
-				found := false
-				walk(stmt, func(n sqlNode) {
-					if x, ok := n.(*call); ok && x.fn == "arrayJoin" && !found {
-						x.args = []expr{arg(stmt)}
-						found = true
-					}
-				})
-				if !found {
-					t.Fatalf("%s: no arrayJoin in the statement", dsl)
+			// The parameter rows joined in their own select, filtered before FINAL, or a
+			// column unfolded into rows by a function.
+			var scan *selectStmt
+			for _, x := range build().with {
+				if _, ok := x.body.from.(*tableRef); ok {
+					scan = x.body
 				}
-				mutants++
-				if err := check(stmt, cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
-					t.Errorf("caller %d, %.60s: arrayJoin of %T passed the check", ci, dsl, arg(stmt))
+			}
+			if scan == nil {
+				t.Fatalf("caller %d, %.60s: no node scan", ci, dsl)
+			}
+			for _, m := range []struct {
+				name   string
+				mutate func(stmt, rows *selectStmt)
+			}{
+				{"a node CTE joined", func(stmt, rows *selectStmt) {
+					rows.joins = append(rows.joins, join{right: &cteRef{name: stmt.with[0].name, alias: "x"}, on: []expr{eq(col("x", "id"), col("", "b"))}})
+				}},
+				{"a checked scan joined", func(_, rows *selectStmt) {
+					rows.joins = append(rows.joins, join{right: scan.from, on: []expr{eq(col("t", "id"), col("", "b"))}})
+				}},
+				{"a filter before FINAL", func(_, rows *selectStmt) {
+					rows.prewhere = append(rows.prewhere, eq(col("", "a"), prm(int64(1), typInt64)))
+				}},
+				{"arrayJoin of a column", func(_, rows *selectStmt) {
+					rows.cols[1].e = fn("arrayJoin", arrayExpr{col("", "b")})
+				}},
+				{"tupleElement of a column", func(_, rows *selectStmt) {
+					rows.cols[1].e = fn("tupleElement", col("", "b"), litInt(1))
+				}},
+			} {
+				for hi := range q.Plan.hops.hops {
+					stmt := build()
+					var rows []*selectStmt
+					walk(stmt, func(n sqlNode) {
+						if s, ok := n.(*selectStmt); ok {
+							if _, ok := s.from.(*paramRows); ok {
+								rows = append(rows, s)
+							}
+						}
+					})
+					if len(rows) != len(q.Plan.hops.hops) {
+						t.Fatalf("caller %d, %.60s: %d selects of parameter rows, want one per hop", ci, dsl, len(rows))
+					}
+					m.mutate(stmt, rows[hi])
+					mutants++
+					if err := check(stmt, cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
+						t.Errorf("caller %d, hop %d of %.60s: mutation %q passed the check", ci, hi, dsl, m.name)
+					}
 				}
 			}
 		}
