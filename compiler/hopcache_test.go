@@ -66,7 +66,55 @@ func TestCachedHopsBounded(t *testing.T) {
 	}
 }
 
-// TestTraversalCacheEligible pins which traversals have the cached form: two or more single
+// TestCachedOneHopBounded: a single hop runs on cached edges only when its sets hold at most
+// maxOneHopSetEdges edges and it finds at most maxOneHopEdges (docs/compiler.md, "Traversals on
+// cached edges"); above either it falls back to its one statement, whose edge scan the named
+// ids bound.
+func TestCachedOneHopBounded(t *testing.T) {
+	c := newTestCompiler(t)
+	q, err := c.Compile([]byte(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":10}`), &Caller{Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := q.Plan.TraversalCachePairs()
+	if len(pairs) != 1 {
+		t.Fatalf("pairs %v, want CONTAINS Group→Project", pairs)
+	}
+	// found edges from groups 1 and 2, then others from group 3 up to size.
+	sets := func(found, size int) map[EdgePair][]PathEdge {
+		var es []PathEdge
+		for i := range size {
+			g := int64(3)
+			if i < found {
+				g = int64(1 + i%2)
+			}
+			es = append(es, PathEdge{X: graphresponse.NodeRef{Kind: "Group", ID: g}, Y: graphresponse.NodeRef{Kind: "Project", ID: int64(i)}})
+		}
+		return map[EdgePair][]PathEdge{pairs[0]: es}
+	}
+	for _, tc := range []struct {
+		found, size int
+		ok          bool
+	}{
+		{10, 100, true},
+		{maxOneHopEdges, maxOneHopSetEdges, true},
+		{maxOneHopEdges + 1, maxOneHopEdges + 1, false},
+		{10, maxOneHopSetEdges + 1, false},
+	} {
+		hs, ok, err := q.Plan.CachedHops(sets(tc.found, tc.size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != tc.ok {
+			t.Errorf("%d edges found on a set of %d: ok %v, want %v", tc.found, tc.size, ok, tc.ok)
+		}
+		if ok && hs.Len() != tc.found {
+			t.Errorf("%d edges found on a set of %d: %d listed", tc.found, tc.size, hs.Len())
+		}
+	}
+}
+
+// TestTraversalCacheEligible pins which traversals have the cached form: one or more single
 // hops in one direction from a root that names its ids, with no edge filter.
 func TestTraversalCacheEligible(t *testing.T) {
 	c := newTestCompiler(t)
@@ -74,7 +122,10 @@ func TestTraversalCacheEligible(t *testing.T) {
 		dsl string
 		ok  bool
 	}{
-		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, false},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, true},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group"},{"id":"p","entity":"Project","node_ids":[1]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, true},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","filters":{"name":"x"}},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, false},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","direction":"both"}]}`, false},
 		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}]}`, true},
 		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"h","entity":"Group"},{"id":"p","entity":"Project","filters":{"name":"x"}}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"g","to":"p"}],"order_by":"p.name"}`, true},
 		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":1001}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}]}`, true},
@@ -99,6 +150,8 @@ var hopQueries = []string{
 	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}},{"id":"p","entity":"Project"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"},{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":10}`,
 	`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":9}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"g","to":"p"}],"order_by":"p.name","limit":10}`,
 	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[3]},{"id":"g","entity":"Group"},{"id":"f","entity":"Group"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"},{"type":["CONTAINS","MEMBER_OF"],"from":"f","to":"g"}],"limit":10}`,
+	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[1,3]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`,
+	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"g","entity":"Group"}],"relationships":[{"type":["MEMBER_OF","CONTAINS"],"from":"u","to":"g"}],"order_by":"g.name","limit":10}`,
 }
 
 // someHops finds, on edge sets holding one edge per pair from every id the root names to
@@ -158,8 +211,8 @@ func TestHopsCachedStepChecked(t *testing.T) {
 				return stmt
 			}
 			n := len(scans(build()))
-			if n != 3 {
-				t.Errorf("caller %d, %s: %d table reads, want 3 (the nodes)", ci, dsl, n)
+			if want := len(q.Plan.hops.r.nodes); n != want {
+				t.Errorf("caller %d, %s: %d table reads, want %d (the nodes)", ci, dsl, n, want)
 			}
 			cat := c.catalogFor(caller)
 			for _, m := range checkMutations {
