@@ -61,14 +61,15 @@ const maxHopEdges = 4096
 
 // A single hop from named ids has an edge scan bounded by those ids (rule 4 of "SQL shapes"),
 // so its cached form saves one read and gains only when the lists are short: it runs when its
-// sets hold at most maxOneHopSetEdges edges (the hops in Go scan them whole) and the hop finds
-// at most maxOneHopEdges. bench/duckdb's 1-hop at scale 10: 412 edges on a set of 2,304 (scoped)
-// ran 9.4–11.4 ms against 12.1–13.8 for the statement; 3,816 on 8,738 (admin) 17–29 ms
-// against 11–13; at scale 100, 2,504 on 11,853 (scoped) tied, and over 16,384 edges on 87,164
-// (admin) spent 16–50 ms in Go before falling back.
+// sets hold at most maxOneHopSetEdges edges (the hops in Go scan them whole, and a scan that
+// then finds too many is time lost) and the hop finds at most maxOneHopEdges. bench/duckdb's
+// 1-hop at scale 10: 412 edges on a set of 2,304 (scoped) ran 9.4–11.4 ms against 12.1–13.8
+// for the statement; 3,816 on 8,738 (admin) 17–29 ms against 11–13; at scale 100, 2,504 on
+// 11,853 (scoped) tied, and its scan before falling back cost about 1.5 ms; over 16,384
+// edges on 87,164 (admin) spent 16–50 ms in Go before falling back.
 const (
 	maxOneHopEdges    = 1024
-	maxOneHopSetEdges = 1 << 14
+	maxOneHopSetEdges = 8192
 )
 
 // hopCacheFor returns the cached-hops state of a traversal's join tree, or nil when the
