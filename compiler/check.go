@@ -12,19 +12,6 @@ var allowedFunctions = map[string]bool{
 	"toStartOfMinute": true, "toStartOfHour": true, "toStartOfDay": true, "toStartOfWeek": true,
 	"toStartOfMonth": true, "toStartOfQuarter": true, "toStartOfYear": true,
 	"hasToken": true, "hasAllTokens": true, "hasAnyTokens": true, "if": true,
-	"tupleElement": true, "arrayJoin": true,
-}
-
-// constRows reports whether a call of arrayJoin unfolds a parameter (the edges a
-// fixed-length traversal found on cached edges, hopcache.go): rows of constants, which
-// read nothing. Of a column or a sub-query it could unfold what a scan read into rows that
-// no longer pass through that scan's select, so it is refused.
-func constRows(c *call) bool {
-	if len(c.args) != 1 {
-		return false
-	}
-	_, ok := c.args[0].(*param)
-	return ok
 }
 
 func checkErr(msg string) error { return newErr("", ErrSecurityCheckFailed, msg) }
@@ -88,8 +75,6 @@ func checkEnds(stmt *selectStmt, cat *catalog, c *Caller, ends int) error {
 		case *call:
 			if !allowedFunctions[x.fn] {
 				err = checkErr("function " + x.fn + " is not allowed")
-			} else if x.fn == "arrayJoin" && !constRows(x) {
-				err = checkErr("arrayJoin of something other than a parameter")
 			}
 		case *castExpr:
 			if _, ok := castTypes[x.typ]; !ok {
@@ -847,7 +832,7 @@ func checkSelect(s *selectStmt, cat *catalog, c *Caller, scopes *scopeCache, fac
 		if len(s.prewhere) > 0 {
 			return checkErr("PREWHERE on a select that reads no table")
 		}
-		// Rows given as parameters (the walks of a traversal on cached edges) are trusted for
+		// Rows given as parameters (the walks or hops of a traversal on cached edges) are trusted for
 		// nothing: they may meet the scans only where the other rules see the join, never
 		// within their own select.
 		if _, isParams := s.from.(*paramRows); isParams && len(s.joins) > 0 {

@@ -50,21 +50,36 @@ type Hops struct {
 }
 
 // maxHopEdges bounds the edges the cached statement lists over all hops; above it the query
-// runs as one statement. The engine parses the parameter's text before it plans: 2,000
-// pairs cost about 8 ms, 20,000 about 125 ms (against 0.7 ms for SELECT 1).
+// runs as one statement. The engine would afford more: each edge given as parameter rows costs
+// it about 1 µs (BenchmarkEdgeParams: 2,000 edges 4.1 ms of CPU, 5,000 8.3 ms, 20,000 24.5 ms,
+// against 2.3 ms for SELECT 1; the array of tuples before cost 2.4–3.6 times as much). The
+// hops in Go do not: they scan the sets whole, and bench/duckdb's admin 2-hop at scale 100
+// (8,687 edges found on sets of 173,295) spent 15.6 ms there and was no faster than its one
+// statement, and with the bound at 8,192 its fallback cost 3–4 ms more than at 4,096. Raise it
+// when the hops cost what they reach, not what the sets hold.
 const maxHopEdges = 4096
 
+// A single hop from named ids has an edge scan bounded by those ids (rule 4 of "SQL shapes"),
+// so its cached form saves one read and gains only when the lists are short: it runs when its
+// sets hold at most maxOneHopSetEdges edges (the hops in Go scan them whole, and a scan that
+// then finds too many is time lost) and the hop finds at most maxOneHopEdges. bench/duckdb's
+// 1-hop at scale 10: 412 edges on a set of 2,304 (scoped) ran 9.4–11.4 ms against 12.1–13.8
+// for the statement; 3,816 on 8,738 (admin) 17–29 ms against 11–13; at scale 100, 2,504 on
+// 11,853 (scoped) tied, and its scan before falling back cost about 1.5 ms; over 16,384
+// edges on 87,164 (admin) spent 16–50 ms in Go before falling back.
+const (
+	maxOneHopEdges    = 1024
+	maxOneHopSetEdges = 8192
+)
+
 // hopCacheFor returns the cached-hops state of a traversal's join tree, or nil when the
-// cached form cannot reproduce the one-statement answer or would not gain: a single hop, a
-// hop of several hops (a walk, walkcache.go), in both directions, with edge filters or bound
-// to its namespace, or a root that names no ids.
+// cached form cannot reproduce the one-statement answer: a hop of several hops (a walk,
+// walkcache.go), in both directions, with edge filters or bound to its namespace, or a root
+// that names no ids. A single hop has the cached form too, bounded more tightly
+// (maxOneHopEdges, [Plan.CachedHops]).
 func (l *lowerer) hopCacheFor(root *nodeSel, hops []hop) *hopCache {
 	r := l.r
-	// One hop from named ids stays one statement: its edge scan is bounded by those ids
-	// (rule 4 of "SQL shapes"), and listing its edges as a parameter cost more than the scan
-	// (bench/duckdb's 1-hop question at scale 10: 2,000 edges, 30 ms against 12.6 for the
-	// admin; 11.3 against 12.2 scoped).
-	if r.queryType != qTraversal || len(hops) < 2 || len(hops) != len(r.rels) {
+	if r.queryType != qTraversal || len(hops) < 1 || len(hops) != len(r.rels) {
 		return nil // (a relationship outside the join tree would join two nodes it reached)
 	}
 	if !root.hasIDs && (root.idRange == nil || root.idRange[1]-root.idRange[0] > maxWalkRange) {
@@ -113,17 +128,29 @@ func (p *Plan) TraversalCachePairs() []EdgePair {
 // node so reached is a live node the caller may read (the sets hold only edges between such
 // nodes); the statement ([Compiler.HopsCachedStep]) still reads every node through its
 // checked scan, with its filters, and the join keeps only rows all of whose nodes it read.
-// ok is false when the hops find more than maxHopEdges edges, read more than maxWalkSteps, or
-// an edge is stored twice between the same two nodes (under two traversal paths: the edge
+// ok is false when the sets hold more than maxWalkSteps edges (a single hop:
+// maxOneHopSetEdges), the hops read more than maxWalkSteps or find more than maxHopEdges (a
+// single hop: maxOneHopEdges), or an edge is stored twice between the same two nodes (under two traversal paths: the edge
 // scans would return it twice, the list once).
 func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err error) {
 	hc := p.hops
 	if hc == nil {
 		return nil, false, newErr("", ErrCompilerBug, "cached hops of a query without a cached traversal plan")
 	}
+	budget, limit := maxWalkSteps, maxHopEdges
+	if len(hc.hops) == 1 {
+		budget, limit = maxOneHopSetEdges, maxOneHopEdges
+	}
+	size := 0
+	for _, ep := range hc.pairs {
+		size += len(sets[ep])
+	}
+	if size > budget {
+		return nil, false, nil // (the scan below would give up, or for one hop not gain)
+	}
 	hs = &Hops{edges: map[int][]hopEdge{}, cands: map[int][]int64{}}
 	reached := map[int]map[int64]bool{}
-	budget, total := maxWalkSteps, 0
+	total := 0
 	for _, h := range hc.hops {
 		nearOK := named(hc.root)
 		if h.h.near != hc.root {
@@ -159,12 +186,12 @@ func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err 
 				}
 				seen[k] = true
 				fars[far.ID] = true
-				found = append(found, k)
+				if found = append(found, k); total+len(found) > limit {
+					return nil, false, nil
+				}
 			}
 		}
-		if total += len(found); total > maxHopEdges {
-			return nil, false, nil
-		}
+		total += len(found)
 		slices.SortFunc(found, func(x, y hopEdge) int {
 			if c := cmp.Compare(x.a, y.a); c != 0 {
 				return c
@@ -218,31 +245,31 @@ func (c *Compiler) hopsCachedStmt(q *Query, hs *Hops) (*selectStmt, error) {
 	return c.relower(q, q.Plan.hops.r, q.Plan.hops.after, func(l *lowerer) { l.hopped = hs })
 }
 
-// hoppedCTEs are the CTEs of hop h in the cached form: h<j>p, the edges found, one row per
-// edge from the array parameter that lists them, and h<j>, those rows with the columns of the
-// hop's edge CTE. Neither reads a table: the final join binds both ends of every edge to the
-// node CTEs, which are checked scans.
+// hoppedCTEs are the CTEs of hop h in the cached form: h<j>, the edges found, one row per
+// edge read from parameters ([paramRows]: parallel arrays of from ends, to ends and, with
+// several relationship types, kinds), with the columns of the hop's edge CTE. It reads no
+// table: the final join binds both ends of every edge to the node CTEs, which are checked
+// scans. (One array of tuples unfolded by arrayJoin, the form before, cost the engine about
+// three times as much to send and parse: BenchmarkEdgeParams in executor/chdb.)
 func (l *lowerer) hoppedCTEs(h hop) []*cte {
 	rs := h.rs
 	edges := l.hopped.edges[rs.idx]
-	// With one relationship type the kind is a constant, and the parameter holds only ids.
-	vals := make([]any, len(edges))
-	typ := "Array(Tuple(Int64, Int64))"
+	froms, tos := make([]any, len(edges)), make([]any, len(edges))
 	for i, e := range edges {
-		vals[i] = []any{e.a, e.b}
+		froms[i], tos[i] = e.a, e.b
 	}
-	elem := func(i int) expr { return fn("tupleElement", col("", "e"), litInt(i)) }
+	cols := []paramCol{{"a", prm(froms, "Array("+typInt64+")")}, {"b", prm(tos, "Array("+typInt64+")")}}
+	// With one relationship type the kind is a constant, and the parameters hold only ids.
 	var kind expr = prm(rs.concrete[0], typString)
 	if len(rs.concrete) > 1 {
-		typ = "Array(Tuple(Int64, Int64, String))"
+		kinds := make([]any, len(edges))
 		for i, e := range edges {
-			vals[i] = []any{e.a, e.b, e.kind}
+			kinds[i] = e.kind
 		}
-		kind = elem(3)
+		cols = append(cols, paramCol{"kind", prm(kinds, "Array("+typString+")")})
+		kind = col("", "kind")
 	}
-	raw := hName(rs) + "p"
-	rows := &selectStmt{cols: []selItem{as(fn("arrayJoin", prm(vals, typ)), "e")}}
-	body := &selectStmt{from: &cteRef{name: raw},
-		cols: []selItem{as(elem(1), "a"), as(elem(2), "b"), as(kind, "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(litInt(1), "depth")}}
-	return []*cte{{name: raw, body: rows}, {name: hName(rs), body: body}}
+	body := &selectStmt{from: &paramRows{cols: cols},
+		cols: []selItem{as(col("", "a"), "a"), as(col("", "b"), "b"), as(kind, "kind"), as(litBool(rs.direction != "incoming"), "fwd"), as(litInt(1), "depth")}}
+	return []*cte{{name: hName(rs), body: body}}
 }

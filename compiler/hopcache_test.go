@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/graphwire/graphwire/graphresponse"
@@ -65,7 +66,55 @@ func TestCachedHopsBounded(t *testing.T) {
 	}
 }
 
-// TestTraversalCacheEligible pins which traversals have the cached form: two or more single
+// TestCachedOneHopBounded: a single hop runs on cached edges only when its sets hold at most
+// maxOneHopSetEdges edges and it finds at most maxOneHopEdges (docs/compiler.md, "Traversals on
+// cached edges"); above either it falls back to its one statement, whose edge scan the named
+// ids bound.
+func TestCachedOneHopBounded(t *testing.T) {
+	c := newTestCompiler(t)
+	q, err := c.Compile([]byte(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":10}`), &Caller{Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := q.Plan.TraversalCachePairs()
+	if len(pairs) != 1 {
+		t.Fatalf("pairs %v, want CONTAINS Group→Project", pairs)
+	}
+	// found edges from groups 1 and 2, then others from group 3 up to size.
+	sets := func(found, size int) map[EdgePair][]PathEdge {
+		var es []PathEdge
+		for i := range size {
+			g := int64(3)
+			if i < found {
+				g = int64(1 + i%2)
+			}
+			es = append(es, PathEdge{X: graphresponse.NodeRef{Kind: "Group", ID: g}, Y: graphresponse.NodeRef{Kind: "Project", ID: int64(i)}})
+		}
+		return map[EdgePair][]PathEdge{pairs[0]: es}
+	}
+	for _, tc := range []struct {
+		found, size int
+		ok          bool
+	}{
+		{10, 100, true},
+		{maxOneHopEdges, maxOneHopSetEdges, true},
+		{maxOneHopEdges + 1, maxOneHopEdges + 1, false},
+		{10, maxOneHopSetEdges + 1, false},
+	} {
+		hs, ok, err := q.Plan.CachedHops(sets(tc.found, tc.size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != tc.ok {
+			t.Errorf("%d edges found on a set of %d: ok %v, want %v", tc.found, tc.size, ok, tc.ok)
+		}
+		if ok && hs.Len() != tc.found {
+			t.Errorf("%d edges found on a set of %d: %d listed", tc.found, tc.size, hs.Len())
+		}
+	}
+}
+
+// TestTraversalCacheEligible pins which traversals have the cached form: one or more single
 // hops in one direction from a root that names its ids, with no edge filter.
 func TestTraversalCacheEligible(t *testing.T) {
 	c := newTestCompiler(t)
@@ -73,7 +122,10 @@ func TestTraversalCacheEligible(t *testing.T) {
 		dsl string
 		ok  bool
 	}{
-		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, false},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, true},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group"},{"id":"p","entity":"Project","node_ids":[1]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, true},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","filters":{"name":"x"}},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}]}`, false},
+		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","direction":"both"}]}`, false},
 		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}]}`, true},
 		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1]},{"id":"h","entity":"Group"},{"id":"p","entity":"Project","filters":{"name":"x"}}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"g","to":"p"}],"order_by":"p.name"}`, true},
 		{`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":1001}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}]}`, true},
@@ -98,6 +150,8 @@ var hopQueries = []string{
 	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1,2]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}},{"id":"p","entity":"Project"}],"relationships":[{"type":"AUTHORED","from":"u","to":"mr"},{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":10}`,
 	`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":9}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"g","to":"p"}],"order_by":"p.name","limit":10}`,
 	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[3]},{"id":"g","entity":"Group"},{"id":"f","entity":"Group"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"},{"type":["CONTAINS","MEMBER_OF"],"from":"f","to":"g"}],"limit":10}`,
+	`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[1,3]},{"id":"mr","entity":"MergeRequest","filters":{"state":"opened"}}],"relationships":[{"type":"IN_PROJECT","from":"mr","to":"p"}],"limit":100}`,
+	`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[1]},{"id":"g","entity":"Group"}],"relationships":[{"type":["MEMBER_OF","CONTAINS"],"from":"u","to":"g"}],"order_by":"g.name","limit":10}`,
 }
 
 // someHops finds, on edge sets holding one edge per pair from every id the root names to
@@ -123,9 +177,11 @@ func someHops(t *testing.T, q *Query) *Hops {
 }
 
 // TestHopsCachedStepChecked: the statement of a traversal on cached edges passes the security
-// check for every caller; its node scans, mutated as checkMutations does, are refused; and an
-// arrayJoin that unfolds a column or an array of columns instead of the parameter is refused, so the
-// one function added to the allow-list for it cannot turn rows a scan read into others.
+// check for every caller and lists each hop's edges as one select of parameter rows (no
+// arrayJoin, which the allow-list no longer has); its node scans, mutated as checkMutations
+// does, are refused; and a select of parameter rows joined to anything (a node CTE, a scan that
+// passes every rule) or filtered before FINAL is refused, as is arrayJoin or tupleElement
+// over a column, so the edges meet the scans only in the top-level select.
 func TestHopsCachedStepChecked(t *testing.T) {
 	c := newTestCompiler(t)
 	callers := append(slices.Clone(checkCallers), &Caller{Admin: true})
@@ -140,8 +196,12 @@ func TestHopsCachedStepChecked(t *testing.T) {
 				t.Fatalf("%s: no cached traversal form", dsl)
 			}
 			hs := someHops(t, q)
-			if _, err := c.HopsCachedStep(q, hs); err != nil {
+			hq, err := c.HopsCachedStep(q, hs)
+			if err != nil {
 				t.Fatalf("caller %d, %s: %v", ci, dsl, err)
+			}
+			if strings.Contains(hq.SQL, "arrayJoin") || strings.Count(hq.SQL, "ARRAY JOIN") != len(q.Plan.hops.hops) {
+				t.Errorf("caller %d, %.60s: want one ARRAY JOIN of parameters per hop, no arrayJoin:\n%s", ci, dsl, hq.SQL)
 			}
 			build := func() *selectStmt {
 				stmt, err := c.hopsCachedStmt(q, hs)
@@ -151,8 +211,8 @@ func TestHopsCachedStepChecked(t *testing.T) {
 				return stmt
 			}
 			n := len(scans(build()))
-			if n != 3 {
-				t.Errorf("caller %d, %s: %d table reads, want 3 (the nodes)", ci, dsl, n)
+			if want := len(q.Plan.hops.r.nodes); n != want {
+				t.Errorf("caller %d, %s: %d table reads, want %d (the nodes)", ci, dsl, n, want)
 			}
 			cat := c.catalogFor(caller)
 			for _, m := range checkMutations {
@@ -170,25 +230,55 @@ func TestHopsCachedStepChecked(t *testing.T) {
 					}
 				}
 			}
-			// arrayJoin of something other than the parameter.
-			for _, arg := range []func(stmt *selectStmt) expr{
-				func(*selectStmt) expr { return col("", "id") },
-				func(*selectStmt) expr { return arrayExpr{col("", "id")} },
-			} {
-				stmt := build()
-				found := false
-				walk(stmt, func(n sqlNode) {
-					if x, ok := n.(*call); ok && x.fn == "arrayJoin" && !found {
-						x.args = []expr{arg(stmt)}
-						found = true
-					}
-				})
-				if !found {
-					t.Fatalf("%s: no arrayJoin in the statement", dsl)
+			// The parameter rows joined in their own select, filtered before FINAL, or a
+			// column unfolded into rows by a function.
+			var scan *selectStmt
+			for _, x := range build().with {
+				if _, ok := x.body.from.(*tableRef); ok {
+					scan = x.body
 				}
-				mutants++
-				if err := check(stmt, cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
-					t.Errorf("caller %d, %.60s: arrayJoin of %T passed the check", ci, dsl, arg(stmt))
+			}
+			if scan == nil {
+				t.Fatalf("caller %d, %.60s: no node scan", ci, dsl)
+			}
+			for _, m := range []struct {
+				name   string
+				mutate func(stmt, rows *selectStmt)
+			}{
+				{"a node CTE joined", func(stmt, rows *selectStmt) {
+					rows.joins = append(rows.joins, join{right: &cteRef{name: stmt.with[0].name, alias: "x"}, on: []expr{eq(col("x", "id"), col("", "b"))}})
+				}},
+				{"a checked scan joined", func(_, rows *selectStmt) {
+					rows.joins = append(rows.joins, join{right: scan.from, on: []expr{eq(col("t", "id"), col("", "b"))}})
+				}},
+				{"a filter before FINAL", func(_, rows *selectStmt) {
+					rows.prewhere = append(rows.prewhere, eq(col("", "a"), prm(int64(1), typInt64)))
+				}},
+				{"arrayJoin of a column", func(_, rows *selectStmt) {
+					rows.cols[1].e = fn("arrayJoin", arrayExpr{col("", "b")})
+				}},
+				{"tupleElement of a column", func(_, rows *selectStmt) {
+					rows.cols[1].e = fn("tupleElement", col("", "b"), litInt(1))
+				}},
+			} {
+				for hi := range q.Plan.hops.hops {
+					stmt := build()
+					var rows []*selectStmt
+					walk(stmt, func(n sqlNode) {
+						if s, ok := n.(*selectStmt); ok {
+							if _, ok := s.from.(*paramRows); ok {
+								rows = append(rows, s)
+							}
+						}
+					})
+					if len(rows) != len(q.Plan.hops.hops) {
+						t.Fatalf("caller %d, %.60s: %d selects of parameter rows, want one per hop", ci, dsl, len(rows))
+					}
+					m.mutate(stmt, rows[hi])
+					mutants++
+					if err := check(stmt, cat, caller); !errors.Is(err, ErrSecurityCheckFailed) {
+						t.Errorf("caller %d, hop %d of %.60s: mutation %q passed the check", ci, hi, dsl, m.name)
+					}
 				}
 			}
 		}

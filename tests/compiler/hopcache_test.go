@@ -22,7 +22,8 @@ import (
 // the cached form must leave to the one statement, whose edge scans return it twice); chains,
 // a tree, a chain from the root's far side, an incoming relationship, a far node naming its ids, filters and an order_by; for
 // callers with other scopes and the same scope at two levels, in turns on one cache, cold and
-// warm; pages of one row by cursor; and after a write.
+// warm; pages of one row by cursor; and after a write. Single hops too, from the named roots
+// and into named far nodes.
 func TestTraversalCacheCraftedGraph(t *testing.T) {
 	e := engine(t)
 	ctx := context.Background()
@@ -94,11 +95,16 @@ func TestTraversalCacheCraftedGraph(t *testing.T) {
 		`{"query_type":"traversal","nodes":[{"id":"p","entity":"Project","node_ids":[` + fmt.Sprintf("%d,%d,%d", p1, p2, p3) + `]},{"id":"g","entity":"Group","filters":{"full_path":{"starts_with":"g93"}}},{"id":"f","entity":"Group","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"},{"type":"CONTAINS","from":"f","to":"g"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `]},{"id":"h","entity":"Group","node_ids":[` + fmt.Sprintf("%d,%d,%d", g1, g3, gx) + `],"columns":["full_path"]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"h","to":"g","direction":"incoming"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":100%s}`,
 		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":` + fmt.Sprint(g1) + `,"end":` + fmt.Sprint(gd) + `}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":100%s}`,
+		// One hop: from the roots (a self loop, a far node deleted or in another namespace),
+		// and into named projects (one in a deeper namespace, one in another).
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + roots + `],"columns":["full_path"]},{"id":"h","entity":"Group","columns":["full_path"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"}],"limit":100%s}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","columns":["full_path"]},{"id":"p","entity":"Project","node_ids":[` + fmt.Sprintf("%d,%d,%d", p1, p2, p3) + `]}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"order_by":"-g.full_path","limit":100%s}`,
 	}
 	// The root named by this query has an edge stored twice: the cached form leaves it to
 	// the one statement, whose edge scan returns the edge twice (the second row is the
 	// probe for has_more at this limit).
 	twice := `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + fmt.Sprint(g4) + `]},{"id":"p","entity":"Project"},{"id":"h","entity":"Group"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"},{"type":"CONTAINS","from":"g","to":"h"}],"limit":2}`
+	twiceOneHop := `{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + fmt.Sprint(g4) + `]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":2}`
 	var gen atomic.Uint64
 	cache := newCache(t, 64<<20, gen.Load)
 	compile := func(q string, c *compiler.Caller) *compiler.Query {
@@ -160,6 +166,7 @@ func TestTraversalCacheCraftedGraph(t *testing.T) {
 		}
 		same(fmt.Sprintf("round %d, an edge stored twice", round), compile(twice, admin), true)
 		same(fmt.Sprintf("round %d, an edge stored twice, caller at 1/96/98/", round), compile(twice, callers[5]), false)
+		same(fmt.Sprintf("round %d, an edge stored twice, one hop", round), compile(twiceOneHop, admin), true)
 	}
 	if nonEmpty == 0 {
 		t.Fatal("every answer was empty: the test proves nothing")
