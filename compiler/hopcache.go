@@ -116,7 +116,7 @@ func (p *Plan) TraversalCachePairs() []EdgePair {
 // ok is false when the hops find more than maxHopEdges edges, read more than maxWalkSteps, or
 // an edge is stored twice between the same two nodes (under two traversal paths: the edge
 // scans would return it twice, the list once).
-func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err error) {
+func (p *Plan) CachedHops(sets map[EdgePair]*EdgeSet) (hs *Hops, ok bool, err error) {
 	hc := p.hops
 	if hc == nil {
 		return nil, false, newErr("", ErrCompilerBug, "cached hops of a query without a cached traversal plan")
@@ -125,10 +125,13 @@ func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err 
 	reached := map[int]map[int64]bool{}
 	budget, total := maxWalkSteps, 0
 	for _, h := range hc.hops {
-		nearOK := named(hc.root)
-		if h.h.near != hc.root {
-			at := reached[h.h.near.idx]
-			nearOK = func(r graphresponse.NodeRef) bool { return at[r.ID] }
+		// Only the edges at the near node's ids are visited: the root's named ids, or the
+		// ids the hop before reached.
+		var nearIDs idSel
+		if h.h.near == hc.root {
+			nearIDs = namedIDs(hc.root)
+		} else {
+			nearIDs = idsOf(reached[h.h.near.idx])
 		}
 		farOK := func(graphresponse.NodeRef) bool { return true }
 		if far := h.h.far; far.hasIDs || far.idRange != nil {
@@ -137,29 +140,48 @@ func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err 
 		seen := map[hopEdge]bool{}
 		var found []hopEdge
 		fars := map[int64]bool{}
+		over, dup := false, false
+		// The near end is the stored edge's source when the hop's from end (a) is the source
+		// and the near node is the from node, or neither.
+		nearIsX := h.aIsX == h.h.nearIsFrom
 		for _, ep := range h.pairs {
-			for _, e := range sets[ep] {
+			set := sets[ep]
+			nearKind := ep.To
+			if nearIsX {
+				nearKind = ep.From
+			}
+			if nearKind != h.h.near.ent.name {
+				continue // (no edge of the set starts at the near node)
+			}
+			set.each(nearIsX, nearIDs, func(i int) bool {
 				if budget--; budget < 0 {
-					return nil, false, nil
+					over = true
+					return false
 				}
+				e := set.Edge(i)
 				a, b := e.X, e.Y
 				if !h.aIsX {
 					a, b = b, a
 				}
-				near, far := a, b
+				far := b
 				if !h.h.nearIsFrom {
-					near, far = b, a
+					far = a
 				}
-				if !nearOK(near) || !farOK(far) {
-					continue
+				if !farOK(far) {
+					return true
 				}
 				k := hopEdge{a.ID, b.ID, ep.Type}
 				if seen[k] {
-					return nil, false, nil
+					dup = true
+					return false
 				}
 				seen[k] = true
 				fars[far.ID] = true
 				found = append(found, k)
+				return true
+			})
+			if over || dup {
+				return nil, false, nil
 			}
 		}
 		if total += len(found); total > maxHopEdges {

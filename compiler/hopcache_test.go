@@ -9,8 +9,8 @@ import (
 )
 
 // TestCachedHopsBounded: the hops in Go give up, and the query falls back to its one
-// statement, when they read more than maxWalkSteps edges or find more than maxHopEdges;
-// below both they run (docs/compiler.md, "Traversals on cached edges").
+// statement, when they visit more than maxWalkSteps edges or find more than maxHopEdges;
+// below both they run, however many edges of the sets they do not reach (docs/compiler.md, "Traversals on cached edges").
 func TestCachedHopsBounded(t *testing.T) {
 	c := newTestCompiler(t)
 	q, err := c.Compile([]byte(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":1000}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":10}`), &Caller{Admin: true})
@@ -48,11 +48,12 @@ func TestCachedHopsBounded(t *testing.T) {
 		roots, fanout, noise int64
 		ok                   bool
 	}{
-		{30, 10, 1000, true},         // 330 edges
-		{400, 10, 0, false},          // 4,400 edges, more than maxHopEdges
-		{3, 10, maxWalkSteps, false}, // more edges read than steps
+		{30, 10, 1000, true},            // 330 edges
+		{400, 10, 0, false},             // 4,400 edges, more than maxHopEdges
+		{3, 10, maxWalkSteps, true},     // many edges no hop reaches: not visited (the sets' indexes)
+		{2, maxWalkSteps / 2, 0, false}, // more edges visited than steps
 	} {
-		hs, ok, err := q.Plan.CachedHops(sets(tc.roots, tc.fanout, tc.noise))
+		hs, ok, err := q.Plan.CachedHops(indexed(t, sets(tc.roots, tc.fanout, tc.noise)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func someHops(t *testing.T, q *Query) *Hops {
 			}
 		}
 	}
-	hs, ok, err := q.Plan.CachedHops(sets)
+	hs, ok, err := q.Plan.CachedHops(indexed(t, sets))
 	if err != nil || !ok {
 		t.Fatalf("cached hops: %v, %v", ok, err)
 	}
