@@ -59,7 +59,7 @@ type EdgeCache struct {
 	bytes    int64
 	byCaller map[[32]byte]int64
 	building map[cacheKey]*edgeBuild
-	// seen is the number of edges of each (caller, pair) set when it was last read, and the
+	// seen is the bytes of each (caller, pair) set's entry when it was last read, and the
 	// generation then: a question whose sets passed its budget is sent to its plan without
 	// reading them again after each of the next writes (sets). At most maxSeen entries.
 	seen   map[seenKey]seenSize
@@ -91,7 +91,7 @@ type seenKey struct {
 }
 
 type seenSize struct {
-	edges int64
+	bytes int64
 	gen   uint64
 }
 
@@ -262,9 +262,9 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 	if len(c.seen) >= maxSeen {
 		clear(c.seen)
 	}
-	seen := seenSize{int64(e.edges.Len()), key.gen}
+	seen := seenSize{e.size, key.gen}
 	if e.big {
-		seen.edges = limit + 1
+		seen.bytes = c.opts.CallerBytes + 1
 	}
 	c.seen[seenKey{key.caller, key.pair}] = seen
 	if c.opts.Generation() != key.gen {
@@ -377,7 +377,7 @@ func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller
 	c.mu.Lock()
 	for _, p := range pairs {
 		if s, ok := c.seen[seenKey{ck, p}]; ok && gen-s.gen < seenGenerations {
-			known += s.edges * edgeBytes
+			known += s.bytes
 		}
 	}
 	over := known > budget
@@ -395,7 +395,10 @@ func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller
 		if err != nil || !ok {
 			return nil, false, err
 		}
-		if total += int64(edges.Len()) * edgeBytes; total > budget {
+		// What the set's entry takes, as the caller's share counts it (store): counting the
+		// edges alone let small sets, whose entries are mostly their fixed part, pass as
+		// fitting together when they did not, and evict each other on every request.
+		if total += entryBytes + edges.Bytes(); total > budget {
 			return nil, false, nil
 		}
 		sets[p] = edges
