@@ -158,8 +158,7 @@ func (p *Plan) CachedHops(sets map[EdgePair]*EdgeSet) (hs *Hops, ok bool, err er
 					over = true
 					return false
 				}
-				e := set.Edge(i)
-				a, b := e.X, e.Y
+				a, b := graphresponse.NodeRef{Kind: ep.From, ID: set.x[i]}, graphresponse.NodeRef{Kind: ep.To, ID: set.y[i]}
 				if !h.aIsX {
 					a, b = b, a
 				}

@@ -128,8 +128,8 @@ func (p *Plan) CachedNeighborEdges(sets map[EdgePair]*EdgeSet) (graphresponse.Ro
 				// The incoming scan leaves out an edge from a center to a center when the
 				// outgoing scan finds it (selfOut): both ends are readable and live here, so
 				// in the center set.
-				if e := set.Edge(i); !(selfOut && isCenter(e.X)) {
-					rows = append(rows, neighborRow{e.Y.ID, e.X.ID, e.X.Kind, ep.Type, false})
+				if x := (graphresponse.NodeRef{Kind: ep.From, ID: set.x[i]}); !(selfOut && isCenter(x)) {
+					rows = append(rows, neighborRow{set.y[i], x.ID, ep.From, ep.Type, false})
 				}
 				return true
 			})

@@ -182,23 +182,29 @@ func (p *Plan) CachedPathEdges(sets map[EdgePair]*EdgeSet, anchors *graphrespons
 	kindIn := func(kinds []*entity, k string) bool {
 		return slices.ContainsFunc(kinds, func(e *entity) bool { return e.name == k })
 	}
-	// scan keeps the edges of types whose ends pass end kinds and keep, as the engine's scans
-	// do (no self loops: noSelfLoops leaves the test out only where none can be), visiting
-	// only the edges whose source (fromX) or target end is of kind near ("": any) and selected
-	// by ids.
+	// scan keeps the edges of types whose ends pass end kinds (ends, by the set's pair) and
+	// keep, as the engine's scans do (no self loops: noSelfLoops leaves the test out only
+	// where none can be), visiting only the edges whose source (fromX) or target end is of
+	// kind near ("": any) and selected by ids.
 	type typedEdge struct {
 		PathEdge
 		kind string
 	}
-	scan := func(types []string, fromX bool, near string, ids func(ep EdgePair) idSel, keep func(e PathEdge) bool) []typedEdge {
+	scan := func(types []string, fromX bool, near string, ids func(ep EdgePair) idSel, ends func(ep EdgePair) bool, keep func(x, y graphresponse.NodeRef) bool) []typedEdge {
 		var out []typedEdge
 		for _, ep := range st.cachePairs {
-			if !slices.Contains(types, ep.Type) || (near != "" && ((fromX && ep.From != near) || (!fromX && ep.To != near))) {
+			if !slices.Contains(types, ep.Type) || (near != "" && ((fromX && ep.From != near) || (!fromX && ep.To != near))) || !ends(ep) {
 				continue
 			}
 			set := sets[ep]
+			loops := ep.From == ep.To
 			set.each(fromX, ids(ep), func(i int) bool {
-				if e := set.Edge(i); e.X != e.Y && keep(e) {
+				x, y := set.x[i], set.y[i]
+				if loops && x == y {
+					return true
+				}
+				e := PathEdge{X: graphresponse.NodeRef{Kind: ep.From, ID: x}, Y: graphresponse.NodeRef{Kind: ep.To, ID: y}}
+				if keep == nil || keep(e.X, e.Y) {
 					out = append(out, typedEdge{e, ep.Type})
 				}
 				return true
@@ -206,14 +212,14 @@ func (p *Plan) CachedPathEdges(sets map[EdgePair]*EdgeSet, anchors *graphrespons
 		}
 		return out
 	}
-	f1 := scan(st.f1Types, true, st.from.name, func(EdgePair) idSel { return fromIDs }, func(e PathEdge) bool {
-		return kindIn(st.fEnds, e.Y.Kind)
-	})
+	f1 := scan(st.f1Types, true, st.from.name, func(EdgePair) idSel { return fromIDs }, func(ep EdgePair) bool {
+		return kindIn(st.fEnds, ep.To)
+	}, nil)
 	var b1, m1 []typedEdge
 	if st.depth >= 2 {
-		b1 = scan(st.b1Types, false, st.to.name, func(EdgePair) idSel { return toIDs }, func(e PathEdge) bool {
-			return kindIn(st.bStarts, e.X.Kind)
-		})
+		b1 = scan(st.b1Types, false, st.to.name, func(EdgePair) idSel { return toIDs }, func(ep EdgePair) bool {
+			return kindIn(st.bStarts, ep.From)
+		}, nil)
 	}
 	// The middles: a second node meets a b1 edge (two edges) or starts an m1 edge that ends
 	// where a b1 edge starts (three edges).
@@ -253,9 +259,9 @@ func (p *Plan) CachedPathEdges(sets map[EdgePair]*EdgeSet, anchors *graphrespons
 		for k, ids := range secondIDs {
 			bySecond[k] = idsOf(ids)
 		}
-		m1 = scan(st.m1Types, true, "", func(ep EdgePair) idSel { return bySecond[ep.From] }, func(e PathEdge) bool {
-			return kindIn(st.fMids, e.X.Kind) && kindIn(st.bMids, e.Y.Kind) && lasts[e.Y]
-		})
+		m1 = scan(st.m1Types, true, "", func(ep EdgePair) idSel { return bySecond[ep.From] }, func(ep EdgePair) bool {
+			return kindIn(st.fMids, ep.From) && kindIn(st.bMids, ep.To)
+		}, func(_, y graphresponse.NodeRef) bool { return lasts[y] })
 		for _, m := range m1 {
 			addTo(&near, seenN, m.X)
 			addTo(&far, seenF, m.Y)

@@ -134,13 +134,12 @@ func (p *Plan) CachedWalks(sets map[EdgePair]*EdgeSet) (w *Walks, ok bool, err e
 				continue
 			}
 			set.each(wc.forward, oneID(x.ID), func(i int) bool {
-				e := set.Edge(i)
-				if e.X == e.Y {
+				if ep.From == ep.To && set.x[i] == set.y[i] {
 					return true
 				}
-				y := e.Y
+				y := graphresponse.NodeRef{Kind: ep.To, ID: set.y[i]}
 				if !wc.forward {
-					y = e.X
+					y = graphresponse.NodeRef{Kind: ep.From, ID: set.x[i]}
 				}
 				o = append(o, out{y, ep.Type})
 				return true
