@@ -113,7 +113,9 @@ func (p *Plan) TraversalCachePairs() []EdgePair {
 // node so reached is a live node the caller may read (the sets hold only edges between such
 // nodes); the statement ([Compiler.HopsCachedStep]) still reads every node through its
 // checked scan, with its filters, and the join keeps only rows all of whose nodes it read.
-// ok is false when the hops find more than maxHopEdges edges, read more than maxWalkSteps, or
+// Only the edges at the ids a hop starts from are visited, found in the sets' indexes
+// ([EdgeSet]). ok is false when the hops find more than maxHopEdges edges, visit more than
+// maxWalkSteps, or
 // an edge is stored twice between the same two nodes (under two traversal paths: the edge
 // scans would return it twice, the list once).
 func (p *Plan) CachedHops(sets map[EdgePair]*EdgeSet) (hs *Hops, ok bool, err error) {
