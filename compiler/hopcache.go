@@ -53,24 +53,16 @@ type Hops struct {
 // runs as one statement. The engine would afford more: each edge given as parameter rows costs
 // it about 1 µs (BenchmarkEdgeParams: 2,000 edges 4.1 ms of CPU, 5,000 8.3 ms, 20,000 24.5 ms,
 // against 2.3 ms for SELECT 1; the array of tuples before cost 2.4–3.6 times as much). The
-// hops in Go do not: they scan the sets whole, and bench/duckdb's admin 2-hop at scale 100
-// (8,687 edges found on sets of 173,295) spent 15.6 ms there and was no faster than its one
-// statement, and with the bound at 8,192 its fallback cost 3–4 ms more than at 4,096. Raise it
-// when the hops cost what they reach, not what the sets hold.
+// hops in Go visit only the edges at the nodes they reach ([EdgeSet]'s index by either end),
+// so the Go side costs what the hops find, not what the sets hold.
 const maxHopEdges = 4096
 
 // A single hop from named ids has an edge scan bounded by those ids (rule 4 of "SQL shapes"),
-// so its cached form saves one read and gains only when the lists are short: it runs when its
-// sets hold at most maxOneHopSetEdges edges (the hops in Go scan them whole, and a scan that
-// then finds too many is time lost) and the hop finds at most maxOneHopEdges. bench/duckdb's
-// 1-hop at scale 10: 412 edges on a set of 2,304 (scoped) ran 9.4–11.4 ms against 12.1–13.8
-// for the statement; 3,816 on 8,738 (admin) 17–29 ms against 11–13; at scale 100, 2,504 on
-// 11,853 (scoped) tied, and its scan before falling back cost about 1.5 ms; over 16,384
-// edges on 87,164 (admin) spent 16–50 ms in Go before falling back.
-const (
-	maxOneHopEdges    = 1024
-	maxOneHopSetEdges = 8192
-)
+// so its cached form saves one read and gains only when the list is short: it runs when the
+// hop finds at most maxOneHopEdges. bench/duckdb's 1-hop at scale 10: 412 edges (scoped) ran
+// 9.4–11.4 ms against 12.1–13.8 for the statement; 3,816 (admin) 17–29 ms against 11–13; at
+// scale 100, 2,504 (scoped) tied.
+const maxOneHopEdges = 1024
 
 // hopCacheFor returns the cached-hops state of a traversal's join tree, or nil when the
 // cached form cannot reproduce the one-statement answer: a hop of several hops (a walk,
@@ -128,34 +120,31 @@ func (p *Plan) TraversalCachePairs() []EdgePair {
 // node so reached is a live node the caller may read (the sets hold only edges between such
 // nodes); the statement ([Compiler.HopsCachedStep]) still reads every node through its
 // checked scan, with its filters, and the join keeps only rows all of whose nodes it read.
-// ok is false when the sets hold more than maxWalkSteps edges (a single hop:
-// maxOneHopSetEdges), the hops read more than maxWalkSteps or find more than maxHopEdges (a
-// single hop: maxOneHopEdges), or an edge is stored twice between the same two nodes (under two traversal paths: the edge
+// Only the edges at the ids a hop starts from are visited, found in the sets' indexes
+// ([EdgeSet]). ok is false when the hops find more than maxHopEdges edges (a single hop:
+// maxOneHopEdges), visit more than maxWalkSteps, or
+// an edge is stored twice between the same two nodes (under two traversal paths: the edge
 // scans would return it twice, the list once).
-func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err error) {
+func (p *Plan) CachedHops(sets map[EdgePair]*EdgeSet) (hs *Hops, ok bool, err error) {
 	hc := p.hops
 	if hc == nil {
 		return nil, false, newErr("", ErrCompilerBug, "cached hops of a query without a cached traversal plan")
 	}
 	budget, limit := maxWalkSteps, maxHopEdges
 	if len(hc.hops) == 1 {
-		budget, limit = maxOneHopSetEdges, maxOneHopEdges
-	}
-	size := 0
-	for _, ep := range hc.pairs {
-		size += len(sets[ep])
-	}
-	if size > budget {
-		return nil, false, nil // (the scan below would give up, or for one hop not gain)
+		limit = maxOneHopEdges
 	}
 	hs = &Hops{edges: map[int][]hopEdge{}, cands: map[int][]int64{}}
 	reached := map[int]map[int64]bool{}
 	total := 0
 	for _, h := range hc.hops {
-		nearOK := named(hc.root)
-		if h.h.near != hc.root {
-			at := reached[h.h.near.idx]
-			nearOK = func(r graphresponse.NodeRef) bool { return at[r.ID] }
+		// Only the edges at the near node's ids are visited: the root's named ids, or the
+		// ids the hop before reached.
+		var nearIDs idSel
+		if h.h.near == hc.root {
+			nearIDs = namedIDs(hc.root)
+		} else {
+			nearIDs = idsOf(reached[h.h.near.idx])
 		}
 		farOK := func(graphresponse.NodeRef) bool { return true }
 		if far := h.h.far; far.hasIDs || far.idRange != nil {
@@ -164,31 +153,50 @@ func (p *Plan) CachedHops(sets map[EdgePair][]PathEdge) (hs *Hops, ok bool, err 
 		seen := map[hopEdge]bool{}
 		var found []hopEdge
 		fars := map[int64]bool{}
+		over, dup := false, false
+		// The near end is the stored edge's source when the hop's from end (a) is the source
+		// and the near node is the from node, or neither.
+		nearIsX := h.aIsX == h.h.nearIsFrom
 		for _, ep := range h.pairs {
-			for _, e := range sets[ep] {
+			set := sets[ep]
+			nearKind := ep.To
+			if nearIsX {
+				nearKind = ep.From
+			}
+			if nearKind != h.h.near.ent.name {
+				continue // (no edge of the set starts at the near node)
+			}
+			set.each(nearIsX, nearIDs, func(i int) bool {
 				if budget--; budget < 0 {
-					return nil, false, nil
+					over = true
+					return false
 				}
-				a, b := e.X, e.Y
+				a, b := graphresponse.NodeRef{Kind: ep.From, ID: set.x[i]}, graphresponse.NodeRef{Kind: ep.To, ID: set.y[i]}
 				if !h.aIsX {
 					a, b = b, a
 				}
-				near, far := a, b
+				far := b
 				if !h.h.nearIsFrom {
-					near, far = b, a
+					far = a
 				}
-				if !nearOK(near) || !farOK(far) {
-					continue
+				if !farOK(far) {
+					return true
 				}
 				k := hopEdge{a.ID, b.ID, ep.Type}
 				if seen[k] {
-					return nil, false, nil
+					dup = true
+					return false
 				}
 				seen[k] = true
 				fars[far.ID] = true
 				if found = append(found, k); total+len(found) > limit {
-					return nil, false, nil
+					over = true
+					return false
 				}
+				return true
+			})
+			if over || dup {
+				return nil, false, nil
 			}
 		}
 		total += len(found)

@@ -10,8 +10,9 @@ import (
 )
 
 // BenchmarkCachedHopsLargeSets: the hops in Go of a two-hop traversal from one named group
-// that reaches a handful of edges, over edge sets of n edges each: every request scans the
-// sets whole (the statement it saves costs a few ms).
+// that reaches a handful of edges, over edge sets of n edges each. The hops look up the edges
+// of the nodes they reach in the sets' indexes, so the cost does not grow with n (it scanned
+// the sets whole before: 0.15 ms at 10k edges per set, 2.0 ms at 100k, 22-29 ms at 500k).
 //
 //	go test ./compiler -run '^$' -bench BenchmarkCachedHopsLargeSets
 func BenchmarkCachedHopsLargeSets(b *testing.B) {
@@ -38,9 +39,10 @@ func BenchmarkCachedHopsLargeSets(b *testing.B) {
 				sets[ep] = append(sets[ep], PathEdge{X: graphresponse.NodeRef{Kind: ep.From, ID: int64(i + 1)}, Y: graphresponse.NodeRef{Kind: ep.To, ID: int64(n + i + 1)}, TP: "1/"})
 			}
 		}
+		idx := indexed(b, sets)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				hs, ok, err := q.Plan.CachedHops(sets)
+				hs, ok, err := q.Plan.CachedHops(idx)
 				if err != nil || !ok || hs.Len() < 1 {
 					b.Fatal(ok, err)
 				}

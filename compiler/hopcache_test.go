@@ -10,8 +10,8 @@ import (
 )
 
 // TestCachedHopsBounded: the hops in Go give up, and the query falls back to its one
-// statement, when they read more than maxWalkSteps edges or find more than maxHopEdges;
-// below both they run (docs/compiler.md, "Traversals on cached edges").
+// statement, when they visit more than maxWalkSteps edges or find more than maxHopEdges;
+// below both they run, however many edges of the sets they do not reach (docs/compiler.md, "Traversals on cached edges").
 func TestCachedHopsBounded(t *testing.T) {
 	c := newTestCompiler(t)
 	q, err := c.Compile([]byte(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":1,"end":1000}},{"id":"h","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"},{"type":"CONTAINS","from":"h","to":"p"}],"limit":10}`), &Caller{Admin: true})
@@ -49,11 +49,12 @@ func TestCachedHopsBounded(t *testing.T) {
 		roots, fanout, noise int64
 		ok                   bool
 	}{
-		{30, 10, 1000, true},         // 330 edges
-		{400, 10, 0, false},          // 4,400 edges, more than maxHopEdges
-		{3, 10, maxWalkSteps, false}, // more edges read than steps
+		{30, 10, 1000, true},            // 330 edges
+		{400, 10, 0, false},             // 4,400 edges, more than maxHopEdges
+		{3, 10, maxWalkSteps, true},     // many edges no hop reaches: not visited (the sets' indexes)
+		{2, maxWalkSteps / 2, 0, false}, // more edges visited than steps
 	} {
-		hs, ok, err := q.Plan.CachedHops(sets(tc.roots, tc.fanout, tc.noise))
+		hs, ok, err := q.Plan.CachedHops(indexed(t, sets(tc.roots, tc.fanout, tc.noise)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,10 +67,10 @@ func TestCachedHopsBounded(t *testing.T) {
 	}
 }
 
-// TestCachedOneHopBounded: a single hop runs on cached edges only when its sets hold at most
-// maxOneHopSetEdges edges and it finds at most maxOneHopEdges (docs/compiler.md, "Traversals on
-// cached edges"); above either it falls back to its one statement, whose edge scan the named
-// ids bound.
+// TestCachedOneHopBounded: a single hop runs on cached edges only when it finds at most
+// maxOneHopEdges, however many edges of its sets it does not reach (docs/compiler.md,
+// "Traversals on cached edges"); above it it falls back to its one statement, whose edge scan
+// the named ids bound.
 func TestCachedOneHopBounded(t *testing.T) {
 	c := newTestCompiler(t)
 	q, err := c.Compile([]byte(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[1,2]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":10}`), &Caller{Admin: true})
@@ -97,11 +98,11 @@ func TestCachedOneHopBounded(t *testing.T) {
 		ok          bool
 	}{
 		{10, 100, true},
-		{maxOneHopEdges, maxOneHopSetEdges, true},
+		{maxOneHopEdges, 4 * maxOneHopEdges, true},
 		{maxOneHopEdges + 1, maxOneHopEdges + 1, false},
-		{10, maxOneHopSetEdges + 1, false},
+		{10, 64 * maxOneHopEdges, true}, // the edges of group 3 are not visited
 	} {
-		hs, ok, err := q.Plan.CachedHops(sets(tc.found, tc.size))
+		hs, ok, err := q.Plan.CachedHops(indexed(t, sets(tc.found, tc.size)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +167,7 @@ func someHops(t *testing.T, q *Query) *Hops {
 			}
 		}
 	}
-	hs, ok, err := q.Plan.CachedHops(sets)
+	hs, ok, err := q.Plan.CachedHops(indexed(t, sets))
 	if err != nil || !ok {
 		t.Fatalf("cached hops: %v, %v", ok, err)
 	}

@@ -91,7 +91,7 @@ func (a neighborRow) compare(b neighborRow) int {
 // as the incoming scan drops it), in the answer's order, after the cursor, at most
 // [NeighborEdgesLimit] rows, with the cursor's readback columns. The centers are those the
 // query names; [Plan.JoinCachedNeighbors] keeps the rows of those the lookup returned.
-func (p *Plan) CachedNeighborEdges(sets map[EdgePair][]PathEdge) (graphresponse.Rows, error) {
+func (p *Plan) CachedNeighborEdges(sets map[EdgePair]*EdgeSet) (graphresponse.Rows, error) {
 	var out graphresponse.Rows
 	pairs := p.NeighborCachePairs()
 	if pairs == nil {
@@ -111,18 +111,28 @@ func (p *Plan) CachedNeighborEdges(sets map[EdgePair][]PathEdge) (graphresponse.
 		}
 		selfOut = selfOut || (arm.outgoing && arm.kind == st.center.ent)
 	}
+	// Only the centers' edges are visited, by the sets' indexes: those leaving them, then
+	// those entering them.
+	centers := namedIDs(st.center)
 	var rows []neighborRow
 	for _, ep := range pairs {
-		for _, e := range sets[ep] {
-			if isCenter(e.X) && arms[armKey{true, ep.Type, e.Y.Kind}] {
-				rows = append(rows, neighborRow{e.X.ID, e.Y.ID, e.Y.Kind, ep.Type, true})
-			}
-			// The incoming scan leaves out an edge from a center to a center when the
-			// outgoing scan finds it (selfOut): both ends are readable and live here, so
-			// in the center set.
-			if isCenter(e.Y) && arms[armKey{false, ep.Type, e.X.Kind}] && !(selfOut && isCenter(e.X)) {
-				rows = append(rows, neighborRow{e.Y.ID, e.X.ID, e.X.Kind, ep.Type, false})
-			}
+		set := sets[ep]
+		if ep.From == st.center.ent.name && arms[armKey{true, ep.Type, ep.To}] {
+			set.each(true, centers, func(i int) bool {
+				rows = append(rows, neighborRow{set.x[i], set.y[i], ep.To, ep.Type, true})
+				return true
+			})
+		}
+		if ep.To == st.center.ent.name && arms[armKey{false, ep.Type, ep.From}] {
+			set.each(false, centers, func(i int) bool {
+				// The incoming scan leaves out an edge from a center to a center when the
+				// outgoing scan finds it (selfOut): both ends are readable and live here, so
+				// in the center set.
+				if x := (graphresponse.NodeRef{Kind: ep.From, ID: set.x[i]}); !(selfOut && isCenter(x)) {
+					rows = append(rows, neighborRow{set.y[i], x.ID, ep.From, ep.Type, false})
+				}
+				return true
+			})
 		}
 	}
 	// A set of a pair whose ends are of one kind holds each edge once; two pairs are never

@@ -3,7 +3,6 @@ package compiler
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/graphwire/graphwire/graphresponse"
 )
@@ -78,52 +77,6 @@ func (c *Compiler) edgeSetStmt(caller *Caller, ep EdgePair, limit int) (*selectS
 	return s, nil
 }
 
-// EdgeSetDecoder reads the rows of an [Compiler.EdgeSet] statement one at a time. Kinds and
-// paths are interned: the edges of one decoder share their strings.
-type EdgeSetDecoder struct {
-	ix     []int
-	n      int
-	intern map[string]string
-}
-
-// NewEdgeSetDecoder returns a decoder of rows with columns cols.
-func NewEdgeSetDecoder(cols []string) (*EdgeSetDecoder, error) {
-	ix, err := columnsOf(cols, EdgeSetCols...)
-	if err != nil {
-		return nil, err
-	}
-	return &EdgeSetDecoder{ix: ix, intern: map[string]string{}}, nil
-}
-
-func (d *EdgeSetDecoder) str(v any) (string, bool) {
-	s, ok := v.(string)
-	if !ok {
-		return "", false
-	}
-	if t, ok := d.intern[s]; ok {
-		return t, true
-	}
-	s = strings.Clone(s)
-	d.intern[s] = s
-	return s, true
-}
-
-// Edge reads the next row.
-func (d *EdgeSetDecoder) Edge(row []any) (PathEdge, error) {
-	var e PathEdge
-	var ok [5]bool
-	e.X.ID, ok[0] = row[d.ix[0]].(int64)
-	e.X.Kind, ok[1] = d.str(row[d.ix[1]])
-	e.Y.ID, ok[2] = row[d.ix[2]].(int64)
-	e.Y.Kind, ok[3] = d.str(row[d.ix[3]])
-	e.TP, ok[4] = d.str(row[d.ix[5]])
-	d.n++
-	if slices.Contains(ok[:], false) {
-		return e, fmt.Errorf("edge set row %d: want strings and integer ids, got %v", d.n-1, row)
-	}
-	return e, nil
-}
-
 // Caller is the caller the query was compiled for.
 func (p *Plan) Caller() *Caller {
 	if p == nil {
@@ -191,62 +144,82 @@ func named(n *nodeSel) func(r graphresponse.NodeRef) bool {
 // form: near, the second nodes, and far, the nodes before the last of three-edge paths.
 // Only those nodes can be on a path; [Compiler.PathCachedStep] checks them and
 // [Plan.JoinPaths] joins the rows.
-func (p *Plan) CachedPathEdges(sets map[EdgePair][]PathEdge, anchors *graphresponse.Rows) (edges graphresponse.Rows, near, far []graphresponse.NodeRef, err error) {
+func (p *Plan) CachedPathEdges(sets map[EdgePair]*EdgeSet, anchors *graphresponse.Rows) (edges graphresponse.Rows, near, far []graphresponse.NodeRef, err error) {
 	if p.PathCachePairs() == nil {
 		return edges, nil, nil, newErr("", ErrCompilerBug, "cached path edges of a query without a cached path plan")
 	}
 	st := p.paths
-	var inFrom, inTo func(graphresponse.NodeRef) bool
+	// The anchors' ids: only the edges at them are visited.
+	var fromIDs, toIDs idSel
 	if anchors != nil {
 		rows, err := stepRows(*anchors)
 		if err != nil {
 			return edges, nil, nil, err
 		}
-		a := map[string]map[graphresponse.NodeRef]bool{partFrom: {}, partTo: {}}
+		a := map[string]map[int64]bool{partFrom: {}, partTo: {}}
+		kinds := map[string]string{partFrom: st.from.name, partTo: st.to.name}
 		for _, r := range rows {
 			if a[r.part] == nil {
 				return edges, nil, nil, fmt.Errorf("anchor row of unknown part %q", r.part)
 			}
-			a[r.part][r.x] = true
+			if r.x.Kind == kinds[r.part] {
+				a[r.part][r.x.ID] = true
+			}
 		}
-		inFrom = func(r graphresponse.NodeRef) bool { return a[partFrom][r] }
-		inTo = func(r graphresponse.NodeRef) bool { return a[partTo][r] }
+		fromIDs, toIDs = idsOf(a[partFrom]), idsOf(a[partTo])
 	} else if st.anchorsLate {
-		inFrom, inTo = named(st.fromSel), named(st.toSel)
+		fromIDs, toIDs = namedIDs(st.fromSel), namedIDs(st.toSel)
+		// (named also tests the kind: an anchor of another kind than the end's meets no edge.)
+		if st.fromSel.ent.name != st.from.name {
+			fromIDs = noIDs()
+		}
+		if st.toSel.ent.name != st.to.name {
+			toIDs = noIDs()
+		}
 	} else {
 		return edges, nil, nil, newErr("", ErrCompilerBug, "cached path edges without the anchors of a query whose anchors name no ids")
 	}
 	kindIn := func(kinds []*entity, k string) bool {
 		return slices.ContainsFunc(kinds, func(e *entity) bool { return e.name == k })
 	}
-	// scan keeps the edges of types whose ends pass end kinds and anchors, as the engine's
-	// scans do (no self loops: noSelfLoops leaves the test out only where none can be).
+	// scan keeps the edges of types whose ends pass end kinds (ends, by the set's pair) and
+	// keep, as the engine's scans do (no self loops: noSelfLoops leaves the test out only
+	// where none can be), visiting only the edges whose source (fromX) or target end is of
+	// kind near ("": any) and selected by ids.
 	type typedEdge struct {
 		PathEdge
 		kind string
 	}
-	scan := func(types []string, keep func(e PathEdge) bool) []typedEdge {
+	scan := func(types []string, fromX bool, near string, ids func(ep EdgePair) idSel, ends func(ep EdgePair) bool, keep func(x, y graphresponse.NodeRef) bool) []typedEdge {
 		var out []typedEdge
 		for _, ep := range st.cachePairs {
-			if !slices.Contains(types, ep.Type) {
+			if !slices.Contains(types, ep.Type) || (near != "" && ((fromX && ep.From != near) || (!fromX && ep.To != near))) || !ends(ep) {
 				continue
 			}
-			for _, e := range sets[ep] {
-				if e.X != e.Y && keep(e) {
+			set := sets[ep]
+			loops := ep.From == ep.To
+			set.each(fromX, ids(ep), func(i int) bool {
+				x, y := set.x[i], set.y[i]
+				if loops && x == y {
+					return true
+				}
+				e := PathEdge{X: graphresponse.NodeRef{Kind: ep.From, ID: x}, Y: graphresponse.NodeRef{Kind: ep.To, ID: y}}
+				if keep == nil || keep(e.X, e.Y) {
 					out = append(out, typedEdge{e, ep.Type})
 				}
-			}
+				return true
+			})
 		}
 		return out
 	}
-	f1 := scan(st.f1Types, func(e PathEdge) bool {
-		return e.X.Kind == st.from.name && inFrom(e.X) && kindIn(st.fEnds, e.Y.Kind)
-	})
+	f1 := scan(st.f1Types, true, st.from.name, func(EdgePair) idSel { return fromIDs }, func(ep EdgePair) bool {
+		return kindIn(st.fEnds, ep.To)
+	}, nil)
 	var b1, m1 []typedEdge
 	if st.depth >= 2 {
-		b1 = scan(st.b1Types, func(e PathEdge) bool {
-			return e.Y.Kind == st.to.name && inTo(e.Y) && kindIn(st.bStarts, e.X.Kind)
-		})
+		b1 = scan(st.b1Types, false, st.to.name, func(EdgePair) idSel { return toIDs }, func(ep EdgePair) bool {
+			return kindIn(st.bStarts, ep.From)
+		}, nil)
 	}
 	// The middles: a second node meets a b1 edge (two edges) or starts an m1 edge that ends
 	// where a b1 edge starts (three edges).
@@ -275,9 +248,20 @@ func (p *Plan) CachedPathEdges(sets map[EdgePair][]PathEdge, anchors *graphrespo
 		}
 	}
 	if st.depth >= 3 {
-		m1 = scan(st.m1Types, func(e PathEdge) bool {
-			return kindIn(st.fMids, e.X.Kind) && kindIn(st.bMids, e.Y.Kind) && seconds[e.X] && lasts[e.Y]
-		})
+		secondIDs := map[string]map[int64]bool{}
+		for n := range seconds {
+			if secondIDs[n.Kind] == nil {
+				secondIDs[n.Kind] = map[int64]bool{}
+			}
+			secondIDs[n.Kind][n.ID] = true
+		}
+		bySecond := map[string]idSel{}
+		for k, ids := range secondIDs {
+			bySecond[k] = idsOf(ids)
+		}
+		m1 = scan(st.m1Types, true, "", func(ep EdgePair) idSel { return bySecond[ep.From] }, func(ep EdgePair) bool {
+			return kindIn(st.fMids, ep.From) && kindIn(st.bMids, ep.To)
+		}, func(_, y graphresponse.NodeRef) bool { return lasts[y] })
 		for _, m := range m1 {
 			addTo(&near, seenN, m.X)
 			addTo(&far, seenF, m.Y)

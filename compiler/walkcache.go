@@ -111,7 +111,7 @@ func (p *Plan) WalkCachePairs() []EdgePair {
 // the caller may read, as the edge sets hold only edges between such nodes; the start and the
 // end are still read by [Compiler.WalkCachedStep]'s checked scans. ok is false when there are
 // more than maxWalkRows walks or they need more than maxWalkSteps steps.
-func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err error) {
+func (p *Plan) CachedWalks(sets map[EdgePair]*EdgeSet) (w *Walks, ok bool, err error) {
 	wc := p.walks
 	if wc == nil {
 		return nil, false, newErr("", ErrCompilerBug, "cached walks of a query without a cached walk plan")
@@ -120,27 +120,62 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 		y    graphresponse.NodeRef
 		kind string
 	}
-	adj := map[graphresponse.NodeRef][]out{}
-	for _, ep := range wc.pairs {
-		for _, e := range sets[ep] {
-			if e.X == e.Y {
+	// The edges leaving a node (entering it when the walk goes backwards), looked up in the
+	// sets' indexes as the walk reaches it, once per node.
+	adjOf := map[graphresponse.NodeRef][]out{}
+	adj := func(x graphresponse.NodeRef) []out {
+		if o, ok := adjOf[x]; ok {
+			return o
+		}
+		var o []out
+		for _, ep := range wc.pairs {
+			set := sets[ep]
+			if (wc.forward && ep.From != x.Kind) || (!wc.forward && ep.To != x.Kind) {
 				continue
 			}
-			x, y := e.X, e.Y
-			if !wc.forward {
-				x, y = y, x
-			}
-			adj[x] = append(adj[x], out{y, ep.Type})
+			set.each(wc.forward, oneID(x.ID), func(i int) bool {
+				if ep.From == ep.To && set.x[i] == set.y[i] {
+					return true
+				}
+				y := graphresponse.NodeRef{Kind: ep.To, ID: set.y[i]}
+				if !wc.forward {
+					y = graphresponse.NodeRef{Kind: ep.From, ID: set.x[i]}
+				}
+				o = append(o, out{y, ep.Type})
+				return true
+			})
 		}
+		adjOf[x] = o
+		return o
 	}
-	start := named(wc.near)
 	var starts []graphresponse.NodeRef
-	for x := range adj {
-		if start(x) {
-			starts = append(starts, x)
+	if sel := namedIDs(wc.near); sel.all {
+		// An id_range alone: the nodes of the range with edges, from the sets' indexes.
+		ids := map[int64]bool{}
+		for _, ep := range wc.pairs {
+			set := sets[ep]
+			if (wc.forward && ep.From != wc.near.ent.name) || (!wc.forward && ep.To != wc.near.ent.name) {
+				continue
+			}
+			set.each(wc.forward, sel, func(i int) bool {
+				if wc.forward {
+					ids[set.x[i]] = true
+				} else {
+					ids[set.y[i]] = true
+				}
+				return true
+			})
+		}
+		for _, id := range idsOf(ids).ids {
+			starts = append(starts, graphresponse.NodeRef{Kind: wc.near.ent.name, ID: id})
+		}
+	} else {
+		for _, id := range sel.ids {
+			if id >= sel.lo && id <= sel.hi {
+				starts = append(starts, graphresponse.NodeRef{Kind: wc.near.ent.name, ID: id})
+			}
 		}
 	}
-	slices.SortFunc(starts, func(a, b graphresponse.NodeRef) int { return cmp.Compare(a.ID, b.ID) })
 	kindIn := func(kinds []*entity, k string) bool {
 		return slices.ContainsFunc(kinds, func(e *entity) bool { return e.name == k })
 	}
@@ -152,7 +187,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair][]PathEdge) (w *Walks, ok bool, err
 	step = func(s int64, first string) {
 		k := len(path) // the edge taken now is the k-th
 		from := path[k-1]
-		for _, o := range adj[from] {
+		for _, o := range adj(from) {
 			if budget--; budget < 0 {
 				return
 			}

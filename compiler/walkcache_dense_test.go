@@ -32,7 +32,7 @@ func TestCachedWalksBounded(t *testing.T) {
 	if !dense {
 		t.Fatal("no Group → Group edge set in the plan")
 	}
-	w, ok, err := q.Plan.CachedWalks(sets)
+	w, ok, err := q.Plan.CachedWalks(indexed(t, sets))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestCachedWalksManyStarts(t *testing.T) {
 				sets[pair] = append(sets[pair], PathEdge{X: graphresponse.NodeRef{Kind: "Group", ID: g}, Y: graphresponse.NodeRef{Kind: "Project", ID: g*1000 + i}})
 			}
 		}
-		w, ok, err := q.Plan.CachedWalks(sets)
+		w, ok, err := q.Plan.CachedWalks(indexed(t, sets))
 		if err != nil {
 			t.Fatal(err)
 		}

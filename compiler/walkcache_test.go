@@ -34,12 +34,11 @@ func someWalks(t *testing.T, q *Query) *Walks {
 		x := graphresponse.NodeRef{Kind: ep.From, ID: start}
 		y := graphresponse.NodeRef{Kind: ep.To, ID: 900}
 		if !wc.forward {
-			x, y = y, x
-			x.ID, y.ID = 900, start
+			x.ID, y.ID = 900, start // (the walk goes from the set's targets to its sources)
 		}
 		sets[ep] = append(sets[ep], PathEdge{X: x, Y: y})
 	}
-	w, ok, err := q.Plan.CachedWalks(sets)
+	w, ok, err := q.Plan.CachedWalks(indexed(t, sets))
 	if err != nil || !ok {
 		t.Fatalf("walks: %v, %v", ok, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/graphresponse"
@@ -60,7 +59,7 @@ type EdgeCache struct {
 	bytes    int64
 	byCaller map[[32]byte]int64
 	building map[cacheKey]*edgeBuild
-	// seen is the number of edges of each (caller, pair) set when it was last read, and the
+	// seen is the bytes of each (caller, pair) set's entry when it was last read, and the
 	// generation then: a question whose sets passed its budget is sent to its plan without
 	// reading them again after each of the next writes (sets). At most maxSeen entries.
 	seen   map[seenKey]seenSize
@@ -92,7 +91,7 @@ type seenKey struct {
 }
 
 type seenSize struct {
-	edges int64
+	bytes int64
 	gen   uint64
 }
 
@@ -106,14 +105,14 @@ const seenGenerations = 16
 
 type edgeEntry struct {
 	key   cacheKey
-	edges []compiler.PathEdge
+	edges *compiler.EdgeSet // nil for a mark of a set too large to keep
 	size  int64
 	big   bool // the set is larger than a caller's share: not kept, only remembered
 }
 
 type edgeBuild struct {
 	done  chan struct{}
-	edges []compiler.PathEdge
+	edges *compiler.EdgeSet
 	ok    bool
 	err   error
 }
@@ -139,8 +138,9 @@ func (c *EdgeCache) Stats() EdgeCacheStats {
 	return s
 }
 
-// edgeBytes is what one cached edge takes beyond the strings it shares with the others.
-const edgeBytes = int64(unsafe.Sizeof(compiler.PathEdge{}))
+// edgeBytes is what one cached edge takes beyond the paths it shares with the others
+// ([compiler.EdgeBytes]: two ids, a path index, a position in the index by target).
+const edgeBytes = compiler.EdgeBytes
 
 // callerKey is the caller's whole authorization: admin, subject and every scope's path and
 // level, sorted. Two callers that differ in any of them never share an entry.
@@ -176,8 +176,9 @@ func callerKey(c *compiler.Caller) [32]byte {
 // r with a statement b builds when the cache does not hold it (one read for concurrent
 // requests of the same set; the one that reads lists it in ex, labelled [LabelEdges]). ok is
 // false when the set cannot be used: a write runs, the set is larger than a caller's share,
-// or a limit of the engine (ErrResourceExhausted) stopped its read. The slice is shared: callers must not modify it.
-func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pair compiler.EdgePair, ex *Executed) (edges []compiler.PathEdge, ok bool, err error) {
+// or a limit of the engine (ErrResourceExhausted) stopped its read. The set is shared and
+// never modified.
+func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pair compiler.EdgePair, ex *Executed) (edges *compiler.EdgeSet, ok bool, err error) {
 	gen := c.opts.Generation()
 	if gen%2 == 1 {
 		return nil, false, nil
@@ -227,7 +228,7 @@ func (c *EdgeCache) Edges(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 }
 
 // build reads the edge set of key and stores it unless the generation moved meanwhile.
-func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, key cacheKey, ex *Executed) ([]compiler.PathEdge, bool, error) {
+func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, key cacheKey, ex *Executed) (*compiler.EdgeSet, bool, error) {
 	limit := c.opts.CallerBytes / edgeBytes
 	q, err := b.EdgeSet(caller, key.pair, int(limit)+1)
 	if err != nil {
@@ -235,7 +236,7 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 	}
 	ex.Statements = append(ex.Statements, Statement{Label: LabelEdges, Query: q})
 	e := &edgeEntry{key: key}
-	if e.edges, e.big, err = readEdges(ctx, r, q, limit); err != nil {
+	if e.edges, e.big, err = readEdges(ctx, r, q, key.pair, limit); err != nil {
 		if !errors.Is(err, ErrResourceExhausted) || ctx.Err() != nil {
 			return nil, false, fmt.Errorf("execute edge set %s: %w", key.pair, err)
 		}
@@ -245,8 +246,7 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 		e.edges, e.big = nil, true
 	}
 	if !e.big {
-		e.edges = slices.Clone(e.edges) // no spare capacity held
-		e.size = entrySize(e.edges)
+		e.size = entryBytes + e.edges.Bytes()
 		e.big = e.size > c.opts.CallerBytes
 	}
 	if e.big {
@@ -262,9 +262,9 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 	if len(c.seen) >= maxSeen {
 		clear(c.seen)
 	}
-	seen := seenSize{int64(len(e.edges)), key.gen}
+	seen := seenSize{e.size, key.gen}
 	if e.big {
-		seen.edges = limit + 1
+		seen.bytes = c.opts.CallerBytes + 1
 	}
 	c.seen[seenKey{key.caller, key.pair}] = seen
 	if c.opts.Generation() != key.gen {
@@ -277,8 +277,9 @@ func (c *EdgeCache) build(ctx context.Context, r Runner, b EdgeSetBuilder, calle
 	return e.edges, !e.big, nil
 }
 
-// readEdges runs q and decodes its rows as they come; big when there are more than limit.
-func readEdges(ctx context.Context, r Runner, q *compiler.Query, limit int64) (edges []compiler.PathEdge, big bool, err error) {
+// readEdges runs q and decodes its rows, of pair's set, as they come; big when there are more
+// than limit.
+func readEdges(ctx context.Context, r Runner, q *compiler.Query, pair compiler.EdgePair, limit int64) (edges *compiler.EdgeSet, big bool, err error) {
 	rows, err := r.Run(ctx, q)
 	if err != nil {
 		return nil, false, err
@@ -288,21 +289,22 @@ func readEdges(ctx context.Context, r Runner, q *compiler.Query, limit int64) (e
 	for _, c := range rows.Columns() {
 		cols = append(cols, c.Name)
 	}
-	d, err := compiler.NewEdgeSetDecoder(cols)
+	d, err := compiler.NewEdgeSetDecoder(pair, cols)
 	if err != nil {
 		return nil, false, err
 	}
 	for rows.Next() {
-		if int64(len(edges)) == limit {
+		if int64(d.Len()) == limit {
 			return nil, true, nil
 		}
-		e, err := d.Edge(rows.Values())
-		if err != nil {
+		if err := d.Add(rows.Values()); err != nil {
 			return nil, false, err
 		}
-		edges = append(edges, e)
 	}
-	return edges, false, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, false, err
+	}
+	return d.Set(), false, nil
 }
 
 // entryBytes is what an entry takes beyond its edges: the entry, its list element and its
@@ -312,22 +314,6 @@ const entryBytes = 512
 
 // bigMarkBytes is the size a mark of a set too large to keep counts for.
 const bigMarkBytes = entryBytes
-
-// entrySize is the memory an entry of edges takes: the entry, the slice, and each distinct
-// string once.
-func entrySize(edges []compiler.PathEdge) int64 {
-	n := entryBytes + int64(cap(edges))*edgeBytes
-	seen := map[unsafe.Pointer]bool{}
-	for _, e := range edges {
-		for _, s := range []string{e.X.Kind, e.Y.Kind, e.TP} {
-			if p := unsafe.Pointer(unsafe.StringData(s)); p != nil && !seen[p] {
-				seen[p] = true
-				n += int64(len(s))
-			}
-		}
-	}
-	return n
-}
 
 // forgetOlder drops every entry when gen is newer than the entries' generation (it only
 // grows; a request that read an older one finds nothing of its generation). c.mu is held.
@@ -384,14 +370,14 @@ func (c *EdgeCache) evict(el *list.Element) {
 // set's size by much, and a question over its budget would otherwise read them again
 // (seconds, for an admin's merge-request sets at scale 100) after every write, only to run its
 // plan without them.
-func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pairs []compiler.EdgePair, ex *Executed) (map[compiler.EdgePair][]compiler.PathEdge, bool, error) {
+func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller *compiler.Caller, pairs []compiler.EdgePair, ex *Executed) (map[compiler.EdgePair]*compiler.EdgeSet, bool, error) {
 	budget := c.opts.CallerBytes / 2
 	ck, gen := callerKey(caller), c.opts.Generation()
 	var known int64
 	c.mu.Lock()
 	for _, p := range pairs {
 		if s, ok := c.seen[seenKey{ck, p}]; ok && gen-s.gen < seenGenerations {
-			known += s.edges * edgeBytes
+			known += s.bytes
 		}
 	}
 	over := known > budget
@@ -402,14 +388,17 @@ func (c *EdgeCache) sets(ctx context.Context, r Runner, b EdgeSetBuilder, caller
 	if over {
 		return nil, false, nil
 	}
-	sets := make(map[compiler.EdgePair][]compiler.PathEdge, len(pairs))
+	sets := make(map[compiler.EdgePair]*compiler.EdgeSet, len(pairs))
 	var total int64
 	for _, p := range pairs {
 		edges, ok, err := c.Edges(ctx, r, b, caller, p, ex)
 		if err != nil || !ok {
 			return nil, false, err
 		}
-		if total += int64(len(edges)) * edgeBytes; total > budget {
+		// What the set's entry takes, as the caller's share counts it (store): counting the
+		// edges alone let small sets, whose entries are mostly their fixed part, pass as
+		// fitting together when they did not, and evict each other on every request.
+		if total += entryBytes + edges.Bytes(); total > budget {
 			return nil, false, nil
 		}
 		sets[p] = edges

@@ -90,8 +90,8 @@ func TestEdgeCacheKeysByAuthorization(t *testing.T) {
 		t.Helper()
 		var ex Executed
 		edges, ok, err := c.Edges(ctx, f, f, caller, ep("MEMBER_OF"), &ex)
-		if err != nil || !ok || len(edges) != 10 {
-			t.Fatalf("edges %d, ok %v, err %v", len(edges), ok, err)
+		if err != nil || !ok || edges.Len() != 10 {
+			t.Fatalf("edges %d, ok %v, err %v", edges.Len(), ok, err)
 		}
 	}
 	callers := []*compiler.Caller{scoped30, scoped20, scoped2, {Subject: "2", Scopes: scoped30.Scopes}, {Subject: "1", Admin: true},
@@ -215,7 +215,7 @@ func TestEdgeCacheBuildsOnce(t *testing.T) {
 			var ex Executed
 			edges, ok, err := c.Edges(ctx, f, f, scoped30, ep("A"), &ex)
 			if err == nil && ok {
-				results[i] = len(edges)
+				results[i] = edges.Len()
 			}
 		}()
 	}

@@ -23,7 +23,7 @@ func cachedWalks(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, c
 	if !canStep {
 		return base, false, nil
 	}
-	return cachedStatement(ctx, r, h, q, cache, ex, q.Plan.WalkCachePairs(), func(sets map[compiler.EdgePair][]compiler.PathEdge) (*compiler.Query, bool, error) {
+	return cachedStatement(ctx, r, h, q, cache, ex, q.Plan.WalkCachePairs(), func(sets map[compiler.EdgePair]*compiler.EdgeSet) (*compiler.Query, bool, error) {
 		w, ok, err := q.Plan.CachedWalks(sets)
 		if err != nil || !ok {
 			return nil, false, err
@@ -49,7 +49,7 @@ func cachedHops(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, ca
 	if !canStep {
 		return base, false, nil
 	}
-	return cachedStatement(ctx, r, h, q, cache, ex, q.Plan.TraversalCachePairs(), func(sets map[compiler.EdgePair][]compiler.PathEdge) (*compiler.Query, bool, error) {
+	return cachedStatement(ctx, r, h, q, cache, ex, q.Plan.TraversalCachePairs(), func(sets map[compiler.EdgePair]*compiler.EdgeSet) (*compiler.Query, bool, error) {
 		found, ok, err := q.Plan.CachedHops(sets)
 		if err != nil || !ok {
 			return nil, false, err
@@ -64,7 +64,7 @@ func cachedHops(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, ca
 // (ok false: the sets cannot serve it) and runs it, giving the base rows of the
 // one-statement form. ok is false when the cache cannot serve q.
 func cachedStatement(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, cache *EdgeCache, ex *Executed, pairs []compiler.EdgePair,
-	build func(sets map[compiler.EdgePair][]compiler.PathEdge) (*compiler.Query, bool, error)) (base graphresponse.Rows, ok bool, err error) {
+	build func(sets map[compiler.EdgePair]*compiler.EdgeSet) (*compiler.Query, bool, error)) (base graphresponse.Rows, ok bool, err error) {
 	sb, canSet := h.(EdgeSetBuilder)
 	if pairs == nil || !canSet {
 		return base, false, nil

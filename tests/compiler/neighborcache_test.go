@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
@@ -100,10 +99,14 @@ func TestCachedNeighborsJoinChecksCenters(t *testing.T) {
 	if pairs == nil {
 		t.Fatal("no cached neighbors plan")
 	}
-	sets := map[compiler.EdgePair][]compiler.PathEdge{}
+	sets := map[compiler.EdgePair]*compiler.EdgeSet{}
 	for _, p := range pairs {
 		if p.To == "Group" {
-			sets[p] = []compiler.PathEdge{{X: graphresponse.NodeRef{Kind: "User", ID: gone}, Y: graphresponse.NodeRef{Kind: "Group", ID: 1}, TP: "1/"}}
+			set, err := compiler.NewEdgeSet(p, []compiler.PathEdge{{X: graphresponse.NodeRef{Kind: "User", ID: gone}, Y: graphresponse.NodeRef{Kind: "Group", ID: 1}, TP: "1/"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sets[p] = set
 		}
 	}
 	edges, err := q.Plan.CachedNeighborEdges(sets)
@@ -157,14 +160,14 @@ func TestNeighborsOnEdgeCacheOverBudget(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
-		edges += int64(len(got))
+		edges += int64(got.Len())
 	}
 	if edges < 4 {
 		t.Fatalf("%d edges in the sets: the test would prove nothing", edges)
 	}
 	// A share of a little under twice the sets' edges' size: each set fits, together they
 	// pass half of it.
-	perEdge := int64(unsafe.Sizeof(compiler.PathEdge{}))
+	perEdge := compiler.EdgeBytes
 	small, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, CallerBytes: 2*edges*perEdge - perEdge, Generation: func() uint64 { return 0 }})
 	if err != nil {
 		t.Fatal(err)
@@ -300,12 +303,12 @@ func TestNeighborsOverBudgetNotReadAgain(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatal(ok, err)
 		}
-		edges += int64(len(got))
+		edges += int64(got.Len())
 	}
 	if edges < 4 {
 		t.Fatalf("%d edges in the sets: the test would prove nothing", edges)
 	}
-	perEdge := int64(unsafe.Sizeof(compiler.PathEdge{}))
+	perEdge := compiler.EdgeBytes
 	var gen uint64
 	small, err := executor.NewEdgeCache(executor.EdgeCacheOptions{MaxBytes: 64 << 20, CallerBytes: 2*edges*perEdge - perEdge, Generation: func() uint64 { return gen }})
 	if err != nil {
@@ -344,7 +347,7 @@ func TestNeighborsOverBudgetNotReadAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scopedEdges += int64(len(got))
+		scopedEdges += int64(got.Len())
 	}
 	if scopedEdges == 0 || 2*scopedEdges*perEdge > 2*edges*perEdge-perEdge {
 		t.Fatalf("the scoped caller's sets hold %d edges (the admin's %d): the test would prove little", scopedEdges, edges)
