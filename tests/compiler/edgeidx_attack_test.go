@@ -1,0 +1,265 @@
+package compilertest_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/graphwire/graphwire/compiler"
+	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/tests/serverdb"
+)
+
+// edgeGraph is a crafted graph of users, groups and projects inserted for one test, marked
+// deleted when it ends.
+type edgeGraph struct {
+	users, groups, projects, edges [][]any
+}
+
+func (g *edgeGraph) user(id int64, name string) {
+	g.users = append(g.users, []any{id, name, int64(1), false})
+}
+
+func (g *edgeGraph) group(id int64, path, name string) {
+	g.groups = append(g.groups, []any{id, path, name, fmt.Sprint("fp", id), "public", nil, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), int64(1), false})
+}
+
+func (g *edgeGraph) project(id int64, path string) {
+	g.projects = append(g.projects, []any{id, path, fmt.Sprint("pp", id), int64(1), false})
+}
+
+func (g *edgeGraph) edge(path, kind, sk string, s int64, tk string, tg int64) {
+	g.edges = append(g.edges, []any{path, kind, sk, s, tk, tg, int64(1), false})
+}
+
+func (g *edgeGraph) insert(t *testing.T, e serverdb.Engine) {
+	t.Helper()
+	ctx := context.Background()
+	tables := []struct {
+		table string
+		cols  []string
+		rows  [][]any
+	}{
+		{"gl_user", []string{"id", "username", "_version", "_deleted"}, g.users},
+		{"gl_group", []string{"id", "traversal_path", "name", "full_path", "visibility_level", "parent_id", "created_at", "_version", "_deleted"}, g.groups},
+		{"gl_project", []string{"id", "traversal_path", "full_path", "_version", "_deleted"}, g.projects},
+		{"gl_edge", []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}, g.edges},
+	}
+	for _, tb := range tables {
+		if len(tb.rows) == 0 {
+			continue
+		}
+		if err := e.Insert(ctx, tb.table, tb.cols, tb.rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, tb := range tables {
+			var gone [][]any
+			for _, r := range tb.rows {
+				r = append([]any(nil), r...)
+				r[len(r)-2], r[len(r)-1] = int64(9), true
+				gone = append(gone, r)
+			}
+			if len(gone) > 0 {
+				_ = e.Insert(ctx, tb.table, tb.cols, gone)
+			}
+		}
+	})
+}
+
+// TestEdgeIndexExtremeIDs: the edge sets' index (compiler.EdgeSet) at the ends of the int64
+// range: ids math.MaxInt64 and math.MinInt64 (the bounds its range searches special-case),
+// their neighbours, negative ids, the same id for nodes of other kinds, a self loop, a node
+// that is the source of one pair of a set and the target of another, a node without edges.
+// Hops, walks, neighbors in every direction and path finding on the cache answer byte for
+// byte as without it, for admin and two scoped callers.
+func TestEdgeIndexExtremeIDs(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	const maxID, minID = int64(math.MaxInt64), int64(math.MinInt64)
+	in, sub := "1/93/", "1/93/95/"
+	var g edgeGraph
+	g.user(maxID, "umax")
+	g.user(minID, "umin")
+	g.user(-7, "uneg")
+	for _, id := range []int64{maxID, maxID - 1, minID, minID + 1, -7} {
+		path := in
+		if id == minID+1 {
+			path = sub
+		}
+		g.group(id, path, fmt.Sprint("g", id))
+	}
+	g.project(maxID, in)
+	g.project(minID+1, sub)
+	g.project(-7, in)
+	g.edge(in, "MEMBER_OF", "User", maxID, "Group", maxID)
+	g.edge(in, "MEMBER_OF", "User", maxID, "Group", minID)
+	g.edge(in, "MEMBER_OF", "User", minID, "Group", -7)
+	g.edge(in, "MEMBER_OF", "User", minID, "Group", maxID)
+	g.edge(sub, "MEMBER_OF", "User", -7, "Group", minID+1)
+	g.edge(in, "CONTAINS", "Group", maxID, "Group", maxID) // a self loop at the top
+	g.edge(in, "CONTAINS", "Group", minID, "Group", maxID)
+	g.edge(in, "CONTAINS", "Group", maxID, "Group", -7)
+	g.edge(in, "CONTAINS", "Group", -7, "Group", minID) // minID: source above, target here
+	g.edge(sub, "CONTAINS", "Group", minID, "Group", minID+1)
+	g.edge(in, "CONTAINS", "Group", maxID, "Project", maxID)
+	g.edge(sub, "CONTAINS", "Group", minID+1, "Project", minID+1)
+	g.edge(in, "CONTAINS", "Group", -7, "Project", maxID)
+	g.edge(in, "CONTAINS", "Group", minID, "Project", -7)
+	g.insert(t, e)
+
+	gs := fmt.Sprintf("%d,%d,%d,%d,%d", maxID, maxID-1, minID, minID+1, -7)
+	us := fmt.Sprintf("%d,%d,%d", maxID, minID, -7)
+	queries := []string{
+		// One hop from named ids, both directions, same kind at both ends.
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + us + `]},{"id":"g","entity":"Group","columns":["name"]}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + gs + `]},{"id":"h","entity":"Group","columns":["name"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + gs + `]},{"id":"h","entity":"Group","columns":["name"]}],"relationships":[{"type":"CONTAINS","from":"h","to":"g"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + gs + `]},{"id":"x","entity":"Project"}],"relationships":[{"type":"*","from":"g","to":"x"}],"limit":100}`,
+		// Id ranges at either end of int64.
+		fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":%d,"end":%d}},{"id":"h","entity":"Group"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"}],"limit":100}`, maxID-5, maxID),
+		fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":%d,"end":%d}},{"id":"h","entity":"Group"}],"relationships":[{"type":"CONTAINS","from":"h","to":"g"}],"limit":100}`, minID, minID+5),
+		// Chains.
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + us + `]},{"id":"g","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"},{"type":"CONTAINS","from":"g","to":"p"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + us + `]},{"id":"g","entity":"Group"},{"id":"h","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"},{"type":"CONTAINS","from":"g","to":"h"}],"limit":100}`,
+		// Walks.
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + fmt.Sprint(minID) + `]},{"id":"h","entity":"Group","columns":["name"]}],"relationships":[{"type":"CONTAINS","from":"g","to":"h","hops":[1,3]}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":` + fmt.Sprint(maxID-3) + `,"end":` + fmt.Sprint(maxID) + `}},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`,
+		// Neighbors.
+		`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[` + gs + `]}],"neighbors":{"direction":"both"},"limit":100}`,
+		`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[` + gs + `]}],"neighbors":{"direction":"incoming"},"limit":100}`,
+		`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[` + gs + `]}],"neighbors":{"direction":"outgoing"},"limit":100}`,
+		fmt.Sprintf(`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","id_range":{"start":%d,"end":%d}}],"neighbors":{"direction":"both"},"limit":100}`, maxID-3, maxID),
+		// Path finding.
+		`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[` + us + `]},{"id":"p","entity":"Project","node_ids":[` + fmt.Sprintf("%d,%d,%d", maxID, minID+1, -7) + `]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`,
+	}
+	callers := []*compiler.Caller{admin, callerWith(scopeSpec{"1/93/", 30}), callerWith(scopeSpec{"1/93/95/", 30})}
+	cached, nonEmpty := 0, 0
+	for qi, dsl := range queries {
+		for ci, c := range callers {
+			q, err := env.compiler.Compile([]byte(dsl), c)
+			if err != nil {
+				t.Fatalf("query %d: %s: %v", qi, dsl, err)
+			}
+			want, _, err := executor.Respond(ctx, e, env.compiler, q)
+			if err != nil {
+				t.Fatalf("query %d caller %d: %v", qi, ci, err)
+			}
+			if len(want.Nodes) > 0 {
+				nonEmpty++
+			}
+			if q.Plan.PathCachePairs() == nil && q.Plan.WalkCachePairs() == nil && q.Plan.TraversalCachePairs() == nil && q.Plan.NeighborCachePairs() == nil {
+				t.Errorf("query %d: %s: no cached form", qi, dsl)
+				continue
+			}
+			cached++
+			if err := sameOnEdgeCache(ctx, e, env.compiler, q, answerBytes(want)); err != nil {
+				t.Errorf("query %d caller %d: %s: %v", qi, ci, dsl, err)
+			}
+		}
+	}
+	if cached == 0 || nonEmpty == 0 {
+		t.Fatalf("%d answers on the cache, %d not empty: the test proves nothing", cached, nonEmpty)
+	}
+}
+
+// TestEdgeIndexWideRangeNoCachedForm: an id_range wider than maxWalkRange (1,000 ids) does
+// not take the cached traversal or walk form, also when its width overflows int64 (start
+// math.MinInt64, end math.MaxInt64: end-start wraps to -1); the answer is the one
+// statement's either way.
+func TestEdgeIndexWideRangeNoCachedForm(t *testing.T) {
+	const maxID, minID = int64(math.MaxInt64), int64(math.MinInt64)
+	for _, rg := range [][2]int64{{minID, maxID}, {-2, maxID}, {minID, 1}} {
+		for _, dsl := range []string{
+			fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":%d,"end":%d}},{"id":"h","entity":"Group","filters":{"name":"x"}}],"relationships":[{"type":"CONTAINS","from":"g","to":"h"}],"limit":10}`, rg[0], rg[1]),
+			fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","id_range":{"start":%d,"end":%d}},{"id":"p","entity":"Project","filters":{"full_path":"x"}}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":10}`, rg[0], rg[1]),
+		} {
+			q, err := env.compiler.Compile([]byte(dsl), admin)
+			if err != nil {
+				t.Fatalf("%s: %v", dsl, err)
+			}
+			if p := q.Plan.TraversalCachePairs(); p != nil {
+				t.Errorf("%s: a cached traversal form on %v", dsl, p)
+			}
+			if p := q.Plan.WalkCachePairs(); p != nil {
+				t.Errorf("%s: a cached walk form on %v", dsl, p)
+			}
+		}
+	}
+}
+
+// TestEdgeIndexDuplicateEdges: an edge stored twice between the same two nodes, under two
+// traversal paths (and the same two nodes joined by two relationship types): on the cache,
+// hops, walks, neighbors and path finding answer as without it (the hops fall back where
+// the edge scans return the edge twice), for callers who may read both paths or one.
+func TestEdgeIndexDuplicateEdges(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	const b = int64(9500000)
+	in, sub := "1/93/", "1/93/95/"
+	var g edgeGraph
+	g.user(b+1, "ann")
+	g.user(b+2, "bob")
+	g.group(b+11, in, "G11")
+	g.group(b+12, sub, "G12")
+	g.group(b+13, in, "G13")
+	g.project(b+21, sub)
+	g.project(b+22, in)
+	g.edge(in, "MEMBER_OF", "User", b+1, "Group", b+12)
+	g.edge(sub, "MEMBER_OF", "User", b+1, "Group", b+12) // the same edge under a second path
+	g.edge(in, "MEMBER_OF", "User", b+2, "Group", b+11)
+	g.edge(in, "CONTAINS", "Group", b+11, "Group", b+12)
+	g.edge(sub, "CONTAINS", "Group", b+11, "Group", b+12)
+	g.edge(in, "CONTAINS", "Group", b+12, "Project", b+21)
+	g.edge(in, "MEMBER_OF", "User", b+1, "Project", b+21)
+	g.edge(in, "CONTAINS", "User", b+1, "Project", b+21) // the same two nodes, another type
+	g.edge(in, "CONTAINS", "Group", b+13, "Project", b+22)
+	g.insert(t, e)
+	id := func(x int64) string { return fmt.Sprint(b + x) }
+	queries := []string{
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `,` + id(2) + `]},{"id":"g","entity":"Group","columns":["name"]}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(12) + `]},{"id":"u","entity":"User"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `]},{"id":"g","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"},{"type":"CONTAINS","from":"g","to":"p"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `]},{"id":"p","entity":"Project"}],"relationships":[{"type":["MEMBER_OF","CONTAINS"],"from":"u","to":"p"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `]},{"id":"p","entity":"Project"}],"relationships":[{"type":"*","from":"u","to":"p"}],"limit":1}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(11) + `]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,3]}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(11) + `]},{"id":"h","entity":"Group"}],"relationships":[{"type":"CONTAINS","from":"g","to":"h","hops":[1,2]}],"limit":100}`,
+		`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(11) + `,` + id(12) + `]}],"neighbors":{"direction":"both"},"limit":100}`,
+		`{"query_type":"neighbors","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `]}],"neighbors":{"direction":"outgoing"},"limit":100}`,
+		`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `,` + id(2) + `]},{"id":"p","entity":"Project","node_ids":[` + id(21) + `]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`,
+	}
+	callers := []*compiler.Caller{admin, callerWith(scopeSpec{"1/93/", 30}), callerWith(scopeSpec{"1/93/95/", 30})}
+	cache := newCache(t, 64<<20, func() uint64 { return 0 })
+	nonEmpty := 0
+	for qi, dsl := range queries {
+		for ci, c := range callers {
+			q, err := env.compiler.Compile([]byte(dsl), c)
+			if err != nil {
+				t.Fatalf("query %d: %s: %v", qi, dsl, err)
+			}
+			want, _, err := executor.Respond(ctx, e, env.compiler, q)
+			if err != nil {
+				t.Fatalf("query %d caller %d: %v", qi, ci, err)
+			}
+			if len(want.Nodes) > 0 {
+				nonEmpty++
+			}
+			for pass := 0; pass < 2; pass++ {
+				got, ex, err := executor.RespondWith(ctx, e, env.compiler, q, executor.RespondOptions{Edges: cache})
+				if err != nil {
+					t.Fatalf("query %d caller %d: %v", qi, ci, err)
+				}
+				if g, w := answerBytes(got), answerBytes(want); !bytes.Equal(g, w) {
+					t.Errorf("query %d caller %d pass %d: %s: answer on the edge cache differs (labels %v):\ncache: %s\none:   %s", qi, ci, pass, dsl, statementLabels(ex), g, w)
+				}
+			}
+		}
+	}
+	if nonEmpty == 0 {
+		t.Fatal("every answer empty: the test proves nothing")
+	}
+}
