@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/executor"
+	"github.com/graphwire/graphwire/graphresponse"
 	"github.com/graphwire/graphwire/tests/serverdb"
 )
 
@@ -139,6 +141,22 @@ func TestEdgeIndexExtremeIDs(t *testing.T) {
 	}
 	callers := []*compiler.Caller{admin, callerWith(scopeSpec{"1/93/", 30}), callerWith(scopeSpec{"1/93/95/", 30})}
 	cached, nonEmpty := 0, 0
+	same := func(what, dsl string, c *compiler.Caller) *graphresponse.Response {
+		t.Helper()
+		q, err := env.compiler.Compile([]byte(dsl), c)
+		if err != nil {
+			t.Errorf("%s: %s: %v", what, dsl, err)
+			return nil
+		}
+		want, _, err := executor.Respond(ctx, e, env.compiler, q)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if err := sameOnEdgeCache(ctx, e, env.compiler, q, answerBytes(want)); err != nil {
+			t.Errorf("%s: %s: %v", what, dsl, err)
+		}
+		return want
+	}
 	for qi, dsl := range queries {
 		for ci, c := range callers {
 			q, err := env.compiler.Compile([]byte(dsl), c)
@@ -159,6 +177,25 @@ func TestEdgeIndexExtremeIDs(t *testing.T) {
 			cached++
 			if err := sameOnEdgeCache(ctx, e, env.compiler, q, answerBytes(want)); err != nil {
 				t.Errorf("query %d caller %d: %s: %v", qi, ci, dsl, err)
+			}
+			if ci != 0 || strings.Contains(dsl, "path_finding") {
+				continue
+			}
+			// Limits around the answer's size, and pages of one row to the end (the cursor
+			// keys of negative and extreme ids).
+			n := len(want.Edges)
+			for _, limit := range []int{1, n - 1, n, n + 1} {
+				if limit >= 1 {
+					same(fmt.Sprintf("query %d limit %d", qi, limit), strings.Replace(dsl, `"limit":100`, fmt.Sprintf(`"limit":%d`, limit), 1), c)
+				}
+			}
+			after := ""
+			for page := 0; page < 40; page++ {
+				r := same(fmt.Sprintf("query %d page %d", qi, page), strings.Replace(dsl, `"limit":100`, `"cursor":{"page_size":1`+after+`}`, 1), c)
+				if r == nil || !r.Pagination.HasMore {
+					break
+				}
+				after = `,"after":"` + *r.Pagination.NextCursor + `"`
 			}
 		}
 	}
@@ -261,5 +298,96 @@ func TestEdgeIndexDuplicateEdges(t *testing.T) {
 	}
 	if nonEmpty == 0 {
 		t.Fatal("every answer empty: the test proves nothing")
+	}
+}
+
+// TestHopsOnEdgeCacheAtTheirBounds: a fixed-length traversal runs on cached edges while its
+// hops find at most 4,096 edges in all (maxHopEdges), a single hop while it finds at most
+// 1,024 (maxOneHopEdges), and as one statement one edge over either; the answers are the one
+// statement's, at every limit tried. Hubs of 1,023 and 1,025 projects make the counts.
+func TestHopsOnEdgeCacheAtTheirBounds(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	const b = int64(9600000)
+	in := "1/93/"
+	var g edgeGraph
+	u1, u2 := b+1, b+2
+	g.user(u1, "hubby")
+	g.user(u2, "hubbier")
+	hubs := []int64{b + 11, b + 12, b + 13, b + 14, b + 15, b + 16} // 15: no projects; 16: the one-hop hub
+	for _, h := range hubs {
+		g.group(h, in, fmt.Sprint("hub", h))
+	}
+	const shared = 1023
+	p0 := b + 100
+	for i := int64(0); i < shared+2; i++ {
+		g.project(p0+i, in)
+	}
+	for _, h := range hubs[:4] {
+		g.edge(in, "MEMBER_OF", "User", u1, "Group", h)
+		g.edge(in, "MEMBER_OF", "User", u2, "Group", h)
+		for i := int64(0); i < shared; i++ {
+			g.edge(in, "CONTAINS", "Group", h, "Project", p0+i)
+		}
+	}
+	g.edge(in, "MEMBER_OF", "User", u2, "Group", hubs[4])
+	for i := int64(0); i < shared+2; i++ {
+		g.edge(in, "CONTAINS", "Group", hubs[5], "Project", p0+i)
+	}
+	g.insert(t, e)
+	projects := func(n int64) string { // the first n projects, as an id_range
+		return fmt.Sprintf(`,"id_range":{"start":%d,"end":%d}`, p0, p0+n-1)
+	}
+	chain := func(u int64) string {
+		return fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[%d]},{"id":"g","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"},{"type":"CONTAINS","from":"g","to":"p"}],"limit":%%d}`, u)
+	}
+	oneHop := func(far string) string {
+		return fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[%d]},{"id":"p","entity":"Project"%s}],"relationships":[{"type":"CONTAINS","from":"g","to":"p"}],"limit":%%d}`, hubs[5], far)
+	}
+	cases := []struct {
+		name   string
+		dsl    string
+		cached bool
+	}{
+		{"two hops, 4,096 edges", chain(u1), true},
+		{"two hops, 4,097 edges", chain(u2), false},
+		{"one hop, 1,024 edges", oneHop(projects(shared+1)), true},
+		{"one hop, 1,025 edges (far named)", oneHop(projects(shared+2)), false},
+		{"one hop, 1,025 edges", oneHop(""), false},
+		{"one hop, 1,023 edges", oneHop(projects(shared)), true},
+	}
+	cache := newCache(t, 256<<20, func() uint64 { return 0 })
+	for _, tc := range cases {
+		for _, limit := range []int{1, 1000} {
+			dsl := fmt.Sprintf(tc.dsl, limit)
+			q, err := env.compiler.Compile([]byte(dsl), admin)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if q.Plan.TraversalCachePairs() == nil {
+				t.Fatalf("%s: no cached form", tc.name)
+			}
+			want, _, err := executor.Respond(ctx, e, env.compiler, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Edges) == 0 {
+				t.Fatalf("%s: empty answer: the test proves nothing", tc.name)
+			}
+			got, ex, err := executor.RespondWith(ctx, e, env.compiler, q, executor.RespondOptions{Edges: cache})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			one := false
+			for _, s := range ex.Statements {
+				one = one || s.Query == q
+			}
+			if one == tc.cached {
+				t.Errorf("%s, limit %d: ran on the cache %v, want %v (labels %v)", tc.name, limit, !one, tc.cached, statementLabels(ex))
+			}
+			if g, w := answerBytes(got), answerBytes(want); !bytes.Equal(g, w) {
+				t.Errorf("%s, limit %d: the answer on the edge cache differs (%d bytes, want %d)", tc.name, limit, len(g), len(w))
+			}
+		}
 	}
 }
