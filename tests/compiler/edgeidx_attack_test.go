@@ -351,8 +351,8 @@ func TestHopsOnEdgeCacheAtTheirBounds(t *testing.T) {
 	}{
 		{"two hops, 4,096 edges", chain(u1), true},
 		{"two hops, 4,097 edges", chain(u2), false},
-		{"one hop, 1,024 edges", oneHop(projects(shared+1)), true},
-		{"one hop, 1,025 edges (far named)", oneHop(projects(shared+2)), false},
+		{"one hop, 1,024 edges", oneHop(projects(shared + 1)), true},
+		{"one hop, 1,025 edges (far named)", oneHop(projects(shared + 2)), false},
 		{"one hop, 1,025 edges", oneHop(""), false},
 		{"one hop, 1,023 edges", oneHop(projects(shared)), true},
 	}
