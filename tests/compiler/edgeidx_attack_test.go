@@ -357,6 +357,33 @@ func TestHopsOnEdgeCacheAtTheirBounds(t *testing.T) {
 		{"one hop, 1,023 edges", oneHop(projects(shared)), true},
 	}
 	cache := newCache(t, 256<<20, func() uint64 { return 0 })
+	// Paths and neighbors through the hubs: the answer on the cache is the one without it.
+	for _, dsl := range []string{
+		fmt.Sprintf(`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[%d,%d]},{"id":"p","entity":"Project","node_ids":[%d,%d,%d]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`, u1, u2, p0, p0+shared-1, p0+shared+1),
+		fmt.Sprintf(`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[%d,%d]},{"id":"h","entity":"Group","node_ids":[%d,%d,%d]}],"path":{"type":"shortest","from":"u","to":"h","max_depth":3,"rel_types":["*"]}}`, u1, u2, hubs[5], hubs[3], hubs[4]),
+		fmt.Sprintf(`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[%d,%d]}],"neighbors":{"direction":"both"},"limit":1000}`, hubs[0], hubs[5]),
+		fmt.Sprintf(`{"query_type":"neighbors","nodes":[{"id":"p","entity":"Project","node_ids":[%d,%d]}],"neighbors":{"direction":"incoming"},"limit":1000}`, p0, p0+shared+1),
+		fmt.Sprintf(`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[%d]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,2]}],"limit":1000}`, hubs[5]),
+	} {
+		q, err := env.compiler.Compile([]byte(dsl), admin)
+		if err != nil {
+			t.Fatalf("%s: %v", dsl, err)
+		}
+		want, _, err := executor.Respond(ctx, e, env.compiler, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ex, err := executor.RespondWith(ctx, e, env.compiler, q, executor.RespondOptions{Edges: cache})
+		if err != nil {
+			t.Fatalf("%s: %v", dsl, err)
+		}
+		if len(want.Edges) == 0 {
+			t.Errorf("%s: empty answer: proves nothing", dsl)
+		}
+		if g, w := answerBytes(got), answerBytes(want); !bytes.Equal(g, w) {
+			t.Errorf("%s: the answer on the edge cache differs (labels %v):\ncache: %.600s\none:   %.600s", dsl, statementLabels(ex), g, w)
+		}
+	}
 	for _, tc := range cases {
 		for _, limit := range []int{1, 1000} {
 			dsl := fmt.Sprintf(tc.dsl, limit)
