@@ -418,3 +418,94 @@ func TestHopsOnEdgeCacheAtTheirBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeCacheAcrossWrites: on one cache shared by three callers, hops, walks, neighbors
+// and path finding answer as without it before a write, after a write that deletes every
+// edge of their sets (the sets are then empty, and small: the sizes remembered from before
+// must not keep a stale entry in use), and after a write that brings some back.
+func TestEdgeCacheAcrossWrites(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	const b = int64(9700000)
+	in, sub := "1/93/", "1/93/95/"
+	var g edgeGraph
+	g.user(b+1, "wann")
+	g.group(b+11, in, "W11")
+	g.group(b+12, sub, "W12")
+	g.project(b+21, sub)
+	g.project(b+22, in)
+	g.edge(in, "MEMBER_OF", "User", b+1, "Group", b+11)
+	g.edge(sub, "MEMBER_OF", "User", b+1, "Group", b+12)
+	g.edge(in, "CONTAINS", "Group", b+11, "Group", b+12)
+	g.edge(sub, "CONTAINS", "Group", b+12, "Project", b+21)
+	g.edge(in, "CONTAINS", "Group", b+11, "Project", b+22)
+	g.insert(t, e)
+	ecols := []string{"traversal_path", "relationship_kind", "source_kind", "source_id", "target_kind", "target_id", "_version", "_deleted"}
+	rewrite := func(version int64, deleted bool, rows [][]any) {
+		t.Helper()
+		var out [][]any
+		for _, r := range rows {
+			r = append([]any(nil), r...)
+			r[len(r)-2], r[len(r)-1] = version, deleted
+			out = append(out, r)
+		}
+		if err := e.Insert(ctx, "gl_edge", ecols, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := func(x int64) string { return fmt.Sprint(b + x) }
+	queries := []string{
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `]},{"id":"g","entity":"Group"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `]},{"id":"g","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"},{"type":"CONTAINS","from":"g","to":"p"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(11) + `]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,2]}],"limit":100}`,
+		`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(11) + `,` + id(12) + `]}],"neighbors":{"direction":"both"},"limit":100}`,
+		`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `]},{"id":"p","entity":"Project","node_ids":[` + id(21) + `,` + id(22) + `]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`,
+	}
+	callers := []*compiler.Caller{admin, callerWith(scopeSpec{"1/93/", 30}), callerWith(scopeSpec{"1/93/95/", 30})}
+	var gen uint64
+	cache := newCache(t, 64<<20, func() uint64 { return gen })
+	check := func(stage string) (nonEmpty int) {
+		t.Helper()
+		for qi, dsl := range queries {
+			for ci, c := range callers {
+				q, err := env.compiler.Compile([]byte(dsl), c)
+				if err != nil {
+					t.Fatalf("%s: %v", dsl, err)
+				}
+				want, _, err := executor.Respond(ctx, e, env.compiler, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nonEmpty += len(want.Edges)
+				for pass := 0; pass < 2; pass++ {
+					got, ex, err := executor.RespondWith(ctx, e, env.compiler, q, executor.RespondOptions{Edges: cache})
+					if err != nil {
+						t.Fatalf("%s: %v", dsl, err)
+					}
+					if g, w := answerBytes(got), answerBytes(want); !bytes.Equal(g, w) {
+						t.Errorf("%s: query %d caller %d pass %d: the answer on the edge cache differs (labels %v):\ncache: %s\none:   %s", stage, qi, ci, pass, statementLabels(ex), g, w)
+					}
+				}
+			}
+		}
+		return nonEmpty
+	}
+	if check("before the writes") == 0 {
+		t.Fatal("every answer empty: the test proves nothing")
+	}
+	gen++ // a write starts
+	rewrite(2, true, g.edges)
+	gen++ // and ends
+	if n := check("every edge deleted"); n != 0 {
+		t.Errorf("every edge deleted: %d edges in the answers", n)
+	}
+	gen++
+	rewrite(3, false, g.edges[:3])
+	gen++
+	if check("some edges back") == 0 {
+		t.Error("some edges back: every answer empty")
+	}
+	gen++
+	rewrite(4, true, g.edges[:3]) // (the cleanup marks the rest at version 9)
+	gen++
+}
