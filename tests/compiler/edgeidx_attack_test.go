@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -559,5 +561,105 @@ func TestEdgeParamRowsRoundTrip(t *testing.T) {
 		if r[0] != as[i] || r[1] != bs[i] || r[2] != kinds[i] {
 			t.Fatalf("row %d of %d: %#v, want %d %d %q", i, n, r, as[i], bs[i], kinds[i])
 		}
+	}
+}
+
+// TestEdgeCacheConcurrentCallers: seven callers (admin; scoped at other paths, levels and
+// several scopes) ask hops, walks, neighbors and path finding at once on one small edge cache
+// (entries evict each other; the generation moves meanwhile) and each gets exactly the answer
+// the one statement gives it. Run with -race, it also checks the shared sets are only read.
+func TestEdgeCacheConcurrentCallers(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	const b = int64(9800000)
+	in, sub, out := "1/93/", "1/93/95/", "2/94/"
+	var g edgeGraph
+	g.user(b+1, "cann")
+	g.user(b+2, "cbob")
+	g.group(b+11, in, "C11")
+	g.group(b+12, sub, "C12")
+	g.group(b+13, out, "C13")
+	g.project(b+21, sub)
+	g.project(b+22, in)
+	g.project(b+23, out)
+	g.edge(in, "MEMBER_OF", "User", b+1, "Group", b+11)
+	g.edge(sub, "MEMBER_OF", "User", b+1, "Group", b+12)
+	g.edge(out, "MEMBER_OF", "User", b+2, "Group", b+13)
+	g.edge(in, "MEMBER_OF", "User", b+2, "Group", b+11)
+	g.edge(in, "CONTAINS", "Group", b+11, "Group", b+12)
+	g.edge(sub, "CONTAINS", "Group", b+12, "Project", b+21)
+	g.edge(in, "CONTAINS", "Group", b+11, "Project", b+22)
+	g.edge(out, "CONTAINS", "Group", b+13, "Project", b+23)
+	g.edge(in, "CONTAINS", "Group", b+11, "Group", b+13)
+	g.insert(t, e)
+	id := func(x int64) string { return fmt.Sprint(b + x) }
+	queries := []string{
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `,` + id(2) + `]},{"id":"g","entity":"Group","columns":["name"]}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `,` + id(2) + `]},{"id":"g","entity":"Group"},{"id":"p","entity":"Project"}],"relationships":[{"type":"MEMBER_OF","from":"u","to":"g"},{"type":"CONTAINS","from":"g","to":"p"}],"limit":100}`,
+		`{"query_type":"traversal","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(11) + `]},{"id":"p","entity":"Project"}],"relationships":[{"type":"CONTAINS","from":"g","to":"p","hops":[1,2]}],"limit":100}`,
+		`{"query_type":"neighbors","nodes":[{"id":"g","entity":"Group","node_ids":[` + id(11) + `,` + id(12) + `,` + id(13) + `]}],"neighbors":{"direction":"both"},"limit":100}`,
+		`{"query_type":"path_finding","nodes":[{"id":"u","entity":"User","node_ids":[` + id(1) + `,` + id(2) + `]},{"id":"p","entity":"Project","node_ids":[` + id(21) + `,` + id(22) + `,` + id(23) + `]}],"path":{"type":"shortest","from":"u","to":"p","max_depth":3,"rel_types":["MEMBER_OF","CONTAINS"]}}`,
+	}
+	callers := []*compiler.Caller{admin, callerWith(scopeSpec{"1/", 30}), callerWith(scopeSpec{"2/", 30}),
+		callerWith(scopeSpec{"1/93/", 10}), callerWith(scopeSpec{"1/93/", 30}), callerWith(scopeSpec{"1/93/95/", 30}),
+		callerWith(scopeSpec{"1/93/95/", 30}, scopeSpec{"2/94/", 20})}
+	type job struct {
+		q    *compiler.Query
+		want []byte
+		what string
+	}
+	var jobs []job
+	distinct := map[string]bool{}
+	for qi, dsl := range queries {
+		for ci, c := range callers {
+			q, err := env.compiler.Compile([]byte(dsl), c)
+			if err != nil {
+				t.Fatalf("%s: %v", dsl, err)
+			}
+			want, _, err := executor.Respond(ctx, e, env.compiler, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := answerBytes(want)
+			distinct[fmt.Sprint(qi, string(w))] = true
+			jobs = append(jobs, job{q, w, fmt.Sprintf("query %d caller %d", qi, ci)})
+		}
+	}
+	if len(distinct) < 2*len(queries) {
+		t.Fatalf("%d distinct answers over %d queries: the callers hardly differ, the test proves little", len(distinct), len(queries))
+	}
+	var gen atomic.Uint64
+	cache := newCache(t, 16<<10, gen.Load)
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(jobs))
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for round := range 3 {
+				for i := range jobs {
+					j := jobs[(i*7+w*5+round)%len(jobs)]
+					got, _, err := executor.RespondWith(ctx, e, env.compiler, j.q, executor.RespondOptions{Edges: cache})
+					if err != nil {
+						errs <- fmt.Sprintf("%s: %v", j.what, err)
+						return
+					}
+					if !bytes.Equal(answerBytes(got), j.want) {
+						errs <- fmt.Sprintf("%s: the answer on the shared edge cache differs:\ncache: %s\none:   %s", j.what, answerBytes(got), j.want)
+					}
+				}
+				if w == 0 {
+					gen.Add(2) // a write started and ended: the entries are forgotten
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Error(msg)
+	}
+	if s := cache.Stats(); s.Hits == 0 || s.Stored == 0 {
+		t.Errorf("cache stats %+v: the cache was not used", s)
 	}
 }
