@@ -157,7 +157,8 @@ func (l *lowerer) startShare(n *nodeSel) float64 {
 		picked = min(picked, float64(len(n.nodeIDs)))
 	}
 	if n.idRange != nil {
-		picked = min(picked, float64(n.idRange[1]-n.idRange[0])+1)
+		// (in uint64: end - start wraps in int64 for a range wider than 2^63 ids)
+		picked = min(picked, float64(uint64(n.idRange[1])-uint64(n.idRange[0]))+1)
 	}
 	return picked / float64(rows)
 }

@@ -64,18 +64,37 @@ func (s *EdgeSet) Len() int {
 	return len(s.x)
 }
 
-// Bytes is the memory the set takes: its edges at capacity, its paths and their headers, and
-// the struct.
+// Bytes is the memory the set takes: its edges at capacity, its paths (as allocated) and
+// their headers, and the struct.
 func (s *EdgeSet) Bytes() int64 {
 	if s == nil {
 		return 0
 	}
-	n := edgeSetBytes + 8*int64(cap(s.x)+cap(s.y)) + 4*int64(cap(s.tp)+cap(s.byY))
-	n += int64(cap(s.paths)) * int64(unsafe.Sizeof(""))
+	n := edgeSetBytes + allocBytes(8*int64(cap(s.x))) + allocBytes(8*int64(cap(s.y))) +
+		allocBytes(4*int64(cap(s.tp))) + allocBytes(4*int64(cap(s.byY)))
+	n += allocBytes(int64(cap(s.paths)) * int64(unsafe.Sizeof("")))
 	for _, p := range s.paths {
-		n += int64(len(p))
+		n += pathBytes(p)
 	}
 	return n
+}
+
+// pathBytes is what the text of path p takes on the heap: its length rounded up to the
+// allocator's 16-byte step for small objects. Counting the length alone let a set of many
+// distinct short paths take 4–12% more than it counted (100,000 edges with a path of 14
+// bytes each: 4%, TestEdgeSetBytesCoverItsHeap), and so a caller more than its share.
+func pathBytes(p string) int64 {
+	return (int64(len(p)) + 15) &^ 15
+}
+
+// allocBytes is what an array of n bytes takes on the heap: above 32 KiB the allocator
+// gives whole 8 KiB pages (up to 8 KiB more per array: the five arrays of a set of 100,000
+// edges took 13 KB more than their lengths).
+func allocBytes(n int64) int64 {
+	if n <= 32<<10 {
+		return n
+	}
+	return (n + 8<<10 - 1) &^ (8<<10 - 1)
 }
 
 // Edge returns the edge at position i (0 ≤ i < Len) in the order by source id.

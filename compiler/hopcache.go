@@ -74,7 +74,7 @@ func (l *lowerer) hopCacheFor(root *nodeSel, hops []hop) *hopCache {
 	if r.queryType != qTraversal || len(hops) < 1 || len(hops) != len(r.rels) {
 		return nil // (a relationship outside the join tree would join two nodes it reached)
 	}
-	if !root.hasIDs && (root.idRange == nil || root.idRange[1]-root.idRange[0] > maxWalkRange) {
+	if !root.hasIDs && (root.idRange == nil || !narrowRange(*root.idRange, maxWalkRange+1)) {
 		return nil
 	}
 	hc := &hopCache{r: r, after: l.after, root: root}

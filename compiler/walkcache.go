@@ -70,7 +70,7 @@ func (l *lowerer) walkCacheFor(h hop, inner [][]*entity, maxHops int, forward bo
 		return nil
 	}
 	n := h.near
-	if !n.hasIDs && (n.idRange == nil || n.idRange[1]-n.idRange[0] > maxWalkRange) {
+	if !n.hasIDs && (n.idRange == nil || !narrowRange(*n.idRange, maxWalkRange+1)) {
 		return nil
 	}
 	w := &walkCache{r: r, after: l.after, rs: rs, near: h.near, far: h.far, nearIsFrom: h.nearIsFrom,
