@@ -136,24 +136,19 @@ type RespondOptions struct {
 	// "Walks on cached edges", "Traversals on cached edges", "Neighbors on cached edges").
 	// Set it only for an engine this process alone writes.
 	Edges *EdgeCache
-	// SplitKinds: a neighbors lookup or a hydration statement that reads at least this many
-	// kinds runs as two statements at once, each reading about half of the kinds, when the
-	// runner is a [Lender] that lends a connection now (the engine is otherwise idle); the
-	// rows are merged in the one statement's order. 0: [DefaultSplitKinds]; negative: never
+	// SplitKinds, when positive: a neighbors lookup or a hydration statement that reads at
+	// least this many kinds runs as two statements at once, each reading about half of the
+	// kinds, when the runner is a [Lender] that lends a connection now (the engine is
+	// otherwise idle); the rows are merged in the one statement's order. 0 (the default) or
+	// negative: one statement, as the split did not pay in wall on a busy 2-core machine
 	// (docs/compiler.md, "Lookups in two halves").
 	SplitKinds int
 }
-
-// DefaultSplitKinds is the default of [RespondOptions.SplitKinds].
-const DefaultSplitKinds = 4
 
 // RespondWith is [RespondScreened] with the options o.
 func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o RespondOptions) (*graphresponse.Response, Executed, error) {
 	s := o.Screen
 	split := o.SplitKinds
-	if split == 0 {
-		split = DefaultSplitKinds
-	}
 	var ex Executed
 	var (
 		base   graphresponse.Rows

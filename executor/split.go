@@ -21,8 +21,10 @@ const armIDs = 256
 // label, its error wrapped as "execute what". When refs span at least split of q's hydration
 // kinds (split > 0) and r lends a second connection now ([Lender]), it builds two statements
 // instead, each reading about half of the kinds (balanced by arms and ids), runs them at once
-// and merges their rows in the order the one statement's arms give. ran is false when build
-// gives no statement.
+// and merges their rows in the one statement's arm order. Nothing depends on that order (the
+// joins and [graphresponse.Build] index the rows by node, and a node's rows stay in one arm);
+// it only keeps the merged rows in a fixed order, as the engine does not keep a UNION ALL's
+// arms in order either. ran is false when build gives no statement.
 func runSplit(ctx context.Context, r Runner, q *compiler.Query, refs []graphresponse.NodeRef, split int, label, what string, ex *Executed, build func([]graphresponse.NodeRef) (*compiler.Query, error)) (rows graphresponse.Rows, ran bool, err error) {
 	if l, ok := r.(Lender); ok && split > 0 {
 		if a, b, order, ok := halves(q.Plan.Build.Hydration, refs, split); ok {
@@ -167,8 +169,8 @@ func endedWithBoth(first error, errs [2]error) error {
 	return &c
 }
 
-// mergeHalves merges the rows of the two statements in the order of the one statement's
-// arms (order: each kind's arm position), keeping each arm's rows in their order.
+// mergeHalves merges the rows of the two statements in the one statement's arm order (order:
+// each kind's arm position), keeping each arm's rows in their order.
 func mergeHalves(a, b graphresponse.Rows, order map[string]int) (graphresponse.Rows, error) {
 	if !slices.Equal(a.Columns, b.Columns) {
 		return graphresponse.Rows{}, fmt.Errorf("the halves' columns differ: %v and %v", a.Columns, b.Columns)

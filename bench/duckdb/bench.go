@@ -288,7 +288,7 @@ func loadavg() string {
 // in an order that alternates which engine goes first. The first round warms and is not timed.
 // With cacheMB > 0, graphwire answers path_finding on an edge cache of that size, as serve does
 // (its graph-cache-mb); the first round fills it.
-func bench(dir string, rounds, cacheMB int, split bool) (*benchResult, error) {
+func bench(dir string, rounds, cacheMB, splitKinds int) (*benchResult, error) {
 	ctx := context.Background()
 	ont, err := loadOntology()
 	if err != nil {
@@ -297,16 +297,16 @@ func bench(dir string, rounds, cacheMB int, split bool) (*benchResult, error) {
 	// max_threads as serve and the CLI set it (chdb.Options' default for their pool of 4): on
 	// 2 cores 1, which made every case of the comparison cheaper in CPU and, at scale 10, in
 	// wall than the 2 of a pool of one (docs/duckdb.md, "What each read costs").
-	// Two connections, so that a lookup may run in two halves (split).
-	e, err := openChDBPool(dir, serveMaxThreads(), 2)
+	// With split-kinds, two connections, so that a lookup may run in two halves.
+	pool := 1
+	if splitKinds > 0 {
+		pool = 2
+	}
+	e, err := openChDBPool(dir, serveMaxThreads(), pool)
 	if err != nil {
 		return nil, err
 	}
 	defer e.Close()
-	splitKinds := -1
-	if split {
-		splitKinds = executor.DefaultSplitKinds
-	}
 	c, err := sizedCompiler(ctx, e, ont)
 	if err != nil {
 		return nil, err
