@@ -14,6 +14,17 @@ type Runner interface {
 	Run(ctx context.Context, q *compiler.Query) (Rows, error)
 }
 
+// Lender is a [Runner] that can lend a second engine connection at once, so that one
+// request's statements run side by side while the engine is otherwise idle (see
+// [RespondOptions.SplitKinds]). *chdb.Executor implements it.
+type Lender interface {
+	// Lend returns a Runner whose first statement runs on a connection taken now, without
+	// waiting, when no statement is running on the engine; ok is false otherwise. It never
+	// takes a connection another statement waits for. release gives the connection back
+	// when no statement took it; call it in every case once the statement's rows are closed.
+	Lend() (r Runner, release func(), ok bool)
+}
+
 // Hydrator builds the second statement that neighbors and path_finding
 // queries need to read the properties of the nodes the first one found.
 // *compiler.Compiler implements it.
@@ -125,11 +136,19 @@ type RespondOptions struct {
 	// "Walks on cached edges", "Traversals on cached edges", "Neighbors on cached edges").
 	// Set it only for an engine this process alone writes.
 	Edges *EdgeCache
+	// SplitKinds, when positive: a neighbors lookup or a hydration statement that reads at
+	// least this many kinds runs as two statements at once, each reading about half of the
+	// kinds, when the runner is a [Lender] that lends a connection now (the engine is
+	// otherwise idle); the rows are merged in the one statement's order. 0 (the default) or
+	// negative: one statement, as the split did not pay in wall on a busy 2-core machine
+	// (docs/compiler.md, "Lookups in two halves").
+	SplitKinds int
 }
 
 // RespondWith is [RespondScreened] with the options o.
 func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o RespondOptions) (*graphresponse.Response, Executed, error) {
 	s := o.Screen
+	split := o.SplitKinds
 	var ex Executed
 	var (
 		base   graphresponse.Rows
@@ -150,10 +169,10 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 		base, ok, err = cachedHops(ctx, r, h, q, o.Edges, &ex)
 	} else {
 		if o.Edges != nil {
-			base, looked, ok, err = cachedNeighbors(ctx, r, h, q, s == nil, o.Edges, &ex)
+			base, looked, ok, err = cachedNeighbors(ctx, r, h, q, s == nil, split, o.Edges, &ex)
 		}
 		if err == nil && !ok {
-			base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, &ex)
+			base, looked, ok, err = twoStep(ctx, r, h, q, s == nil, split, &ex)
 		}
 	}
 	if err != nil {
@@ -182,15 +201,17 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 		if looked != nil {
 			rows := hydrationOf(*looked, refs)
 			hyd = &rows
-		} else if hq, err := h.Hydrate(q, refs); err != nil {
-			return nil, ex, err
-		} else if hyd = (&graphresponse.Rows{}); hq != nil {
-			ex.Statements = append(ex.Statements, Statement{Label: LabelHydration, Query: hq})
-			rows, err := CollectRows(ctx, r, hq)
+		} else {
+			rows, ran, err := runSplit(ctx, r, q, refs, split, LabelHydration, "hydration", &ex, func(refs []graphresponse.NodeRef) (*compiler.Query, error) {
+				return h.Hydrate(q, refs)
+			})
 			if err != nil {
-				return nil, ex, fmt.Errorf("execute hydration: %w", err)
+				return nil, ex, err
 			}
-			hyd = &rows
+			hyd = &graphresponse.Rows{}
+			if ran {
+				hyd = &rows
+			}
 		}
 	}
 	ex.Hydration = hyd
@@ -244,7 +265,7 @@ func CollectRows(ctx context.Context, r Runner, q *compiler.Query) (graphrespons
 // [hydrationOf]; otherwise looked is nil and the page is hydrated as usual. ok is
 // false when q has no such plan, or when the first statement's rows did not settle
 // the page (then the caller runs q itself).
-func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, split int, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
 	eq := q.Plan.Edges()
 	if eq == nil {
 		return base, nil, false, nil
@@ -265,17 +286,9 @@ func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props
 			return base, nil, false, fmt.Errorf("collect nodes: %w", err)
 		}
 	}
-	var live graphresponse.Rows
-	lq, err := h.Lookup(q, refs, props)
+	live, err := lookup(ctx, r, h, q, refs, props, split, ex)
 	if err != nil {
 		return base, nil, false, err
-	}
-	if lq != nil {
-		if live, err = runStep(ctx, r, lq, props, ex, "lookup"); err != nil {
-			return base, nil, false, err
-		}
-	} else {
-		live.Columns = []string{"kind", "id", "props", "tp"}
 	}
 	base, ok, err = q.Plan.JoinNeighbors(edges, live)
 	if err != nil || !ok {
@@ -285,6 +298,23 @@ func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props
 		looked = &live
 	}
 	return base, looked, true, nil
+}
+
+// lookup runs the lookup of refs of a two-step neighbors plan ([Hydrator.Lookup]), in two
+// halves when [runSplit] finds it worth it, recorded in ex as a lookup, or as hydration when
+// props (it also reads the columns); with no statement (no refs) its rows are empty.
+func lookup(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, refs []graphresponse.NodeRef, props bool, split int, ex *Executed) (graphresponse.Rows, error) {
+	label := LabelLookup
+	if props {
+		label = LabelHydration
+	}
+	live, ran, err := runSplit(ctx, r, q, refs, split, label, "lookup", ex, func(refs []graphresponse.NodeRef) (*compiler.Query, error) {
+		return h.Lookup(q, refs, props)
+	})
+	if err == nil && !ran {
+		live.Columns = []string{"kind", "id", "props", "tp"}
+	}
+	return live, err
 }
 
 // runStep runs the second statement of a plan in steps (a neighbors lookup, a path step),
@@ -427,7 +457,7 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 // center and neighbor the lookup returned. ok is
 // false when the cache cannot serve q or the edges stopped at their limit before the page
 // filled (then the caller runs the two-step plan).
-func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, split int, cache *EdgeCache, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
 	pairs := q.Plan.NeighborCachePairs()
 	sb, canSet := h.(EdgeSetBuilder)
 	if pairs == nil || !canSet {
@@ -447,17 +477,17 @@ func cachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 	// one of them are all the edges' nodes looked up, as before.
 	if page := q.Plan.Build.PageSize + 1; len(edges.Values) > page {
 		head := graphresponse.Rows{Columns: edges.Columns, Values: edges.Values[:page]}
-		base, looked, ok, err = lookupCachedNeighbors(ctx, r, h, q, head, props, ex)
+		base, looked, ok, err = lookupCachedNeighbors(ctx, r, h, q, head, props, split, ex)
 		if err != nil || (ok && len(base.Values) == page) {
 			return base, looked, ok, err
 		}
 	}
-	return lookupCachedNeighbors(ctx, r, h, q, edges, props, ex)
+	return lookupCachedNeighbors(ctx, r, h, q, edges, props, split, ex)
 }
 
 // lookupCachedNeighbors runs the lookup of the nodes the rows edges of [compiler.Plan.CachedNeighborEdges]
 // reach, with the centers, and joins them ([compiler.Plan.JoinCachedNeighbors]).
-func lookupCachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, edges graphresponse.Rows, props bool, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
+func lookupCachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, edges graphresponse.Rows, props bool, split int, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
 	// The centers are looked up whether or not the lookup hydrates: the join keeps only
 	// the rows of the centers it returns.
 	refs, err := q.Plan.Reached(edges)
@@ -465,15 +495,9 @@ func lookupCachedNeighbors(ctx context.Context, r Runner, h Hydrator, q *compile
 		return base, nil, false, fmt.Errorf("collect nodes: %w", err)
 	}
 	props = props && len(refs) <= foldedLookupRefs
-	live := graphresponse.Rows{Columns: []string{"kind", "id", "props", "tp"}}
-	lq, err := h.Lookup(q, refs, props)
+	live, err := lookup(ctx, r, h, q, refs, props, split, ex)
 	if err != nil {
 		return base, nil, false, err
-	}
-	if lq != nil {
-		if live, err = runStep(ctx, r, lq, props, ex, "lookup"); err != nil {
-			return base, nil, false, err
-		}
 	}
 	base, ok, err = q.Plan.JoinCachedNeighbors(edges, live)
 	if err != nil || !ok {

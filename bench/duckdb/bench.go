@@ -59,7 +59,7 @@ func cold(dir, engine string) (*coldResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p, _, err = runOurs(ctx, e, c, nb, admin, nil); err != nil {
+		if p, _, err = runOurs(ctx, e, c, nb, admin, nil, 0); err != nil {
 			return nil, err
 		}
 	case "duckdb":
@@ -190,12 +190,12 @@ func canonical(b *strings.Builder, v any) {
 // then the hydration statement where the query type has one, path_finding on the edge cache
 // when there is one (executor.RespondWith). The projection is taken from the base statement's
 // rows.
-func runOurs(ctx context.Context, e *chdb.Executor, c *compiler.Compiler, s shape, caller callerSpec, edges *executor.EdgeCache) (projection, int, error) {
+func runOurs(ctx context.Context, e *chdb.Executor, c *compiler.Compiler, s shape, caller callerSpec, edges *executor.EdgeCache, splitKinds int) (projection, int, error) {
 	q, err := c.Compile([]byte(s.dsl), caller.compilerCaller())
 	if err != nil {
 		return nil, 0, fmt.Errorf("compile %s: %w", s.name, err)
 	}
-	_, ex, err := executor.RespondWith(ctx, e, c, q, executor.RespondOptions{Edges: edges})
+	_, ex, err := executor.RespondWith(ctx, e, c, q, executor.RespondOptions{Edges: edges, SplitKinds: splitKinds})
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", s.name, err)
 	}
@@ -288,7 +288,7 @@ func loadavg() string {
 // in an order that alternates which engine goes first. The first round warms and is not timed.
 // With cacheMB > 0, graphwire answers path_finding on an edge cache of that size, as serve does
 // (its graph-cache-mb); the first round fills it.
-func bench(dir string, rounds, cacheMB int) (*benchResult, error) {
+func bench(dir string, rounds, cacheMB, splitKinds int) (*benchResult, error) {
 	ctx := context.Background()
 	ont, err := loadOntology()
 	if err != nil {
@@ -297,7 +297,12 @@ func bench(dir string, rounds, cacheMB int) (*benchResult, error) {
 	// max_threads as serve and the CLI set it (chdb.Options' default for their pool of 4): on
 	// 2 cores 1, which made every case of the comparison cheaper in CPU and, at scale 10, in
 	// wall than the 2 of a pool of one (docs/duckdb.md, "What each read costs").
-	e, err := openChDBThreads(dir, serveMaxThreads())
+	// With split-kinds, two connections, so that a lookup may run in two halves.
+	pool := 1
+	if splitKinds > 0 {
+		pool = 2
+	}
+	e, err := openChDBPool(dir, serveMaxThreads(), pool)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +360,7 @@ func bench(dir string, rounds, cacheMB int) (*benchResult, error) {
 			var ours, duck, live projection
 			sides := []side{
 				{&cr.Ours, func() (projection, error) {
-					p, n, err := runOurs(ctx, e, c, pr.versioned, pr.caller, edges)
+					p, n, err := runOurs(ctx, e, c, pr.versioned, pr.caller, edges, splitKinds)
 					cr.Statements = n
 					ours = p
 					return p, err

@@ -74,11 +74,16 @@ func openChDB(dir string) (*chdb.Executor, error) { return openChDBThreads(dir, 
 // openChDBThreads opens the prepared chDB data with one connection of maxThreads threads (0:
 // the executor's default).
 func openChDBThreads(dir string, maxThreads int) (*chdb.Executor, error) {
+	return openChDBPool(dir, maxThreads, 1)
+}
+
+// openChDBPool is openChDBThreads with pool connections.
+func openChDBPool(dir string, maxThreads, pool int) (*chdb.Executor, error) {
 	lib := chdb.DefaultLibrary()
 	if _, err := os.Stat(lib); err != nil {
 		return nil, fmt.Errorf("libchdb.so not found at %s (bash scripts/install-chdb.sh, or GRAPHWIRE_CHDB_LIB): %w", lib, err)
 	}
-	e, err := chdb.Open(chdb.Options{Library: lib, Path: chdbDir(dir), PoolSize: 1, MaxThreads: maxThreads})
+	e, err := chdb.Open(chdb.Options{Library: lib, Path: chdbDir(dir), PoolSize: pool, MaxThreads: maxThreads})
 	if err != nil {
 		return nil, fmt.Errorf("open chdb on %s: %w", chdbDir(dir), err)
 	}

@@ -242,9 +242,21 @@ func engineError(op, text string) error {
 // engine call in progress (see rows.await). A connection whose statement failed, was killed or was abandoned is replaced,
 // never reused.
 func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
+	return e.run(ctx, q, nil)
+}
+
+// run is [Executor.Run] on the connection lent (see [Executor.Lend]), or on one from the
+// pool when lent is nil. A lent connection goes back to the pool like any other.
+func (e *Executor) run(ctx context.Context, q *compiler.Query, lent *conn) (executor.Rows, error) {
 	const op = "run query"
+	giveBack := func() {
+		if lent != nil {
+			e.pool <- lent
+		}
+	}
 	names, values, err := paramLists(q.Params)
 	if err != nil {
+		giveBack()
 		return nil, executor.New(op, executor.ErrInvalidQuery, err)
 	}
 	lim := limits{queryMemory: e.opts.QueryMemory, marker: e.markerPrefix + strconv.FormatUint(e.seq.Add(1), 10)}
@@ -253,18 +265,22 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 	}
 	sql, err := statementSQL(q, lim)
 	if err != nil {
+		giveBack()
 		return nil, executor.New(op, executor.ErrInternal, err)
 	}
 	if err := ctx.Err(); err != nil {
+		giveBack()
 		return nil, executor.FromContext(op, err)
 	}
-	var c *conn
-	select {
-	case c = <-e.pool:
-	case <-e.closed:
-		return nil, executor.New(op, executor.ErrUnavailable, errors.New("executor closed"))
-	case <-ctx.Done():
-		return nil, executor.FromContext(op, ctx.Err())
+	c := lent
+	if c == nil {
+		select {
+		case c = <-e.pool:
+		case <-e.closed:
+			return nil, executor.New(op, executor.ErrUnavailable, errors.New("executor closed"))
+		case <-ctx.Done():
+			return nil, executor.FromContext(op, ctx.Err())
+		}
 	}
 	r := &rows{e: e, ctx: ctx, c: c, marker: lim.marker, done: make(chan struct{})}
 	r.stopWatch = context.AfterFunc(ctx, r.killUntilDone)
@@ -290,6 +306,51 @@ func (e *Executor) Run(ctx context.Context, q *compiler.Query) (executor.Rows, e
 		return nil, err
 	}
 	return r, nil
+}
+
+// Lend implements [executor.Lender]: when no statement is running on the engine (every
+// query connection is idle) and the pool has at least two connections, it takes one now and
+// returns a Runner whose first statement runs on it; otherwise ok is false. It never waits,
+// and never takes a connection another statement waits for: a Go channel holds idle
+// connections only while nobody waits on it. release gives the connection back when no
+// statement took it; call it in every case.
+func (e *Executor) Lend() (r executor.Runner, release func(), ok bool) {
+	if e.opened < 2 || len(e.pool) < e.opened {
+		return nil, nil, false
+	}
+	select {
+	case c := <-e.pool:
+		l := &lentRunner{e: e, c: c}
+		return l, l.release, true
+	default:
+		return nil, nil, false
+	}
+}
+
+// lentRunner runs its first statement on the connection [Executor.Lend] took, later ones
+// as [Executor.Run] does.
+type lentRunner struct {
+	e  *Executor
+	mu sync.Mutex
+	c  *conn // nil once a statement took it or it went back
+}
+
+func (l *lentRunner) take() *conn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.c
+	l.c = nil
+	return c
+}
+
+func (l *lentRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
+	return l.e.run(ctx, q, l.take())
+}
+
+func (l *lentRunner) release() {
+	if c := l.take(); c != nil {
+		l.e.pool <- c
+	}
 }
 
 // notStreamable reports whether chDB refused to stream a statement (anything but a query,
