@@ -259,6 +259,20 @@ func (g gatedRunner) Run(ctx context.Context, q *compiler.Query) (executor.Rows,
 	return &gatedRows{Rows: rows, unlock: sync.OnceFunc(done)}, nil
 }
 
+// Lend lends a second connection of the runner g gates, when it is an [executor.Lender]
+// that lends one now; the lent runner's statements hold the read side of the gate as g's do.
+func (g gatedRunner) Lend() (executor.Runner, func(), bool) {
+	l, ok := g.r.(executor.Lender)
+	if !ok {
+		return nil, nil, false
+	}
+	r, release, ok := l.Lend()
+	if !ok {
+		return nil, nil, false
+	}
+	return gatedRunner{r: r, w: g.w}, release, true
+}
+
 type gatedRows struct {
 	executor.Rows
 	unlock func()

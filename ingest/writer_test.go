@@ -371,3 +371,45 @@ func TestMergeIdle(t *testing.T) {
 		t.Errorf("a writer without Merge merged: %+v", got)
 	}
 }
+
+// TestReaderLendsGated: the writer's reader lends a second connection of an idle embedded
+// engine (executor.Lender, so that a lookup may run in two halves), and the lent runner's
+// statements go through the writer's gate as the reader's do: each counts as a query
+// (Activity) and holds the read side of the gate until its rows are closed.
+func TestReaderLendsGated(t *testing.T) {
+	e, w := setupWith(t, ingest.Options{})
+	ctx := t.Context()
+	l, ok := w.Reader(e).(executor.Lender)
+	if !ok {
+		t.Fatal("the writer's reader of an embedded engine is not an executor.Lender")
+	}
+	lent, release, ok := l.Lend()
+	if !ok {
+		t.Fatal("an idle embedded engine lent no connection through the writer's reader")
+	}
+	defer release()
+	before := w.Activity()
+	rows, err := lent.Run(ctx, &compiler.Query{SQL: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Activity(); got != before+1 {
+		t.Errorf("activity %d after a statement on the lent runner, want %d: the lent runner is not gated", got, before+1)
+	}
+	// A runner that does not lend: the reader lends nothing.
+	if _, _, ok := w.Reader(runnerOnly{e}).(executor.Lender).Lend(); ok {
+		t.Error("the reader of a runner that does not lend lent a connection")
+	}
+}
+
+// runnerOnly hides every method of its runner but Run.
+type runnerOnly struct{ r executor.Runner }
+
+func (o runnerOnly) Run(ctx context.Context, q *compiler.Query) (executor.Rows, error) {
+	return o.r.Run(ctx, q)
+}

@@ -78,6 +78,10 @@ type Options struct {
 	// Edges; docs/compiler.md, "Path finding on cached edges"). Set it only when this process
 	// is the engine's one writer.
 	EdgeCache *executor.EdgeCache
+	// SplitKinds is [executor.RespondOptions] SplitKinds: a neighbors lookup or a hydration
+	// of at least this many kinds runs as two statements at once when the engine lends an
+	// idle second connection (docs/compiler.md, "Lookups in two halves"); 0: never.
+	SplitKinds int
 	// Redactor, when set, is the redaction authority (docs/redaction.md):
 	// after the base statement, every row showing a node the caller may not
 	// read is withheld, before hydration and formatting. An authority that
@@ -489,7 +493,7 @@ func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *comp
 	if scr != nil {
 		s = scr // a nil *Screener must not become a non-nil interface
 	}
-	resp, ex, err := executor.RespondWith(ctx, p.exec, p.opts.Compiler, q, executor.RespondOptions{Screen: s, Edges: p.opts.EdgeCache})
+	resp, ex, err := executor.RespondWith(ctx, p.exec, p.opts.Compiler, q, executor.RespondOptions{Screen: s, Edges: p.opts.EdgeCache, SplitKinds: p.opts.SplitKinds})
 	for round := 0; err == nil && scr != nil; round++ {
 		after, more, xerr := q.Plan.Build.Exhausted(ex.Base)
 		if xerr != nil || !more {
@@ -505,7 +509,7 @@ func (p *Pipeline) respond(ctx context.Context, req Request, doc []byte, q *comp
 		if q, err = p.opts.Compiler.Compile(doc, CallerOf(req.Claims)); err != nil {
 			return nil, ex, q, err
 		}
-		resp, ex, err = executor.RespondWith(ctx, p.exec, p.opts.Compiler, q, executor.RespondOptions{Screen: scr, Edges: p.opts.EdgeCache})
+		resp, ex, err = executor.RespondWith(ctx, p.exec, p.opts.Compiler, q, executor.RespondOptions{Screen: scr, Edges: p.opts.EdgeCache, SplitKinds: p.opts.SplitKinds})
 	}
 	return resp, ex, q, err
 }

@@ -297,10 +297,10 @@ func bench(dir string, rounds, cacheMB, splitKinds int) (*benchResult, error) {
 	// max_threads as serve and the CLI set it (chdb.Options' default for their pool of 4): on
 	// 2 cores 1, which made every case of the comparison cheaper in CPU and, at scale 10, in
 	// wall than the 2 of a pool of one (docs/duckdb.md, "What each read costs").
-	// With split-kinds, two connections, so that a lookup may run in two halves.
+	// With split-kinds, serve's pool of 4 connections, so that a lookup may run in two halves.
 	pool := 1
 	if splitKinds > 0 {
-		pool = 2
+		pool = 4
 	}
 	e, err := openChDBPool(dir, serveMaxThreads(), pool)
 	if err != nil {

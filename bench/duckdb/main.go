@@ -43,7 +43,7 @@ func run(args []string) error {
 		name := fs.String("case", "", "explain: question/caller, e.g. neighbors/admin")
 		variant := fs.String("sql", "", "explain: a file of DuckDB SQL to run instead of the case's")
 		in := fs.String("in", "", "stages-md: a stages step's JSON answer; variants: a file of \"-- variant NAME\" blocks of chDB SQL")
-		split := fs.Int("split-kinds", 0, "bench: a lookup or hydration of at least this many kinds runs as two statements at once on a second idle connection (executor.RespondOptions.SplitKinds; 0: one statement, the default); with it the engine has 2 connections")
+		split := fs.Int("split-kinds", 4, "bench: a lookup or hydration of at least this many kinds runs as two statements at once on a second idle connection (executor.RespondOptions.SplitKinds, as serve sets it; 0: one statement); with it the engine has serve's 4 connections, else 1")
 		only := fs.String("only", "", "reads: only the cases whose name contains this")
 		extra := fs.String("settings", "", "reads: settings added to every statement, k=v;k=v, timed against none; variants: added to every variant")
 		showSQL := fs.Bool("show-sql", false, "reads: print each statement's SQL")
