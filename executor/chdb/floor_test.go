@@ -16,15 +16,7 @@ import (
 // BenchmarkStatementFloor measures the fixed cost of one statement: through Run (as the
 // server sends it, with a deadline) against the bare library calls on one connection.
 func BenchmarkStatementFloor(b *testing.B) {
-	lib := os.Getenv("GRAPHWIRE_CHDB_LIB")
-	if lib == "" {
-		b.Skip("GRAPHWIRE_CHDB_LIB is not set")
-	}
-	e, err := Open(Options{Library: lib, Path: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e := benchExecutor(b)
 	ctx := context.Background()
 	for _, s := range []string{
 		"CREATE TABLE t (id Int64, v String, _version UInt64, _deleted Bool) ENGINE = ReplacingMergeTree(_version, _deleted) ORDER BY id",
@@ -114,4 +106,20 @@ func BenchmarkStatementFloor(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchExecutor opens an engine on a temporary directory for a benchmark, closed at its end;
+// it skips when GRAPHWIRE_CHDB_LIB is not set.
+func benchExecutor(b *testing.B) *Executor {
+	b.Helper()
+	lib := os.Getenv("GRAPHWIRE_CHDB_LIB")
+	if lib == "" {
+		b.Skip("GRAPHWIRE_CHDB_LIB is not set")
+	}
+	e, err := Open(Options{Library: lib, Path: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
 }

@@ -4,7 +4,6 @@ package chdb
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"testing"
 
@@ -19,15 +18,7 @@ import (
 // The statement only counts the rows, so what it measures is sending, parsing and unfolding
 // the parameters.
 func BenchmarkEdgeParams(b *testing.B) {
-	lib := os.Getenv("GRAPHWIRE_CHDB_LIB")
-	if lib == "" {
-		b.Skip("GRAPHWIRE_CHDB_LIB is not set")
-	}
-	e, err := Open(Options{Library: lib, Path: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close()
+	e := benchExecutor(b)
 	ctx := context.Background()
 	kinds := []string{"AUTHORED", "ASSIGNED", "REVIEWER"}
 	for _, n := range []int{2000, 5000, 20000, 50000} {
