@@ -159,11 +159,7 @@ func (p *Plan) CachedHops(sets map[EdgePair]*EdgeSet) (hs *Hops, ok bool, err er
 		nearIsX := h.aIsX == h.h.nearIsFrom
 		for _, ep := range h.pairs {
 			set := sets[ep]
-			nearKind := ep.To
-			if nearIsX {
-				nearKind = ep.From
-			}
-			if nearKind != h.h.near.ent.name {
+			if ep.kind(nearIsX) != h.h.near.ent.name {
 				continue // (no edge of the set starts at the near node)
 			}
 			set.each(nearIsX, nearIDs, func(i int) bool {

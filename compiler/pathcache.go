@@ -31,6 +31,14 @@ type EdgePair struct{ Type, From, To string }
 
 func (e EdgePair) String() string { return e.Type + " " + e.From + "→" + e.To }
 
+// kind is the entity of the pair's source end (source) or target end (!source).
+func (e EdgePair) kind(source bool) string {
+	if source {
+		return e.From
+	}
+	return e.To
+}
+
 // EdgeSetCols are the columns of an edge set statement.
 var EdgeSetCols = []string{"x", "x_kind", "y", "y_kind", "kind", "tp"}
 
@@ -193,7 +201,7 @@ func (p *Plan) CachedPathEdges(sets map[EdgePair]*EdgeSet, anchors *graphrespons
 	scan := func(types []string, fromX bool, near string, ids func(ep EdgePair) idSel, ends func(ep EdgePair) bool, keep func(x, y graphresponse.NodeRef) bool) []typedEdge {
 		var out []typedEdge
 		for _, ep := range st.cachePairs {
-			if !slices.Contains(types, ep.Type) || (near != "" && ((fromX && ep.From != near) || (!fromX && ep.To != near))) || !ends(ep) {
+			if !slices.Contains(types, ep.Type) || (near != "" && ep.kind(fromX) != near) || !ends(ep) {
 				continue
 			}
 			set := sets[ep]

@@ -130,7 +130,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair]*EdgeSet) (w *Walks, ok bool, err e
 		var o []out
 		for _, ep := range wc.pairs {
 			set := sets[ep]
-			if (wc.forward && ep.From != x.Kind) || (!wc.forward && ep.To != x.Kind) {
+			if ep.kind(wc.forward) != x.Kind {
 				continue
 			}
 			set.each(wc.forward, oneID(x.ID), func(i int) bool {
@@ -154,7 +154,7 @@ func (p *Plan) CachedWalks(sets map[EdgePair]*EdgeSet) (w *Walks, ok bool, err e
 		ids := map[int64]bool{}
 		for _, ep := range wc.pairs {
 			set := sets[ep]
-			if (wc.forward && ep.From != wc.near.ent.name) || (!wc.forward && ep.To != wc.near.ent.name) {
+			if ep.kind(wc.forward) != wc.near.ent.name {
 				continue
 			}
 			set.each(wc.forward, sel, func(i int) bool {

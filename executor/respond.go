@@ -139,16 +139,14 @@ type RespondOptions struct {
 	// SplitKinds, when positive: a neighbors lookup or a hydration statement that reads at
 	// least this many kinds runs as two statements at once, each reading about half of the
 	// kinds, when the runner is a [Lender] that lends a connection now (the engine is
-	// otherwise idle); the rows are merged in the one statement's order. 0 (the default) or
-	// negative: one statement, as the split did not pay in wall on a busy 2-core machine
-	// (docs/compiler.md, "Lookups in two halves").
+	// otherwise idle); the rows are merged in the one statement's order. 0 or negative: one
+	// statement. serve sets 4 (docs/compiler.md, "Lookups in two halves").
 	SplitKinds int
 }
 
 // RespondWith is [RespondScreened] with the options o.
 func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o RespondOptions) (*graphresponse.Response, Executed, error) {
-	s := o.Screen
-	split := o.SplitKinds
+	s, split := o.Screen, o.SplitKinds
 	var ex Executed
 	var (
 		base   graphresponse.Rows
@@ -179,9 +177,8 @@ func RespondWith(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, o
 		return nil, ex, err
 	}
 	if !ok {
-		ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: q})
-		if base, err = CollectRows(ctx, r, q); err != nil {
-			return nil, ex, fmt.Errorf("execute query: %w", err)
+		if base, err = runRecorded(ctx, r, q, LabelBase, "query", &ex); err != nil {
+			return nil, ex, err
 		}
 	}
 	ex.Rows = int64(len(base.Values))
@@ -270,10 +267,9 @@ func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props
 	if eq == nil {
 		return base, nil, false, nil
 	}
-	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: eq})
-	edges, err := CollectRows(ctx, r, eq)
+	edges, err := runRecorded(ctx, r, eq, LabelBase, "query", ex)
 	if err != nil {
-		return base, nil, false, fmt.Errorf("execute query: %w", err)
+		return base, nil, false, err
 	}
 	refs, err := q.Plan.Reached(edges)
 	if err != nil {
@@ -304,11 +300,7 @@ func twoStep(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props
 // halves when [runSplit] finds it worth it, recorded in ex as a lookup, or as hydration when
 // props (it also reads the columns); with no statement (no refs) its rows are empty.
 func lookup(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, refs []graphresponse.NodeRef, props bool, split int, ex *Executed) (graphresponse.Rows, error) {
-	label := LabelLookup
-	if props {
-		label = LabelHydration
-	}
-	live, ran, err := runSplit(ctx, r, q, refs, split, label, "lookup", ex, func(refs []graphresponse.NodeRef) (*compiler.Query, error) {
+	live, ran, err := runSplit(ctx, r, q, refs, split, stepLabel(props), "lookup", ex, func(refs []graphresponse.NodeRef) (*compiler.Query, error) {
 		return h.Lookup(q, refs, props)
 	})
 	if err == nil && !ran {
@@ -320,12 +312,22 @@ func lookup(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, refs [
 // runStep runs the second statement of a plan in steps (a neighbors lookup, a path step),
 // recorded in ex as a lookup, or as hydration when it also reads the page's columns.
 func runStep(ctx context.Context, r Runner, sq *compiler.Query, hydrates bool, ex *Executed, what string) (graphresponse.Rows, error) {
-	label := LabelLookup
+	return runRecorded(ctx, r, sq, stepLabel(hydrates), what, ex)
+}
+
+// stepLabel is the label of a plan's second statement: hydration when it also reads the
+// page's columns, else lookup.
+func stepLabel(hydrates bool) string {
 	if hydrates {
-		label = LabelHydration
+		return LabelHydration
 	}
-	ex.Statements = append(ex.Statements, Statement{Label: label, Query: sq})
-	rows, err := CollectRows(ctx, r, sq)
+	return LabelLookup
+}
+
+// runRecorded lists q in ex under label and runs it, its error wrapped as "execute what".
+func runRecorded(ctx context.Context, r Runner, q *compiler.Query, label, what string, ex *Executed) (graphresponse.Rows, error) {
+	ex.Statements = append(ex.Statements, Statement{Label: label, Query: q})
+	rows, err := CollectRows(ctx, r, q)
 	if err != nil {
 		return rows, fmt.Errorf("execute %s: %w", what, err)
 	}
@@ -363,10 +365,9 @@ func hydrationOf(live graphresponse.Rows, refs []graphresponse.NodeRef) graphres
 // limit (then the caller runs q).
 func pathSteps(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, props bool, ex *Executed) (base graphresponse.Rows, looked *graphresponse.Rows, ok bool, err error) {
 	eq := q.Plan.Edges()
-	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: eq})
-	first, err := CollectRows(ctx, r, eq)
+	first, err := runRecorded(ctx, r, eq, LabelBase, "query", ex)
 	if err != nil {
-		return base, nil, false, fmt.Errorf("execute query: %w", err)
+		return base, nil, false, err
 	}
 	near, far, ok, err := q.Plan.PathCandidates(first)
 	if err != nil || !ok {
@@ -431,10 +432,9 @@ func cachedPaths(ctx context.Context, r Runner, h Hydrator, q *compiler.Query, p
 		if err != nil {
 			return base, nil, false, err
 		}
-		ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: aq})
-		rows, err := CollectRows(ctx, r, aq)
+		rows, err := runRecorded(ctx, r, aq, LabelBase, "query", ex)
 		if err != nil {
-			return base, nil, false, fmt.Errorf("execute query: %w", err)
+			return base, nil, false, err
 		}
 		anchors = &rows
 	}

@@ -38,11 +38,8 @@ func runSplit(ctx context.Context, r Runner, q *compiler.Query, refs []graphresp
 	if err != nil || sq == nil {
 		return rows, false, err
 	}
-	ex.Statements = append(ex.Statements, Statement{Label: label, Query: sq})
-	if rows, err = CollectRows(ctx, r, sq); err != nil {
-		return rows, true, fmt.Errorf("execute %s: %w", what, err)
-	}
-	return rows, true, nil
+	rows, err = runRecorded(ctx, r, sq, label, what, ex)
+	return rows, true, err
 }
 
 // halves splits refs by kind into two groups whose arms (one per kind of hydration, in that

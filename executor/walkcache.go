@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/graphwire/graphwire/compiler"
 	"github.com/graphwire/graphwire/graphresponse"
@@ -77,9 +76,8 @@ func cachedStatement(ctx context.Context, r Runner, h Hydrator, q *compiler.Quer
 	if err != nil || !ok {
 		return base, false, err
 	}
-	ex.Statements = append(ex.Statements, Statement{Label: LabelBase, Query: sq})
-	if base, err = CollectRows(ctx, r, sq); err != nil {
-		return base, false, fmt.Errorf("execute query: %w", err)
+	if base, err = runRecorded(ctx, r, sq, LabelBase, "query", ex); err != nil {
+		return base, false, err
 	}
 	return base, true, nil
 }
